@@ -1,0 +1,3 @@
+module github.com/ackattack/ackattack
+
+go 1.26
