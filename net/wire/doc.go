@@ -1,0 +1,136 @@
+// Package wire holds the byte encodings of the AckAttack UDP protocol: how
+// numbers, sequence lists, packet headers and message records look on the
+// wire, and how a datagram is sealed with an integrity check.
+//
+// # Why a package of its own
+//
+// A datagram arrives from the network as a slice of bytes that anybody could
+// have sent: a peer with a bug, another program on the same port, or somebody
+// trying to crash the server. Every layer above this one (acks, the message
+// dependency graph, the game) wants typed values, not bytes. Keeping the
+// translation in one small package, with no state and no I/O, means the rules
+// can be read in one place, tested against expected bytes, and fuzzed.
+//
+// Every encoding comes as a pair. Append… adds the encoding of a value to a
+// byte slice and returns the extended slice, so a whole datagram is built into
+// one reused buffer without allocating. Parse… reads a value from the front of
+// a slice and reports how many bytes it used, so records can be read back to
+// back. Parse… functions never panic and never trust a length they read: each
+// is checked against the bytes that are actually there. Errors wrap one of the
+// sentinel errors (ErrShort, ErrRange, ErrNonCanonical, ErrBadType,
+// ErrChecksum, ErrTooLong, ErrTrailing) for errors.Is.
+//
+// # One value, one encoding
+//
+// Every value has exactly one valid encoding, and parsers reject the others
+// (ErrNonCanonical). A format with two spellings of the same thing lets two
+// implementations disagree silently, lets a sender smuggle meaning into the
+// spare spelling, and breaks the simplest property test there is: parse, then
+// encode again, and get the input back. The fuzz targets check exactly that.
+//
+// # Variable-length integers: UInt30 and Int30
+//
+// Most numbers in a game are small (a unit id, a payload length), but a few
+// are not. Spending 4 bytes on every one wastes bandwidth, so the first bits
+// of the first byte say how long the number is. All integers are big-endian.
+//
+//	size     layout                               unsigned            signed (sign-magnitude)
+//	1 byte   0ddddddd                             0..127              ±63
+//	2 bytes  10dddddd dddddddd                    0..16,383           ±8,191
+//	4 bytes  11dddddd dddddddd dddddddd dddddddd  0..1,073,741,823    ±536,870,911
+//
+// A signed value is sign-magnitude: the first data bit is the sign (1 =
+// negative) and the other data bits hold the magnitude. That is why the
+// ranges are symmetric. The shortest form that fits is the only valid one,
+// and negative zero is rejected.
+//
+// # Sequence lists
+//
+// A guaranteed message carries its own 15-bit sequence number followed by the
+// sequence numbers of the messages it depends on (the receiver executes it
+// only after those). Each number is a 2-byte word; its top bit says whether
+// another word follows, so the list needs no count and a message with n
+// dependencies costs 2 + 2n bytes:
+//
+//	word   bit 15          bits 14..0
+//	0      1 if deps follow the message's own sequence number
+//	1..n   1 if another dep follows   a dependency's sequence number
+//
+// A message never depends on itself and names each dependency once; a list
+// of more than MaxDeps dependencies is rejected.
+//
+// # The datagram frame
+//
+//	offset  size  field
+//	0       4     checksum: CRC-32C over ProtocolID (8 bytes) ‖ key (8 bytes) ‖ datagram[4:]
+//	4       1     packet type (0 is invalid, 1 is Data)
+//	5       …     type-specific body
+//
+// UDP's own checksum is weak and optional, and a datagram may come from a
+// program that merely shares the port. The CRC is computed over two values
+// that are never sent: ProtocolID, which rejects other programs, and a key,
+// which is 0 before a connection exists and a per-connection secret after, so
+// a datagram from a stale or foreign connection fails the check too. The
+// check is against accidents and confusion, not against an attacker: CRC-32C
+// is not a cryptographic MAC.
+//
+// Build a datagram with BeginDatagram, append the header and records, then
+// SealDatagram. On receipt, OpenDatagram verifies the checksum and returns the
+// bytes from the packet type on.
+//
+// # The Data packet header
+//
+//	byte 0     packet type (TypeData)
+//	byte 1     flags  bit 0..3  ack-bits byte k is present (k=0 holds AckBits bits 0..7,
+//	                            k=3 bits 24..31); an absent byte means 0xFF
+//	                  bit 4     Ack is sent as a 1-byte distance back from Seq
+//	                  bit 5..7  0
+//	bytes 2-3  Seq
+//	then       bit 4 set: 1 byte d = (Seq - Ack) mod 65536 (0..255); else 2 bytes Ack
+//	then       the present ack-bits bytes, k = 0, 1, 2, 3 in that order
+//
+// Seq numbers this packet. Ack is the newest packet received from the peer,
+// and bit i of AckBits says whether packet Ack-i arrived, so every packet
+// acknowledges the last 32 the peer sent and one lost packet costs nothing as
+// long as a later one gets through.
+//
+// The flags exist to make the steady state cheap. The peers send to each
+// other all the time, so Ack is almost always just behind Seq and fits a one
+// byte distance; and on a healthy link every recent packet arrived, so the
+// ack-bits bytes are 0xFF and are left out. The smallest header is 5 bytes:
+//
+//	01 10 0100 01   Data, distance form, Seq 0x0100, Ack 0x00FF, AckBits 0xFFFFFFFF
+//
+// To keep one encoding per header, an ack-bits byte of 0xFF must be omitted,
+// and the distance form must be used whenever it fits.
+//
+// # Message records
+//
+// The body of a Data packet is zero or more records back to back, up to the
+// end of the datagram. A packet with no records is a keepalive or a pure ack.
+//
+//	byte 0   kind: bits 0..1  1 unreliable, 2 guaranteed, 3 fragment (0 invalid)
+//	               bit 2      sync (guaranteed or fragment only)
+//	               bit 3..7   0
+//	guaranteed or fragment:
+//	         sequence list (2 + 2n bytes)
+//	fragment:
+//	         1 byte fragment index, 1 byte fragment count (2..255, index < count)
+//	         UInt30 total length of the reassembled message (≤ MaxMessageSize)
+//	UInt30   payload length L (0 allowed)
+//	L bytes  payload
+//
+// An unreliable record is sent once and forgotten: position updates that the
+// next packet makes obsolete anyway. A guaranteed record is carried again in
+// later packets until a packet holding it is acknowledged. A message too big
+// for one datagram travels as fragments that share a sequence number, so the
+// receiver can reassemble it and each fragment is acknowledged on its own.
+// The sync bit marks a message that the sender treats as stop-and-wait.
+//
+// A complete Data datagram with two guaranteed records, sealed with key 0:
+//
+//	49be273a              checksum
+//	01 10 0100 01         header: Seq 0x0100, Ack 0x00FF, AckBits 0xFFFFFFFF
+//	02 0005 02 6869       guaranteed, seq 5, no deps, payload "hi"
+//	02 8006 0005 02 796f  guaranteed, seq 6, deps [5], payload "yo"
+package wire

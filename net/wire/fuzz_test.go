@@ -1,0 +1,143 @@
+package wire
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+)
+
+// The fuzz targets check the two promises of every parser: it never panics,
+// and whatever it accepts encodes back to exactly the bytes it read (one
+// value, one encoding). Errors must wrap exactly one sentinel. The seed
+// corpora live in testdata/fuzz/FuzzXxx.
+
+func FuzzUInt30(f *testing.F) {
+	f.Fuzz(func(t *testing.T, in []byte) {
+		v, n, err := ParseUInt30(in)
+		if err != nil {
+			checkSentinel(t, err)
+			return
+		}
+		got, err := AppendUInt30(nil, v)
+		if err != nil || !bytes.Equal(got, in[:n]) || SizeUInt30(v) != n {
+			t.Fatalf("%x parsed as %d (%d bytes), encodes as %x, %v", in, v, n, got, err)
+		}
+	})
+}
+
+func FuzzInt30(f *testing.F) {
+	f.Fuzz(func(t *testing.T, in []byte) {
+		v, n, err := ParseInt30(in)
+		if err != nil {
+			checkSentinel(t, err)
+			return
+		}
+		got, err := AppendInt30(nil, v)
+		if err != nil || !bytes.Equal(got, in[:n]) || SizeInt30(v) != n {
+			t.Fatalf("%x parsed as %d (%d bytes), encodes as %x, %v", in, v, n, got, err)
+		}
+	})
+}
+
+func FuzzSeqList(f *testing.F) {
+	buf := make([]uint16, 0, MaxDeps)
+	f.Fuzz(func(t *testing.T, in []byte) {
+		seq, deps, n, err := ParseSeqList(in, buf)
+		if err != nil {
+			checkSentinel(t, err)
+			return
+		}
+		if len(deps) > MaxDeps || &deps[:1][0] != &buf[:1][0] {
+			t.Fatalf("%d deps, buffer reused: %v", len(deps), &deps[:1][0] == &buf[:1][0])
+		}
+		got, err := AppendSeqList(nil, seq, deps)
+		if err != nil || !bytes.Equal(got, in[:n]) || SeqListSize(len(deps)) != n {
+			t.Fatalf("%x parsed as %d %v (%d bytes), encodes as %x, %v", in, seq, deps, n, got, err)
+		}
+	})
+}
+
+func FuzzHeader(f *testing.F) {
+	f.Fuzz(func(t *testing.T, in []byte) {
+		h, n, err := ParseHeader(in)
+		if err != nil {
+			checkSentinel(t, err)
+			return
+		}
+		got := AppendHeader(nil, h)
+		if !bytes.Equal(got, in[:n]) || h.Size() != n {
+			t.Fatalf("%x parsed as %+v (%d bytes), encodes as %x", in, h, n, got)
+		}
+	})
+}
+
+// FuzzRecord reads its input as a packet body: records back to back.
+func FuzzRecord(f *testing.F) {
+	r := Record{Deps: make([]uint16, 0, MaxDeps)}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		for rest := in; len(rest) > 0; {
+			n, err := ParseRecord(rest, &r)
+			if err != nil {
+				checkSentinel(t, err)
+				return
+			}
+			if n <= 0 || n > len(rest) {
+				t.Fatalf("ParseRecord used %d of %d bytes", n, len(rest))
+			}
+			got, err := AppendRecord(nil, &r)
+			if err != nil || !bytes.Equal(got, rest[:n]) || r.Size() != n {
+				t.Fatalf("%x parsed as %+v (%d bytes), encodes as %x, %v", rest, r, n, got, err)
+			}
+			rest = rest[n:]
+		}
+	})
+}
+
+// FuzzOpenDatagram runs the receiver's whole path: open, header, records.
+// A datagram that fails only its checksum is sealed and opened again, which
+// must then succeed, so mutations also reach the parsers behind the check.
+func FuzzOpenDatagram(f *testing.F) {
+	r := Record{Deps: make([]uint16, 0, MaxDeps)}
+	f.Fuzz(func(t *testing.T, d []byte, key uint64) {
+		packet, err := OpenDatagram(d, key)
+		switch {
+		case errors.Is(err, ErrChecksum):
+			checkSentinel(t, err)
+			sealed := bytes.Clone(d)
+			SealDatagram(sealed, key)
+			if packet, err = OpenDatagram(sealed, key); err != nil {
+				t.Fatalf("%x sealed with key %#x does not open: %v", sealed, key, err)
+			}
+			if _, err := OpenDatagram(sealed, key^1); err == nil {
+				t.Fatalf("%x sealed with key %#x opens with key %#x", sealed, key, key^1)
+			}
+		case err != nil:
+			checkSentinel(t, err)
+			return
+		default:
+			resealed := bytes.Clone(d)
+			clear(resealed[:ChecksumSize])
+			SealDatagram(resealed, key)
+			if !bytes.Equal(resealed, d) || &packet[0] != &d[ChecksumSize] {
+				t.Fatalf("%x opened, reseals as %x", d, resealed)
+			}
+		}
+		h, n, err := ParseHeader(packet)
+		if err != nil {
+			checkSentinel(t, err)
+			return
+		}
+		if !bytes.Equal(AppendHeader(nil, h), packet[:n]) {
+			t.Fatalf("header %x does not re-encode", packet[:n])
+		}
+		for rest := packet[n:]; len(rest) > 0; rest = rest[n:] {
+			if n, err = ParseRecord(rest, &r); err != nil {
+				checkSentinel(t, err)
+				return
+			}
+			if got, err := AppendRecord(nil, &r); err != nil || !bytes.Equal(got, rest[:n]) {
+				t.Fatalf("record %x re-encodes as %x, %v", rest[:n], got, err)
+			}
+		}
+	})
+}
