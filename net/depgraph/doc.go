@@ -1,0 +1,75 @@
+// Package depgraph orders guaranteed messages by their dependencies instead of by one global
+// sequence.
+//
+// # Why a graph
+//
+// UDP delivers packets out of order or not at all. A guaranteed message that is lost is sent
+// again in a later packet, so "spawn enemy 17" may reach the peer after "kill enemy 17". The
+// classic fix is an ordered channel: message N waits for every message before it. That is TCP
+// again: one lost chat line holds up every spawn behind it. Several channels help, but the
+// real structure is finer: each message waits only for the messages it actually needs. A
+// channel is the special case where every message depends on the one before it; "kill enemy
+// 17" depends on "spawn enemy 17"; "start game" depends on the N "player info" messages; ten
+// spawns depend on nothing, so losing the first holds up none of the others. Those relations
+// form a directed acyclic graph, and this package keeps it.
+//
+// # The receiver's graph
+//
+// Every guaranteed message carries its 15-bit sequence number and the sequence numbers it
+// depends on. On arrival (Graph.Add) the message gets a node, and each dependency that has not
+// executed gets an edge to it; a dependency never seen gets a placeholder node. A node with no
+// waiting dependencies executes at once, and executing it releases its successors, which may
+// execute in turn. That cascade runs as a loop over an explicit queue, not as recursion, so a
+// chain as long as the sequence space unwinds without deepening the call stack:
+//
+//	sender                              receiver graph
+//	A (seq 7)            ──── lost ──X
+//	B (seq 8, deps [7])  ────────────►  [7 placeholder] ──► [8 B, waiting]
+//	A (seq 7, resent)    ────────────►  [7 A] executes, then releases
+//	                                    [8 B] executes
+//
+// A message whose node has executed is ignored when it comes again (a resend whose first copy
+// arrived after all): each message executes exactly once.
+//
+// Nodes cannot stay forever: the sequence space wraps, and a stale executed node would make a
+// new message with the same number look like a duplicate. A node leaves the graph Expiry after
+// it executed (the connection timeout plus a second, by which time no copy of the old message
+// can still be in flight). A node that has waited Expiry without executing means a message or
+// dependency never came: Expire reports ErrExpired, a connection error.
+//
+// # The sender's local graph
+//
+// Dependencies cost two bytes each on the wire, and one that names an old message is wrong
+// after the sequence numbers wrap ("kill enemy 17" an hour after its spawn). Both problems go
+// away if the sender leaves out every dependency it knows the receiver has executed. It knows
+// this by keeping a copy of the graph (Sender): a sent message gets a node that is not yet
+// "arrived"; when a packet carrying it is acknowledged the node arrives (Sender.Acked) and the
+// copy executes exactly as the receiver's graph does. An acknowledged message may still be
+// waiting on the receiver for a dependency that was lost, so the local node waits too, and
+// executes only once its dependencies have. Whatever the local graph has executed, the
+// receiver has executed. In steady state every message is acknowledged within a round trip,
+// so dependency lists shrink to nothing and a guaranteed message costs two bytes, as on an
+// ordered channel.
+//
+// Game code does not hold sequence numbers; it holds Dependency handles. Send binds a handle
+// to the new message, the local graph marks it executed when the message executes, and a
+// later Send that names an executed handle simply leaves it off. The graph keeps a pointer to
+// the handle, so a handle must not be copied (it embeds a noCopy marker that go vet's copylocks
+// check catches), and binding it to another message, or Release, removes the old message's
+// pointer to it.
+//
+// A sequence number may be reused only once its old node has left the sender's graph
+// (Sender.Free). The sender's node executes after the receiver's and expires after it, so the
+// receiver has forgotten the old message by the time its number returns.
+//
+// # Cost
+//
+// Lookup by sequence number is one array index: a [SeqSpace]int32 table (128 KiB per graph)
+// points into a slab of nodes that is recycled through a free list. Successor and dependency
+// lists keep their capacity when a slot is reused, and expiry walks two FIFO queues (by
+// creation time and by execution time, both in order because time never goes back), so in
+// steady state adding, executing and expiring allocate nothing and never scan the graph.
+//
+// Like the rest of the network core the package is sans-IO: it never reads a clock; every
+// call that depends on time takes now, and NextExpiry says when to call Expire.
+package depgraph

@@ -1,0 +1,5 @@
+//go:build race
+
+package depgraph
+
+const raceEnabled = true
