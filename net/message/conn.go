@@ -1,0 +1,292 @@
+package message
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ackattack/ackattack/net/depgraph"
+	"github.com/ackattack/ackattack/net/packet"
+	"github.com/ackattack/ackattack/net/wire"
+)
+
+// Errors a Conn reports. Connection errors (ErrResendLimit, depgraph.ErrExpired and
+// ErrReassemblyExpired) are sticky: once Err returns one, the connection sends and
+// delivers nothing more, and the caller should disconnect with that reason.
+var (
+	// ErrBackpressure: the next 15-bit sequence number still belongs to a message that may be
+	// in flight (its node is in the sender's local graph). Reusing it could make the receiver
+	// ignore the new message as a duplicate of the old one, so the send is refused; try again
+	// once acknowledgements have come in.
+	ErrBackpressure = errors.New("message: back-pressure: the next sequence number is still in use")
+	// ErrTooLarge: the message does not fit in the largest allowed message (guaranteed) or in one
+	// packet (unreliable).
+	ErrTooLarge = errors.New("message: message too large")
+	// ErrResendLimit: a guaranteed message went unacknowledged for longer than ResendLimit.
+	ErrResendLimit = errors.New("message: guaranteed message not acknowledged within the resend limit")
+	// ErrReassemblyExpired: a fragmented message was still incomplete when its time ran out.
+	ErrReassemblyExpired = errors.New("message: fragmented message not completed in time")
+	// ErrClosed: the connection already failed; Err says why.
+	ErrClosed = errors.New("message: connection failed")
+)
+
+// Config sets up a Conn. The zero value of each field means its default.
+type Config struct {
+	// MTU is the largest datagram the Conn writes, checksum and header included. Default 1200,
+	// small enough to pass through nearly every path on the Internet without IP fragmentation.
+	MTU int
+	// Timeout is the connection timeout of the transport above. Nodes of the dependency graphs
+	// expire Timeout + 1 s after they executed (seed 000), which is also the shortest time
+	// before a sequence number can be used again. Default 5 s.
+	Timeout time.Duration
+	// ResendLimit: a guaranteed message (or any of its fragments) still unacknowledged this long
+	// after it was first sent fails the connection with ErrResendLimit. Default 30 s.
+	ResendLimit time.Duration
+	// MaxMessageSize bounds one guaranteed message (fragmented when it does not fit a packet).
+	// Default and maximum wire.MaxMessageSize.
+	MaxMessageSize int
+	// MaxReassemblyBytes bounds the memory held by incomplete fragmented messages on the
+	// receiving side; fragments beyond it are dropped (counted) and arrive again later.
+	// Default 4 MiB.
+	MaxReassemblyBytes int
+	// Key is mixed into every datagram's checksum (wire.SealDatagram): 0 before a handshake,
+	// the connection's secret after it.
+	Key uint64
+	// Packet configures the packet layer (initial RTT).
+	Packet packet.Config
+}
+
+func (c Config) withDefaults() Config {
+	if c.MTU <= 0 {
+		c.MTU = 1200
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 5 * time.Second
+	}
+	if c.ResendLimit <= 0 {
+		c.ResendLimit = 30 * time.Second
+	}
+	if c.MaxMessageSize <= 0 || c.MaxMessageSize > wire.MaxMessageSize {
+		c.MaxMessageSize = wire.MaxMessageSize
+	}
+	if c.MaxReassemblyBytes <= 0 {
+		c.MaxReassemblyBytes = 4 << 20
+	}
+	return c
+}
+
+// Expiry is how long a node stays in a dependency graph after it executed: the connection
+// timeout plus one second of padding, as seed 000 prescribes.
+func (c Config) Expiry() time.Duration { return c.withDefaults().Timeout + time.Second }
+
+// Message is one delivered message. It and its slices are only valid during the delivery call.
+type Message struct {
+	Guaranteed bool
+	Sync       bool
+	Seq        uint16   // guaranteed messages only
+	Deps       []uint16 // the dependencies the packet carried (after the sender's pruning)
+	Payload    []byte
+	Fragments  int // how many fragments it arrived in (0 = one piece)
+}
+
+// Conn is one connection's message layer: it turns messages into packets and packets into
+// delivered messages, in dependency order, exactly once. It is sans-IO: it never reads a
+// clock or a socket; every method that needs the time takes it as now.
+type Conn struct {
+	cfg     Config
+	deliver func(*Message)
+
+	pkt    *packet.Endpoint
+	sender *depgraph.Sender
+	recv   *depgraph.Graph[inMsg]
+
+	// sending side
+	nextSeq   uint16
+	queue     msgQueue           // guaranteed messages with a sequence number, not fully sent yet
+	resend    unitQueue          // units already sent, oldest send first
+	sentOrder ring[msgRef]       // messages in the order of their first send, for the resend limit
+	inflight  map[uint16]*outMsg // by seq: sent (or queued), not yet fully acknowledged
+	unrel     [][]byte           // unreliable messages waiting for the next packet
+	unrelLen  int
+	// syncPending counts sync messages queued or unacknowledged; syncBlock is the one that is
+	// out and holds back every later guaranteed message until it is acknowledged.
+	syncPending int
+	syncBlock   *outMsg
+	free        []*outMsg // recycled outMsgs (payload buffers kept)
+	lastNow     time.Time // the latest now seen, for callbacks that do not carry one
+
+	// receiving side
+	reasm      map[uint16]*reassembly
+	reasmBytes int
+	reasmOrder []reasmRef // creation order, for expiry
+	msg        Message    // reused for every delivery
+	recs       []wire.Record
+
+	// scratch buffers, reused
+	items   []packet.Item
+	depBuf  []uint16
+	handles [1]*depgraph.Dependency
+
+	err   error
+	stats counters
+}
+
+// New returns a connection that calls deliver for every message it executes.
+func New(cfg Config, deliver func(*Message)) *Conn {
+	cfg = cfg.withDefaults()
+	c := &Conn{
+		cfg:      cfg,
+		deliver:  deliver,
+		inflight: make(map[uint16]*outMsg),
+		reasm:    make(map[uint16]*reassembly),
+		depBuf:   make([]uint16, 0, wire.MaxDeps),
+	}
+	pc := cfg.Packet
+	pc.OnAcked = c.onPacketAcked
+	c.pkt = packet.NewEndpoint(pc)
+	c.sender = depgraph.NewSender(cfg.Expiry())
+	c.recv = depgraph.New[inMsg](depgraph.Config{Expiry: cfg.Expiry()}, c.execute)
+	return c
+}
+
+// Err is the connection error, or nil while the connection is healthy.
+func (c *Conn) Err() error { return c.err }
+
+func (c *Conn) fail(err error) {
+	if c.err == nil {
+		c.err = err
+	}
+}
+
+// budget is the room for message records in an empty packet, assuming the largest header.
+func (c *Conn) budget() int { return c.cfg.MTU - wire.ChecksumSize - wire.MaxHeaderSize }
+
+// SendUnreliable queues a message that is sent once, in the next packet, and never again.
+func (c *Conn) SendUnreliable(payload []byte) error {
+	if c.err != nil {
+		return fmt.Errorf("%w: %w", ErrClosed, c.err)
+	}
+	rec := wire.Record{Kind: wire.KindUnreliable, Payload: payload}
+	if rec.Size() > c.budget() {
+		return fmt.Errorf("%w: %d-byte unreliable message, at most %d fit a packet", ErrTooLarge, len(payload), c.budget()-rec.Size()+len(payload))
+	}
+	c.unrel = append(c.unrel, append([]byte(nil), payload...))
+	c.unrelLen += len(payload)
+	c.stats.UnreliableSent++
+	return nil
+}
+
+// SendGuaranteed queues a message that is sent until acknowledged and executed on the other
+// side only after every message in deps. If out is non-nil it is bound to the new message, so
+// that later messages can depend on it (and stop carrying that dependency once the sender's
+// local graph knows it executed). out may be one of deps: that is how a chain is built.
+func (c *Conn) SendGuaranteed(now time.Time, payload []byte, deps []*depgraph.Dependency, out *depgraph.Dependency) (uint16, error) {
+	return c.send(now, payload, deps, nil, out, false)
+}
+
+// SendSync queues a sync message (seed 004): stop-and-wait. Until every piece of it is
+// acknowledged no other guaranteed message goes out, and WaitingForSync reports true, so the
+// game can show the host as waiting. It keeps its sequence number on every retransmission, like
+// every guaranteed message.
+func (c *Conn) SendSync(now time.Time, payload []byte, deps []*depgraph.Dependency, out *depgraph.Dependency) (uint16, error) {
+	return c.send(now, payload, deps, nil, out, true)
+}
+
+// SendBarrier queues a guaranteed message that depends on every guaranteed message sent before
+// it that the local graph has not executed yet: the receiver executes it only after all of them.
+func (c *Conn) SendBarrier(now time.Time, payload []byte, out *depgraph.Dependency) (uint16, error) {
+	seqs := c.sender.Outstanding(nil)
+	return c.send(now, payload, nil, seqs, out, false)
+}
+
+func (c *Conn) send(now time.Time, payload []byte, deps []*depgraph.Dependency, depSeqs []uint16, out *depgraph.Dependency, sync bool) (uint16, error) {
+	if c.err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrClosed, c.err)
+	}
+	if len(payload) > c.cfg.MaxMessageSize {
+		return 0, fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, len(payload), c.cfg.MaxMessageSize)
+	}
+	// Every check that can refuse the message comes before the sender's local graph learns of
+	// it: a node registered there for a message that never goes out would never execute.
+	nDeps := 0
+	for _, d := range deps {
+		if d != nil && d.Bound() && !d.Executed() {
+			nDeps++
+		}
+	}
+	for _, s := range depSeqs {
+		if !c.sender.Executed(s) {
+			nDeps++
+		}
+	}
+	if nDeps > wire.MaxDeps {
+		return 0, fmt.Errorf("%w: %d dependencies, at most %d", wire.ErrTooLong, nDeps, wire.MaxDeps)
+	}
+	seq := c.nextSeq
+	if !c.sender.Free(now, seq) {
+		c.stats.Backpressure++
+		return 0, ErrBackpressure
+	}
+	m := c.newOutMsg()
+	m.seq = seq
+	m.sync = sync
+	m.payload = append(m.payload[:0], payload...)
+	if !c.splitUnits(m, nDeps) {
+		c.recycle(m)
+		return 0, fmt.Errorf("%w: %d bytes need more than %d fragments", ErrTooLarge, len(payload), maxFragments)
+	}
+	var err error
+	if depSeqs != nil {
+		_, err = c.sender.SendSeqs(now, seq, depSeqs, out, c.depBuf[:0])
+	} else {
+		_, err = c.sender.Send(now, seq, deps, out, c.depBuf[:0])
+	}
+	if err != nil {
+		c.recycle(m)
+		return 0, err
+	}
+	c.nextSeq = (seq + 1) & wire.SeqMask
+	c.inflight[seq] = m
+	c.queue.push(m)
+	if sync {
+		c.syncPending++
+	}
+	c.stats.GuaranteedQueued++
+	return seq, nil
+}
+
+// splitUnits decides whether m goes whole or in fragments. The fragment size is computed with
+// the dependency count at send time (dependencies only ever get pruned, never added) and the
+// largest packet header, so every unit always fits an empty packet. It reports false when the
+// message would need more than maxFragments fragments.
+func (c *Conn) splitUnits(m *outMsg, nDeps int) bool {
+	whole := wire.Record{Kind: wire.KindGuaranteed, Seq: m.seq, Payload: m.payload}
+	overhead := whole.Size() - len(m.payload) + 2*nDeps
+	room := c.budget()
+	m.units = m.units[:0]
+	if overhead+len(m.payload) <= room {
+		m.chunk = len(m.payload)
+		m.units = append(m.units, unit{})
+		return true
+	}
+	// A fragment record: kind, sequence list, index, count, total length, payload length.
+	fragOverhead := 1 + wire.SeqListSize(nDeps) + 2 + wire.SizeUInt30(uint32(len(m.payload))) + 2
+	maxChunk := room - fragOverhead
+	count := (len(m.payload) + maxChunk - 1) / maxChunk
+	if count > maxFragments {
+		return false
+	}
+	m.chunk = (len(m.payload) + count - 1) / count
+	for range count {
+		m.units = append(m.units, unit{})
+	}
+	return true
+}
+
+// WaitingForSync reports whether a sync message is queued or unacknowledged, holding back every
+// later guaranteed message.
+func (c *Conn) WaitingForSync() bool { return c.syncPending > 0 }
+
+// AckOwed reports whether packets arrived since the last packet this side sent, so the peer is
+// waiting to hear about them. The transport sends a keepalive when nothing else goes out.
+func (c *Conn) AckOwed() bool { return c.stats.ackOwed }

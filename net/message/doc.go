@@ -1,0 +1,65 @@
+// Package message is one connection's message layer: it turns the messages a game sends into
+// packets, and the packets that arrive into messages delivered in dependency order, exactly
+// once. It is built from the three packages below it: net/wire encodes the bytes, net/packet
+// numbers the packets and learns which ones arrived, and net/depgraph decides when a received
+// message may execute and, on the sending side, when a dependency no longer needs to be sent.
+//
+// # Two kinds of message
+//
+// An unreliable message is sent once, in the next packet, and forgotten: a unit's position
+// that the next update will overwrite anyway. A guaranteed message ("spawn enemy 17") is kept
+// until a packet that carried it is acknowledged. If no acknowledgement has come one round-trip
+// time after its last send, it rides again in the next packet, ahead of new messages; it keeps
+// its 15-bit sequence number on every send, which is how the receiver recognises a copy it
+// already executed and ignores it. A message that stays unacknowledged for ResendLimit fails
+// the connection loudly (ErrResendLimit) rather than silently losing game data.
+//
+// # Dependencies instead of channels
+//
+// Each guaranteed message names the messages it must follow. SendGuaranteed takes them as
+// *depgraph.Dependency handles and can bind a new handle to the message it sends:
+//
+//	var spawn depgraph.Dependency
+//	conn.SendGuaranteed(now, spawnEnemy17, nil, &spawn)
+//	...
+//	conn.SendGuaranteed(now, killEnemy17, []*depgraph.Dependency{&spawn}, nil)
+//
+// On the wire the message carries its sequence number and the sequence numbers of its
+// dependencies, 2 + 2n bytes. The sender keeps its own copy of the graph and runs it on every
+// acknowledgement exactly as the receiver runs its own, so it knows when the receiver must have
+// executed a message. From then on a dependency on that message is left off the wire: if the
+// kill comes an hour after the spawn, it carries no dependency at all, and the sequence number
+// of the spawn may have been reused many times without harm. In steady state every guaranteed
+// message costs 2 bytes of sequence, no more than an ordered channel. Chain builds an ordered
+// channel (a chat) out of dependencies; SendBarrier sends a message that waits for everything
+// sent before it.
+//
+// # Sequence numbers wrap, safely
+//
+// Sequence numbers are 15 bits and wrap after 32,767. A number is never reused while its
+// previous message could still be in flight: SendGuaranteed refuses with ErrBackpressure until
+// the sender's local graph has dropped the old node, which happens Timeout + 1 s after it
+// executed there; by then the receiver has dropped its own node too, because the receiver
+// always executes a message no later than the sender's local copy does.
+//
+// # Fragments
+//
+// A message too large for one packet is cut into up to 255 fragments of equal size (the last
+// one shorter). Each fragment is a guaranteed unit of its own: acknowledged alone and, when
+// lost, sent again alone. The receiver reassembles them and only then hands the whole message
+// to its graph. (Resending every fragment when one is lost is the classic mistake this avoids.)
+//
+// # Sync messages
+//
+// A sync message is stop-and-wait: once it is sent, no other guaranteed message goes out until
+// it is acknowledged, and WaitingForSync reports true so the game can show the host as waiting.
+//
+// # Sans-IO
+//
+// A Conn never reads a clock, never touches a socket and starts no goroutine. Receive takes a
+// datagram and the time it arrived; AppendPacket writes the next datagram to send; NextDeadline
+// says when time alone will make work due. The transport package puts a Conn on a real socket,
+// and the tests run thousands of seconds of lossy network in virtual time in a moment.
+//
+// A Conn is not safe for concurrent use: one goroutine owns it.
+package message

@@ -1,0 +1,256 @@
+package message
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ackattack/ackattack/net/packet"
+	"github.com/ackattack/ackattack/net/wire"
+)
+
+// ErrMalformed wraps every reason a datagram is refused before any of it is used.
+var ErrMalformed = errors.New("message: malformed datagram")
+
+// inMsg is a received guaranteed message in the receiver's graph.
+type inMsg struct {
+	payload []byte
+	deps    []uint16
+	sync    bool
+	frags   int
+}
+
+// reassembly collects the fragments of one message.
+type reassembly struct {
+	seq      uint16
+	count    int
+	total    int
+	chunk    int
+	have     [maxFragments]bool
+	got      int
+	buf      []byte
+	deps     []uint16 // from the fragment that completed the message (the most pruned list)
+	sync     bool
+	created  time.Time
+	complete bool
+}
+
+type reasmRef struct {
+	r       *reassembly
+	expires time.Time
+}
+
+// Receive processes one datagram from the peer. The whole datagram is checked first: the
+// checksum, the header and every record. A datagram that fails any check is dropped whole and
+// counted (the error says why), so a half-parsed packet never executes anything, and since it is
+// never acknowledged everything it carried is sent again. A datagram older than the newest one
+// received is dropped too (the seeds' rule) and counted as stale or duplicate, returning nil.
+//
+// Then the acknowledgements it carries are processed, and its messages are delivered:
+// unreliable ones at once, guaranteed ones when the receiver's graph executes them, in
+// dependency order and exactly once.
+func (c *Conn) Receive(now time.Time, datagram []byte) error {
+	if c.err != nil {
+		return fmt.Errorf("%w: %w", ErrClosed, c.err)
+	}
+	c.lastNow = now
+	body, err := wire.OpenDatagram(datagram, c.cfg.Key)
+	if err != nil {
+		c.pkt.Malformed(len(datagram))
+		return fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	h, n, err := wire.ParseHeader(body)
+	if err != nil {
+		c.pkt.Malformed(len(datagram))
+		return fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	// Pass 1: parse every record before anything is acted on.
+	c.recs = c.recs[:0]
+	for rest := body[n:]; len(rest) > 0; {
+		c.recs = append(c.recs, wire.Record{Deps: c.takeDepBuf()})
+		r := &c.recs[len(c.recs)-1]
+		k, err := wire.ParseRecord(rest, r)
+		if err == nil {
+			err = c.checkRecord(r)
+		}
+		if err != nil {
+			c.pkt.Malformed(len(datagram))
+			return fmt.Errorf("%w: record %d: %w", ErrMalformed, len(c.recs)-1, err)
+		}
+		rest = rest[k:]
+	}
+	switch c.pkt.Received(now, h, len(datagram)) {
+	case packet.Stale, packet.Duplicate:
+		return nil
+	}
+	if len(c.recs) > 0 || h.AckBits != 0 {
+		c.stats.ackOwed = true
+	}
+	// Expire old nodes first: a sequence number may have come round again, and the node of its
+	// previous message must be gone before the new one is looked up.
+	c.Poll(now)
+	// Pass 2: deliver.
+	for i := range c.recs {
+		r := &c.recs[i]
+		switch r.Kind {
+		case wire.KindUnreliable:
+			c.stats.UnreliableReceived++
+			c.msg = Message{Payload: r.Payload}
+			c.deliver(&c.msg)
+		case wire.KindGuaranteed:
+			c.addGuaranteed(now, r.Seq, r.Deps, r.Payload, r.Sync, 0, false)
+		case wire.KindFragment:
+			c.addFragment(now, r)
+		}
+		if c.err != nil {
+			break
+		}
+	}
+	return nil
+}
+
+// takeDepBuf returns a dependency buffer for the next parsed record, reusing the backing arrays
+// of earlier packets so that parsing does not allocate in steady state.
+func (c *Conn) takeDepBuf() []uint16 {
+	i := len(c.recs)
+	if i < cap(c.recs) {
+		if d := c.recs[:i+1][i].Deps; cap(d) >= wire.MaxDeps {
+			return d[:0]
+		}
+	}
+	return make([]uint16, 0, wire.MaxDeps)
+}
+
+// checkRecord applies the rules of this layer on top of the wire format: fragment sizes must be
+// exactly the ones the sender computes, and no message may exceed the configured maximum.
+func (c *Conn) checkRecord(r *wire.Record) error {
+	if r.Kind != wire.KindFragment {
+		return nil
+	}
+	total, count := int(r.TotalLen), int(r.FragCount)
+	if total > c.cfg.MaxMessageSize {
+		return fmt.Errorf("fragmented message of %d bytes, at most %d", total, c.cfg.MaxMessageSize)
+	}
+	chunk := (total + count - 1) / count
+	want := min(chunk, total-int(r.FragIndex)*chunk)
+	if want <= 0 || len(r.Payload) != want {
+		return fmt.Errorf("fragment %d/%d of a %d-byte message carries %d bytes, want %d", r.FragIndex, count, total, len(r.Payload), want)
+	}
+	return nil
+}
+
+// addGuaranteed hands a complete message to the receiver's graph. The payload is copied only if
+// the message has to wait for a dependency; a message that executes at once is delivered
+// straight from the datagram.
+func (c *Conn) addGuaranteed(now time.Time, seq uint16, deps []uint16, payload []byte, sync bool, frags int, owned bool) {
+	if c.recv.Executed(seq) || c.recv.Arrived(seq) {
+		c.stats.DuplicatesIgnored++
+		return
+	}
+	v := inMsg{payload: payload, deps: deps, sync: sync, frags: frags}
+	for _, d := range deps {
+		if !c.recv.Executed(d) {
+			// It will wait: keep copies that outlive the datagram.
+			if !owned {
+				v.payload = append([]byte(nil), payload...)
+			}
+			v.deps = append([]uint16(nil), deps...)
+			break
+		}
+	}
+	if _, err := c.recv.Add(now, seq, deps, v, true); err != nil {
+		c.fail(err)
+	}
+}
+
+// execute is the receiver graph's callback: the message's dependencies have all executed.
+func (c *Conn) execute(seq uint16, v inMsg) {
+	c.stats.GuaranteedExecuted++
+	c.msg = Message{Guaranteed: true, Sync: v.sync, Seq: seq, Deps: v.deps, Payload: v.payload, Fragments: v.frags}
+	c.deliver(&c.msg)
+}
+
+func (c *Conn) addFragment(now time.Time, r *wire.Record) {
+	if c.recv.Executed(r.Seq) || c.recv.Arrived(r.Seq) {
+		c.stats.DuplicatesIgnored++
+		return
+	}
+	re := c.reasm[r.Seq]
+	if re == nil {
+		if c.reasmBytes+int(r.TotalLen) > c.cfg.MaxReassemblyBytes {
+			c.stats.FragmentsDropped++ // no room now; the sender sends it again
+			return
+		}
+		re = &reassembly{seq: r.Seq, count: int(r.FragCount), total: int(r.TotalLen), created: now}
+		re.chunk = (re.total + re.count - 1) / re.count
+		re.buf = make([]byte, re.total)
+		c.reasm[r.Seq] = re
+		c.reasmBytes += re.total
+		c.reasmOrder = append(c.reasmOrder, reasmRef{r: re, expires: now.Add(c.cfg.Expiry())})
+	}
+	if re.count != int(r.FragCount) || re.total != int(r.TotalLen) {
+		c.stats.FragmentsInconsistent++ // not the message the first fragment described
+		return
+	}
+	if re.have[r.FragIndex] {
+		c.stats.DuplicatesIgnored++
+		return
+	}
+	re.have[r.FragIndex] = true
+	re.got++
+	copy(re.buf[int(r.FragIndex)*re.chunk:], r.Payload)
+	c.stats.FragmentsReceived++
+	if re.got < re.count {
+		return
+	}
+	re.complete = true
+	delete(c.reasm, r.Seq)
+	c.reasmBytes -= re.total
+	c.addGuaranteed(now, r.Seq, r.Deps, re.buf, r.Sync, re.count, true)
+}
+
+// Poll does the work that time alone makes due: it expires old nodes of both graphs (an
+// unexecuted node on the receiver that reaches its age is a connection error), expires
+// incomplete fragmented messages, and enforces the resend limit. AppendPacket and Receive call
+// it; a transport calls it at NextDeadline when nothing else happens.
+func (c *Conn) Poll(now time.Time) {
+	if c.err != nil {
+		return
+	}
+	if now.After(c.lastNow) {
+		c.lastNow = now
+	}
+	if err := c.recv.Expire(now); err != nil {
+		c.fail(err)
+		return
+	}
+	c.sender.Expire(now)
+	for len(c.reasmOrder) > 0 {
+		ref := c.reasmOrder[0]
+		if ref.r.complete {
+			c.reasmOrder = c.reasmOrder[1:]
+			continue
+		}
+		if now.Before(ref.expires) {
+			break
+		}
+		c.fail(fmt.Errorf("%w: message %d had %d of %d fragments", ErrReassemblyExpired, ref.r.seq, ref.r.got, ref.r.count))
+		return
+	}
+	if len(c.reasmOrder) == 0 {
+		c.reasmOrder = c.reasmOrder[:0:0]
+	}
+	// The resend limit. Messages enter sentOrder at their first send, so after the acknowledged
+	// ones are dropped from its front, the front is the oldest message still unacknowledged.
+	for c.sentOrder.len() > 0 {
+		ref := c.sentOrder.front()
+		if ref.gen != ref.m.gen() {
+			c.sentOrder.pop() // acknowledged and recycled
+			continue
+		}
+		if m := ref.m; now.Sub(m.firstSent) > c.cfg.ResendLimit {
+			c.fail(fmt.Errorf("%w: message %d unacknowledged for %v (limit %v)", ErrResendLimit, m.seq, now.Sub(m.firstSent).Round(time.Millisecond), c.cfg.ResendLimit))
+		}
+		break
+	}
+}

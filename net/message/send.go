@@ -1,0 +1,270 @@
+package message
+
+import (
+	"time"
+
+	"github.com/ackattack/ackattack/net/packet"
+	"github.com/ackattack/ackattack/net/wire"
+)
+
+// maxFragments is the most fragments one message may be split into (the count is one byte).
+const maxFragments = 255
+
+// outMsg is a guaranteed message on the sending side, from SendGuaranteed until every one of
+// its units is acknowledged.
+type outMsg struct {
+	seq       uint16
+	sync      bool
+	payload   []byte // owned copy; kept (with its capacity) when the outMsg is recycled
+	chunk     int    // fragment size; len(payload) when the message goes whole
+	units     []unit // one for a whole message, one per fragment otherwise
+	nextUnit  int    // the first unit never sent yet
+	acked     int    // units acknowledged
+	firstSent time.Time
+	// generation changes every time the outMsg is recycled, so that references to its previous
+	// life (in the resend queue) are recognised as stale.
+	generation uint64
+}
+
+func (m *outMsg) gen() uint64 { return m.generation }
+
+// unit is one piece that is sent and acknowledged on its own: a whole message or one fragment.
+type unit struct {
+	lastSent time.Time
+	sends    int
+	acked    bool
+}
+
+func (m *outMsg) fragmented() bool { return len(m.units) > 1 }
+
+// unitPayload is the slice of the payload that unit i carries.
+func (m *outMsg) unitPayload(i int) []byte {
+	if !m.fragmented() {
+		return m.payload
+	}
+	lo := i * m.chunk
+	hi := min(lo+m.chunk, len(m.payload))
+	return m.payload[lo:hi]
+}
+
+func (c *Conn) newOutMsg() *outMsg {
+	if n := len(c.free); n > 0 {
+		m := c.free[n-1]
+		c.free = c.free[:n-1]
+		return m
+	}
+	return &outMsg{}
+}
+
+// recycle keeps m's buffers for a later message. Only messages that nothing refers to any more
+// come here: fully acknowledged, out of the queue; stale references in the resend queue are
+// recognised by their sequence number and send count.
+func (c *Conn) recycle(m *outMsg) {
+	payload, units, gen := m.payload[:0], m.units[:0], m.generation+1
+	*m = outMsg{payload: payload, units: units, generation: gen}
+	c.free = append(c.free, m)
+}
+
+// unitRef names a unit in the resend queue. It is stale (and skipped) when the unit was acked,
+// sent again since (sends differs), or its outMsg was recycled for another message (seq or
+// generation differs).
+type unitRef struct {
+	m     *outMsg
+	seq   uint16
+	idx   uint8
+	sends int
+	gen   uint64
+}
+
+// AppendPacket writes the next datagram to send into b (appended) and reports whether it wrote
+// one. A packet is written when there is something to send: a guaranteed unit whose resend time
+// has come (at least one RTT after its last send), a guaranteed message not yet sent (unless a
+// sync message is waiting for its ack), an unreliable message, or when force is set (a
+// keepalive that carries the acks). Call it in a loop until it reports false to drain
+// everything that is due now.
+//
+// Packing order: resends first (they have waited longest), then new guaranteed messages in the
+// order they were queued, then unreliable messages, each as long as it fits the MTU.
+func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) {
+	if c.err != nil {
+		return b, false
+	}
+	c.Poll(now)
+	if c.err != nil {
+		return b, false
+	}
+	start := len(b)
+	b = wire.BeginDatagram(b)
+	h := c.pkt.NextHeader()
+	b = wire.AppendHeader(b, h)
+	limit := start + c.cfg.MTU
+	c.items = c.items[:0]
+	records := 0
+
+	// 1. Resends, oldest send first.
+	delay := c.pkt.ResendDelay()
+	for c.trimResend() {
+		ref := c.resend.front()
+		m := ref.m
+		u := &m.units[ref.idx]
+		if now.Sub(u.lastSent) < delay {
+			break
+		}
+		nb, ok := c.appendUnit(b, limit, m, int(ref.idx))
+		if !ok {
+			break // packet full; the rest go in the next packet
+		}
+		b = nb
+		c.resend.pop()
+		c.stats.GuaranteedResent++
+		if m.fragmented() {
+			c.stats.FragmentsResent++
+		}
+		c.sentUnit(now, m, int(ref.idx))
+		records++
+	}
+
+	// 2. New guaranteed messages, unless a sync message is still waiting for its ack.
+	for !c.syncBlocking() && c.queue.len() > 0 {
+		m := c.queue.front()
+		full := false
+		for m.nextUnit < len(m.units) {
+			nb, ok := c.appendUnit(b, limit, m, m.nextUnit)
+			if !ok {
+				full = true
+				break
+			}
+			b = nb
+			if m.nextUnit == 0 {
+				m.firstSent = now
+				c.sentOrder.push(msgRef{m: m, gen: m.gen()})
+				c.stats.GuaranteedSent++
+			}
+			if m.fragmented() {
+				c.stats.FragmentsSent++
+			}
+			c.sentUnit(now, m, m.nextUnit)
+			m.nextUnit++
+			records++
+		}
+		if full {
+			break
+		}
+		c.queue.pop()
+		if m.sync {
+			c.syncBlock = m // stop and wait: nothing guaranteed goes out until it is acked
+		}
+	}
+
+	// 3. Unreliable messages: sent once, in the order they were queued.
+	for len(c.unrel) > 0 {
+		rec := wire.Record{Kind: wire.KindUnreliable, Payload: c.unrel[0]}
+		if len(b)+rec.Size() > limit {
+			break
+		}
+		b, _ = wire.AppendRecord(b, &rec)
+		c.unrelLen -= len(c.unrel[0])
+		c.unrel[0] = nil
+		c.unrel = c.unrel[1:]
+		records++
+	}
+	if len(c.unrel) == 0 {
+		c.unrel = c.unrel[:0:0]
+	}
+
+	if records == 0 && !force {
+		return b[:start], false
+	}
+	c.pkt.Sent(now, h, len(b)-start, c.items)
+	wire.SealDatagram(b[start:], c.cfg.Key)
+	c.stats.ackOwed = false
+	return b, true
+}
+
+// appendUnit appends the record for unit i of m if it fits below limit. The dependency list is
+// asked of the sender's local graph at every send, so a resend carries fewer dependencies than
+// the first send once some of them executed.
+func (c *Conn) appendUnit(b []byte, limit int, m *outMsg, i int) ([]byte, bool) {
+	c.depBuf = c.sender.WireDeps(m.seq, c.depBuf[:0])
+	rec := wire.Record{Kind: wire.KindGuaranteed, Sync: m.sync, Seq: m.seq, Deps: c.depBuf, Payload: m.unitPayload(i)}
+	if m.fragmented() {
+		rec.Kind = wire.KindFragment
+		rec.FragIndex = uint8(i)
+		rec.FragCount = uint8(len(m.units))
+		rec.TotalLen = uint32(len(m.payload))
+	}
+	if len(b)+rec.Size() > limit {
+		return b, false
+	}
+	nb, err := wire.AppendRecord(b, &rec)
+	if err != nil {
+		// Cannot happen for records this package built; refusing to send beats a corrupt packet.
+		c.fail(err)
+		return b, false
+	}
+	c.stats.DependencyBytes += uint64(2 * len(c.depBuf))
+	c.stats.SequenceBytes += 2
+	return nb, true
+}
+
+// sentUnit records that unit i of m went out now: in the packet's item list (so its ack finds
+// it) and at the back of the resend queue.
+func (c *Conn) sentUnit(now time.Time, m *outMsg, i int) {
+	u := &m.units[i]
+	u.lastSent = now
+	u.sends++
+	c.items = append(c.items, packet.Item{Seq: m.seq, Frag: uint8(i)})
+	c.resend.push(unitRef{m: m, seq: m.seq, idx: uint8(i), sends: u.sends, gen: m.gen()})
+}
+
+// syncBlocking reports whether a sync message is out and unacknowledged.
+func (c *Conn) syncBlocking() bool { return c.syncBlock != nil }
+
+// onPacketAcked is the packet layer's callback: every guaranteed unit that rode in the packet is
+// now known to have arrived.
+func (c *Conn) onPacketAcked(p *packet.SentPacket) {
+	for _, it := range p.Items {
+		m, ok := c.inflight[it.Seq]
+		if !ok || int(it.Frag) >= len(m.units) || m.firstSent.IsZero() || p.Time.Before(m.firstSent) {
+			continue // acked before (or a packet of an earlier message with this sequence number)
+		}
+		u := &m.units[it.Frag]
+		if u.acked {
+			continue
+		}
+		u.acked = true
+		m.acked++
+		if m.acked < len(m.units) {
+			continue
+		}
+		// Every unit arrived: the receiver has the message. The sender's local graph now
+		// executes it as soon as its dependencies have executed there too.
+		delete(c.inflight, m.seq)
+		c.sender.Acked(c.lastNow, m.seq)
+		if c.syncBlock == m {
+			c.syncBlock = nil
+		}
+		if m.sync {
+			c.syncPending--
+		}
+		c.recycle(m)
+	}
+}
+
+// stale reports whether a resend reference no longer names a unit waiting for its ack.
+func (ref unitRef) stale() bool {
+	m := ref.m
+	return ref.gen != m.gen() || ref.seq != m.seq || m.units[ref.idx].acked || m.units[ref.idx].sends != ref.sends
+}
+
+// trimResend drops stale references from the front of the resend queue and reports whether a
+// live one remains there.
+func (c *Conn) trimResend() bool {
+	for c.resend.len() > 0 {
+		if !c.resend.front().stale() {
+			return true
+		}
+		c.resend.pop()
+	}
+	return false
+}

@@ -1,0 +1,93 @@
+package message
+
+import (
+	"time"
+
+	"github.com/ackattack/ackattack/net/packet"
+)
+
+// counters are the message layer's own counts; Stats adds the packet layer's.
+type counters struct {
+	UnreliableSent        uint64
+	UnreliableReceived    uint64
+	GuaranteedQueued      uint64
+	GuaranteedSent        uint64 // first sends
+	GuaranteedResent      uint64 // units sent again (whole messages or fragments)
+	GuaranteedExecuted    uint64 // executed by the receiver's graph (delivered)
+	DuplicatesIgnored     uint64 // guaranteed messages or fragments that arrived again after arriving once
+	DependencyBytes       uint64 // bytes of dependency words sent (2 per dependency per send)
+	SequenceBytes         uint64 // bytes of message sequence words sent (2 per guaranteed record)
+	FragmentsSent         uint64
+	FragmentsResent       uint64
+	FragmentsReceived     uint64
+	FragmentsDropped      uint64 // no reassembly room; the sender sends them again
+	FragmentsInconsistent uint64 // disagreed with the first fragment of their message
+	Backpressure          uint64 // sends refused because the next sequence number was still in use
+
+	ackOwed bool
+}
+
+// Stats is a snapshot of one connection's counters and estimates.
+type Stats struct {
+	counters
+	Packet packet.Stats
+
+	PendingGuaranteed int    // guaranteed messages queued or sent and not yet acknowledged
+	QueuedUnreliable  int    // unreliable messages waiting for a packet
+	ReceiverGraph     int    // nodes in the receiver's graph (executed ones stay until they expire)
+	ReceiverWaiting   int    // of those, messages that arrived and wait for a dependency
+	SenderGraph       int    // nodes in the sender's local graph
+	PrunedDeps        uint64 // dependencies left off the wire because the local graph had executed them
+	Reassembling      int    // fragmented messages partly received
+	WaitingForSync    bool
+	ResendDelay       time.Duration
+	Err               error
+}
+
+// Stats returns a snapshot of the connection's counters. It allocates nothing.
+func (c *Conn) Stats() Stats {
+	return Stats{
+		counters:          c.stats,
+		Packet:            c.pkt.Stats(),
+		PendingGuaranteed: len(c.inflight),
+		QueuedUnreliable:  len(c.unrel),
+		ReceiverGraph:     c.recv.Len(),
+		ReceiverWaiting:   c.recv.WaitingCount(),
+		SenderGraph:       c.sender.Len(),
+		PrunedDeps:        c.sender.Pruned(),
+		Reassembling:      len(c.reasm),
+		WaitingForSync:    c.WaitingForSync(),
+		ResendDelay:       c.pkt.ResendDelay(),
+		Err:               c.err,
+	}
+}
+
+// NextDeadline is the earliest time at which Poll or AppendPacket has work that no incoming
+// datagram will trigger: a resend coming due, a graph node or reassembly expiring, the resend
+// limit. The zero Time means nothing is scheduled. A transport sleeps until then (or until a
+// datagram or the next keepalive).
+func (c *Conn) NextDeadline() time.Time {
+	var next time.Time
+	earliest := func(t time.Time) {
+		if !t.IsZero() && (next.IsZero() || t.Before(next)) {
+			next = t
+		}
+	}
+	if c.trimResend() {
+		ref := c.resend.front()
+		earliest(ref.m.units[ref.idx].lastSent.Add(c.pkt.ResendDelay()))
+	}
+	if c.queue.len() > 0 && !c.syncBlocking() {
+		earliest(c.lastNow) // something new to send right away
+	}
+	earliest(c.recv.NextExpiry())
+	if len(c.reasmOrder) > 0 {
+		earliest(c.reasmOrder[0].expires)
+	}
+	if c.sentOrder.len() > 0 {
+		if ref := c.sentOrder.front(); ref.gen == ref.m.gen() {
+			earliest(ref.m.firstSent.Add(c.cfg.ResendLimit))
+		}
+	}
+	return next
+}
