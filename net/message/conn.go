@@ -40,10 +40,20 @@ type Config struct {
 	// before a sequence number can be used again. Default 5 s.
 	Timeout time.Duration
 	// ResendLimit: a guaranteed message (or any of its fragments) still unacknowledged this long
-	// after it was first sent fails the connection with ErrResendLimit. Default 30 s.
+	// after it was first sent fails the connection with ErrResendLimit. Default and maximum:
+	// Timeout. The maximum is what keeps exactly-once delivery safe: the receiver forgets an
+	// executed message Timeout + 1 s after executing it, so a copy sent later than Timeout after
+	// the first could arrive when the receiver no longer knows it executed the message.
 	ResendLimit time.Duration
+	// MaxInFlight caps the packets with content that may be unacknowledged at once. An ack
+	// covers the newest 32 packets (net/packet), so a sender that runs further ahead than that
+	// in one round trip has packets that arrived declared lost and sent again. Default and
+	// maximum 32; keepalives (force) still go out at the cap, empty.
+	MaxInFlight int
 	// MaxMessageSize bounds one guaranteed message (fragmented when it does not fit a packet).
-	// Default and maximum wire.MaxMessageSize.
+	// Default and maximum: what 255 fragments carry at this MTU (about 299 KB at 1200 bytes).
+	// A very large message may still fail to arrive in time on a slow link: at most MaxInFlight
+	// fragments travel per round trip, and all of them must arrive within Timeout + 1 s.
 	MaxMessageSize int
 	// MaxReassemblyBytes bounds the memory held by incomplete fragmented messages on the
 	// receiving side; fragments beyond it are dropped (counted) and arrive again later.
@@ -56,23 +66,42 @@ type Config struct {
 	Packet packet.Config
 }
 
+// MinMTU is the smallest MTU a Conn accepts (an IPv4 host must accept 576-byte datagrams).
+const MinMTU = 576
+
 func (c Config) withDefaults() Config {
 	if c.MTU <= 0 {
 		c.MTU = 1200
 	}
+	c.MTU = min(max(c.MTU, MinMTU), wire.MaxDatagram)
 	if c.Timeout <= 0 {
 		c.Timeout = 5 * time.Second
 	}
-	if c.ResendLimit <= 0 {
-		c.ResendLimit = 30 * time.Second
+	if c.ResendLimit <= 0 || c.ResendLimit > c.Timeout {
+		c.ResendLimit = c.Timeout
 	}
-	if c.MaxMessageSize <= 0 || c.MaxMessageSize > wire.MaxMessageSize {
-		c.MaxMessageSize = wire.MaxMessageSize
+	if c.MaxInFlight <= 0 || c.MaxInFlight > packet.AckWindow {
+		c.MaxInFlight = packet.AckWindow
+	}
+	if largest := maxFragments * maxChunk(c.MTU, 0, wire.MaxMessageSize); c.MaxMessageSize <= 0 || c.MaxMessageSize > largest {
+		c.MaxMessageSize = largest
 	}
 	if c.MaxReassemblyBytes <= 0 {
 		c.MaxReassemblyBytes = 4 << 20
 	}
+	c.MaxReassemblyBytes = max(c.MaxReassemblyBytes, c.MaxMessageSize) // room for the largest message
 	return c
+}
+
+// roomFor is the room for message records in an empty packet of this MTU, assuming the
+// largest header.
+func roomFor(mtu int) int { return mtu - wire.ChecksumSize - wire.MaxHeaderSize }
+
+// maxChunk is the largest fragment payload that fits an empty packet, for a message of total
+// bytes with nDeps dependencies: the room less the fragment record's overhead (kind, sequence
+// list, index, count, total length, payload length).
+func maxChunk(mtu, nDeps, total int) int {
+	return roomFor(mtu) - (1 + wire.SeqListSize(nDeps) + 2 + wire.SizeUInt30(uint32(total)) + 2)
 }
 
 // Expiry is how long a node stays in a dependency graph after it executed: the connection
@@ -104,7 +133,11 @@ type Conn struct {
 	nextSeq   uint16
 	queue     msgQueue           // guaranteed messages with a sequence number, not fully sent yet
 	resend    unitQueue          // units already sent, oldest send first
-	sentOrder ring[msgRef]       // messages in the order of their first send, for the resend limit
+	sentOrder ring[unitRef]      // units in the order of their first send, for the resend limit
+	// content[seq % len] marks our packets in flight that carry messages; contentInFlight
+	// counts them, for pacing (keepalives and pure acks do not count: losing them costs nothing).
+	content         [packet.SentRingSize]bool
+	contentInFlight int
 	inflight  map[uint16]*outMsg // by seq: sent (or queued), not yet fully acknowledged
 	unrel     [][]byte           // unreliable messages waiting for the next packet
 	unrelLen  int
@@ -118,7 +151,6 @@ type Conn struct {
 	// receiving side
 	reasm      map[uint16]*reassembly
 	reasmBytes int
-	reasmOrder []reasmRef // creation order, for expiry
 	msg        Message    // reused for every delivery
 	recs       []wire.Record
 
@@ -143,6 +175,7 @@ func New(cfg Config, deliver func(*Message)) *Conn {
 	}
 	pc := cfg.Packet
 	pc.OnAcked = c.onPacketAcked
+	pc.OnLost = c.onPacketLost
 	c.pkt = packet.NewEndpoint(pc)
 	c.sender = depgraph.NewSender(cfg.Expiry())
 	c.recv = depgraph.New[inMsg](depgraph.Config{Expiry: cfg.Expiry()}, c.execute)
@@ -159,7 +192,7 @@ func (c *Conn) fail(err error) {
 }
 
 // budget is the room for message records in an empty packet, assuming the largest header.
-func (c *Conn) budget() int { return c.cfg.MTU - wire.ChecksumSize - wire.MaxHeaderSize }
+func (c *Conn) budget() int { return roomFor(c.cfg.MTU) }
 
 // SendUnreliable queues a message that is sent once, in the next packet, and never again.
 func (c *Conn) SendUnreliable(payload []byte) error {
@@ -205,6 +238,9 @@ func (c *Conn) send(now time.Time, payload []byte, deps []*depgraph.Dependency, 
 	}
 	if len(payload) > c.cfg.MaxMessageSize {
 		return 0, fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, len(payload), c.cfg.MaxMessageSize)
+	}
+	if now.After(c.lastNow) {
+		c.lastNow = now
 	}
 	// Every check that can refuse the message comes before the sender's local graph learns of
 	// it: a node registered there for a message that never goes out would never execute.
@@ -269,10 +305,8 @@ func (c *Conn) splitUnits(m *outMsg, nDeps int) bool {
 		m.units = append(m.units, unit{})
 		return true
 	}
-	// A fragment record: kind, sequence list, index, count, total length, payload length.
-	fragOverhead := 1 + wire.SeqListSize(nDeps) + 2 + wire.SizeUInt30(uint32(len(m.payload))) + 2
-	maxChunk := room - fragOverhead
-	count := (len(m.payload) + maxChunk - 1) / maxChunk
+	chunk := maxChunk(c.cfg.MTU, nDeps, len(m.payload))
+	count := (len(m.payload) + chunk - 1) / chunk
 	if count > maxFragments {
 		return false
 	}
@@ -287,6 +321,17 @@ func (c *Conn) splitUnits(m *outMsg, nDeps int) bool {
 // later guaranteed message.
 func (c *Conn) WaitingForSync() bool { return c.syncPending > 0 }
 
-// AckOwed reports whether packets arrived since the last packet this side sent, so the peer is
-// waiting to hear about them. The transport sends a keepalive when nothing else goes out.
+// AckOwed reports whether packets with messages arrived since the last packet this side sent,
+// so the peer is waiting to hear about them. The transport sends an ack-only packet soon when
+// nothing else goes out. (Packets without messages, such as keepalives, owe nothing: two idle
+// peers would otherwise acknowledge each other's acknowledgements forever.)
 func (c *Conn) AckOwed() bool { return c.stats.ackOwed }
+
+// ackUrgentAfter: after this many packets received since this side last sent one, the ack must
+// go out at once. An ack covers the newest 32 packets; acknowledging every 16 keeps every
+// packet that arrived inside some ack even when the peer sends in bursts.
+const ackUrgentAfter = 16
+
+// AckUrgent reports whether so many packets arrived since this side last sent one that an ack
+// should leave now rather than after a delay.
+func (c *Conn) AckUrgent() bool { return c.stats.unackedPackets >= ackUrgentAfter }

@@ -107,7 +107,7 @@ func newLink(t testing.TB, seed uint64, ab, ba linksim.Settings, cfg Config) *li
 
 // flush sends everything e has due now.
 func (l *link) flush(t testing.TB, e *endpoint, to string) {
-	force := e.conn.AckOwed() || l.now.Sub(e.lastSend) >= l.keepalive
+	force := e.conn.AckOwed() || e.conn.AckUrgent() || l.now.Sub(e.lastSend) >= l.keepalive
 	for n := 0; l.maxPackets == 0 || n < l.maxPackets; n++ {
 		d, ok := e.conn.AppendPacket(l.buf[:0], l.now, force)
 		if !ok {
@@ -136,9 +136,9 @@ func (l *link) step(t testing.TB) {
 			if dg.To == "b" {
 				to = l.b
 			}
-			if err := to.conn.Receive(at, dg.Data); err != nil && to.conn.Err() != nil {
-				t.Fatalf("%s at %v: %v", to.name, at.Sub(base), err)
-			}
+			// Errors are the tests' to check (Err): a malformed datagram is a counted drop,
+			// and a failed connection refuses everything.
+			to.conn.Receive(at, dg.Data)
 		}
 		if !at.Before(end) {
 			break

@@ -31,13 +31,7 @@ type reassembly struct {
 	buf      []byte
 	deps     []uint16 // from the fragment that completed the message (the most pruned list)
 	sync     bool
-	created  time.Time
-	complete bool
-}
-
-type reasmRef struct {
-	r       *reassembly
-	expires time.Time
+	progress time.Time // when the last new fragment arrived
 }
 
 // Receive processes one datagram from the peer. The whole datagram is checked first: the
@@ -79,18 +73,32 @@ func (c *Conn) Receive(now time.Time, datagram []byte) error {
 		}
 		rest = rest[k:]
 	}
+	// Expire old nodes first: a sequence number may have come round again, and the node of its
+	// previous message must be gone before the new one is looked up.
+	c.Poll(now)
+	if c.err != nil {
+		return fmt.Errorf("%w: %w", ErrClosed, c.err)
+	}
+	// Fragments that would start a reassembly beyond the memory bound: the whole datagram is
+	// refused unacknowledged, so the sender sends all of it again later. (Acks are per packet;
+	// accepting the packet and dropping one fragment would lose that fragment for good.)
+	if need := c.newReassemblyBytes(); need > 0 && c.reasmBytes+need > c.cfg.MaxReassemblyBytes {
+		c.stats.FragmentsDropped++
+		return nil
+	}
 	switch c.pkt.Received(now, h, len(datagram)) {
 	case packet.Stale, packet.Duplicate:
 		return nil
 	}
-	if len(c.recs) > 0 || h.AckBits != 0 {
+	c.stats.unackedPackets++
+	if len(c.recs) > 0 {
 		c.stats.ackOwed = true
 	}
-	// Expire old nodes first: a sequence number may have come round again, and the node of its
-	// previous message must be gone before the new one is looked up.
-	c.Poll(now)
 	// Pass 2: deliver.
 	for i := range c.recs {
+		if c.err != nil {
+			break
+		}
 		r := &c.recs[i]
 		switch r.Kind {
 		case wire.KindUnreliable:
@@ -101,9 +109,6 @@ func (c *Conn) Receive(now time.Time, datagram []byte) error {
 			c.addGuaranteed(now, r.Seq, r.Deps, r.Payload, r.Sync, 0, false)
 		case wire.KindFragment:
 			c.addFragment(now, r)
-		}
-		if c.err != nil {
-			break
 		}
 	}
 	return nil
@@ -136,7 +141,33 @@ func (c *Conn) checkRecord(r *wire.Record) error {
 	if want <= 0 || len(r.Payload) != want {
 		return fmt.Errorf("fragment %d/%d of a %d-byte message carries %d bytes, want %d", r.FragIndex, count, total, len(r.Payload), want)
 	}
+	if re := c.reasm[r.Seq]; re != nil && (re.count != count || re.total != total) {
+		return fmt.Errorf("fragment of message %d says %d fragments of %d bytes; earlier fragments said %d of %d", r.Seq, count, total, re.count, re.total)
+	}
 	return nil
+}
+
+// newReassemblyBytes is the memory the fragments of the parsed datagram would claim for
+// reassemblies that do not exist yet.
+func (c *Conn) newReassemblyBytes() int {
+	need := 0
+	for i := range c.recs {
+		r := &c.recs[i]
+		if r.Kind != wire.KindFragment || c.reasm[r.Seq] != nil || c.recv.Executed(r.Seq) || c.recv.Arrived(r.Seq) {
+			continue
+		}
+		first := true // count each new message once, however many of its fragments ride here
+		for j := range i {
+			if q := &c.recs[j]; q.Kind == wire.KindFragment && q.Seq == r.Seq {
+				first = false
+				break
+			}
+		}
+		if first {
+			need += int(r.TotalLen)
+		}
+	}
+	return need
 }
 
 // addGuaranteed hands a complete message to the receiver's graph. The payload is copied only if
@@ -146,6 +177,12 @@ func (c *Conn) addGuaranteed(now time.Time, seq uint16, deps []uint16, payload [
 	if c.recv.Executed(seq) || c.recv.Arrived(seq) {
 		c.stats.DuplicatesIgnored++
 		return
+	}
+	if re := c.reasm[seq]; re != nil && frags == 0 {
+		// A whole message with the sequence number of a partial reassembly: the whole one
+		// wins, and the partial one must not linger (and later expire as an error).
+		delete(c.reasm, seq)
+		c.reasmBytes -= re.total
 	}
 	v := inMsg{payload: payload, deps: deps, sync: sync, frags: frags}
 	for _, d := range deps {
@@ -177,20 +214,12 @@ func (c *Conn) addFragment(now time.Time, r *wire.Record) {
 	}
 	re := c.reasm[r.Seq]
 	if re == nil {
-		if c.reasmBytes+int(r.TotalLen) > c.cfg.MaxReassemblyBytes {
-			c.stats.FragmentsDropped++ // no room now; the sender sends it again
-			return
-		}
-		re = &reassembly{seq: r.Seq, count: int(r.FragCount), total: int(r.TotalLen), created: now}
+		// Room was checked for the whole datagram before it was accepted.
+		re = &reassembly{seq: r.Seq, count: int(r.FragCount), total: int(r.TotalLen)}
 		re.chunk = (re.total + re.count - 1) / re.count
 		re.buf = make([]byte, re.total)
 		c.reasm[r.Seq] = re
 		c.reasmBytes += re.total
-		c.reasmOrder = append(c.reasmOrder, reasmRef{r: re, expires: now.Add(c.cfg.Expiry())})
-	}
-	if re.count != int(r.FragCount) || re.total != int(r.TotalLen) {
-		c.stats.FragmentsInconsistent++ // not the message the first fragment described
-		return
 	}
 	if re.have[r.FragIndex] {
 		c.stats.DuplicatesIgnored++
@@ -198,12 +227,12 @@ func (c *Conn) addFragment(now time.Time, r *wire.Record) {
 	}
 	re.have[r.FragIndex] = true
 	re.got++
+	re.progress = now
 	copy(re.buf[int(r.FragIndex)*re.chunk:], r.Payload)
 	c.stats.FragmentsReceived++
 	if re.got < re.count {
 		return
 	}
-	re.complete = true
 	delete(c.reasm, r.Seq)
 	c.reasmBytes -= re.total
 	c.addGuaranteed(now, r.Seq, r.Deps, re.buf, r.Sync, re.count, true)
@@ -225,32 +254,32 @@ func (c *Conn) Poll(now time.Time) {
 		return
 	}
 	c.sender.Expire(now)
-	for len(c.reasmOrder) > 0 {
-		ref := c.reasmOrder[0]
-		if ref.r.complete {
-			c.reasmOrder = c.reasmOrder[1:]
-			continue
+	// An incomplete message that made no progress for the graph's expiry is a connection error,
+	// like an unexecuted node. (There are few reassemblies at a time: a scan is cheap.)
+	for _, re := range c.reasm {
+		if now.Sub(re.progress) >= c.cfg.Expiry() {
+			c.fail(fmt.Errorf("%w: message %d had %d of %d fragments, none new for %v", ErrReassemblyExpired, re.seq, re.got, re.count, now.Sub(re.progress).Round(time.Millisecond)))
+			return
 		}
-		if now.Before(ref.expires) {
-			break
+	}
+	// The resend limit, per unit (a whole message or one fragment) from its first send.
+	if m, i, ok := c.oldestUnacked(); ok {
+		if first := m.units[i].firstSent; now.Sub(first) >= c.cfg.ResendLimit {
+			c.fail(fmt.Errorf("%w: message %d (unit %d of %d) unacknowledged for %v (limit %v)", ErrResendLimit, m.seq, i+1, len(m.units), now.Sub(first).Round(time.Millisecond), c.cfg.ResendLimit))
 		}
-		c.fail(fmt.Errorf("%w: message %d had %d of %d fragments", ErrReassemblyExpired, ref.r.seq, ref.r.got, ref.r.count))
-		return
 	}
-	if len(c.reasmOrder) == 0 {
-		c.reasmOrder = c.reasmOrder[:0:0]
-	}
-	// The resend limit. Messages enter sentOrder at their first send, so after the acknowledged
-	// ones are dropped from its front, the front is the oldest message still unacknowledged.
+}
+
+// oldestUnacked is the unit sent first of those still unacknowledged. Units enter sentOrder at
+// their first send, so once the acknowledged ones are dropped from its front, the front is it.
+func (c *Conn) oldestUnacked() (*outMsg, int, bool) {
 	for c.sentOrder.len() > 0 {
 		ref := c.sentOrder.front()
-		if ref.gen != ref.m.gen() {
-			c.sentOrder.pop() // acknowledged and recycled
+		if ref.gen != ref.m.gen() || ref.m.units[ref.idx].acked {
+			c.sentOrder.pop()
 			continue
 		}
-		if m := ref.m; now.Sub(m.firstSent) > c.cfg.ResendLimit {
-			c.fail(fmt.Errorf("%w: message %d unacknowledged for %v (limit %v)", ErrResendLimit, m.seq, now.Sub(m.firstSent).Round(time.Millisecond), c.cfg.ResendLimit))
-		}
-		break
+		return ref.m, int(ref.idx), true
 	}
+	return nil, 0, false
 }

@@ -30,7 +30,8 @@ func (m *outMsg) gen() uint64 { return m.generation }
 
 // unit is one piece that is sent and acknowledged on its own: a whole message or one fragment.
 type unit struct {
-	lastSent time.Time
+	firstSent time.Time
+	lastSent  time.Time
 	sends    int
 	acked    bool
 }
@@ -94,6 +95,10 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 		return b, false
 	}
 	start := len(b)
+	paced := c.contentInFlight >= c.cfg.MaxInFlight
+	if paced && !force {
+		return b, false // wait for acks before more content goes out
+	}
 	b = wire.BeginDatagram(b)
 	h := c.pkt.NextHeader()
 	b = wire.AppendHeader(b, h)
@@ -103,7 +108,7 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 
 	// 1. Resends, oldest send first.
 	delay := c.pkt.ResendDelay()
-	for c.trimResend() {
+	for !paced && c.trimResend() {
 		ref := c.resend.front()
 		m := ref.m
 		u := &m.units[ref.idx]
@@ -125,7 +130,7 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 	}
 
 	// 2. New guaranteed messages, unless a sync message is still waiting for its ack.
-	for !c.syncBlocking() && c.queue.len() > 0 {
+	for !paced && !c.syncBlocking() && c.queue.len() > 0 {
 		m := c.queue.front()
 		full := false
 		for m.nextUnit < len(m.units) {
@@ -137,9 +142,10 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 			b = nb
 			if m.nextUnit == 0 {
 				m.firstSent = now
-				c.sentOrder.push(msgRef{m: m, gen: m.gen()})
 				c.stats.GuaranteedSent++
 			}
+			m.units[m.nextUnit].firstSent = now
+			c.sentOrder.push(unitRef{m: m, seq: m.seq, idx: uint8(m.nextUnit), gen: m.gen()})
 			if m.fragmented() {
 				c.stats.FragmentsSent++
 			}
@@ -157,7 +163,7 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 	}
 
 	// 3. Unreliable messages: sent once, in the order they were queued.
-	for len(c.unrel) > 0 {
+	for !paced && len(c.unrel) > 0 {
 		rec := wire.Record{Kind: wire.KindUnreliable, Payload: c.unrel[0]}
 		if len(b)+rec.Size() > limit {
 			break
@@ -175,9 +181,14 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 	if records == 0 && !force {
 		return b[:start], false
 	}
+	if records > 0 {
+		c.content[h.Seq%packet.SentRingSize] = true
+		c.contentInFlight++
+	}
 	c.pkt.Sent(now, h, len(b)-start, c.items)
 	wire.SealDatagram(b[start:], c.cfg.Key)
 	c.stats.ackOwed = false
+	c.stats.unackedPackets = 0
 	return b, true
 }
 
@@ -220,9 +231,22 @@ func (c *Conn) sentUnit(now time.Time, m *outMsg, i int) {
 // syncBlocking reports whether a sync message is out and unacknowledged.
 func (c *Conn) syncBlocking() bool { return c.syncBlock != nil }
 
+// resolved notes that one of our packets was acked or lost, for pacing.
+func (c *Conn) resolved(seq uint16) {
+	if i := seq % packet.SentRingSize; c.content[i] {
+		c.content[i] = false
+		c.contentInFlight--
+	}
+}
+
+// onPacketLost is the packet layer's callback for a packet that can no longer be acknowledged.
+// Nothing is resent because of it: the resend timer (one RTT) does that. It only frees room.
+func (c *Conn) onPacketLost(p *packet.SentPacket) { c.resolved(p.Seq) }
+
 // onPacketAcked is the packet layer's callback: every guaranteed unit that rode in the packet is
 // now known to have arrived.
 func (c *Conn) onPacketAcked(p *packet.SentPacket) {
+	c.resolved(p.Seq)
 	for _, it := range p.Items {
 		m, ok := c.inflight[it.Seq]
 		if !ok || int(it.Frag) >= len(m.units) || m.firstSent.IsZero() || p.Time.Before(m.firstSent) {

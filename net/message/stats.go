@@ -21,10 +21,10 @@ type counters struct {
 	FragmentsResent       uint64
 	FragmentsReceived     uint64
 	FragmentsDropped      uint64 // no reassembly room; the sender sends them again
-	FragmentsInconsistent uint64 // disagreed with the first fragment of their message
 	Backpressure          uint64 // sends refused because the next sequence number was still in use
 
-	ackOwed bool
+	ackOwed        bool
+	unackedPackets int // accepted packets since this side last sent one
 }
 
 // Stats is a snapshot of one connection's counters and estimates.
@@ -63,10 +63,10 @@ func (c *Conn) Stats() Stats {
 }
 
 // NextDeadline is the earliest time at which Poll or AppendPacket has work that no incoming
-// datagram will trigger: a resend coming due, a graph node or reassembly expiring, the resend
-// limit. The zero Time means nothing is scheduled. A transport sleeps until then (or until a
-// datagram or the next keepalive).
-func (c *Conn) NextDeadline() time.Time {
+// datagram will trigger: a message waiting to go out (now), a resend coming due, a graph node or
+// reassembly expiring, the resend limit. The zero Time means nothing is scheduled. A transport
+// sleeps until then (or until a datagram or the next keepalive).
+func (c *Conn) NextDeadline(now time.Time) time.Time {
 	var next time.Time
 	earliest := func(t time.Time) {
 		if !t.IsZero() && (next.IsZero() || t.Before(next)) {
@@ -77,17 +77,15 @@ func (c *Conn) NextDeadline() time.Time {
 		ref := c.resend.front()
 		earliest(ref.m.units[ref.idx].lastSent.Add(c.pkt.ResendDelay()))
 	}
-	if c.queue.len() > 0 && !c.syncBlocking() {
-		earliest(c.lastNow) // something new to send right away
+	if (c.queue.len() > 0 && !c.syncBlocking()) || len(c.unrel) > 0 {
+		earliest(now) // something new to send right away
 	}
 	earliest(c.recv.NextExpiry())
-	if len(c.reasmOrder) > 0 {
-		earliest(c.reasmOrder[0].expires)
+	for _, re := range c.reasm {
+		earliest(re.progress.Add(c.cfg.Expiry()))
 	}
-	if c.sentOrder.len() > 0 {
-		if ref := c.sentOrder.front(); ref.gen == ref.m.gen() {
-			earliest(ref.m.firstSent.Add(c.cfg.ResendLimit))
-		}
+	if m, i, ok := c.oldestUnacked(); ok {
+		earliest(m.units[i].firstSent.Add(c.cfg.ResendLimit))
 	}
 	return next
 }
