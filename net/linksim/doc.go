@@ -4,9 +4,10 @@
 // arrive, arrive late, arrive twice, or arrive after newer ones. On a developer's machine none
 // of that happens, so that code never runs until a player on bad Wi-Fi runs it. A link
 // conditioner sits between two endpoints and does those things on demand. This one is seeded
-// (math/rand/v2's PCG), never reads the clock and starts no goroutines, so a test that fails
-// fails again with the same seed, and a test of ten minutes of play runs in milliseconds of
-// virtual time.
+// (math/rand/v2's PCG), and its core never reads the clock and starts no goroutines, so a test
+// that fails fails again with the same seed, and a test of ten minutes of play runs in
+// milliseconds of virtual time. Only the wrapper for real sockets (the last section) lives in
+// real time.
 //
 // # The impairments and what they do to a game protocol
 //
@@ -78,4 +79,25 @@
 //	var got []linksim.Datagram
 //	now, got := nw.Step(deadline, got[:0])
 //	// hand got[i].Data to the endpoint named got[i].To at now
+//
+// # Over a real socket
+//
+// WrapPacketConn puts a Conditioner on each direction of a real net.PacketConn and is a
+// net.PacketConn itself. The transport opens its UDP socket, wraps it when a link is
+// configured, and from then on reads and writes the wrapper as if it were the socket: nothing
+// above it knows that the network is staged. The debug panel's sliders for loss, latency,
+// jitter and duplication reach SetSettings through the transport while the game runs, and take
+// effect from the next datagram, so a class can drag loss to 30% and watch resends climb; Stats
+// counts what the wrapper did to each direction.
+//
+// This wrapper is the one part of the package that uses the real clock and goroutines. A
+// writer goroutine puts each delayed outgoing datagram on the socket when it falls due (a
+// datagram due at once, as on a link with zero settings, is written by WriteTo itself, so an
+// unimpaired link adds no delay). A reader goroutine takes datagrams off the socket, stamps
+// them with the time they arrived and offers them to the incoming Conditioner; ReadFrom waits
+// for the earliest delivery, the read deadline or Close, whichever comes first. Close stops
+// both goroutines before it returns. A run over a real socket is not repeatable the way a
+// Network run is: the seed still decides the fate of the n-th datagram, but the scheduler
+// decides which datagram is the n-th. Protocol tests belong on a Network; the wrapper is for
+// watching the real program cope.
 package linksim

@@ -2,6 +2,7 @@ package linksim_test
 
 import (
 	"fmt"
+	"net"
 	"time"
 
 	"github.com/ackattack/ackattack/net/linksim"
@@ -61,4 +62,42 @@ func ExampleConditioner_SetSettings() {
 	// 10ms after
 	// 100ms before
 	// {Offered:2 Dropped:0 BurstDropped:0 Duplicated:0 Reordered:0 Delivered:2 Queued:0}
+}
+
+// A real UDP socket whose outgoing datagrams take at least 50ms, then lose 30% (a slider
+// moved while the program runs).
+func ExampleWrapPacketConn() {
+	sock, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	peer, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer peer.Close()
+
+	slow := linksim.WrapPacketConn(sock, 1, linksim.Settings{Latency: 50 * time.Millisecond}, linksim.Settings{})
+	defer slow.Close() // closes sock too
+
+	start := time.Now()
+	if _, err := slow.WriteTo([]byte("hello"), peer.LocalAddr()); err != nil {
+		panic(err)
+	}
+	buf := make([]byte, 100)
+	_ = peer.SetReadDeadline(time.Now().Add(5 * time.Second))
+	n, _, err := peer.ReadFrom(buf)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%s, after at least 50ms: %v\n", buf[:n], time.Since(start) >= 50*time.Millisecond)
+
+	if err := slow.SetSettings(linksim.Settings{LossPercent: 30}, linksim.Settings{}); err != nil {
+		panic(err)
+	}
+	out, _ := slow.Settings()
+	fmt.Println("outgoing loss now", out.LossPercent, "%")
+	// Output:
+	// hello, after at least 50ms: true
+	// outgoing loss now 30 %
 }

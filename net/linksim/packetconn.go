@@ -1,0 +1,505 @@
+package linksim
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"slices"
+	"sync"
+	"time"
+)
+
+// tagSize is the length of the tag a PacketConn puts in front of every datagram it hands to a
+// Conditioner. A Conditioner carries bytes only; the tag keys the datagram's address in a side
+// table, so the address travels with the datagram through loss, duplication and reordering.
+const tagSize = 8
+
+// maxReadSize is the largest UDP payload; the reader goroutine's buffer holds one.
+const maxReadSize = 64 << 10
+
+// maxInBacklog bounds the incoming datagrams in flight or waiting for ReadFrom. When it is
+// reached the reader goroutine stops reading until ReadFrom makes room, so the datagrams pile
+// up in the kernel's receive buffer, which drops them when full, as it would for an
+// application that stops reading a plain socket.
+const maxInBacklog = 4096
+
+// PacketConn wraps a net.PacketConn with two Conditioners, one for outgoing and one for
+// incoming datagrams, driven by the real clock. It is a net.PacketConn itself, so whatever
+// reads and writes a socket can be given a bad network without knowing it. The settings can
+// change at any time (SetSettings) and apply to datagrams sent or received afterwards.
+//
+// Two goroutines belong to a PacketConn: a writer that puts delayed outgoing datagrams on the
+// inner connection when they fall due, and a reader that takes datagrams off the inner
+// connection and schedules them on the incoming Conditioner. Close stops both. All methods
+// are safe for concurrent use.
+type PacketConn struct {
+	inner net.PacketConn
+
+	// writeMu is held while datagrams are written to inner, by WriteTo and by the writer
+	// goroutine, so that they leave in delivery order. Lock order: writeMu, then mu.
+	writeMu  sync.Mutex
+	due      [][]byte   // outgoing datagrams being written; guarded by writeMu
+	dueAddrs []net.Addr // their destinations; guarded by writeMu
+
+	mu       sync.Mutex // guards everything below, up to the channels
+	out, in  *Conditioner
+	outAddrs map[uint64]addrRef // destination of each outgoing datagram in flight, by tag
+	inAddrs  map[uint64]addrRef // source of each incoming datagram in flight, by tag
+	outTag   uint64             // last tag given to an outgoing datagram
+	inTag    uint64             // last tag given to an incoming datagram
+	sendBuf  []byte             // tag ‖ datagram, the bytes WriteTo offers to out
+
+	readDeadline, writeDeadline time.Time
+
+	// readWake is closed (and set to nil) when ReadFrom callers waiting on it must look
+	// again: a datagram arrived, the read deadline moved, an error came, the conn closed.
+	// It is made only when a caller waits, so a conn nobody waits on allocates nothing.
+	readWake  chan struct{}
+	readErr   error // an error from inner.ReadFrom, waiting for one ReadFrom call to return it
+	readerErr error // why the reader goroutine stopped, when it was not Close
+	closed    bool
+
+	writerWake chan struct{} // capacity 1: the earliest outgoing delivery moved earlier
+	errTaken   chan struct{} // capacity 1: ReadFrom returned readErr, the reader may go on
+	inSpace    chan struct{} // capacity 1: ReadFrom made room in the incoming backlog
+	done       chan struct{} // closed by Close
+	wg         sync.WaitGroup
+}
+
+var _ net.PacketConn = (*PacketConn)(nil)
+
+// addrRef is the address of a datagram in flight and how many of its deliveries are still
+// scheduled (two when it was duplicated).
+type addrRef struct {
+	addr net.Addr
+	refs int
+}
+
+// WrapPacketConn returns a PacketConn that sends through inner after impairing outgoing
+// datagrams with out, and impairs datagrams read from inner with in before ReadFrom returns
+// them. The two Conditioners get their own seeds derived from seed. From now on inner belongs
+// to the PacketConn: Close closes it, and nothing else may read from it.
+//
+// WrapPacketConn panics if either Settings is invalid (see Settings.Validate), like
+// NewConditioner.
+func WrapPacketConn(inner net.PacketConn, seed uint64, out, in Settings) *PacketConn {
+	p := &PacketConn{
+		inner:      inner,
+		out:        NewConditioner(deriveSeed(seed, route{"local", "remote"}), out),
+		in:         NewConditioner(deriveSeed(seed, route{"remote", "local"}), in),
+		outAddrs:   make(map[uint64]addrRef),
+		inAddrs:    make(map[uint64]addrRef),
+		writerWake: make(chan struct{}, 1),
+		errTaken:   make(chan struct{}, 1),
+		inSpace:    make(chan struct{}, 1),
+		done:       make(chan struct{}),
+	}
+	p.wg.Add(2)
+	go p.writeLoop()
+	go p.readLoop()
+	return p
+}
+
+// SetSettings replaces the settings of both directions. Datagrams already in flight keep the
+// delivery times they were given. If either Settings is invalid nothing changes.
+func (p *PacketConn) SetSettings(out, in Settings) error {
+	if err := out.Validate(); err != nil {
+		return fmt.Errorf("outgoing: %w", err)
+	}
+	if err := in.Validate(); err != nil {
+		return fmt.Errorf("incoming: %w", err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_ = p.out.SetSettings(out) // validated above
+	_ = p.in.SetSettings(in)
+	return nil
+}
+
+// Settings returns the settings of the outgoing and the incoming direction.
+func (p *PacketConn) Settings() (out, in Settings) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.Settings(), p.in.Settings()
+}
+
+// Stats returns the counters of the outgoing and the incoming Conditioner. Outgoing Delivered
+// counts datagrams handed to the inner connection; incoming Delivered counts datagrams
+// returned by ReadFrom.
+func (p *PacketConn) Stats() (out, in Stats) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.Stats(), p.in.Stats()
+}
+
+// WriteTo offers b, addressed to addr, to the outgoing Conditioner, which copies it. A
+// delivery that is due at once (no latency, say) is written to the inner connection before
+// WriteTo returns, and an error of that write is returned; later deliveries are written by the
+// writer goroutine, and an error then loses the datagram, as a network would.
+//
+// The write deadline only makes WriteTo fail once it has passed: WriteTo never waits for the
+// network, and the deadline of a call is not applied to deliveries made after it returned.
+func (p *PacketConn) WriteTo(b []byte, addr net.Addr) (int, error) {
+	p.writeMu.Lock()
+	defer p.writeMu.Unlock()
+
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return 0, p.opError("write", addr, net.ErrClosed)
+	}
+	now := time.Now()
+	if !p.writeDeadline.IsZero() && !now.Before(p.writeDeadline) {
+		p.mu.Unlock()
+		return 0, p.opError("write", addr, os.ErrDeadlineExceeded)
+	}
+	p.outTag++
+	tag := p.outTag
+	p.sendBuf = binary.BigEndian.AppendUint64(p.sendBuf[:0], tag)
+	p.sendBuf = append(p.sendBuf, b...)
+
+	head, hadHead := p.out.NextDelivery()
+	queued := p.out.Stats().Queued
+	p.out.Send(now, p.sendBuf)
+	copies := p.out.Stats().Queued - queued
+	inline := p.collectDue(now, tag, addr)
+	if later := copies - inline; later > 0 {
+		// The caller may reuse addr once we return.
+		p.outAddrs[tag] = addrRef{addr: cloneAddr(addr), refs: later}
+	}
+	// The writer sleeps until the earliest delivery it has seen; wake it only if this
+	// datagram is to leave before that.
+	next, hasNext := p.out.NextDelivery()
+	p.mu.Unlock()
+	if hasNext && (!hadHead || next.Before(head)) {
+		signal(p.writerWake)
+	}
+
+	if err := p.writeDue(tag); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// collectDue moves the outgoing deliveries due at now into p.due, with their destinations in
+// p.dueAddrs, and returns how many of them are copies of the datagram tagged mine, whose
+// address is mineAddr rather than an entry of outAddrs. The caller holds writeMu and mu.
+func (p *PacketConn) collectDue(now time.Time, mine uint64, mineAddr net.Addr) (nMine int) {
+	p.due = p.out.Deliver(now, p.due[:0])
+	for _, d := range p.due {
+		if tagOf(d) == mine {
+			nMine++
+			p.dueAddrs = append(p.dueAddrs, mineAddr)
+			continue
+		}
+		p.dueAddrs = append(p.dueAddrs, takeAddr(p.outAddrs, d))
+	}
+	return nMine
+}
+
+// writeDue writes the datagrams collected by collectDue to the inner connection, gives their
+// buffers back to the Conditioner and returns the first write error of a copy of the datagram
+// tagged mine. Errors of other datagrams are dropped: nobody is waiting for them. The caller
+// holds writeMu but not mu.
+func (p *PacketConn) writeDue(mine uint64) error {
+	if len(p.due) == 0 {
+		return nil
+	}
+	var err error
+	for i, d := range p.due {
+		if _, werr := p.inner.WriteTo(d[tagSize:], p.dueAddrs[i]); werr != nil && err == nil && tagOf(d) == mine {
+			err = werr
+		}
+	}
+	p.mu.Lock()
+	for _, d := range p.due {
+		p.out.Recycle(d)
+	}
+	p.mu.Unlock()
+	clear(p.due)
+	clear(p.dueAddrs)
+	p.due, p.dueAddrs = p.due[:0], p.dueAddrs[:0]
+	return err
+}
+
+// writeLoop is the writer goroutine: it sleeps until the earliest outgoing delivery, writes
+// what is due, and stops when the conn is closed.
+func (p *PacketConn) writeLoop() {
+	defer p.wg.Done()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	for {
+		p.writeMu.Lock()
+		p.mu.Lock()
+		p.collectDue(time.Now(), 0, nil) // tags start at 1, so 0 is nobody's
+		next, ok := p.out.NextDelivery()
+		p.mu.Unlock()
+		_ = p.writeDue(0)
+		p.writeMu.Unlock()
+
+		var fire <-chan time.Time
+		if ok {
+			timer.Reset(time.Until(next))
+			fire = timer.C
+		}
+		select {
+		case <-p.done:
+			return
+		case <-p.writerWake:
+		case <-fire:
+		}
+	}
+}
+
+// readLoop is the reader goroutine: it reads datagrams from the inner connection and offers
+// them to the incoming Conditioner, stamped with the time they were read. It stops when the
+// conn is closed or the inner connection is closed under it.
+func (p *PacketConn) readLoop() {
+	defer p.wg.Done()
+	buf := make([]byte, tagSize+maxReadSize)
+	for {
+		n, addr, err := p.inner.ReadFrom(buf[tagSize:])
+		now := time.Now()
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			return
+		}
+		if err != nil {
+			p.wakeReaders()
+			if errors.Is(err, net.ErrClosed) {
+				p.readerErr = err
+				p.mu.Unlock()
+				return
+			}
+			// Any other error (an ICMP error reported by the kernel, say) is what a plain
+			// socket's reader would have seen: hand it to one ReadFrom call, and go on
+			// reading once it has, so a persistent error cannot spin this loop.
+			p.readErr = err
+			p.mu.Unlock()
+			select {
+			case <-p.errTaken:
+				continue
+			case <-p.done:
+				return
+			}
+		}
+		p.inTag++
+		binary.BigEndian.PutUint64(buf, p.inTag)
+		queued := p.in.Stats().Queued
+		p.in.Send(now, buf[:tagSize+n])
+		after := p.in.Stats().Queued
+		if copies := after - queued; copies > 0 {
+			p.inAddrs[p.inTag] = addrRef{addr: addr, refs: copies}
+			p.wakeReaders()
+		}
+		p.mu.Unlock()
+		if after >= maxInBacklog && !p.waitForRoom() {
+			return
+		}
+	}
+}
+
+// waitForRoom blocks the reader goroutine until the incoming backlog is below maxInBacklog.
+// It returns false if the conn was closed meanwhile.
+func (p *PacketConn) waitForRoom() bool {
+	for {
+		p.mu.Lock()
+		full := p.in.Stats().Queued >= maxInBacklog
+		p.mu.Unlock()
+		if !full {
+			return true
+		}
+		select {
+		case <-p.inSpace:
+		case <-p.done:
+			return false
+		}
+	}
+}
+
+// ReadFrom returns the next incoming datagram whose delivery time has come, with the address
+// it was read from. It waits until one is due, the read deadline passes (a net.Error whose
+// Timeout is true), or the conn is closed (net.ErrClosed). A datagram longer than b is
+// truncated, as the kernel would. An error of the inner connection is returned once, as the
+// inner connection would have; if the inner connection was closed without Close, ReadFrom
+// returns the datagrams still in flight and then that error.
+func (p *PacketConn) ReadFrom(b []byte) (int, net.Addr, error) {
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	p.mu.Lock()
+	for {
+		if p.closed {
+			p.mu.Unlock()
+			return 0, nil, p.opError("read", nil, net.ErrClosed)
+		}
+		now := time.Now()
+		if !p.readDeadline.IsZero() && !now.Before(p.readDeadline) {
+			p.mu.Unlock()
+			return 0, nil, p.opError("read", nil, os.ErrDeadlineExceeded)
+		}
+		if d, ok := p.in.popDue(now); ok {
+			addr := takeAddr(p.inAddrs, d.data)
+			n := copy(b, d.data[tagSize:])
+			p.in.Recycle(d.data)
+			p.mu.Unlock()
+			signal(p.inSpace)
+			return n, addr, nil
+		}
+		if err := p.readErr; err != nil {
+			p.readErr = nil
+			p.mu.Unlock()
+			signal(p.errTaken)
+			return 0, nil, err
+		}
+		next, inFlight := p.in.NextDelivery()
+		if p.readerErr != nil && !inFlight {
+			err := p.readerErr
+			p.mu.Unlock()
+			return 0, nil, err
+		}
+
+		// Wait for the earliest of: the next delivery, the deadline, a wake-up.
+		until := next
+		if !p.readDeadline.IsZero() && (!inFlight || p.readDeadline.Before(next)) {
+			until = p.readDeadline
+		}
+		if p.readWake == nil {
+			p.readWake = make(chan struct{})
+		}
+		wake := p.readWake
+		p.mu.Unlock()
+
+		var fire <-chan time.Time
+		if !until.IsZero() {
+			if timer == nil {
+				timer = time.NewTimer(time.Until(until))
+			} else {
+				timer.Reset(time.Until(until))
+			}
+			fire = timer.C
+		}
+		select {
+		case <-wake:
+		case <-fire:
+		}
+		p.mu.Lock()
+	}
+}
+
+// wakeReaders makes every waiting ReadFrom look again. The caller holds mu.
+func (p *PacketConn) wakeReaders() {
+	if p.readWake != nil {
+		close(p.readWake)
+		p.readWake = nil
+	}
+}
+
+// Close closes the inner connection, stops both goroutines and waits for them, and makes
+// ReadFrom calls, waiting or later, return net.ErrClosed. Datagrams still in flight either way
+// are lost. It returns the inner connection's Close error.
+func (p *PacketConn) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return p.opError("close", nil, net.ErrClosed)
+	}
+	p.closed = true
+	close(p.done)
+	p.wakeReaders()
+	p.mu.Unlock()
+
+	err := p.inner.Close() // unblocks the reader goroutine's inner.ReadFrom
+	p.wg.Wait()
+	return err
+}
+
+// LocalAddr returns the inner connection's local address.
+func (p *PacketConn) LocalAddr() net.Addr { return p.inner.LocalAddr() }
+
+// SetDeadline sets the read and the write deadline.
+func (p *PacketConn) SetDeadline(t time.Time) error {
+	return p.setDeadlines(t, true, true)
+}
+
+// SetReadDeadline sets the time after which ReadFrom fails with a timeout, including a
+// ReadFrom already waiting. The zero time means no deadline. A datagram whose delivery time
+// is after the deadline is not returned before it.
+func (p *PacketConn) SetReadDeadline(t time.Time) error {
+	return p.setDeadlines(t, true, false)
+}
+
+// SetWriteDeadline sets the time after which WriteTo fails with a timeout. The zero time means
+// no deadline.
+func (p *PacketConn) SetWriteDeadline(t time.Time) error {
+	return p.setDeadlines(t, false, true)
+}
+
+func (p *PacketConn) setDeadlines(t time.Time, read, write bool) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return p.opError("set", nil, net.ErrClosed)
+	}
+	if read {
+		p.readDeadline = t
+		p.wakeReaders()
+	}
+	if write {
+		p.writeDeadline = t
+	}
+	return nil
+}
+
+// opError wraps err the way the net package does, so callers can use errors.Is(err,
+// net.ErrClosed) and net.Error's Timeout as with a plain connection.
+func (p *PacketConn) opError(op string, addr net.Addr, err error) error {
+	local := p.inner.LocalAddr()
+	network := ""
+	if local != nil {
+		network = local.Network()
+	}
+	return &net.OpError{Op: op, Net: network, Source: local, Addr: addr, Err: err}
+}
+
+// tagOf returns the tag at the front of a datagram handed out by a Conditioner.
+func tagOf(d []byte) uint64 { return binary.BigEndian.Uint64(d) }
+
+// takeAddr returns the address of datagram d and forgets it once its last delivery is taken.
+func takeAddr(m map[uint64]addrRef, d []byte) net.Addr {
+	tag := tagOf(d)
+	r := m[tag]
+	if r.refs <= 1 {
+		delete(m, tag)
+	} else {
+		r.refs--
+		m[tag] = r
+	}
+	return r.addr
+}
+
+// cloneAddr copies a *net.UDPAddr, whose IP slice the caller could change later; other
+// addresses are kept as they are.
+func cloneAddr(a net.Addr) net.Addr {
+	if u, ok := a.(*net.UDPAddr); ok && u != nil {
+		c := *u
+		c.IP = slices.Clone(u.IP)
+		return &c
+	}
+	return a
+}
+
+// signal wakes the single goroutine that waits on ch, or leaves the wake-up for its next wait.
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
