@@ -153,3 +153,19 @@ func BenchmarkParseSeqListLong(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParseConnectRequest is the server's cost per request, the packet
+// anybody can send: the name's string is its one allocation.
+func BenchmarkParseConnectRequest(b *testing.B) {
+	in, err := AppendConnectRequest(nil, &ConnectRequest{Version: ProtocolVersion, Name: "Ada Lovelace"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ParseConnectRequest(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 // Package wire holds the byte encodings of the AckAttack UDP protocol: how
-// numbers, sequence lists, packet headers and message records look on the
-// wire, and how a datagram is sealed with an integrity check.
+// numbers, sequence lists, packet headers, message records and the packets
+// that make a connection look on the wire, and how a datagram is sealed with
+// an integrity check.
 //
 // # Why a package of its own
 //
@@ -18,7 +19,7 @@
 // back. Parse… functions never panic and never trust a length they read: each
 // is checked against the bytes that are actually there. Errors wrap one of the
 // sentinel errors (ErrShort, ErrRange, ErrNonCanonical, ErrBadType,
-// ErrChecksum, ErrTooLong, ErrTrailing) for errors.Is.
+// ErrChecksum, ErrTooLong, ErrTrailing, ErrBadName) for errors.Is.
 //
 // # One value, one encoding
 //
@@ -63,7 +64,7 @@
 //
 //	offset  size  field
 //	0       4     checksum: CRC-32C over ProtocolID (8 bytes) ‖ key (8 bytes) ‖ datagram[4:]
-//	4       1     packet type (0 is invalid, 1 is Data)
+//	4       1     packet type (0 is invalid, 1 is Data, 2..9 the connection packets)
 //	5       …     type-specific body
 //
 // UDP's own checksum is weak and optional, and a datagram may come from a
@@ -133,4 +134,48 @@
 //	01 10 0100 01         header: Seq 0x0100, Ack 0x00FF, AckBits 0xFFFFFFFF
 //	02 0005 02 6869       guaranteed, seq 5, no deps, payload "hi"
 //	02 8006 0005 02 796f  guaranteed, seq 6, deps [5], payload "yo"
+//
+// # Connection packets
+//
+// Data flows only inside a connection, and the other packet types make one,
+// keep it measured and end it. Each has its own Append…/Parse… pair; Parse…
+// takes the whole packet from the type byte on (what OpenDatagram returns)
+// and insists on its exact length, and PeekType says which parser to call.
+//
+//	client                                   server
+//	ConnectRequest     1200 bytes, key 0  →
+//	                                      ←  Challenge      29 bytes, key 0
+//	ChallengeResponse  1200 bytes, key 0  →
+//	                                      ←  Accepted       15 bytes, key 0 (or Denied, 6 bytes)
+//	Data, Ping, Pong, Disconnect: sealed with the connection key, both ways
+//
+//	type                   body
+//	2  ConnectRequest      version u8 ‖ player id [16] ‖ name ‖ zero padding
+//	3  Challenge           issued u64 ‖ tag [16]
+//	4  ChallengeResponse   version u8 ‖ player id [16] ‖ name ‖ issued u64 ‖ tag [16] ‖ zero padding
+//	5  Accepted            connection key u64 (never 0) ‖ seat u8 ‖ flags u8 (bit 0: reconnected)
+//	6  Denied              reason u8
+//	7  Disconnect          reason u8 ‖ text
+//	8  Ping                id u32 ‖ t0 i64
+//	9  Pong                id u32 ‖ t0 i64 ‖ t1 i64 ‖ t2 i64
+//
+// A name is a length byte (1..32) and UTF-8; a Disconnect text the same with
+// 0..100 bytes. Neither may hold control characters: both end up on other
+// players' screens and in logs.
+//
+// The challenge exists because the source address of a UDP datagram is
+// whatever the sender wrote there. Before the server spends a seat, or any
+// memory, on a client, the client must show that it receives datagrams at
+// the address it claims, by echoing a tag that only the server can compute.
+// The server derives the tag from a secret, so it needs to remember nothing
+// until a valid response arrives.
+//
+// Why is the request padded to a full 1200-byte datagram? A server that
+// answers a small datagram with a larger one is an amplifier: an attacker
+// sends requests with a victim's address as the source, and the server
+// floods the victim with more bytes than the attacker spent. With the padding
+// every reply the server sends before the client has proven its address is
+// far smaller than the request it answers, so forging requests gains nothing.
+// The padding must be zero, so it can carry nothing, and the full size also
+// shows, before a game starts, that the path carries datagrams that large.
 package wire

@@ -23,4 +23,7 @@ var (
 	ErrTooLong = errors.New("too long")
 	// ErrTrailing: bytes are left over where none may be.
 	ErrTrailing = errors.New("trailing bytes")
+	// ErrBadName: a player name or a disconnect text that is not valid
+	// UTF-8, holds a control character, or (a name) is empty.
+	ErrBadName = errors.New("bad name or text")
 )

@@ -66,3 +66,45 @@ func ExampleAppendInt30() {
 	// 63: 3f
 	// -64: a040
 }
+
+// The first two steps of the handshake: the client's padded request, and the
+// server reading it and answering with a challenge. The server chooses its
+// parser by the packet type.
+func ExampleParseConnectRequest() {
+	d := wire.BeginDatagram(make([]byte, 0, wire.MaxDatagram))
+	d, err := wire.AppendConnectRequest(d, &wire.ConnectRequest{
+		Version: wire.ProtocolVersion,
+		Player:  wire.PlayerID{0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff},
+		Name:    "Ada",
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	wire.SealDatagram(d, 0) // no connection yet: key 0
+	fmt.Printf("request: %d bytes\n", len(d))
+
+	// The server's side.
+	packet, err := wire.OpenDatagram(d, 0)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if t, err := wire.PeekType(packet); err != nil || t != wire.TypeConnectRequest {
+		fmt.Println(t, err)
+		return
+	}
+	req, err := wire.ParseConnectRequest(packet)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%q, version %d, player %x\n", req.Name, req.Version, req.Player)
+	reply := wire.AppendChallenge(wire.BeginDatagram(nil), &wire.Challenge{Issued: 1_700_000_000_000})
+	wire.SealDatagram(reply, 0)
+	fmt.Printf("challenge: %d bytes\n", len(reply))
+	// Output:
+	// request: 1200 bytes
+	// "Ada", version 1, player 00112233445566778899aabbccddeeff
+	// challenge: 29 bytes
+}

@@ -12,8 +12,8 @@ type PacketType uint8
 const (
 	// TypeInvalid is never sent: a zeroed buffer must not parse as a packet.
 	TypeInvalid PacketType = 0
-	// TypeData carries a Header followed by message records. Types 2 and up
-	// are reserved for the transport (handshake and the like).
+	// TypeData carries a Header followed by message records. Types 2 to 9
+	// are the connection packets (connection.go).
 	TypeData PacketType = 1
 )
 
@@ -23,6 +23,22 @@ func (t PacketType) String() string {
 		return "Invalid"
 	case TypeData:
 		return "Data"
+	case TypeConnectRequest:
+		return "ConnectRequest"
+	case TypeChallenge:
+		return "Challenge"
+	case TypeChallengeResponse:
+		return "ChallengeResponse"
+	case TypeAccepted:
+		return "Accepted"
+	case TypeDenied:
+		return "Denied"
+	case TypeDisconnect:
+		return "Disconnect"
+	case TypePing:
+		return "Ping"
+	case TypePong:
+		return "Pong"
 	}
 	return fmt.Sprintf("PacketType(%d)", uint8(t))
 }

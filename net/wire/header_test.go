@@ -90,7 +90,7 @@ func TestParseHeaderRejects(t *testing.T) {
 	}{
 		{"empty", "", ErrShort},
 		{"type invalid", "00 10 0100 01", ErrBadType},
-		{"type reserved", "02 10 0100 01", ErrBadType},
+		{"type ConnectRequest", "02 10 0100 01", ErrBadType},
 		{"type 0xff", "ff", ErrBadType},
 		{"type only", "01", ErrShort},
 		{"no seq", "01 10", ErrShort},
@@ -156,7 +156,11 @@ func TestHeaderNoAlloc(t *testing.T) {
 }
 
 func TestPacketTypeString(t *testing.T) {
-	for typ, want := range map[PacketType]string{TypeInvalid: "Invalid", TypeData: "Data", 9: "PacketType(9)"} {
+	for typ, want := range map[PacketType]string{
+		TypeInvalid: "Invalid", TypeData: "Data", TypeConnectRequest: "ConnectRequest", TypeChallenge: "Challenge",
+		TypeChallengeResponse: "ChallengeResponse", TypeAccepted: "Accepted", TypeDenied: "Denied",
+		TypeDisconnect: "Disconnect", TypePing: "Ping", TypePong: "Pong", 10: "PacketType(10)",
+	} {
 		if got := typ.String(); got != want {
 			t.Errorf("%d.String() = %q, want %q", uint8(typ), got, want)
 		}

@@ -17,7 +17,7 @@ func unhex(tb testing.TB, s string) []byte {
 	return b
 }
 
-var sentinels = []error{ErrShort, ErrRange, ErrNonCanonical, ErrBadType, ErrChecksum, ErrTooLong, ErrTrailing}
+var sentinels = []error{ErrShort, ErrRange, ErrNonCanonical, ErrBadType, ErrChecksum, ErrTooLong, ErrTrailing, ErrBadName}
 
 // checkErr fails unless err is want (nil meaning no error), and checks that
 // every error wraps exactly one sentinel.
