@@ -43,6 +43,11 @@ func TestSeed001BBeforeA(t *testing.T) {
 	if got := srv.conn.Stats().Packet.RTT; got != 40*time.Millisecond {
 		t.Fatalf("RTT = %v, want 40ms (packet 2 sent at 0, acked at 40ms)", got)
 	}
+	// A was last sent at 0: it goes again once the resend delay (at least the RTT) has passed.
+	if d := srv.conn.Stats().ResendDelay; d < 40*time.Millisecond {
+		t.Fatalf("ResendDelay %v is shorter than the RTT", d)
+	}
+	now = base.Add(srv.conn.Stats().ResendDelay)
 	p3 := srv.packet(t, now, false)
 	cli.deliver(t, now, p3)
 	if got, want := cli.payloads(), []string{"A: spawn enemy 1", "B: kill enemy 1"}; !equalStrings(got, want) {

@@ -385,9 +385,15 @@ func (e *Endpoint) Malformed(size int) {
 }
 
 // ResendDelay is how long to wait after sending before carrying a guaranteed item again:
-// at least one round trip, since an acknowledgement cannot come back sooner.
+// at least one round trip, since an acknowledgement cannot come back sooner. Once RTT samples
+// exist it is the smoothed RTT plus twice its mean deviation, so that an ack that is merely a
+// little late (jitter, the peer's ack delay) does not trigger a resend; before the first
+// sample, the initial RTT.
 func (e *Endpoint) ResendDelay() time.Duration {
-	return max(e.srtt, MinResendDelay)
+	if e.rttSamples == 0 {
+		return max(e.srtt, MinResendDelay)
+	}
+	return max(e.srtt+2*e.rttVar, MinResendDelay)
 }
 
 // InFlight is the number of sent packets neither acknowledged nor lost.

@@ -335,8 +335,9 @@ func TestRTT(t *testing.T) {
 				i, got, want, s.RTTSamples, st.samples)
 		}
 	}
-	if got := e.ResendDelay(); got != 100*ms {
-		t.Errorf("ResendDelay %v, want 100ms", got)
+	// SRTT + 2 × RTTVAR = 100 ms + 2 × 52.34375 ms.
+	if got := e.ResendDelay(); got != 204687500 {
+		t.Errorf("ResendDelay %v, want 204.6875ms", got)
 	}
 }
 
