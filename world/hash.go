@@ -1,0 +1,157 @@
+package world
+
+// Hashing: the layout and the reasons are in the package documentation
+// ("The unit hash").
+
+const (
+	fnvOffset64 = 14695981039346656037
+	fnvPrime64  = 1099511628211
+)
+
+func fnvWord(h, w uint64) uint64 { return (h ^ w) * fnvPrime64 }
+
+func fmix64(h uint64) uint64 {
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Hash returns the unit's 64-bit hash, over every field (see the layout
+// above). Hosts compare these to find units that went out of sync.
+func (u Unit) Hash() uint64 {
+	h := uint64(fnvOffset64)
+	h = fnvWord(h, uint64(u.ID)|uint64(uint32(u.X))<<32)
+	h = fnvWord(h, uint64(uint32(u.Y))|uint64(uint32(u.HP))<<32)
+	h = fnvWord(h, uint64(uint32(u.TargetX))|uint64(uint32(u.TargetY))<<32)
+	h = fnvWord(h, uint64(u.TargetID)|uint64(uint32(u.Cooldown))<<32)
+	h = fnvWord(h, uint64(uint32(u.MoveProgress))|uint64(u.Owner)<<32|uint64(u.Kind)<<40|uint64(u.Order)<<48|b2u(u.Dead)<<56)
+	return fmix64(h)
+}
+
+// Hash returns the attack's 64-bit hash, the same way over its canonical
+// 32-byte encoding: ID, From, Target, X, Y, Damage, Speed (4 bytes each,
+// little-endian), Owner, 3 zero bytes.
+func (a Attack) Hash() uint64 {
+	h := uint64(fnvOffset64)
+	h = fnvWord(h, uint64(a.ID)|uint64(a.From)<<32)
+	h = fnvWord(h, uint64(a.Target)|uint64(uint32(a.X))<<32)
+	h = fnvWord(h, uint64(uint32(a.Y))|uint64(uint32(a.Damage))<<32)
+	h = fnvWord(h, uint64(uint32(a.Speed))|uint64(a.Owner)<<32)
+	return fmix64(h)
+}
+
+func hashString(s string) uint64 {
+	h := uint64(fnvOffset64)
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * fnvPrime64
+	}
+	return h
+}
+
+// Hash returns a hash of the whole world state: the map, the frame, the
+// counters that hand out ids, the random generator's state, every unit and
+// every attack in flight, in id order. Two worlds with equal hashes will
+// stay equal when given the same calls.
+func (w *World) Hash() uint64 {
+	h := uint64(fnvOffset64)
+	h = fnvWord(h, w.lv.nameHash)
+	h = fnvWord(h, uint64(w.frame)|uint64(w.nextID)<<32)
+	h = fnvWord(h, uint64(w.nextAttackID))
+	var buf [32]byte
+	rng, _ := w.rng.AppendBinary(buf[:0]) // cannot fail
+	for len(rng) > 0 {
+		var v uint64
+		n := min(8, len(rng))
+		for _, b := range rng[:n] {
+			v = v<<8 | uint64(b)
+		}
+		h = fnvWord(h, v)
+		rng = rng[n:]
+	}
+	h = fnvWord(h, uint64(len(w.units)))
+	for i := range w.units {
+		h = fnvWord(h, w.units[i].Hash())
+	}
+	h = fnvWord(h, uint64(len(w.attacks)))
+	for i := range w.attacks {
+		h = fnvWord(h, w.attacks[i].Hash())
+	}
+	return fmix64(h)
+}
+
+// GroupHash covers the units with ids Start..End (inclusive): Hash is the
+// XOR of their hashes. A client sends these instead of one hash per unit, so
+// a few hundred units cost a few dozen numbers; XOR makes a group's hash
+// independent of order and cheap to recompute over any id range.
+type GroupHash struct {
+	Start, End uint32
+	Hash       uint64
+}
+
+// GroupHashes appends to dst[:0] one GroupHash per size units, in id order
+// (the last group may be smaller), and returns it. A size below 1 counts as 1.
+//
+// The ranges tile the whole id space with no gaps: the first starts at 1,
+// each ends at the id of its last unit, the next starts just after, and the
+// last ends at MaxUnitID. So a unit that one world has and the other lacks
+// always falls inside some range, and the server can check each range against
+// its own world with RangeHash even when the two disagree about which units
+// exist.
+func (w *World) GroupHashes(size int, dst []GroupHash) []GroupHash {
+	dst = dst[:0]
+	size = max(size, 1)
+	next := uint32(1)
+	for start := 0; start < len(w.units); start += size {
+		end := min(start+size, len(w.units))
+		var x uint64
+		for i := start; i < end; i++ {
+			x ^= w.units[i].Hash()
+		}
+		last := w.units[end-1].ID
+		if end == len(w.units) {
+			last = MaxUnitID
+		}
+		dst = append(dst, GroupHash{Start: next, End: last, Hash: x})
+		next = last + 1
+	}
+	return dst
+}
+
+// RangeHash returns the XOR of the hashes of the units with ids in
+// [start, end]; 0 if there are none.
+func (w *World) RangeHash(start, end uint32) uint64 {
+	var x uint64
+	i, _ := w.insertionPoint(start)
+	for ; i < len(w.units) && w.units[i].ID <= end; i++ {
+		x ^= w.units[i].Hash()
+	}
+	return x
+}
+
+// UnitHash is one unit's id and hash.
+type UnitHash struct {
+	ID   uint32
+	Hash uint64
+}
+
+// UnitHashes appends to dst[:0] the hash of every unit with an id in
+// [start, end], in id order: the drill-down into a group whose XOR did not
+// match.
+func (w *World) UnitHashes(start, end uint32, dst []UnitHash) []UnitHash {
+	dst = dst[:0]
+	i, _ := w.insertionPoint(start)
+	for ; i < len(w.units) && w.units[i].ID <= end; i++ {
+		dst = append(dst, UnitHash{ID: w.units[i].ID, Hash: w.units[i].Hash()})
+	}
+	return dst
+}
