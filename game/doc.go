@@ -4,4 +4,12 @@
 //
 // One goroutine owns each host's state (its session, its world, its network endpoints). The
 // user interface reads immutable snapshots and sends intents; nothing else touches the state.
+//
+// Hosts talk in messages (PlayerInfo, Command, Chat, Pause, …), each the payload of one message
+// of the stack: a type byte, then its fields, with exactly one valid encoding per value.
+// AppendMsg writes one and ParseMsg reads one, refusing anything malformed without panicking.
+// Each type travels guaranteed, unreliable or sync, and depends only on what it cannot do
+// without, so a lost packet holds back as little as possible: a command depends on nothing,
+// because it names the frame it runs at, while a kill depends on the spawn of its enemy.
+// PROTOCOL.md has the table of messages, the reasons and the bytes.
 package game

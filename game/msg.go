@@ -1,0 +1,407 @@
+package game
+
+import (
+	"fmt"
+	"net/netip"
+	"reflect"
+
+	"github.com/ackattack/ackattack/net/wire"
+	"github.com/ackattack/ackattack/world"
+)
+
+// The game messages.
+//
+// Every game message is the payload of one net/message message. Its first
+// byte is its MsgType; the fields follow in the order of the struct, with no
+// padding and nothing after the last field. The field encodings:
+//
+//	u8      one byte
+//	u16     two bytes, big-endian
+//	u64     eight bytes, big-endian (hashes, the seed, a clock reading)
+//	u30     a wire.UInt30: ids, frames, counts, lengths, durations (1, 2 or 4 bytes)
+//	i30     a wire.Int30: cells (1, 2 or 4 bytes)
+//	seat    u8, 0..7
+//	string  u30 length, then that many bytes of UTF-8 without control characters
+//	list    u30 count, then that many elements
+//	unit    world.AppendUnit's encoding
+//	attack  world.AppendAttack's encoding
+//
+// The layout of each message is in PROTOCOL.md, next to this file, with the
+// reasons for each message's guarantee and dependencies.
+//
+// Every message has exactly one encoding, as everywhere on the wire: the
+// integers have their shortest form, reserved bits are zero, lists of seats
+// are strictly ascending, and a message ends exactly where its last field
+// does. So ParseMsg followed by AppendMsg gives back the input byte for byte,
+// which is what the fuzz target checks.
+
+// MsgType is the first byte of every game message.
+type MsgType uint8
+
+// The message types. The comments say who sends each, how it travels and on
+// what it depends; PROTOCOL.md explains why.
+const (
+	MsgPlayerInfo   MsgType = 1  // server→client; guaranteed, no deps
+	MsgStartGame    MsgType = 2  // server→client; guaranteed, deps: every PlayerInfo sent on that connection
+	MsgCommand      MsgType = 3  // client→server, server→client (relay), client→client; guaranteed, no deps
+	MsgSpawnEnemy   MsgType = 4  // server→client; guaranteed, no deps
+	MsgKillEnemy    MsgType = 5  // server→client; guaranteed, dep: the spawn of the same enemy
+	MsgChat         MsgType = 6  // client→server, server→client; guaranteed, a chain per origin seat
+	MsgLeadTime     MsgType = 7  // server→client; guaranteed, a chain
+	MsgPingSummary  MsgType = 8  // client→server; unreliable
+	MsgHashReport   MsgType = 9  // client→server; unreliable
+	MsgHashRequest  MsgType = 10 // server→client; guaranteed, no deps
+	MsgUnitHashes   MsgType = 11 // client→server; guaranteed, no deps
+	MsgUnitUpdate   MsgType = 12 // server→client; guaranteed, no deps
+	MsgPause        MsgType = 13 // server→client; sync (stop-and-wait), no deps
+	MsgWorldHashes  MsgType = 14 // client→server; guaranteed
+	MsgResyncBatch  MsgType = 15 // server→client; guaranteed, dep: the Pause
+	MsgBatchApplied MsgType = 16 // client→server; guaranteed
+	MsgResume       MsgType = 17 // server→client; guaranteed, deps: every ResyncBatch of this pause
+	MsgFrameSync    MsgType = 18 // server→client; unreliable
+	MsgPeers        MsgType = 19 // server→client; guaranteed
+
+	maxMsgType = MsgPeers
+)
+
+var msgTypeNames = [...]string{
+	MsgPlayerInfo:   "PlayerInfo",
+	MsgStartGame:    "StartGame",
+	MsgCommand:      "Command",
+	MsgSpawnEnemy:   "SpawnEnemy",
+	MsgKillEnemy:    "KillEnemy",
+	MsgChat:         "Chat",
+	MsgLeadTime:     "LeadTime",
+	MsgPingSummary:  "PingSummary",
+	MsgHashReport:   "HashReport",
+	MsgHashRequest:  "HashRequest",
+	MsgUnitHashes:   "UnitHashes",
+	MsgUnitUpdate:   "UnitUpdate",
+	MsgPause:        "Pause",
+	MsgWorldHashes:  "WorldHashes",
+	MsgResyncBatch:  "ResyncBatch",
+	MsgBatchApplied: "BatchApplied",
+	MsgResume:       "Resume",
+	MsgFrameSync:    "FrameSync",
+	MsgPeers:        "Peers",
+}
+
+// String returns the message type's name, as in the struct that carries it.
+func (t MsgType) String() string {
+	if t != 0 && t <= maxMsgType {
+		return msgTypeNames[t]
+	}
+	return fmt.Sprintf("MsgType(%d)", uint8(t))
+}
+
+// Limits of the variable-size fields. Player names follow wire.CheckName
+// (1..wire.MaxNameLen bytes).
+const (
+	// MaxMapNameLen is the longest map name in a StartGame, in bytes.
+	MaxMapNameLen = 64
+	// MaxChatLen is the longest chat line, in bytes (not characters).
+	MaxChatLen = 200
+	// MaxHashGroups is the most groups one HashReport may carry. A
+	// HashReport travels unreliably, and an unreliable message must fit in
+	// one packet, so in practice the limit is the packet: a little under 100
+	// groups of ids below 16,384 at the default MTU.
+	MaxHashGroups = 4096
+	// MaxHashRanges is the most id ranges one HashRequest may ask about.
+	MaxHashRanges = 4096
+	// MaxLossPermille is the largest loss a PingSummary can report: all of it.
+	MaxLossPermille = 1000
+)
+
+// Msg is a game message. The message types are the pointer types (*Command,
+// *Chat, …); ParseMsg returns them and AppendMsg takes them.
+type Msg interface {
+	Type() MsgType
+}
+
+// PlayerInfo tells a client who sits in a seat. The server sends one per
+// seat when a client joins and again whenever a player joins, leaves or
+// comes back.
+type PlayerInfo struct {
+	Seat      uint8         // 0..7
+	Player    wire.PlayerID // the id the player's client chose
+	Name      string        // as wire.CheckName allows: 1..32 bytes of UTF-8 without control characters
+	Bot       bool          // the seat is played by the computer
+	Connected bool          // the player's client is connected right now
+}
+
+// StartGame starts the game on a client.
+type StartGame struct {
+	Map         string  // the map's name, 1..MaxMapNameLen bytes of UTF-8 without control characters
+	Seed        uint64  // seeds the world's random generator
+	Frame       uint32  // the frame the game starts at
+	FrameMillis uint32  // the length of one frame in milliseconds
+	LeadFrames  uint32  // the command lead time the game starts with, in frames
+	Seats       []uint8 // the seats that play, strictly ascending, each 0..7
+}
+
+// Command is a player's order, to be applied at Frame on every host. The
+// order of commands within a frame is (Frame, Seat, ID) on every host, so
+// hosts agree on it whatever order the commands arrived in.
+type Command struct {
+	Seat   uint8  // 0..7, the player giving the order
+	ID     uint32 // counts the seat's commands; with Seat it names the command, so duplicates are dropped
+	Frame  uint32 // the frame to execute at
+	Kind   world.CommandKind
+	Units  []uint32 // 1..world.MaxCommandUnits unit ids
+	X, Y   int32    // CommandMove: the destination cell
+	Target uint32   // CommandAttack: the enemy to attack
+}
+
+// SpawnEnemy places an enemy at the start of Frame.
+type SpawnEnemy struct {
+	Frame, ID uint32
+	Kind      uint8 // index into world.Kinds()
+	X, Y      int32
+}
+
+// KillEnemy removes an enemy (usually a dead one) at the start of Frame.
+type KillEnemy struct {
+	Frame, ID uint32
+}
+
+// Chat is one line of chat. On the server's relay it keeps the seat of the
+// player who wrote it.
+type Chat struct {
+	Seat uint8  // 0..7, who wrote it
+	Line uint32 // counts the seat's lines
+	Text string // 0..MaxChatLen bytes of UTF-8 without control characters
+}
+
+// LeadTime changes the command lead time from Frame on.
+type LeadTime struct {
+	Frame      uint32 // effective from this frame
+	LeadFrames uint32
+}
+
+// PingSummary is a client's view of its connection to the server over the
+// last second or so; the server sets the lead time from the worst one.
+type PingSummary struct {
+	AvgRTTMicros, MinRTTMicros, MaxRTTMicros uint32
+	LossPermille                             uint32 // 0..MaxLossPermille
+}
+
+// HashReport carries a client's grouped unit hashes for one frame.
+type HashReport struct {
+	Frame  uint32
+	Groups []world.GroupHash // at most MaxHashGroups, each with Start <= End
+}
+
+// IDRange is the unit ids Start..End, both included.
+type IDRange struct {
+	Start, End uint32
+}
+
+// HashRequest asks a client for the hash of every unit in some id ranges at
+// Frame: the drill-down into groups whose hashes did not match.
+type HashRequest struct {
+	Frame  uint32
+	Ranges []IDRange // at most MaxHashRanges, each with Start <= End
+}
+
+// UnitHashes answers a HashRequest.
+type UnitHashes struct {
+	Frame  uint32
+	Hashes []world.UnitHash
+}
+
+// UnitUpdate is the real-time re-sync: the server's state of some units.
+type UnitUpdate struct {
+	Frame   uint32       // the state as of the start of this frame
+	Units   []world.Unit // put in place as they are
+	Removed []uint32     // ids of units the server no longer has
+}
+
+// Pause stops the game at Frame for a stop-the-world re-sync.
+type Pause struct {
+	Frame uint32
+}
+
+// WorldHashes is a client's hash of every unit, and of the attacks in
+// flight, at the paused frame.
+type WorldHashes struct {
+	Frame       uint32
+	Hashes      []world.UnitHash
+	AttacksHash uint64
+}
+
+// ResyncBatch is one batch of a stop-the-world re-sync.
+type ResyncBatch struct {
+	Frame      uint32       // the paused frame
+	Batch      uint32       // numbers the batches of one pause
+	Units      []world.Unit // units to put in place
+	Removed    []uint32     // ids of units the server does not have
+	HasAttacks bool         // the batch carries the complete list of attacks in flight (it may be empty)
+	Attacks    []world.Attack
+}
+
+// BatchApplied tells the server that a client applied a ResyncBatch.
+type BatchApplied struct {
+	Frame, Batch uint32
+}
+
+// Resume ends a pause.
+type Resume struct {
+	Frame       uint32 // the paused frame
+	AfterMillis uint32 // resume this long after receipt
+}
+
+// FrameSync tells clients the frame the server is at and its clock, so they
+// can catch up or wait.
+type FrameSync struct {
+	Frame           uint32
+	ServerUnixNanos int64
+}
+
+// PeerAddr is where to reach a player's client directly.
+type PeerAddr struct {
+	Seat uint8 // 0..7
+	Addr netip.AddrPort
+}
+
+// Peers lists the other players' addresses, for commands sent straight from
+// client to client.
+type Peers struct {
+	List []PeerAddr // at most world.MaxPlayers, seats strictly ascending; addresses valid and without a zone
+}
+
+func (*PlayerInfo) Type() MsgType   { return MsgPlayerInfo }
+func (*StartGame) Type() MsgType    { return MsgStartGame }
+func (*Command) Type() MsgType      { return MsgCommand }
+func (*SpawnEnemy) Type() MsgType   { return MsgSpawnEnemy }
+func (*KillEnemy) Type() MsgType    { return MsgKillEnemy }
+func (*Chat) Type() MsgType         { return MsgChat }
+func (*LeadTime) Type() MsgType     { return MsgLeadTime }
+func (*PingSummary) Type() MsgType  { return MsgPingSummary }
+func (*HashReport) Type() MsgType   { return MsgHashReport }
+func (*HashRequest) Type() MsgType  { return MsgHashRequest }
+func (*UnitHashes) Type() MsgType   { return MsgUnitHashes }
+func (*UnitUpdate) Type() MsgType   { return MsgUnitUpdate }
+func (*Pause) Type() MsgType        { return MsgPause }
+func (*WorldHashes) Type() MsgType  { return MsgWorldHashes }
+func (*ResyncBatch) Type() MsgType  { return MsgResyncBatch }
+func (*BatchApplied) Type() MsgType { return MsgBatchApplied }
+func (*Resume) Type() MsgType       { return MsgResume }
+func (*FrameSync) Type() MsgType    { return MsgFrameSync }
+func (*Peers) Type() MsgType        { return MsgPeers }
+
+// msgCodec is what every message type implements besides Type: its checks
+// and its two halves of the codec.
+type msgCodec interface {
+	Msg
+	// check reports the first field that breaks the message's rules. The
+	// sender runs it before writing and the receiver after reading, so both
+	// sides refuse the same values with the same error.
+	check() error
+	// encode writes the fields after the type byte, decode reads them.
+	encode(e msgWriter) msgWriter
+	decode(d msgReader) msgReader
+}
+
+// newMsgOf returns an empty message of type t, or nil if t is unknown.
+func newMsgOf(t MsgType) msgCodec {
+	switch t {
+	case MsgPlayerInfo:
+		return new(PlayerInfo)
+	case MsgStartGame:
+		return new(StartGame)
+	case MsgCommand:
+		return new(Command)
+	case MsgSpawnEnemy:
+		return new(SpawnEnemy)
+	case MsgKillEnemy:
+		return new(KillEnemy)
+	case MsgChat:
+		return new(Chat)
+	case MsgLeadTime:
+		return new(LeadTime)
+	case MsgPingSummary:
+		return new(PingSummary)
+	case MsgHashReport:
+		return new(HashReport)
+	case MsgHashRequest:
+		return new(HashRequest)
+	case MsgUnitHashes:
+		return new(UnitHashes)
+	case MsgUnitUpdate:
+		return new(UnitUpdate)
+	case MsgPause:
+		return new(Pause)
+	case MsgWorldHashes:
+		return new(WorldHashes)
+	case MsgResyncBatch:
+		return new(ResyncBatch)
+	case MsgBatchApplied:
+		return new(BatchApplied)
+	case MsgResume:
+		return new(Resume)
+	case MsgFrameSync:
+		return new(FrameSync)
+	case MsgPeers:
+		return new(Peers)
+	}
+	return nil
+}
+
+// AppendMsg appends m's encoding, type byte first, to b. It fails, and
+// returns b unchanged, if m breaks a rule of its message (a seat above 7, a
+// bad name or chat line, a number too large for its field, too many units,
+// …); the error then wraps one of wire's sentinels (wire.ErrRange,
+// wire.ErrTooLong, wire.ErrBadName, wire.ErrNonCanonical), or wire.ErrBadType
+// if m is nil or not one of this package's message types.
+func AppendMsg(b []byte, m Msg) ([]byte, error) {
+	mm, ok := m.(msgCodec)
+	if !ok {
+		return b, fmt.Errorf("game: AppendMsg: %T is not a game msgCodec: %w", m, wire.ErrBadType)
+	}
+	if reflect.ValueOf(mm).IsNil() {
+		return b, fmt.Errorf("game: AppendMsg: nil %T: %w", m, wire.ErrBadType)
+	}
+	if err := mm.check(); err != nil {
+		return b, err
+	}
+	e := mm.encode(msgWriter{t: mm.Type(), b: append(b, byte(mm.Type()))})
+	if e.err != nil {
+		return b, e.err
+	}
+	return e.b, nil
+}
+
+// ParseMsg reads one whole message: b is exactly the payload of a net/message
+// message. It returns a pointer to the message's type (*Command, *Chat, …),
+// whose slices and strings do not alias b.
+//
+// Every error wraps one sentinel: wire.ErrShort (the input ends early, or a
+// count promises more elements than there are bytes), wire.ErrTrailing
+// (bytes after the last field), wire.ErrBadType (type byte 0 or unknown),
+// wire.ErrRange, wire.ErrTooLong, wire.ErrBadName, wire.ErrNonCanonical (a
+// field breaks the rules AppendMsg enforces, or is not in its one encoding);
+// inside a unit or an attack, one of world's: world.ErrShort,
+// world.ErrRange, world.ErrNonCanonical. ParseMsg never panics, and it never
+// allocates more than the input's length justifies: every count is checked
+// against the bytes left before a slice is made.
+func ParseMsg(b []byte) (Msg, error) {
+	if len(b) == 0 {
+		return nil, fmt.Errorf("game: msgCodec: empty: %w", wire.ErrShort)
+	}
+	t := MsgType(b[0])
+	m := newMsgOf(t)
+	if m == nil {
+		return nil, fmt.Errorf("game: msgCodec: type %v: %w", t, wire.ErrBadType)
+	}
+	d := m.decode(msgReader{t: t, b: b, n: 1})
+	if d.err != nil {
+		return nil, d.err
+	}
+	if rest := len(b) - d.n; rest > 0 {
+		return nil, fmt.Errorf("game: %v: %d bytes after the last field: %w", t, rest, wire.ErrTrailing)
+	}
+	if err := m.check(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}

@@ -1,0 +1,891 @@
+package game
+
+import (
+	"encoding/binary"
+	"fmt"
+	"net/netip"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/ackattack/ackattack/net/wire"
+	"github.com/ackattack/ackattack/world"
+)
+
+// The smallest encoding of one element of each list, in bytes. A parser
+// compares a list's count times this size with the bytes that are left
+// before it makes the slice, so a count of a billion in a ten-byte message
+// costs nothing.
+const (
+	msgMinSeat     = 1     // u8
+	msgMinID       = 1     // u30
+	msgMinRange    = 1 + 1 // u30 start, u30 end
+	msgMinGroup    = 1 + 1 + 8
+	msgMinUnitHash = 1 + 8
+	// A unit is at least its id, owner, kind and flags, then X, Y and HP:
+	// seven fields of one byte or more (world's unit codec).
+	msgMinUnit = 7
+	// An attack is at least its id, owner, from, target, X, Y, damage and
+	// speed: eight fields of one byte or more (world's attack codec).
+	msgMinAttack = 8
+	msgMinPeer   = 1 + 1 + 4 + 2 // seat, family, IPv4 address, port
+)
+
+// Flag bits.
+const (
+	msgPlayerBot       = 0x01
+	msgPlayerConnected = 0x02
+	msgPlayerReserved  = 0xFC
+
+	msgBatchHasAttacks = 0x01
+	msgBatchReserved   = 0xFE
+)
+
+// Address families of a PeerAddr.
+const (
+	msgFamily4 = 4
+	msgFamily6 = 6
+)
+
+// msgErrorf builds an error of message type t that wraps sentinel.
+func msgErrorf(t MsgType, sentinel error, format string, args ...any) error {
+	return fmt.Errorf("game: %v: %s: %w", t, fmt.Sprintf(format, args...), sentinel)
+}
+
+// msgWriter appends fields to b and keeps the first error. A message's encode
+// method writes every field without checking; AppendMsg looks at err once.
+// The writer goes into encode and comes back out by value: a pointer passed
+// through the interface would make it escape to the heap, one allocation per
+// message for nothing.
+type msgWriter struct {
+	t   MsgType
+	b   []byte
+	err error
+}
+
+func (e *msgWriter) fail(field string, err error) {
+	if e.err == nil {
+		e.err = fmt.Errorf("game: %v: %s: %w", e.t, field, err)
+	}
+}
+
+func (e *msgWriter) u8(v uint8)   { e.b = append(e.b, v) }
+func (e *msgWriter) u16(v uint16) { e.b = binary.BigEndian.AppendUint16(e.b, v) }
+func (e *msgWriter) u64(v uint64) { e.b = binary.BigEndian.AppendUint64(e.b, v) }
+
+func (e *msgWriter) u30(field string, v uint32) {
+	b, err := wire.AppendUInt30(e.b, v)
+	if err != nil {
+		e.fail(field, err)
+	}
+	e.b = b
+}
+
+func (e *msgWriter) i30(field string, v int32) {
+	b, err := wire.AppendInt30(e.b, v)
+	if err != nil {
+		e.fail(field, err)
+	}
+	e.b = b
+}
+
+// count writes the length of a list or a string.
+func (e *msgWriter) count(field string, n int) {
+	if n > wire.MaxUInt30 {
+		e.fail(field, fmt.Errorf("%d elements: %w", n, wire.ErrTooLong))
+		return
+	}
+	e.u30(field, uint32(n))
+}
+
+func (e *msgWriter) str(field string, s string) {
+	e.count(field, len(s))
+	e.b = append(e.b, s...)
+}
+
+func (e *msgWriter) ids(field string, ids []uint32) {
+	e.count(field, len(ids))
+	for _, id := range ids {
+		e.u30(field, id)
+	}
+}
+
+func (e *msgWriter) unitHashes(field string, hs []world.UnitHash) {
+	e.count(field, len(hs))
+	for _, h := range hs {
+		e.u30(field, h.ID)
+		e.u64(h.Hash)
+	}
+}
+
+// units writes a list of units in world's codec. world.AppendUnit writes any
+// value, including some that world.ParseUnit refuses (an id of 0, an owner
+// of 9, Order 3) or reads back as another (Order 4 keeps only its low two
+// bits). So each unit is read back at once: a unit the receiver would not get
+// exactly as sent fails here, on the sender, where the bug is.
+func (e *msgWriter) units(field string, us []world.Unit) {
+	e.count(field, len(us))
+	for i := range us {
+		start := len(e.b)
+		e.b = world.AppendUnit(e.b, &us[i])
+		back, n, err := world.ParseUnit(e.b[start:])
+		if err != nil || n != len(e.b)-start || back != us[i] {
+			e.fail(field, fmt.Errorf("unit %d cannot be sent as it is (%v): %w", us[i].ID, err, wire.ErrRange))
+		}
+	}
+}
+
+// attacks writes a list of attacks in world's codec, read back for the same
+// reason as units.
+func (e *msgWriter) attacks(field string, as []world.Attack) {
+	e.count(field, len(as))
+	for i := range as {
+		start := len(e.b)
+		e.b = world.AppendAttack(e.b, &as[i])
+		back, n, err := world.ParseAttack(e.b[start:])
+		if err != nil || n != len(e.b)-start || back != as[i] {
+			e.fail(field, fmt.Errorf("attack %d cannot be sent as it is (%v): %w", as[i].ID, err, wire.ErrRange))
+		}
+	}
+}
+
+// msgReader reads fields from b[n:] and keeps the first error; after an error
+// every read returns a zero value, so a decode method reads straight through
+// and ParseMsg checks once. Like msgWriter it travels by value.
+type msgReader struct {
+	t   MsgType
+	b   []byte
+	n   int
+	err error
+}
+
+func (d *msgReader) fail(field string, err error) {
+	if d.err == nil {
+		d.err = fmt.Errorf("game: %v: %s: %w", d.t, field, err)
+	}
+}
+
+// take returns the next k bytes (aliasing b), or nil after an error or if
+// fewer than k are left.
+func (d *msgReader) take(field string, k int) []byte {
+	if d.err != nil {
+		return nil
+	}
+	if left := len(d.b) - d.n; left < k {
+		d.fail(field, fmt.Errorf("need %d bytes, have %d: %w", k, left, wire.ErrShort))
+		return nil
+	}
+	d.n += k
+	return d.b[d.n-k : d.n]
+}
+
+func (d *msgReader) u8(field string) uint8 {
+	if p := d.take(field, 1); p != nil {
+		return p[0]
+	}
+	return 0
+}
+
+func (d *msgReader) u16(field string) uint16 {
+	if p := d.take(field, 2); p != nil {
+		return binary.BigEndian.Uint16(p)
+	}
+	return 0
+}
+
+func (d *msgReader) u64(field string) uint64 {
+	if p := d.take(field, 8); p != nil {
+		return binary.BigEndian.Uint64(p)
+	}
+	return 0
+}
+
+func (d *msgReader) u30(field string) uint32 {
+	if d.err != nil {
+		return 0
+	}
+	v, n, err := wire.ParseUInt30(d.b[d.n:])
+	if err != nil {
+		d.fail(field, err)
+		return 0
+	}
+	d.n += n
+	return v
+}
+
+func (d *msgReader) i30(field string) int32 {
+	if d.err != nil {
+		return 0
+	}
+	v, n, err := wire.ParseInt30(d.b[d.n:])
+	if err != nil {
+		d.fail(field, err)
+		return 0
+	}
+	d.n += n
+	return v
+}
+
+// count reads the length of a list of at most max elements, each at least
+// minSize bytes long. A count above max is ErrTooLong; one whose elements
+// cannot fit in the bytes left is ErrShort. Either way nothing is allocated.
+func (d *msgReader) count(field string, max, minSize int) int {
+	c := d.u30(field)
+	if d.err != nil {
+		return 0
+	}
+	if int64(c) > int64(max) {
+		d.fail(field, fmt.Errorf("%d elements, at most %d: %w", c, max, wire.ErrTooLong))
+		return 0
+	}
+	if left := len(d.b) - d.n; int64(c)*int64(minSize) > int64(left) {
+		d.fail(field, fmt.Errorf("%d elements of at least %d bytes, %d bytes left: %w", c, minSize, left, wire.ErrShort))
+		return 0
+	}
+	return int(c)
+}
+
+// str reads a string of at most max bytes. Its contents are checked by the
+// message's check method, the same one the sender runs.
+func (d *msgReader) str(field string, max int) string {
+	c := d.u30(field)
+	if d.err != nil {
+		return ""
+	}
+	if int64(c) > int64(max) {
+		d.fail(field, fmt.Errorf("%d bytes, at most %d: %w", c, max, wire.ErrTooLong))
+		return ""
+	}
+	return string(d.take(field, int(c)))
+}
+
+// makeMsgList returns a slice of n elements, or nil for none: a parsed empty
+// list is always nil.
+func makeMsgList[T any](n int) []T {
+	if n == 0 {
+		return nil
+	}
+	return make([]T, n)
+}
+
+func (d *msgReader) ids(field string) []uint32 {
+	ids := makeMsgList[uint32](d.count(field, wire.MaxUInt30, msgMinID))
+	for i := range ids {
+		ids[i] = d.u30(field)
+	}
+	return ids
+}
+
+func (d *msgReader) unitHashes(field string) []world.UnitHash {
+	hs := makeMsgList[world.UnitHash](d.count(field, wire.MaxUInt30, msgMinUnitHash))
+	for i := range hs {
+		hs[i].ID = d.u30(field)
+		hs[i].Hash = d.u64(field)
+	}
+	return hs
+}
+
+func (d *msgReader) units(field string) []world.Unit {
+	us := makeMsgList[world.Unit](d.count(field, wire.MaxUInt30, msgMinUnit))
+	for i := range us {
+		if d.err != nil {
+			break
+		}
+		u, n, err := world.ParseUnit(d.b[d.n:])
+		if err != nil {
+			d.fail(fmt.Sprintf("%s[%d]", field, i), err)
+			break
+		}
+		us[i] = u
+		d.n += n
+	}
+	return us
+}
+
+func (d *msgReader) attacks(field string) []world.Attack {
+	as := makeMsgList[world.Attack](d.count(field, wire.MaxUInt30, msgMinAttack))
+	for i := range as {
+		if d.err != nil {
+			break
+		}
+		a, n, err := world.ParseAttack(d.b[d.n:])
+		if err != nil {
+			d.fail(fmt.Sprintf("%s[%d]", field, i), err)
+			break
+		}
+		as[i] = a
+		d.n += n
+	}
+	return as
+}
+
+// Checks shared by several messages.
+
+func checkMsgSeat(t MsgType, field string, seat uint8) error {
+	if seat >= world.MaxPlayers {
+		return msgErrorf(t, wire.ErrRange, "%s %d, want 0..%d", field, seat, world.MaxPlayers-1)
+	}
+	return nil
+}
+
+// checkMsgText applies the rule of every string: min..max bytes of valid UTF-8
+// without control characters. Names, map names and chat end up on other
+// players' screens and in logs, where an escape sequence or a line break
+// could pass one player off as another or forge a line.
+func checkMsgText(t MsgType, field, s string, min, max int) error {
+	switch {
+	case len(s) < min:
+		return msgErrorf(t, wire.ErrBadName, "%s of %d bytes, at least %d", field, len(s), min)
+	case len(s) > max:
+		return msgErrorf(t, wire.ErrTooLong, "%s of %d bytes, at most %d", field, len(s), max)
+	case !utf8.ValidString(s):
+		return msgErrorf(t, wire.ErrBadName, "%s is not valid UTF-8", field)
+	}
+	for i, r := range s {
+		if unicode.IsControl(r) {
+			return msgErrorf(t, wire.ErrBadName, "%s has control character %U at byte %d", field, r, i)
+		}
+	}
+	return nil
+}
+
+// checkMsgSeatOrder requires seats to be strictly ascending: a list of seats is
+// a set, and one order makes one encoding.
+func checkMsgSeatOrder(t MsgType, field string, seat, prev uint8) error {
+	if seat <= prev {
+		return msgErrorf(t, wire.ErrNonCanonical, "%s %d after seat %d, want strictly ascending", field, seat, prev)
+	}
+	return nil
+}
+
+func checkMsgRange(t MsgType, field string, i int, start, end uint32) error {
+	if start > end {
+		return msgErrorf(t, wire.ErrRange, "%s[%d] starts at %d after its end %d", field, i, start, end)
+	}
+	return nil
+}
+
+// PlayerInfo: seat ‖ player [16] ‖ name ‖ flags u8 (bit 0 bot, bit 1 connected).
+
+func (m *PlayerInfo) check() error {
+	if err := checkMsgSeat(m.Type(), "seat", m.Seat); err != nil {
+		return err
+	}
+	if err := wire.CheckName(m.Name); err != nil {
+		return fmt.Errorf("game: %v: %w", m.Type(), err)
+	}
+	return nil
+}
+
+func (m *PlayerInfo) encode(e msgWriter) msgWriter {
+	e.u8(m.Seat)
+	e.b = append(e.b, m.Player[:]...)
+	e.str("name", m.Name)
+	var flags uint8
+	if m.Bot {
+		flags |= msgPlayerBot
+	}
+	if m.Connected {
+		flags |= msgPlayerConnected
+	}
+	e.u8(flags)
+	return e
+}
+
+func (m *PlayerInfo) decode(d msgReader) msgReader {
+	m.Seat = d.u8("seat")
+	copy(m.Player[:], d.take("player", len(m.Player)))
+	m.Name = d.str("name", wire.MaxNameLen)
+	flags := d.u8("flags")
+	if flags&msgPlayerReserved != 0 {
+		d.fail("flags", fmt.Errorf("reserved bits %#02x set: %w", flags&msgPlayerReserved, wire.ErrNonCanonical))
+	}
+	m.Bot = flags&msgPlayerBot != 0
+	m.Connected = flags&msgPlayerConnected != 0
+	return d
+}
+
+// StartGame: map ‖ seed u64 ‖ frame u30 ‖ frame millis u30 ‖ lead frames u30 ‖ seats list of u8.
+
+func (m *StartGame) check() error {
+	t := m.Type()
+	if err := checkMsgText(t, "map", m.Map, 1, MaxMapNameLen); err != nil {
+		return err
+	}
+	if len(m.Seats) > world.MaxPlayers {
+		return msgErrorf(t, wire.ErrTooLong, "%d seats, at most %d", len(m.Seats), world.MaxPlayers)
+	}
+	for i, s := range m.Seats {
+		if err := checkMsgSeat(t, "seat", s); err != nil {
+			return err
+		}
+		if i > 0 {
+			if err := checkMsgSeatOrder(t, "seat", s, m.Seats[i-1]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (m *StartGame) encode(e msgWriter) msgWriter {
+	e.str("map", m.Map)
+	e.u64(m.Seed)
+	e.u30("frame", m.Frame)
+	e.u30("frame millis", m.FrameMillis)
+	e.u30("lead frames", m.LeadFrames)
+	e.count("seats", len(m.Seats))
+	e.b = append(e.b, m.Seats...)
+	return e
+}
+
+func (m *StartGame) decode(d msgReader) msgReader {
+	m.Map = d.str("map", MaxMapNameLen)
+	m.Seed = d.u64("seed")
+	m.Frame = d.u30("frame")
+	m.FrameMillis = d.u30("frame millis")
+	m.LeadFrames = d.u30("lead frames")
+	m.Seats = makeMsgList[uint8](d.count("seats", world.MaxPlayers, msgMinSeat))
+	copy(m.Seats, d.take("seats", len(m.Seats)))
+	return d
+}
+
+// Command: seat ‖ id u30 ‖ frame u30 ‖ kind u8 ‖ units list of u30 ‖ x i30 ‖ y i30 ‖ target u30.
+
+func (m *Command) check() error {
+	t := m.Type()
+	if err := checkMsgSeat(t, "seat", m.Seat); err != nil {
+		return err
+	}
+	if m.Kind < world.CommandMove || m.Kind > world.CommandStop {
+		return msgErrorf(t, wire.ErrRange, "kind %d", m.Kind)
+	}
+	switch n := len(m.Units); {
+	case n == 0:
+		return msgErrorf(t, wire.ErrRange, "no units")
+	case n > world.MaxCommandUnits:
+		return msgErrorf(t, wire.ErrTooLong, "%d units, at most %d", n, world.MaxCommandUnits)
+	}
+	return nil
+}
+
+func (m *Command) encode(e msgWriter) msgWriter {
+	e.u8(m.Seat)
+	e.u30("id", m.ID)
+	e.u30("frame", m.Frame)
+	e.u8(uint8(m.Kind))
+	e.ids("units", m.Units)
+	e.i30("x", m.X)
+	e.i30("y", m.Y)
+	e.u30("target", m.Target)
+	return e
+}
+
+func (m *Command) decode(d msgReader) msgReader {
+	m.Seat = d.u8("seat")
+	m.ID = d.u30("id")
+	m.Frame = d.u30("frame")
+	m.Kind = world.CommandKind(d.u8("kind"))
+	m.Units = makeMsgList[uint32](d.count("units", world.MaxCommandUnits, msgMinID))
+	for i := range m.Units {
+		m.Units[i] = d.u30("units")
+	}
+	m.X = d.i30("x")
+	m.Y = d.i30("y")
+	m.Target = d.u30("target")
+	return d
+}
+
+// SpawnEnemy: frame u30 ‖ id u30 ‖ kind u8 ‖ x i30 ‖ y i30.
+
+func (m *SpawnEnemy) check() error { return nil }
+
+func (m *SpawnEnemy) encode(e msgWriter) msgWriter {
+	e.u30("frame", m.Frame)
+	e.u30("id", m.ID)
+	e.u8(m.Kind)
+	e.i30("x", m.X)
+	e.i30("y", m.Y)
+	return e
+}
+
+func (m *SpawnEnemy) decode(d msgReader) msgReader {
+	m.Frame = d.u30("frame")
+	m.ID = d.u30("id")
+	m.Kind = d.u8("kind")
+	m.X = d.i30("x")
+	m.Y = d.i30("y")
+	return d
+}
+
+// KillEnemy: frame u30 ‖ id u30.
+
+func (m *KillEnemy) check() error { return nil }
+
+func (m *KillEnemy) encode(e msgWriter) msgWriter {
+	e.u30("frame", m.Frame)
+	e.u30("id", m.ID)
+	return e
+}
+
+func (m *KillEnemy) decode(d msgReader) msgReader {
+	m.Frame = d.u30("frame")
+	m.ID = d.u30("id")
+	return d
+}
+
+// Chat: seat ‖ line u30 ‖ text.
+
+func (m *Chat) check() error {
+	if err := checkMsgSeat(m.Type(), "seat", m.Seat); err != nil {
+		return err
+	}
+	return checkMsgText(m.Type(), "text", m.Text, 0, MaxChatLen)
+}
+
+func (m *Chat) encode(e msgWriter) msgWriter {
+	e.u8(m.Seat)
+	e.u30("line", m.Line)
+	e.str("text", m.Text)
+	return e
+}
+
+func (m *Chat) decode(d msgReader) msgReader {
+	m.Seat = d.u8("seat")
+	m.Line = d.u30("line")
+	m.Text = d.str("text", MaxChatLen)
+	return d
+}
+
+// LeadTime: frame u30 ‖ lead frames u30.
+
+func (m *LeadTime) check() error { return nil }
+
+func (m *LeadTime) encode(e msgWriter) msgWriter {
+	e.u30("frame", m.Frame)
+	e.u30("lead frames", m.LeadFrames)
+	return e
+}
+
+func (m *LeadTime) decode(d msgReader) msgReader {
+	m.Frame = d.u30("frame")
+	m.LeadFrames = d.u30("lead frames")
+	return d
+}
+
+// PingSummary: avg u30 ‖ min u30 ‖ max u30 ‖ loss u30.
+
+func (m *PingSummary) check() error {
+	if m.LossPermille > MaxLossPermille {
+		return msgErrorf(m.Type(), wire.ErrRange, "loss of %d‰, at most %d", m.LossPermille, MaxLossPermille)
+	}
+	return nil
+}
+
+func (m *PingSummary) encode(e msgWriter) msgWriter {
+	e.u30("average rtt", m.AvgRTTMicros)
+	e.u30("min rtt", m.MinRTTMicros)
+	e.u30("max rtt", m.MaxRTTMicros)
+	e.u30("loss", m.LossPermille)
+	return e
+}
+
+func (m *PingSummary) decode(d msgReader) msgReader {
+	m.AvgRTTMicros = d.u30("average rtt")
+	m.MinRTTMicros = d.u30("min rtt")
+	m.MaxRTTMicros = d.u30("max rtt")
+	m.LossPermille = d.u30("loss")
+	return d
+}
+
+// HashReport: frame u30 ‖ groups list of (start u30 ‖ end u30 ‖ hash u64).
+
+func (m *HashReport) check() error {
+	t := m.Type()
+	if len(m.Groups) > MaxHashGroups {
+		return msgErrorf(t, wire.ErrTooLong, "%d groups, at most %d", len(m.Groups), MaxHashGroups)
+	}
+	for i, g := range m.Groups {
+		if err := checkMsgRange(t, "group", i, g.Start, g.End); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (m *HashReport) encode(e msgWriter) msgWriter {
+	e.u30("frame", m.Frame)
+	e.count("groups", len(m.Groups))
+	for _, g := range m.Groups {
+		e.u30("group start", g.Start)
+		e.u30("group end", g.End)
+		e.u64(g.Hash)
+	}
+	return e
+}
+
+func (m *HashReport) decode(d msgReader) msgReader {
+	m.Frame = d.u30("frame")
+	m.Groups = makeMsgList[world.GroupHash](d.count("groups", MaxHashGroups, msgMinGroup))
+	for i := range m.Groups {
+		g := &m.Groups[i]
+		g.Start = d.u30("group start")
+		g.End = d.u30("group end")
+		g.Hash = d.u64("group hash")
+	}
+	return d
+}
+
+// HashRequest: frame u30 ‖ ranges list of (start u30 ‖ end u30).
+
+func (m *HashRequest) check() error {
+	t := m.Type()
+	if len(m.Ranges) > MaxHashRanges {
+		return msgErrorf(t, wire.ErrTooLong, "%d ranges, at most %d", len(m.Ranges), MaxHashRanges)
+	}
+	for i, r := range m.Ranges {
+		if err := checkMsgRange(t, "range", i, r.Start, r.End); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (m *HashRequest) encode(e msgWriter) msgWriter {
+	e.u30("frame", m.Frame)
+	e.count("ranges", len(m.Ranges))
+	for _, r := range m.Ranges {
+		e.u30("range start", r.Start)
+		e.u30("range end", r.End)
+	}
+	return e
+}
+
+func (m *HashRequest) decode(d msgReader) msgReader {
+	m.Frame = d.u30("frame")
+	m.Ranges = makeMsgList[IDRange](d.count("ranges", MaxHashRanges, msgMinRange))
+	for i := range m.Ranges {
+		m.Ranges[i].Start = d.u30("range start")
+		m.Ranges[i].End = d.u30("range end")
+	}
+	return d
+}
+
+// UnitHashes: frame u30 ‖ hashes list of (id u30 ‖ hash u64).
+
+func (m *UnitHashes) check() error { return nil }
+
+func (m *UnitHashes) encode(e msgWriter) msgWriter {
+	e.u30("frame", m.Frame)
+	e.unitHashes("hashes", m.Hashes)
+	return e
+}
+
+func (m *UnitHashes) decode(d msgReader) msgReader {
+	m.Frame = d.u30("frame")
+	m.Hashes = d.unitHashes("hashes")
+	return d
+}
+
+// UnitUpdate: frame u30 ‖ units list of unit ‖ removed list of u30.
+
+func (m *UnitUpdate) check() error { return nil }
+
+func (m *UnitUpdate) encode(e msgWriter) msgWriter {
+	e.u30("frame", m.Frame)
+	e.units("units", m.Units)
+	e.ids("removed", m.Removed)
+	return e
+}
+
+func (m *UnitUpdate) decode(d msgReader) msgReader {
+	m.Frame = d.u30("frame")
+	m.Units = d.units("units")
+	m.Removed = d.ids("removed")
+	return d
+}
+
+// Pause: frame u30.
+
+func (m *Pause) check() error { return nil }
+func (m *Pause) encode(e msgWriter) msgWriter {
+	e.u30("frame", m.Frame)
+	return e
+}
+
+func (m *Pause) decode(d msgReader) msgReader {
+	m.Frame = d.u30("frame")
+	return d
+}
+
+// WorldHashes: frame u30 ‖ hashes list of (id u30 ‖ hash u64) ‖ attacks hash u64.
+
+func (m *WorldHashes) check() error { return nil }
+
+func (m *WorldHashes) encode(e msgWriter) msgWriter {
+	e.u30("frame", m.Frame)
+	e.unitHashes("hashes", m.Hashes)
+	e.u64(m.AttacksHash)
+	return e
+}
+
+func (m *WorldHashes) decode(d msgReader) msgReader {
+	m.Frame = d.u30("frame")
+	m.Hashes = d.unitHashes("hashes")
+	m.AttacksHash = d.u64("attacks hash")
+	return d
+}
+
+// ResyncBatch: frame u30 ‖ batch u30 ‖ units list of unit ‖ removed list of
+// u30 ‖ flags u8 (bit 0 has attacks) ‖ if bit 0: attacks list of attack.
+
+func (m *ResyncBatch) check() error {
+	if !m.HasAttacks && len(m.Attacks) > 0 {
+		return msgErrorf(m.Type(), wire.ErrRange, "%d attacks without HasAttacks", len(m.Attacks))
+	}
+	return nil
+}
+
+func (m *ResyncBatch) encode(e msgWriter) msgWriter {
+	e.u30("frame", m.Frame)
+	e.u30("batch", m.Batch)
+	e.units("units", m.Units)
+	e.ids("removed", m.Removed)
+	if !m.HasAttacks {
+		e.u8(0)
+		return e
+	}
+	e.u8(msgBatchHasAttacks)
+	e.attacks("attacks", m.Attacks)
+	return e
+}
+
+func (m *ResyncBatch) decode(d msgReader) msgReader {
+	m.Frame = d.u30("frame")
+	m.Batch = d.u30("batch")
+	m.Units = d.units("units")
+	m.Removed = d.ids("removed")
+	flags := d.u8("flags")
+	if flags&msgBatchReserved != 0 {
+		d.fail("flags", fmt.Errorf("reserved bits %#02x set: %w", flags&msgBatchReserved, wire.ErrNonCanonical))
+	}
+	if m.HasAttacks = flags&msgBatchHasAttacks != 0; m.HasAttacks {
+		m.Attacks = d.attacks("attacks")
+	}
+	return d
+}
+
+// BatchApplied: frame u30 ‖ batch u30.
+
+func (m *BatchApplied) check() error { return nil }
+
+func (m *BatchApplied) encode(e msgWriter) msgWriter {
+	e.u30("frame", m.Frame)
+	e.u30("batch", m.Batch)
+	return e
+}
+
+func (m *BatchApplied) decode(d msgReader) msgReader {
+	m.Frame = d.u30("frame")
+	m.Batch = d.u30("batch")
+	return d
+}
+
+// Resume: frame u30 ‖ after millis u30.
+
+func (m *Resume) check() error { return nil }
+
+func (m *Resume) encode(e msgWriter) msgWriter {
+	e.u30("frame", m.Frame)
+	e.u30("after millis", m.AfterMillis)
+	return e
+}
+
+func (m *Resume) decode(d msgReader) msgReader {
+	m.Frame = d.u30("frame")
+	m.AfterMillis = d.u30("after millis")
+	return d
+}
+
+// FrameSync: frame u30 ‖ server clock u64 (Unix nanoseconds, two's complement).
+
+func (m *FrameSync) check() error { return nil }
+
+func (m *FrameSync) encode(e msgWriter) msgWriter {
+	e.u30("frame", m.Frame)
+	e.u64(uint64(m.ServerUnixNanos))
+	return e
+}
+
+func (m *FrameSync) decode(d msgReader) msgReader {
+	m.Frame = d.u30("frame")
+	m.ServerUnixNanos = int64(d.u64("server clock"))
+	return d
+}
+
+// Peers: list of (seat ‖ family u8 (4 or 6) ‖ address (4 or 16 bytes) ‖ port u16).
+
+func (m *Peers) check() error {
+	t := m.Type()
+	if len(m.List) > world.MaxPlayers {
+		return msgErrorf(t, wire.ErrTooLong, "%d peers, at most %d", len(m.List), world.MaxPlayers)
+	}
+	for i, p := range m.List {
+		if err := checkMsgSeat(t, "seat", p.Seat); err != nil {
+			return err
+		}
+		if i > 0 {
+			if err := checkMsgSeatOrder(t, "seat", p.Seat, m.List[i-1].Seat); err != nil {
+				return err
+			}
+		}
+		a := p.Addr.Addr()
+		if !a.IsValid() || a.Zone() != "" {
+			return msgErrorf(t, wire.ErrRange, "seat %d: address %v, want an IPv4 or IPv6 address without a zone", p.Seat, p.Addr)
+		}
+	}
+	return nil
+}
+
+func (m *Peers) encode(e msgWriter) msgWriter {
+	e.count("peers", len(m.List))
+	for _, p := range m.List {
+		e.u8(p.Seat)
+		// An IPv4-mapped IPv6 address (::ffff:a.b.c.d) is an IPv6 address to
+		// netip, and goes as one, so it comes back exactly as it was.
+		if a := p.Addr.Addr(); a.Is4() {
+			a4 := a.As4()
+			e.u8(msgFamily4)
+			e.b = append(e.b, a4[:]...)
+		} else {
+			a16 := a.As16()
+			e.u8(msgFamily6)
+			e.b = append(e.b, a16[:]...)
+		}
+		e.u16(p.Addr.Port())
+	}
+	return e
+}
+
+func (m *Peers) decode(d msgReader) msgReader {
+	m.List = makeMsgList[PeerAddr](d.count("peers", world.MaxPlayers, msgMinPeer))
+	for i := range m.List {
+		p := &m.List[i]
+		p.Seat = d.u8("seat")
+		var a netip.Addr
+		switch fam := d.u8("address family"); {
+		case d.err != nil:
+		case fam == msgFamily4:
+			if b := d.take("address", 4); b != nil {
+				a = netip.AddrFrom4([4]byte(b))
+			}
+		case fam == msgFamily6:
+			if b := d.take("address", 16); b != nil {
+				a = netip.AddrFrom16([16]byte(b))
+			}
+		default:
+			d.fail("address family", fmt.Errorf("%d, want %d or %d: %w", fam, msgFamily4, msgFamily6, wire.ErrRange))
+		}
+		p.Addr = netip.AddrPortFrom(a, d.u16("port"))
+	}
+	return d
+}

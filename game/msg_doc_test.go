@@ -1,0 +1,128 @@
+package game
+
+import (
+	"bytes"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ackattack/ackattack/world"
+)
+
+// PROTOCOL.md is written for people implementing a compatible peer, so its
+// tables and examples must be right. These tests read it and check them
+// against the codec.
+
+func readMsgProtocolDoc(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("PROTOCOL.md")
+	if err != nil {
+		t.Fatalf("reading the protocol document: %v", err)
+	}
+	return string(b)
+}
+
+// TestMsgDocTypeTable: the table of messages lists every type once, with its
+// number and name.
+func TestMsgDocTypeTable(t *testing.T) {
+	doc := readMsgProtocolDoc(t)
+	rows := regexp.MustCompile(`(?m)^\| (\d+) \| (\w+) \|`).FindAllStringSubmatch(doc, -1)
+	seen := map[MsgType]bool{}
+	for _, r := range rows {
+		n, err := strconv.Atoi(r[1])
+		if err != nil || n < 1 || n > int(maxMsgType) {
+			t.Errorf("row %q: no such type", r[0])
+			continue
+		}
+		typ := MsgType(n)
+		if r[2] != typ.String() {
+			t.Errorf("row %q: type %d is %v", r[0], n, typ)
+		}
+		if seen[typ] {
+			t.Errorf("type %v listed twice", typ)
+		}
+		seen[typ] = true
+	}
+	for typ := MsgType(1); typ <= maxMsgType; typ++ {
+		if !seen[typ] {
+			t.Errorf("type %v missing from the table", typ)
+		}
+	}
+	// The layouts name every message with its number too.
+	for typ := MsgType(1); typ <= maxMsgType; typ++ {
+		if !regexp.MustCompile(`(?m)^` + strconv.Itoa(int(typ)) + ` +` + typ.String() + ` `).MatchString(doc) {
+			t.Errorf("no layout for %d %v", typ, typ)
+		}
+	}
+}
+
+// TestMsgDocExamples: every example row is a valid message of the type it
+// names, and encodes back to the same bytes.
+func TestMsgDocExamples(t *testing.T) {
+	doc := readMsgProtocolDoc(t)
+	rows := regexp.MustCompile("(?m)^\\| (\\w+) \\| [^|]+ \\| `([0-9a-f ]+)` \\|$").FindAllStringSubmatch(doc, -1)
+	if len(rows) < int(maxMsgType) {
+		t.Fatalf("found %d example rows, want at least %d", len(rows), maxMsgType)
+	}
+	seen := map[MsgType]bool{}
+	for _, r := range rows {
+		in := msgUnhex(t, r[2])
+		m, err := ParseMsg(in)
+		if err != nil {
+			t.Errorf("example %s %q: %v", r[1], r[2], err)
+			continue
+		}
+		if m.Type().String() != r[1] {
+			t.Errorf("example %q is a %v, the row says %s", r[2], m.Type(), r[1])
+		}
+		seen[m.Type()] = true
+		if got, err := AppendMsg(nil, m); err != nil || !bytes.Equal(got, in) {
+			t.Errorf("example %s encodes back as % x, %v", r[1], got, err)
+		}
+	}
+	for typ := MsgType(1); typ <= maxMsgType; typ++ {
+		if !seen[typ] {
+			t.Errorf("no example of %v", typ)
+		}
+	}
+}
+
+// TestMsgDocFieldByField: the UnitUpdate example taken apart field by field
+// has the bytes of its row.
+func TestMsgDocFieldByField(t *testing.T) {
+	doc := readMsgProtocolDoc(t)
+	start := strings.Index(doc, "The UnitUpdate row, field by field:")
+	if start < 0 {
+		t.Fatal("the field-by-field example is missing")
+	}
+	block := doc[start:]
+	block = block[strings.Index(block, "```\n")+4:]
+	block = block[:strings.Index(block, "```")]
+	byteRe := regexp.MustCompile(`^\s*((?:[0-9a-f]{2} )*[0-9a-f]{2})(?:\s|$)`)
+	var fromDoc []string
+	for _, line := range strings.Split(block, "\n") {
+		if m := byteRe.FindStringSubmatch(line); m != nil {
+			fromDoc = append(fromDoc, m[1])
+		}
+	}
+	got := msgUnhex(t, strings.Join(fromDoc, " "))
+	want, err := AppendMsg(nil, &UnitUpdate{Frame: 121, Units: msgEncodingTestUnits(t), Removed: []uint32{10002}})
+	checkMsgErr(t, err, nil)
+	if !bytes.Equal(got, want) {
+		t.Errorf("the field-by-field bytes are % x, the message is % x", got, want)
+	}
+}
+
+// msgEncodingTestUnits returns the units of the "unit update" encoding test.
+func msgEncodingTestUnits(t *testing.T) []world.Unit {
+	t.Helper()
+	for _, tt := range msgEncodingTests {
+		if tt.name == "unit update" {
+			return tt.m.(*UnitUpdate).Units
+		}
+	}
+	t.Fatal(`no "unit update" encoding test`)
+	return nil
+}

@@ -1,0 +1,584 @@
+package game
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"math"
+	"net/netip"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/ackattack/ackattack/net/wire"
+	"github.com/ackattack/ackattack/world"
+)
+
+// msgUnhex decodes a hex string in which spaces group the fields for the
+// reader.
+func msgUnhex(tb testing.TB, s string) []byte {
+	tb.Helper()
+	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
+	if err != nil {
+		tb.Fatalf("bad hex %q: %v", s, err)
+	}
+	return b
+}
+
+// msgSentinels are the errors a codec error may wrap: wire's, and world's
+// for a unit or an attack.
+var msgSentinels = []error{
+	wire.ErrShort, wire.ErrRange, wire.ErrNonCanonical, wire.ErrBadType, wire.ErrChecksum,
+	wire.ErrTooLong, wire.ErrTrailing, wire.ErrBadName,
+	world.ErrShort, world.ErrRange, world.ErrNonCanonical, world.ErrTooLong,
+}
+
+// checkMsgSentinel fails unless err wraps exactly one sentinel and names the
+// package.
+func checkMsgSentinel(tb testing.TB, err error) {
+	tb.Helper()
+	n := 0
+	for _, s := range msgSentinels {
+		if errors.Is(err, s) {
+			n++
+		}
+	}
+	if n != 1 {
+		tb.Fatalf("error %q wraps %d sentinels, want 1", err, n)
+	}
+	if !strings.HasPrefix(err.Error(), "game: ") {
+		tb.Fatalf("error %q does not start with the package name", err)
+	}
+}
+
+// checkMsgErr fails unless err is want (nil meaning no error) and wraps
+// exactly one sentinel.
+func checkMsgErr(tb testing.TB, err, want error) {
+	tb.Helper()
+	if want == nil {
+		if err != nil {
+			tb.Fatalf("unexpected error: %v", err)
+		}
+		return
+	}
+	if !errors.Is(err, want) {
+		tb.Fatalf("error = %v, want %v", err, want)
+	}
+	checkMsgSentinel(tb, err)
+}
+
+var (
+	msgTestPlayer    = wire.PlayerID{0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff}
+	msgTestPlayerHex = "00112233445566778899aabbccddeeff"
+)
+
+// msgEncodingTests are messages with their encodings worked out by hand
+// from the layouts in PROTOCOL.md. The comments split the bytes by field.
+var msgEncodingTests = []struct {
+	name string
+	m    Msg
+	hex  string
+}{
+	{"player info", &PlayerInfo{Seat: 1, Player: msgTestPlayer, Name: "Ada", Connected: true},
+		// type | seat | player | name "Ada" | flags: connected
+		"01 01 " + msgTestPlayerHex + " 03 416461 02"},
+	{"player info, bot", &PlayerInfo{Seat: 7, Name: "Zoë", Bot: true},
+		"01 07 00000000000000000000000000000000 04 5a6fc3ab 01"},
+	{"start game", &StartGame{Map: "skirmish", Seed: 0x0123456789abcdef, FrameMillis: 100, LeadFrames: 3, Seats: []uint8{0, 2, 5}},
+		// type | map | seed | frame 0 | 100 ms | lead 3 | seats 0, 2, 5
+		"02 08 736b69726d697368 0123456789abcdef 00 64 03 03 000205"},
+	{"command, move", &Command{Seat: 2, ID: 5, Frame: 200, Kind: world.CommandMove, Units: []uint32{3, 4}, X: 40, Y: 12},
+		// type | seat | id | frame 200 | move | units 3, 4 | x 40 | y 12 | target 0
+		"03 02 05 80c8 01 02 0304 28 0c 00"},
+	{"command, attack, wide values", &Command{Seat: 7, ID: 16384, Frame: wire.MaxUInt30, Kind: world.CommandAttack, Units: []uint32{10000}, X: -64, Y: 8191, Target: 10001},
+		// type | seat | id 16384 | frame max | attack | unit 10000 | x −64 | y 8191 | target 10001
+		"03 07 c0004000 ffffffff 02 01 a710 a040 9fff a711"},
+	{"command, stop", &Command{Kind: world.CommandStop, Units: []uint32{1}, X: -1},
+		"03 00 00 00 03 01 01 41 00 00"},
+	{"spawn enemy", &SpawnEnemy{Frame: 300, ID: 10000, Kind: 2, X: 5, Y: -3},
+		// type | frame 300 | id 10000 | kind | x 5 | y −3
+		"04 812c a710 02 05 43"},
+	{"kill enemy", &KillEnemy{Frame: 300, ID: 10000}, "05 812c a710"},
+	{"chat", &Chat{Seat: 3, Line: 1, Text: "gg"}, "06 03 01 02 6767"},
+	{"chat, empty line", &Chat{Line: 128}, "06 00 8080 00"},
+	{"lead time", &LeadTime{Frame: 250, LeadFrames: 4}, "07 80fa 04"},
+	{"ping summary", &PingSummary{AvgRTTMicros: 45000, MinRTTMicros: 30000, MaxRTTMicros: 120000, LossPermille: 25},
+		"08 c000afc8 c0007530 c001d4c0 19"},
+	{"hash report", &HashReport{Frame: 120, Groups: []world.GroupHash{{Start: 1, End: 10003, Hash: 0x1122334455667788}, {Start: 10004, End: world.MaxUnitID}}},
+		// type | frame | 2 groups | 1..10003 hash | 10004..max hash 0
+		"09 78 02 01 a713 1122334455667788 a714 ffffffff 0000000000000000"},
+	{"hash request", &HashRequest{Frame: 120, Ranges: []IDRange{{Start: 1, End: 5}}}, "0a 78 01 01 05"},
+	{"unit hashes", &UnitHashes{Frame: 120, Hashes: []world.UnitHash{{ID: 3, Hash: 0xdeadbeef00000001}}},
+		"0b 78 01 03 deadbeef00000001"},
+	{"unit update", &UnitUpdate{Frame: 121,
+		Units:   []world.Unit{{ID: 3, Kind: 1, X: 10, Y: 20, HP: 50, Order: world.OrderMove, TargetX: 12, TargetY: 20, MoveProgress: 40}},
+		Removed: []uint32{10002}},
+		// type | frame 121 | 1 unit: id 3, owner 0, kind 1, flags move+cell+progress,
+		// x 10, y 20, hp 50, target 12,20, progress 40 (zig-zag varints) | removed 10002
+		"0c 79 01 03 00 01 49 14 28 64 18 28 50 01 a712"},
+	{"unit update, empty", &UnitUpdate{Frame: 5}, "0c 05 00 00"},
+	{"pause", &Pause{Frame: 500}, "0d 81f4"},
+	{"world hashes", &WorldHashes{Frame: 500, Hashes: []world.UnitHash{{ID: 1, Hash: 1}, {ID: 2, Hash: 2}}, AttacksHash: math.MaxUint64},
+		"0e 81f4 02 01 0000000000000001 02 0000000000000002 ffffffffffffffff"},
+	{"resync batch with attacks", &ResyncBatch{Frame: 500, HasAttacks: true,
+		Attacks: []world.Attack{{ID: 7, Owner: 1, From: 4, Target: 10000, X: 1050, Y: -250, Damage: 6, Speed: 150}}},
+		// type | frame | batch 0 | no units | none removed | flags: attacks | 1 attack:
+		// id 7, owner 1, from 4, target 10000, x 1050, y −250, damage 6, speed 150
+		"0f 81f4 00 00 00 01 01 07 01 04 904e b410 f303 0c ac02"},
+	{"resync batch, no attack list", &ResyncBatch{Frame: 500, Batch: 1, Removed: []uint32{5}}, "0f 81f4 01 00 01 05 00"},
+	{"resync batch, empty attack list", &ResyncBatch{Frame: 500, Batch: 2, HasAttacks: true}, "0f 81f4 02 00 00 01 00"},
+	{"batch applied", &BatchApplied{Frame: 500, Batch: 1}, "10 81f4 01"},
+	{"resume", &Resume{Frame: 500, AfterMillis: 250}, "11 81f4 80fa"},
+	{"frame sync", &FrameSync{Frame: 1000, ServerUnixNanos: 1_700_000_000_123_456_789}, "12 83e8 17979cfe3d85cd15"},
+	{"frame sync, negative clock", &FrameSync{ServerUnixNanos: -1}, "12 00 ffffffffffffffff"},
+	{"peers", &Peers{List: []PeerAddr{
+		{Seat: 0, Addr: netip.MustParseAddrPort("192.0.2.1:4000")},
+		{Seat: 3, Addr: netip.MustParseAddrPort("[2001:db8::1]:4001")}}},
+		// type | 2 peers | seat 0, IPv4, 192.0.2.1, port 4000 | seat 3, IPv6, 2001:db8::1, port 4001
+		"13 02 00 04 c0000201 0fa0 03 06 20010db8000000000000000000000001 0fa1"},
+	{"peers, none", &Peers{}, "13 00"},
+}
+
+func TestMsgEncodings(t *testing.T) {
+	for _, tt := range msgEncodingTests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := msgUnhex(t, tt.hex)
+			got, err := AppendMsg([]byte{0xcc}, tt.m)
+			checkMsgErr(t, err, nil)
+			if !bytes.Equal(got, append([]byte{0xcc}, want...)) {
+				t.Fatalf("append = % x\nwant     cc % x", got, want)
+			}
+			m, err := ParseMsg(want)
+			checkMsgErr(t, err, nil)
+			if !reflect.DeepEqual(m, tt.m) {
+				t.Fatalf("parse = %+v\nwant    %+v", m, tt.m)
+			}
+			if m.Type() != MsgType(want[0]) {
+				t.Errorf("Type() = %v, want %v", m.Type(), MsgType(want[0]))
+			}
+		})
+	}
+}
+
+// TestMsgEveryType: the tables above cover every message type.
+func TestMsgEveryType(t *testing.T) {
+	seen := map[MsgType]bool{}
+	for _, tt := range msgEncodingTests {
+		seen[tt.m.Type()] = true
+	}
+	for typ := MsgType(1); typ <= maxMsgType; typ++ {
+		if !seen[typ] {
+			t.Errorf("no encoding test for %v", typ)
+		}
+		if m := newMsgOf(typ); m == nil || m.Type() != typ {
+			t.Errorf("newMsgOf(%v) = %T", typ, m)
+		}
+	}
+	if newMsgOf(0) != nil || newMsgOf(maxMsgType+1) != nil {
+		t.Error("newMsgOf knows a type beyond the table")
+	}
+}
+
+// msgEdgeValues are messages at the limits of their fields, for round trips.
+func msgEdgeValues() []Msg {
+	var ff wire.PlayerID
+	for i := range ff {
+		ff[i] = 0xff
+	}
+	maxUnits := make([]uint32, world.MaxCommandUnits)
+	for i := range maxUnits {
+		maxUnits[i] = wire.MaxUInt30 - uint32(i)
+	}
+	groups := make([]world.GroupHash, MaxHashGroups)
+	ranges := make([]IDRange, MaxHashRanges)
+	for i := range groups {
+		groups[i] = world.GroupHash{Start: uint32(i)*3 + 1, End: uint32(i)*3 + 3, Hash: uint64(i) * 0x9e3779b97f4a7c15}
+		ranges[i] = IDRange{Start: uint32(i), End: uint32(i)}
+	}
+	groups[MaxHashGroups-1].End = wire.MaxUInt30
+	hashes := make([]world.UnitHash, 3000)
+	for i := range hashes {
+		hashes[i] = world.UnitHash{ID: uint32(i) * 300_000, Hash: ^uint64(i)}
+	}
+	units := []world.Unit{
+		{ID: 1, HP: 60},
+		{ID: 300, Owner: 3, Kind: 1, X: 150, Y: 7, HP: 35, Order: world.OrderMove, TargetX: 199, Cooldown: 5, MoveProgress: 80},
+		{ID: world.FirstEnemyID, Owner: world.EnemyOwner, Kind: 3, X: 5, Y: 6, Dead: true},
+		{ID: 2, Owner: 7, Kind: 2, X: -1, Y: 2, HP: 1, Order: world.OrderAttack, TargetID: world.FirstEnemyID + 1},
+		{ID: world.MaxUnitID, X: math.MinInt32, Y: math.MaxInt32, HP: -1, TargetY: -1, TargetID: world.MaxUnitID, Cooldown: math.MinInt32, MoveProgress: math.MaxInt32},
+	}
+	attacks := []world.Attack{
+		{ID: 1, Target: 1},
+		{ID: math.MaxUint32 - 1, Owner: world.EnemyOwner, From: world.MaxUnitID, Target: world.MaxUnitID, X: math.MinInt32, Y: math.MaxInt32, Damage: -1, Speed: math.MaxInt32},
+	}
+	var peers []PeerAddr
+	for seat := range uint8(world.MaxPlayers) {
+		addr := netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 0, seat}), uint16(seat)*9000)
+		switch seat {
+		case 1:
+			addr = netip.MustParseAddrPort("[::ffff:192.0.2.7]:65535")
+		case 2:
+			addr = netip.MustParseAddrPort("[ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff]:1")
+		case 3:
+			addr = netip.MustParseAddrPort("0.0.0.0:0")
+		case 4:
+			addr = netip.MustParseAddrPort("[::]:0")
+		}
+		peers = append(peers, PeerAddr{Seat: seat, Addr: addr})
+	}
+	return []Msg{
+		&PlayerInfo{Seat: 7, Player: ff, Name: strings.Repeat("玩家", 5) + "ab", Bot: true, Connected: true},
+		&PlayerInfo{Name: strings.Repeat("n", wire.MaxNameLen)},
+		&StartGame{Map: strings.Repeat("m", MaxMapNameLen), Seed: math.MaxUint64, Frame: wire.MaxUInt30, FrameMillis: wire.MaxUInt30, LeadFrames: wire.MaxUInt30, Seats: []uint8{0, 1, 2, 3, 4, 5, 6, 7}},
+		&StartGame{Map: "é"},
+		&Command{Seat: 7, ID: wire.MaxUInt30, Frame: wire.MaxUInt30, Kind: world.CommandAttack, Units: maxUnits, X: -wire.MaxInt30, Y: wire.MaxInt30, Target: wire.MaxUInt30},
+		&Command{Kind: world.CommandMove, Units: []uint32{0, 0}, X: 8192, Y: -8192},
+		&SpawnEnemy{Frame: wire.MaxUInt30, ID: wire.MaxUInt30, Kind: 255, X: wire.MaxInt30, Y: -wire.MaxInt30},
+		&SpawnEnemy{},
+		&KillEnemy{Frame: wire.MaxUInt30, ID: wire.MaxUInt30},
+		&KillEnemy{},
+		&Chat{Seat: 7, Line: wire.MaxUInt30, Text: strings.Repeat("ü", MaxChatLen/2)},
+		&Chat{Text: "tab-free, but ☃ and emoji 🎯 are fine"},
+		&LeadTime{Frame: wire.MaxUInt30, LeadFrames: wire.MaxUInt30},
+		&PingSummary{AvgRTTMicros: wire.MaxUInt30, MinRTTMicros: wire.MaxUInt30, MaxRTTMicros: wire.MaxUInt30, LossPermille: MaxLossPermille},
+		&PingSummary{},
+		&HashReport{Frame: wire.MaxUInt30, Groups: groups},
+		&HashReport{Groups: []world.GroupHash{{Start: 5, End: 5}}},
+		&HashRequest{Frame: wire.MaxUInt30, Ranges: ranges},
+		&HashRequest{Ranges: []IDRange{{Start: 0, End: wire.MaxUInt30}}},
+		&UnitHashes{Frame: wire.MaxUInt30, Hashes: hashes},
+		&UnitHashes{},
+		&UnitUpdate{Frame: wire.MaxUInt30, Units: units, Removed: []uint32{0, 1, wire.MaxUInt30}},
+		&Pause{Frame: wire.MaxUInt30},
+		&Pause{},
+		&WorldHashes{Frame: wire.MaxUInt30, Hashes: hashes},
+		&WorldHashes{},
+		&ResyncBatch{Frame: wire.MaxUInt30, Batch: wire.MaxUInt30, Units: units, Removed: []uint32{wire.MaxUInt30}, HasAttacks: true, Attacks: attacks},
+		&ResyncBatch{},
+		&BatchApplied{Frame: wire.MaxUInt30, Batch: wire.MaxUInt30},
+		&Resume{Frame: wire.MaxUInt30, AfterMillis: wire.MaxUInt30},
+		&FrameSync{Frame: wire.MaxUInt30, ServerUnixNanos: math.MaxInt64},
+		&FrameSync{ServerUnixNanos: math.MinInt64},
+		&Peers{List: peers},
+		&Peers{List: []PeerAddr{{Seat: 7, Addr: netip.MustParseAddrPort("[fe80::1]:8")}}},
+	}
+}
+
+// TestMsgRoundTrip: every message at its limits parses back to itself; every
+// proper prefix of its encoding is short, and a byte more is trailing.
+func TestMsgRoundTrip(t *testing.T) {
+	seen := map[MsgType]bool{}
+	for _, m := range msgEdgeValues() {
+		seen[m.Type()] = true
+		b, err := AppendMsg(nil, m)
+		checkMsgErr(t, err, nil)
+		got, err := ParseMsg(b)
+		checkMsgErr(t, err, nil)
+		if !reflect.DeepEqual(got, m) {
+			t.Fatalf("%v: parsed as %+v, want %+v", m.Type(), got, m)
+		}
+		// Cutting a message anywhere leaves it short. A cut inside a unit or
+		// an attack is world's ErrShort.
+		for i := range msgCuts(len(b)) {
+			_, err := ParseMsg(b[:i])
+			if !errors.Is(err, wire.ErrShort) && !errors.Is(err, world.ErrShort) {
+				t.Fatalf("%v: %d of %d bytes: %v, want a short input", m.Type(), i, len(b), err)
+			}
+			checkMsgSentinel(t, err)
+		}
+		_, err = ParseMsg(append(b, 0))
+		checkMsgErr(t, err, wire.ErrTrailing)
+	}
+	for typ := MsgType(1); typ <= maxMsgType; typ++ {
+		if !seen[typ] {
+			t.Errorf("no edge values for %v", typ)
+		}
+	}
+}
+
+// msgCuts yields every length below n, or for a long message its first and
+// last 256 and about 256 in between, which keeps the test quadratic only in
+// a constant.
+func msgCuts(n int) func(yield func(int) bool) {
+	return func(yield func(int) bool) {
+		step := max(1, n/256)
+		for i := 0; i < n; i++ {
+			if (i < 256 || i >= n-256 || i%step == 0) && !yield(i) {
+				return
+			}
+		}
+	}
+}
+
+// TestMsgNoAliasing: a parsed message shares no memory with its input, so
+// the input buffer can be reused at once.
+func TestMsgNoAliasing(t *testing.T) {
+	for _, m := range msgEdgeValues() {
+		b, err := AppendMsg(nil, m)
+		checkMsgErr(t, err, nil)
+		want := bytes.Clone(b)
+		got, err := ParseMsg(b)
+		checkMsgErr(t, err, nil)
+		for i := range b {
+			b[i] = 0xa5
+		}
+		again, err := AppendMsg(nil, got)
+		checkMsgErr(t, err, nil)
+		if !bytes.Equal(again, want) {
+			t.Fatalf("%v changed when its input was overwritten", m.Type())
+		}
+	}
+}
+
+func TestMsgAppendRejects(t *testing.T) {
+	zone := netip.AddrPortFrom(netip.MustParseAddr("fe80::1%eth0"), 9)
+	v4 := netip.MustParseAddrPort("192.0.2.1:1")
+	for _, tt := range []struct {
+		name string
+		m    Msg
+		want error
+	}{
+		{"nil", nil, wire.ErrBadType},
+		{"nil pointer", (*Command)(nil), wire.ErrBadType},
+		{"foreign type", msgForeign{}, wire.ErrBadType},
+		{"player seat 8", &PlayerInfo{Seat: 8, Name: "a"}, wire.ErrRange},
+		{"player name empty", &PlayerInfo{}, wire.ErrBadName},
+		{"player name too long", &PlayerInfo{Name: strings.Repeat("n", wire.MaxNameLen+1)}, wire.ErrTooLong},
+		{"player name with a line break", &PlayerInfo{Name: "a\nb"}, wire.ErrBadName},
+		{"player name with an escape", &PlayerInfo{Name: "\x1b[31mred"}, wire.ErrBadName},
+		{"player name not UTF-8", &PlayerInfo{Name: "\xff"}, wire.ErrBadName},
+		{"map empty", &StartGame{}, wire.ErrBadName},
+		{"map too long", &StartGame{Map: strings.Repeat("m", MaxMapNameLen+1)}, wire.ErrTooLong},
+		{"map with a control character", &StartGame{Map: "a\u0085"}, wire.ErrBadName},
+		{"map not UTF-8", &StartGame{Map: "\xc3"}, wire.ErrBadName},
+		{"nine seats", &StartGame{Map: "m", Seats: []uint8{0, 1, 2, 3, 4, 5, 6, 7, 7}}, wire.ErrTooLong},
+		{"seat 8", &StartGame{Map: "m", Seats: []uint8{8}}, wire.ErrRange},
+		{"seats descending", &StartGame{Map: "m", Seats: []uint8{2, 1}}, wire.ErrNonCanonical},
+		{"seat twice", &StartGame{Map: "m", Seats: []uint8{1, 1}}, wire.ErrNonCanonical},
+		{"start frame too large", &StartGame{Map: "m", Frame: wire.MaxUInt30 + 1}, wire.ErrRange},
+		{"frame millis too large", &StartGame{Map: "m", FrameMillis: math.MaxUint32}, wire.ErrRange},
+		{"command seat 8", &Command{Seat: 8, Kind: world.CommandStop, Units: []uint32{1}}, wire.ErrRange},
+		{"command kind 0", &Command{Units: []uint32{1}}, wire.ErrRange},
+		{"command kind 4", &Command{Kind: 4, Units: []uint32{1}}, wire.ErrRange},
+		{"command without units", &Command{Kind: world.CommandStop}, wire.ErrRange},
+		{"command with too many units", &Command{Kind: world.CommandStop, Units: make([]uint32, world.MaxCommandUnits+1)}, wire.ErrTooLong},
+		{"command unit id too large", &Command{Kind: world.CommandStop, Units: []uint32{wire.MaxUInt30 + 1}}, wire.ErrRange},
+		{"command id too large", &Command{ID: math.MaxUint32, Kind: world.CommandStop, Units: []uint32{1}}, wire.ErrRange},
+		{"command frame too large", &Command{Frame: wire.MaxUInt30 + 1, Kind: world.CommandStop, Units: []uint32{1}}, wire.ErrRange},
+		{"command x too large", &Command{Kind: world.CommandMove, Units: []uint32{1}, X: wire.MaxInt30 + 1}, wire.ErrRange},
+		{"command y most negative", &Command{Kind: world.CommandMove, Units: []uint32{1}, Y: math.MinInt32}, wire.ErrRange},
+		{"command target too large", &Command{Kind: world.CommandAttack, Units: []uint32{1}, Target: wire.MaxUInt30 + 1}, wire.ErrRange},
+		{"spawn x too small", &SpawnEnemy{X: -wire.MaxInt30 - 1}, wire.ErrRange},
+		{"spawn id too large", &SpawnEnemy{ID: wire.MaxUInt30 + 1}, wire.ErrRange},
+		{"kill frame too large", &KillEnemy{Frame: math.MaxUint32}, wire.ErrRange},
+		{"chat seat 8", &Chat{Seat: 8}, wire.ErrRange},
+		{"chat too long", &Chat{Text: strings.Repeat("x", MaxChatLen+1)}, wire.ErrTooLong},
+		{"chat with a line break", &Chat{Text: "one\ntwo"}, wire.ErrBadName},
+		{"chat with a C1 control", &Chat{Text: "\u009b31m"}, wire.ErrBadName},
+		{"chat not UTF-8", &Chat{Text: "caf\xe9"}, wire.ErrBadName},
+		{"lead frames too large", &LeadTime{LeadFrames: wire.MaxUInt30 + 1}, wire.ErrRange},
+		{"loss above 1000", &PingSummary{LossPermille: MaxLossPermille + 1}, wire.ErrRange},
+		{"rtt too large", &PingSummary{MaxRTTMicros: wire.MaxUInt30 + 1}, wire.ErrRange},
+		{"too many groups", &HashReport{Groups: make([]world.GroupHash, MaxHashGroups+1)}, wire.ErrTooLong},
+		{"group backwards", &HashReport{Groups: []world.GroupHash{{Start: 1, End: 1}, {Start: 3, End: 2}}}, wire.ErrRange},
+		{"group end too large", &HashReport{Groups: []world.GroupHash{{Start: 1, End: math.MaxUint32}}}, wire.ErrRange},
+		{"too many ranges", &HashRequest{Ranges: make([]IDRange, MaxHashRanges+1)}, wire.ErrTooLong},
+		{"range backwards", &HashRequest{Ranges: []IDRange{{Start: 2, End: 1}}}, wire.ErrRange},
+		{"unit hash id too large", &UnitHashes{Hashes: []world.UnitHash{{ID: wire.MaxUInt30 + 1}}}, wire.ErrRange},
+		{"unit id 0", &UnitUpdate{Units: []world.Unit{{ID: 0}}}, wire.ErrRange},
+		{"unit owner 9", &UnitUpdate{Units: []world.Unit{{ID: 1, Owner: 9}}}, wire.ErrRange},
+		{"unit order 3", &UnitUpdate{Units: []world.Unit{{ID: 1, Order: 3}}}, wire.ErrRange},
+		{"unit order 5", &UnitUpdate{Units: []world.Unit{{ID: 1, Order: 5}}}, wire.ErrRange},
+		{"removed id too large", &UnitUpdate{Removed: []uint32{wire.MaxUInt30 + 1}}, wire.ErrRange},
+		{"pause frame too large", &Pause{Frame: wire.MaxUInt30 + 1}, wire.ErrRange},
+		{"world hash id too large", &WorldHashes{Hashes: []world.UnitHash{{ID: math.MaxUint32}}}, wire.ErrRange},
+		{"attacks without HasAttacks", &ResyncBatch{Attacks: []world.Attack{{ID: 1, Target: 1}}}, wire.ErrRange},
+		{"attack id 0", &ResyncBatch{HasAttacks: true, Attacks: []world.Attack{{ID: 0, Target: 1}}}, wire.ErrRange},
+		{"resync unit id too large", &ResyncBatch{Units: []world.Unit{{ID: world.MaxUnitID + 1}}}, wire.ErrRange},
+		{"batch too large", &BatchApplied{Batch: wire.MaxUInt30 + 1}, wire.ErrRange},
+		{"resume delay too large", &Resume{AfterMillis: math.MaxUint32}, wire.ErrRange},
+		{"frame sync frame too large", &FrameSync{Frame: wire.MaxUInt30 + 1}, wire.ErrRange},
+		{"nine peers", &Peers{List: make([]PeerAddr, world.MaxPlayers+1)}, wire.ErrTooLong},
+		{"peer seat 8", &Peers{List: []PeerAddr{{Seat: 8, Addr: v4}}}, wire.ErrRange},
+		{"peers descending", &Peers{List: []PeerAddr{{Seat: 2, Addr: v4}, {Seat: 1, Addr: v4}}}, wire.ErrNonCanonical},
+		{"peer seat twice", &Peers{List: []PeerAddr{{Seat: 2, Addr: v4}, {Seat: 2, Addr: v4}}}, wire.ErrNonCanonical},
+		{"peer without an address", &Peers{List: []PeerAddr{{Seat: 0}}}, wire.ErrRange},
+		{"peer address with a zone", &Peers{List: []PeerAddr{{Seat: 0, Addr: zone}}}, wire.ErrRange},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			// b is returned as it was. Like append, AppendMsg may have
+			// written into the capacity beyond len(b) before it failed.
+			b := make([]byte, 1, 64)
+			b[0] = 0xcc
+			got, err := AppendMsg(b, tt.m)
+			checkMsgErr(t, err, tt.want)
+			if len(got) != 1 || cap(got) != 64 || &got[0] != &b[0] || got[0] != 0xcc {
+				t.Errorf("AppendMsg returned % x (cap %d), not b", got, cap(got))
+			}
+		})
+	}
+}
+
+// msgForeign implements Msg but is not one of the package's messages.
+type msgForeign struct{}
+
+func (msgForeign) Type() MsgType { return MsgPause }
+
+// TestMsgNamesAgreeWithWire: a PlayerInfo takes exactly the names that a
+// ConnectRequest takes.
+func TestMsgNamesAgreeWithWire(t *testing.T) {
+	for _, name := range []string{"", "a", "Ada", "a b", " ", "\x00", "a\tb", "\u200b", "\u202e", "\xed\xa0\x80",
+		strings.Repeat("n", wire.MaxNameLen), strings.Repeat("n", wire.MaxNameLen+1), strings.Repeat("é", 16), strings.Repeat("é", 17)} {
+		_, err := AppendMsg(nil, &PlayerInfo{Name: name})
+		if wantErr := wire.CheckName(name); (err == nil) != (wantErr == nil) {
+			t.Errorf("name %q: AppendMsg says %v, wire.CheckName says %v", name, err, wantErr)
+		}
+	}
+}
+
+func TestMsgParseRejects(t *testing.T) {
+	zeros16 := strings.Repeat("00", 16)
+	for _, tt := range []struct {
+		name, hex string
+		want      error
+	}{
+		{"empty", "", wire.ErrShort},
+		{"type 0", "00", wire.ErrBadType},
+		{"type 20", "14 00", wire.ErrBadType},
+		{"type 255", "ff", wire.ErrBadType},
+		{"pause without a frame", "0d", wire.ErrShort},
+		{"pause, frame cut", "0d 81", wire.ErrShort},
+		{"pause, trailing byte", "0d 05 00", wire.ErrTrailing},
+		{"pause, frame 1 in 2 bytes", "0d 8001", wire.ErrNonCanonical},
+		{"pause, frame 5 in 4 bytes", "0d c0000005", wire.ErrNonCanonical},
+		{"player seat 8", "01 08 " + zeros16 + " 01 61 00", wire.ErrRange},
+		{"player seat 255", "01 ff " + zeros16 + " 01 61 00", wire.ErrRange},
+		{"player name empty", "01 00 " + zeros16 + " 00 00", wire.ErrBadName},
+		{"player name too long", "01 00 " + zeros16 + " 21 " + strings.Repeat("6e", 33) + " 00", wire.ErrTooLong},
+		{"player name bad UTF-8", "01 00 " + zeros16 + " 02 c328 00", wire.ErrBadName},
+		{"player name with DEL", "01 00 " + zeros16 + " 02 617f 00", wire.ErrBadName},
+		{"player reserved flag", "01 00 " + zeros16 + " 01 61 04", wire.ErrNonCanonical},
+		{"player name length beyond the bytes", "01 00 " + zeros16 + " 10 61", wire.ErrShort},
+		{"map empty", "02 00 0000000000000000 00 64 03 00", wire.ErrBadName},
+		{"map bad UTF-8", "02 01 ff 0000000000000000 00 64 03 00", wire.ErrBadName},
+		{"map too long", "02 41", wire.ErrTooLong},
+		{"nine seats", "02 01 6d 0000000000000000 00 64 03 09 000102030405060707", wire.ErrTooLong},
+		{"start seat 8", "02 01 6d 0000000000000000 00 64 03 01 08", wire.ErrRange},
+		{"start seats descending", "02 01 6d 0000000000000000 00 64 03 02 0503", wire.ErrNonCanonical},
+		{"start seats beyond the bytes", "02 01 6d 0000000000000000 00 64 03 03 0001", wire.ErrShort},
+		{"command seat 8", "03 08 00 00 01 01 01 00 00 00", wire.ErrRange},
+		{"command kind 0", "03 00 00 00 00 01 01 00 00 00", wire.ErrRange},
+		{"command kind 4", "03 00 00 00 04 01 01 00 00 00", wire.ErrRange},
+		{"command without units", "03 00 00 00 01 00 00 00 00", wire.ErrRange},
+		{"command with 1025 units", "03 00 00 00 01 8401", wire.ErrTooLong},
+		{"command units beyond the bytes", "03 00 00 00 01 8400 01 02 03", wire.ErrShort},
+		{"command x negative zero", "03 00 00 00 01 01 01 40 00 00", wire.ErrNonCanonical},
+		{"command y in a longer form", "03 00 00 00 01 01 01 00 8001 00", wire.ErrNonCanonical},
+		{"chat seat 8", "06 08 00 00", wire.ErrRange},
+		{"chat too long", "06 00 00 80c9", wire.ErrTooLong},
+		{"chat line break", "06 00 00 03 610a62", wire.ErrBadName},
+		{"chat bad UTF-8", "06 00 00 01 ff", wire.ErrBadName},
+		{"chat length beyond the bytes", "06 00 00 05 6161", wire.ErrShort},
+		{"loss 1001", "08 00 00 00 83e9", wire.ErrRange},
+		{"4097 groups", "09 00 9001", wire.ErrTooLong},
+		{"groups beyond the bytes", "09 00 0a 01 01 0000000000000000", wire.ErrShort},
+		{"group backwards", "09 00 01 02 01 0000000000000000", wire.ErrRange},
+		{"4097 ranges", "0a 00 9001", wire.ErrTooLong},
+		{"range backwards", "0a 00 01 05 04", wire.ErrRange},
+		{"unit hashes beyond the bytes", "0b 00 ffffffff", wire.ErrShort},
+		{"units beyond the bytes", "0c 00 ffffffff", wire.ErrShort},
+		{"unit id 0", "0c 00 01 00 00 00 00 00 00 78 00", world.ErrRange},
+		{"unit reserved flag", "0c 00 01 01 00 00 80 00 00 78 00", world.ErrNonCanonical},
+		{"unit cut", "0c 00 01 01 00 00 00 00 00", wire.ErrShort},
+		{"removed beyond the bytes", "0c 00 00 ffffffff", wire.ErrShort},
+		{"world hashes without attacks hash", "0e 00 00", wire.ErrShort},
+		{"world hashes beyond the bytes", "0e 00 02 01 0000000000000001", wire.ErrShort},
+		{"batch reserved flag", "0f 00 00 00 00 02", wire.ErrNonCanonical},
+		{"batch attacks beyond the bytes", "0f 00 00 00 00 01 02 07 01 04 904e b410 f303 0c ac02", wire.ErrShort},
+		{"attack target 0", "0f 00 00 00 00 01 01 07 01 04 00 00 00 00 00", world.ErrRange},
+		{"peer seat 8", "13 01 08 04 c0000201 0fa0", wire.ErrRange},
+		{"peer family 5", "13 01 00 05 c0000201 0fa0", wire.ErrRange},
+		{"peer family 6, 4 bytes", "13 01 00 06 c0000201 0fa0", wire.ErrShort},
+		{"peers descending", "13 02 01 04 c0000201 0fa0 00 04 c0000201 0fa0", wire.ErrNonCanonical},
+		{"nine peers", "13 09", wire.ErrTooLong},
+		{"peers beyond the bytes", "13 02 00 04 c0000201 0fa0", wire.ErrShort},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := ParseMsg(msgUnhex(t, tt.hex))
+			checkMsgErr(t, err, tt.want)
+			if m != nil {
+				t.Errorf("ParseMsg returned %+v alongside its error", m)
+			}
+		})
+	}
+}
+
+// TestMsgHugeCountsAllocateNothing: a count that promises more elements than
+// the message has bytes fails before any slice is made.
+func TestMsgHugeCountsAllocateNothing(t *testing.T) {
+	for _, h := range []string{
+		"03 00 00 00 01 8400",      // 1024 units, no bytes
+		"0b 00 ffffffff",           // a billion unit hashes
+		"0c 00 ffffffff",           // a billion units
+		"0c 00 00 ffffffff",        // a billion removed ids
+		"0e 00 ffffffff",           // a billion unit hashes
+		"0f 00 00 00 00 01 bfffff", // 16,383 attacks
+		"09 00 9000",               // 4096 groups
+	} {
+		in := msgUnhex(t, h)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		_, err := ParseMsg(in)
+		runtime.ReadMemStats(&after)
+		checkMsgErr(t, err, wire.ErrShort)
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 4096 {
+			t.Errorf("%s: parsing allocated %d bytes", h, grew)
+		}
+	}
+}
+
+func TestMsgTypeString(t *testing.T) {
+	for typ, want := range map[MsgType]string{
+		0: "MsgType(0)", MsgPlayerInfo: "PlayerInfo", MsgCommand: "Command", MsgResyncBatch: "ResyncBatch",
+		MsgPeers: "Peers", 20: "MsgType(20)", 255: "MsgType(255)",
+	} {
+		if got := typ.String(); got != want {
+			t.Errorf("MsgType(%d).String() = %q, want %q", uint8(typ), got, want)
+		}
+	}
+	// Every type's name is its struct's name.
+	for typ := MsgType(1); typ <= maxMsgType; typ++ {
+		if got := reflect.TypeOf(newMsgOf(typ)).Elem().Name(); got != typ.String() {
+			t.Errorf("%v is carried by %s", typ, got)
+		}
+	}
+}
+
+// TestMsgMinSizes: the smallest element sizes that bound counts are true
+// lower bounds of world's codecs.
+func TestMsgMinSizes(t *testing.T) {
+	if n := len(world.AppendUnit(nil, &world.Unit{ID: 1})); n != msgMinUnit {
+		t.Errorf("the smallest unit is %d bytes, msgMinUnit is %d", n, msgMinUnit)
+	}
+	if n := len(world.AppendAttack(nil, &world.Attack{ID: 1, Target: 1})); n != msgMinAttack {
+		t.Errorf("the smallest attack is %d bytes, msgMinAttack is %d", n, msgMinAttack)
+	}
+}
+
+var benchCommand = &Command{Seat: 3, ID: 1234, Frame: 5678, Kind: world.CommandMove, Units: []uint32{11, 12, 13, 14, 15}, X: 40, Y: -12}
+
+func BenchmarkAppendParseCommand(b *testing.B) {
+	buf := make([]byte, 0, 64)
+	b.ReportAllocs()
+	for b.Loop() {
+		var err error
+		if buf, err = AppendMsg(buf[:0], benchCommand); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := ParseMsg(buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
