@@ -237,6 +237,10 @@ type ResyncBatch struct {
 	Removed    []uint32     // ids of units the server does not have
 	HasAttacks bool         // the batch carries the complete list of attacks in flight (it may be empty)
 	Attacks    []world.Attack
+	// State, if not empty, is the server world's state at Frame in world.AppendState's
+	// encoding: its counters, random generator, the ids of every unit and the attacks. The
+	// last batch of a re-sync or a snapshot carries it; it requires HasAttacks.
+	State []byte
 }
 
 // BatchApplied tells the server that a client applied a ResyncBatch.

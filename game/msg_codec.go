@@ -37,7 +37,8 @@ const (
 	msgPlayerReserved  = 0xFC
 
 	msgBatchHasAttacks = 0x01
-	msgBatchReserved   = 0xFE
+	msgBatchHasState   = 0x02 // the batch carries the world's state (counters, generator, unit ids, attacks)
+	msgBatchReserved   = 0xFC
 )
 
 // Address families of a PeerAddr.
@@ -736,11 +737,15 @@ func (m *WorldHashes) decode(d msgReader) msgReader {
 }
 
 // ResyncBatch: frame u30 ‖ batch u30 ‖ units list of unit ‖ removed list of
-// u30 ‖ flags u8 (bit 0 has attacks) ‖ if bit 0: attacks list of attack.
+// u30 ‖ flags u8 (bit 0 has attacks, bit 1 has state) ‖ if bit 0: attacks
+// list of attack ‖ if bit 1: state as u30 length and world.AppendState bytes.
 
 func (m *ResyncBatch) check() error {
 	if !m.HasAttacks && len(m.Attacks) > 0 {
 		return msgErrorf(m.Type(), wire.ErrRange, "%d attacks without HasAttacks", len(m.Attacks))
+	}
+	if !m.HasAttacks && len(m.State) > 0 {
+		return msgErrorf(m.Type(), wire.ErrRange, "a state without HasAttacks")
 	}
 	return nil
 }
@@ -754,8 +759,19 @@ func (m *ResyncBatch) encode(e msgWriter) msgWriter {
 		e.u8(0)
 		return e
 	}
-	e.u8(msgBatchHasAttacks)
+	flags := uint8(msgBatchHasAttacks)
+	if len(m.State) > 0 {
+		flags |= msgBatchHasState
+	}
+	e.u8(flags)
 	e.attacks("attacks", m.Attacks)
+	if len(m.State) > 0 {
+		if _, n, err := world.ParseState(m.State); err != nil || n != len(m.State) {
+			e.fail("state", fmt.Errorf("not one world state (%v): %w", err, wire.ErrRange))
+		}
+		e.count("state", len(m.State))
+		e.b = append(e.b, m.State...)
+	}
 	return e
 }
 
@@ -770,6 +786,18 @@ func (m *ResyncBatch) decode(d msgReader) msgReader {
 	}
 	if m.HasAttacks = flags&msgBatchHasAttacks != 0; m.HasAttacks {
 		m.Attacks = d.attacks("attacks")
+	}
+	if flags&msgBatchHasState != 0 {
+		if !m.HasAttacks {
+			d.fail("flags", fmt.Errorf("a state without the attacks: %w", wire.ErrNonCanonical))
+		}
+		n := d.count("state", 1<<24, 1)
+		if p := d.take("state", n); p != nil {
+			if _, k, err := world.ParseState(p); err != nil || k != n || n == 0 {
+				d.fail("state", fmt.Errorf("not one world state: %v: %w", err, wire.ErrRange))
+			}
+			m.State = append([]byte(nil), p...)
+		}
 	}
 	return d
 }

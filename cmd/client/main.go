@@ -1,0 +1,192 @@
+// Command client joins an AckAttack game, or, without --connect, hosts one on a free loopback
+// port with a bot opponent and joins it, so that one command shows the whole game.
+//
+//	go run ./cmd/client                                  # an embedded server with one bot
+//	go run ./cmd/client --name ann --connect 127.0.0.1:7777
+//	go run ./cmd/client --bot --headless --duration 60s --stats ann.json --loss 10
+//
+// Until the terminal UI lands the client runs headless: it prints a status line every second
+// and the chat as it arrives, and sends every line typed on standard input as chat.
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ackattack/ackattack/game"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	fs := flag.NewFlagSet("client", flag.ContinueOnError)
+	connect := fs.String("connect", "", "server address; empty: host an embedded server with one bot on a free loopback port")
+	name := fs.String("name", "", "player name (default: your user name, or \"player\")")
+	bot := fs.Bool("bot", false, "let a bot play for you")
+	fs.Bool("headless", true, "run without the terminal UI (the UI is not built yet: always headless)")
+	duration := fs.Duration("duration", 0, "exit cleanly after this long (0: run until interrupted)")
+	seed := fs.Uint64("seed", 1, "seed of the bot (and of the embedded server's world)")
+	statsPath := fs.String("stats", "", "write a JSON report to this file at exit")
+	tracePath := fs.String("trace", "", "write a JSON line per executed guaranteed message to this file")
+	inject := fs.Duration("inject-desync", 0, "corrupt one of your units every this long (to watch detection and repair)")
+	quiet := fs.Bool("quiet", false, "print no status lines")
+	var link game.LinkFlags
+	link.Register(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: client [flags]\n\nJoins an AckAttack game (or hosts one with a bot when --connect is empty).\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "client: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	ls, err := link.Settings()
+	if err == nil {
+		err = game.CheckDuration(*duration)
+	}
+	if err == nil && *inject < 0 {
+		err = errors.New("--inject-desync must not be negative")
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "client:", err)
+		return 2
+	}
+	if *name == "" {
+		*name = defaultName()
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if *duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *duration)
+		defer cancel()
+	}
+
+	serverDone := make(chan error, 1)
+	addr := *connect
+	if addr == "" {
+		srv, err := game.NewServer(game.ServerConfig{Listen: "127.0.0.1:0", Bots: 1, Seed: *seed, MinPlayers: 1, StartDelay: time.Second, Logger: logger})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "client: embedded server:", err)
+			return 1
+		}
+		addr = srv.Addr()
+		go func() { serverDone <- srv.Run(ctx) }()
+		if !*quiet {
+			fmt.Printf("hosting an embedded game on %s with one bot\n", addr)
+		}
+	} else {
+		close(serverDone)
+	}
+
+	cfg := game.ClientConfig{Connect: addr, Name: *name, Bot: *bot, Seed: *seed, InjectDesync: *inject, Logger: logger}
+	cfg.Transport.Link = ls
+	if *tracePath != "" {
+		f, err := os.Create(*tracePath)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "client:", err)
+			return 1
+		}
+		defer f.Close()
+		cfg.Trace = f
+	}
+	c, err := game.NewClient(cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "client:", err)
+		return 1
+	}
+	go readChat(ctx, c)
+	if !*quiet {
+		go printStatus(ctx, c)
+	}
+	runErr := c.Run(ctx)
+	<-serverDone
+	if *statsPath != "" {
+		if err := game.WriteReport(*statsPath, c.Snapshot().Report); err != nil {
+			fmt.Fprintln(os.Stderr, "client:", err)
+			return 1
+		}
+	}
+	if runErr != nil {
+		fmt.Fprintln(os.Stderr, "client:", runErr)
+		return 1
+	}
+	return 0
+}
+
+func defaultName() string {
+	for _, v := range []string{"USER", "LOGNAME"} {
+		if n := os.Getenv(v); n != "" && len(n) <= 32 {
+			return n
+		}
+	}
+	return "player"
+}
+
+// readChat sends every line typed on standard input as a chat line.
+func readChat(ctx context.Context, c *game.Client) {
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return
+		default:
+			c.Do(func(c *game.Client) { c.Say(time.Now(), line) })
+		}
+	}
+}
+
+// printStatus prints a status line every second and the chat lines as they arrive.
+func printStatus(ctx context.Context, c *game.Client) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	shown := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		s := c.Snapshot()
+		r := s.Report
+		for _, l := range r.Chat.Received[min(shown, len(r.Chat.Received)):] {
+			fmt.Printf("<%s> %s\n", l.From, l.Text)
+		}
+		shown = len(r.Chat.Received)
+		state := "RUNNING"
+		switch {
+		case !s.Started:
+			state = s.State.String()
+		case s.Paused:
+			state = "RE-SYNCING"
+		case s.Waiting:
+			state = "WAITING FOR SYNC ACK"
+		}
+		fmt.Printf("frame %d  lead %d ms  rtt %.0f ms  loss %.1f%%  late %d  resyncs %d/%d  %s\n",
+			s.Frame, r.Game.LeadTimeMillis, r.Net.RTTMillis, r.Net.LossPercent, r.Game.CommandsLate,
+			r.Sync.RealtimeResyncs, r.Sync.StopWorldResyncs, state)
+	}
+}

@@ -1,0 +1,570 @@
+package game
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ackattack/ackattack/net/message"
+	"github.com/ackattack/ackattack/net/transport"
+	"github.com/ackattack/ackattack/world"
+)
+
+// ClientConfig configures a game client.
+type ClientConfig struct {
+	Connect  string // the server's address
+	Name     string
+	PlayerID uuid.UUID // default: a new random id
+	// Bot makes the client play by itself (a headless bot client).
+	Bot  bool
+	Seed uint64 // seeds the bot
+	// InjectDesync, if set, corrupts one of this player's units every InjectDesync: the
+	// class watches the server detect and repair it.
+	InjectDesync time.Duration
+	GroupSize    int
+	Transport    transport.ClientConfig
+	Logger       *slog.Logger
+	Trace        io.Writer
+}
+
+// ClientStats are the client's counters.
+type ClientStats struct {
+	CommandsIssued   uint64
+	CommandsLate     uint64 // applied after their frame (and fast-forwarded)
+	EnemiesSpawned   uint64
+	EnemiesKilled    uint64
+	HashReports      uint64
+	HashRequests     uint64
+	MismatchedGroups uint64
+	MismatchedUnits  uint64
+	RealtimeResyncs  uint64
+	StopWorldResyncs uint64
+	PauseMillis      []int64
+	Desyncs          uint64 // units corrupted on purpose
+	BadMessages      uint64
+	ChatSent         []string
+	ChatReceived     []ChatLine
+}
+
+// ClientSnapshot is what a user interface reads: an immutable copy, safe from any goroutine.
+type ClientSnapshot struct {
+	At      time.Time
+	State   transport.ClientState
+	Started bool
+	Paused  bool
+	Waiting bool // the connection waits for a sync message's ack
+	Seat    uint8
+	Frame   uint32
+	Lead    uint32
+	Players [world.MaxPlayers]PlayerInfo
+	Report  Report
+}
+
+// Client is one player's host: it runs its own copy of the world in lockstep with the server,
+// sends the player's (or its bot's) commands, chats, and reports unit hashes. One goroutine
+// owns it: Run.
+type Client struct {
+	cfg ClientConfig
+	tr  *transport.Client
+	w   *world.World
+
+	sched     *schedule
+	hist      hashHistory
+	hashes    worldHashLog
+	seat      uint8
+	players   [world.MaxPlayers]PlayerInfo
+	started   bool
+	awaiting  bool // a snapshot is on its way (joined a running game)
+	frameDur  time.Duration
+	lead      uint32
+	leadNext  []LeadTime
+	nextFrame time.Time
+	syncFrame uint32
+	syncAt    time.Time
+
+	cmdID    uint32
+	chat     message.Chain
+	bot      *Bot
+	nextPing time.Time
+	nextHurt time.Time
+
+	pauseFrame   uint32
+	pausing      bool
+	pauseReached time.Time
+	resumeAt     time.Time
+	sentHashes   bool
+
+	intents chan func(*Client)
+	stats   ClientStats
+	snap    atomic.Pointer[ClientSnapshot]
+	trace   *tracer
+	scratch []event
+	groups  []world.GroupHash
+}
+
+// NewClient opens a socket and starts connecting; Run drives it.
+func NewClient(cfg ClientConfig) (*Client, error) {
+	if cfg.GroupSize <= 0 {
+		cfg.GroupSize = DefaultGroupSize
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.PlayerID == uuid.Nil {
+		cfg.PlayerID = uuid.New()
+	}
+	c := &Client{cfg: cfg, sched: newSchedule(), lead: minLeadFrames, frameDur: DefaultFrame, intents: make(chan func(*Client), 64), trace: newTracer(cfg.Trace)}
+	tc := cfg.Transport
+	tc.Name, tc.PlayerID = cfg.Name, cfg.PlayerID
+	tc.OnMessage = c.onMessage
+	if tc.Logger == nil {
+		tc.Logger = cfg.Logger
+	}
+	tr, err := transport.Dial(cfg.Connect, tc)
+	if err != nil {
+		return nil, err
+	}
+	c.tr = tr
+	if cfg.Bot {
+		c.bot = NewBot(0, cfg.Name, cfg.Seed)
+	}
+	c.snap.Store(&ClientSnapshot{})
+	return c, nil
+}
+
+// Transport gives access to the transport (Stats and SetLink are safe from any goroutine).
+func (c *Client) Transport() *transport.Client { return c.tr }
+
+// Do runs f on the client's loop (an intent from a user interface or a test).
+func (c *Client) Do(f func(*Client)) { c.intents <- f }
+
+// ErrDisconnected is returned by Run when the connection ends; the wrapped text says why.
+var ErrDisconnected = errors.New("game: disconnected")
+
+// Run runs the client until ctx is done or the connection ends.
+func (c *Client) Run(ctx context.Context) error {
+	defer c.trace.flush()
+	defer c.tr.Close()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		now := time.Now()
+		c.frames(now)
+		c.tr.Tick(now)
+		c.publish(now, false)
+		if c.tr.State() == transport.Disconnected {
+			c.publish(now, true) // the final snapshot
+			return errors.Join(ErrDisconnected, c.tr.Err())
+		}
+		next := c.tr.NextTick(now)
+		if c.started && (next.IsZero() || c.nextFrame.Before(next)) {
+			next = c.nextFrame
+		}
+		timer.Reset(max(time.Until(next), 0))
+		select {
+		case <-ctx.Done():
+			c.publish(time.Now(), true)
+			return nil
+		case d, ok := <-c.tr.Datagrams():
+			if !ok {
+				return transport.ErrClosed
+			}
+			c.tr.Handle(time.Now(), d)
+		case f := <-c.intents:
+			f(c)
+		case <-timer.C:
+		}
+	}
+}
+
+// target is the frame the client should be at now: the server's last reported frame plus the
+// time since (its report took about half a round trip to come).
+func (c *Client) target(now time.Time) uint32 {
+	return c.syncFrame + uint32(now.Sub(c.syncAt)/c.frameDur)
+}
+
+func (c *Client) frames(now time.Time) {
+	if !c.started || c.awaiting {
+		return
+	}
+	if c.pausing && !c.resumeAt.IsZero() && !now.Before(c.resumeAt) {
+		c.resume(now)
+	}
+	if now.Before(c.nextFrame) {
+		return
+	}
+	// Step at the server's frame boundaries (as estimated from its FrameSync), not at times of
+	// our own: every client then starts a frame at about the same moment, and a command issued
+	// lead frames ahead reaches the others in time.
+	tgt := c.target(now)
+	c.nextFrame = c.syncAt.Add(time.Duration(tgt+1-c.syncFrame) * c.frameDur)
+	for n := 0; n < maxCatchUpPerTick && c.w.Frame() < tgt; n++ {
+		if c.pausing && c.w.Frame() >= c.pauseFrame {
+			c.reachPause(now)
+			return
+		}
+		c.step(now)
+	}
+}
+
+// step runs one frame.
+func (c *Client) step(now time.Time) {
+	w := c.w
+	f := w.Frame()
+	for len(c.leadNext) > 0 && c.leadNext[0].Frame <= f {
+		c.lead = c.leadNext[0].LeadFrames
+		c.leadNext = c.leadNext[1:]
+	}
+	c.scratch = c.sched.due(f, c.scratch[:0])
+	for i := range c.scratch {
+		e := &c.scratch[i]
+		if err := apply(w, e); err != nil {
+			c.cfg.Logger.Debug("event refused", "frame", f, "kind", e.kind, "err", err)
+		}
+		if e.frame < f {
+			if e.kind == evCommand {
+				c.stats.CommandsLate++
+			}
+			w.FastForward(unitsOf(e), int(f-e.frame))
+		}
+	}
+	c.hist.record(w)
+	c.reportHashes(f)
+	if c.bot != nil {
+		if cmd := c.bot.Think(w, c.issueFrame(now)); cmd != nil {
+			c.issue(now, cmd)
+		}
+		if line, ok := c.bot.Chat(f); ok {
+			c.Say(now, line)
+		}
+	}
+	if c.cfg.InjectDesync > 0 && !now.Before(c.nextHurt) {
+		if !c.nextHurt.IsZero() {
+			c.InjectDesync(1)
+		}
+		c.nextHurt = now.Add(c.cfg.InjectDesync)
+	}
+	w.Step()
+	c.hashes.record(w.Frame(), w.Hash())
+	if !now.Before(c.nextPing) {
+		c.sendPingSummary()
+		c.nextPing = now.Add(DefaultPingReport)
+	}
+}
+
+// reportHashes sends a tenth of the grouped unit hashes every frame, so a large world reports
+// everything once a second without a burst, each group for the frame it describes.
+func (c *Client) reportHashes(f uint32) {
+	c.groups = c.w.GroupHashes(c.cfg.GroupSize, c.groups)
+	var part []world.GroupHash
+	for i := int(f % hashReportEvery); i < len(c.groups); i += hashReportEvery {
+		part = append(part, c.groups[i])
+	}
+	if len(part) == 0 {
+		return
+	}
+	c.stats.HashReports++
+	c.sendUnreliable(&HashReport{Frame: f, Groups: part})
+}
+
+func (c *Client) sendPingSummary() {
+	ps := c.tr.Stats().Server
+	c.sendUnreliable(&PingSummary{AvgRTTMicros: uint32(ps.PingAvg.Microseconds()), MinRTTMicros: uint32(ps.PingMin.Microseconds()),
+		MaxRTTMicros: uint32(ps.PingMax.Microseconds()), LossPermille: uint32(min(ps.LossPercent*10, 1000))})
+}
+
+// Command gives an order to some of this player's units; it executes lead frames from now on
+// every host. It returns the frame it is scheduled for. Owner loop only (use Do).
+func (c *Client) Command(now time.Time, kind world.CommandKind, units []uint32, x, y int32, target uint32) (uint32, error) {
+	if !c.started || c.w == nil {
+		return 0, errors.New("game: not started")
+	}
+	cmd := &Command{Frame: c.issueFrame(now), Kind: kind, Units: units, X: x, Y: y, Target: target}
+	c.issue(now, cmd)
+	return cmd.Frame, nil
+}
+
+// issueFrame is the frame a command issued now executes at: lead frames after the frame the
+// game is at. That is the frame this host should be at (the target), not the one it is at: a
+// host catching up would otherwise schedule into frames the others already ran.
+func (c *Client) issueFrame(now time.Time) uint32 {
+	return max(c.w.Frame(), c.target(now)) + c.lead
+}
+
+func (c *Client) issue(now time.Time, cmd *Command) {
+	c.cmdID++
+	cmd.Seat, cmd.ID = c.seat, c.cmdID
+	c.stats.CommandsIssued++
+	c.sched.add(event{frame: cmd.Frame, kind: evCommand, seat: cmd.Seat, id: cmd.ID, cmd: cmd})
+	c.sendGuaranteed(now, cmd, nil)
+
+}
+
+// Say sends a chat line (a chain: lines keep their order, and hold nothing else back).
+func (c *Client) Say(now time.Time, text string) {
+	c.stats.ChatSent = append(c.stats.ChatSent, text)
+	c.sendGuaranteed(now, &Chat{Seat: c.seat, Line: uint32(len(c.stats.ChatSent)), Text: text}, &c.chat)
+}
+
+// InjectDesync corrupts n of this player's units locally (their hit points), so that the
+// server's hash checks find and repair them. More than the real-time limit at once makes the
+// server stop the world.
+func (c *Client) InjectDesync(n int) {
+	if c.w == nil {
+		return
+	}
+	for _, u := range c.w.Units() {
+		if n == 0 {
+			break
+		}
+		if u.Owner == c.seat && !u.IsEnemy() && u.HP > 1 {
+			u.HP--
+			if c.w.SetUnit(u) == nil {
+				n--
+				c.stats.Desyncs++
+			}
+		}
+	}
+}
+
+func (c *Client) sendGuaranteed(now time.Time, m Msg, chain *message.Chain) {
+	p := c.tr.Peer()
+	if p == nil {
+		return
+	}
+	payload, err := AppendMsg(nil, m)
+	if err != nil {
+		c.cfg.Logger.Error("encode", "type", m.Type(), "err", err)
+		return
+	}
+	if chain != nil {
+		_, err = chain.Send(p.Conn(), now, payload)
+	} else {
+		_, err = p.Conn().SendGuaranteed(now, payload, nil, nil)
+	}
+	if err != nil {
+		c.cfg.Logger.Warn("send", "type", m.Type(), "err", err)
+	}
+}
+
+func (c *Client) sendUnreliable(m Msg) {
+	p := c.tr.Peer()
+	if p == nil {
+		return
+	}
+	payload, err := AppendMsg(nil, m)
+	if err == nil {
+		p.Conn().SendUnreliable(payload)
+	}
+}
+
+// onMessage handles every message from the server.
+func (c *Client) onMessage(p *transport.Peer, m *message.Message) {
+	now := time.Now()
+	msg, err := ParseMsg(m.Payload)
+	if err != nil {
+		c.stats.BadMessages++
+		return
+	}
+	if m.Guaranteed {
+		f := uint32(0)
+		if c.w != nil {
+			f = c.w.Frame()
+		}
+		c.trace.executed(now, f, p.Addr().String(), m, msg)
+	}
+	switch v := msg.(type) {
+	case *PlayerInfo:
+		c.players[v.Seat] = *v
+		if uuid.UUID(v.Player) == c.cfg.PlayerID {
+			c.seat = v.Seat
+			if c.bot != nil {
+				c.bot.seat = v.Seat
+			}
+		}
+	case *StartGame:
+		c.start(now, v)
+	case *Command:
+		c.sched.add(event{frame: v.Frame, kind: evCommand, seat: v.Seat, id: v.ID, cmd: v})
+	case *SpawnEnemy:
+		c.stats.EnemiesSpawned++
+		c.sched.add(event{frame: v.Frame, kind: evSpawn, id: v.ID, spawn: v})
+	case *KillEnemy:
+		c.stats.EnemiesKilled++
+		c.sched.add(event{frame: v.Frame, kind: evKill, id: v.ID})
+	case *Chat:
+		from := c.players[v.Seat].Name
+		c.stats.ChatReceived = append(c.stats.ChatReceived, ChatLine{From: from, Text: v.Text})
+	case *LeadTime:
+		c.leadNext = append(c.leadNext, *v)
+	case *HashRequest:
+		c.hashRequest(now, v)
+	case *UnitUpdate:
+		c.stats.RealtimeResyncs++
+		c.stats.MismatchedUnits += uint64(len(v.Units) + len(v.Removed))
+		c.sched.add(event{frame: v.Frame, kind: evUpdate, update: v})
+	case *Pause:
+		c.stats.StopWorldResyncs++
+		c.pausing, c.pauseFrame, c.sentHashes, c.pauseReached, c.resumeAt = true, v.Frame, false, time.Time{}, time.Time{}
+		if c.w != nil && c.w.Frame() >= v.Frame {
+			c.reachPause(now) // the order came late: pause where we are
+		}
+	case *ResyncBatch:
+		c.resyncBatch(now, v)
+	case *Resume:
+		if c.pausing && v.Frame == c.pauseFrame {
+			c.resumeAt = now.Add(time.Duration(v.AfterMillis) * time.Millisecond)
+		}
+	case *FrameSync:
+		// The report left the server about half a round trip ago. The smallest round trip seen
+		// is the best estimate of the path's own delay (queues only add to it); before any
+		// sample, assume none rather than the initial guess, which would put us ahead.
+		half := p.Stats().MinRTT / 2
+		c.syncFrame, c.syncAt = v.Frame, now.Add(-half)
+		c.nextFrame = now // look again at once: we may be a frame behind
+	case *Peers:
+		// Direct connections between clients are not used yet; the list is kept for the UI.
+	default:
+		c.stats.BadMessages++
+	}
+}
+
+func (c *Client) start(now time.Time, sg *StartGame) {
+	w, err := world.NewWorld(sg.Map, sg.Seed)
+	if err != nil {
+		c.cfg.Logger.Error("start", "err", err)
+		return
+	}
+	for _, s := range sg.Seats {
+		if _, err := w.AddPlayerUnits(s); err != nil {
+			c.cfg.Logger.Error("units", "seat", s, "err", err)
+		}
+	}
+	c.w, c.started = w, true
+	c.frameDur = time.Duration(sg.FrameMillis) * time.Millisecond
+	if c.frameDur <= 0 {
+		c.frameDur = DefaultFrame
+	}
+	c.lead = sg.LeadFrames
+	c.syncFrame, c.syncAt, c.nextFrame = sg.Frame, now, now
+	c.awaiting = sg.Frame > 0 // a running game: the world comes in ResyncBatches
+}
+
+// hashRequest answers the server's drill-down from the history of that frame.
+func (c *Client) hashRequest(now time.Time, r *HashRequest) {
+	c.stats.HashRequests++
+	c.stats.MismatchedGroups += uint64(len(r.Ranges))
+	hs, ok := c.hist.at(r.Frame)
+	if !ok {
+		return // too old: the next report will show the problem again
+	}
+	var out []world.UnitHash
+	for _, h := range hs {
+		if inRanges(r.Ranges, h.ID) {
+			out = append(out, h)
+		}
+	}
+	c.sendGuaranteed(now, &UnitHashes{Frame: r.Frame, Hashes: out}, nil)
+}
+
+// reachPause: the world is at the paused frame. The client sends the hash of every unit and of
+// the attacks in flight, and waits for the server's batches.
+func (c *Client) reachPause(now time.Time) {
+	if c.sentHashes {
+		return
+	}
+	c.sentHashes, c.pauseReached = true, now
+	hs := c.w.UnitHashes(1, world.MaxUnitID, nil)
+	var ah uint64
+	for _, a := range c.w.Attacks() {
+		ah ^= a.Hash()
+	}
+	c.sendGuaranteed(now, &WorldHashes{Frame: c.pauseFrame, Hashes: hs, AttacksHash: ah}, nil)
+}
+
+// resyncBatch puts the server's units in place (a stop-the-world re-sync, or the world of a game
+// joined while running) and tells the server.
+func (c *Client) resyncBatch(now time.Time, b *ResyncBatch) {
+	if c.w == nil {
+		return
+	}
+	for _, id := range b.Removed {
+		c.w.RemoveUnit(id)
+	}
+	for _, u := range b.Units {
+		if err := c.w.SetUnit(u); err != nil {
+			c.cfg.Logger.Warn("resync unit", "err", err)
+		}
+	}
+	if len(b.State) > 0 {
+		if st, _, err := world.ParseState(b.State); err == nil {
+			if err := c.w.ApplyState(st); err != nil {
+				c.cfg.Logger.Warn("resync state", "err", err)
+			}
+		}
+	}
+	c.hist.clear()
+	if c.awaiting && len(b.State) > 0 {
+		c.awaiting = false
+		c.syncFrame, c.syncAt = c.w.Frame(), now
+		return
+	}
+	if c.pausing {
+		c.stats.MismatchedUnits += uint64(len(b.Units) + len(b.Removed))
+		c.sendGuaranteed(now, &BatchApplied{Frame: b.Frame, Batch: b.Batch}, nil)
+	}
+}
+
+func (c *Client) resume(now time.Time) {
+	if !c.pauseReached.IsZero() {
+		c.stats.PauseMillis = append(c.stats.PauseMillis, now.Sub(c.pauseReached).Milliseconds())
+	}
+	c.pausing, c.resumeAt = false, time.Time{}
+	c.syncFrame, c.syncAt = c.w.Frame(), now
+	c.hist.clear()
+}
+
+// Snapshot returns the latest snapshot. Safe from any goroutine.
+func (c *Client) Snapshot() *ClientSnapshot { return c.snap.Load() }
+
+func (c *Client) publish(now time.Time, force bool) {
+	if old := c.snap.Load(); !force && old != nil && now.Sub(old.At) < 100*time.Millisecond {
+		return
+	}
+	s := &ClientSnapshot{At: now, State: c.tr.State(), Started: c.started, Paused: c.pausing && !c.pauseReached.IsZero(),
+		Seat: c.seat, Lead: c.lead, Players: c.players}
+	if p := c.tr.Peer(); p != nil {
+		s.Waiting = p.Conn().WaitingForSync()
+	}
+	if c.w != nil {
+		s.Frame = c.w.Frame()
+	}
+	s.Report = c.report()
+	c.snap.Store(s)
+}
+
+func (c *Client) report() Report {
+	r := Report{Role: "client", Name: c.cfg.Name, PlayerID: c.cfg.PlayerID.String(), WorldHashes: map[string]string{}}
+	if c.w != nil {
+		r.Frame = c.w.Frame()
+		r.WorldHashes = c.hashes.report(r.Frame)
+	}
+	w := 0
+	if st := c.tr.Stats(); st.State == transport.Connected || st.Server.PacketsSent > 0 {
+		r.Net.addPeer(st.Server, &w)
+	}
+	r.Game = GameReport{LeadTimeMillis: int64(c.lead) * c.frameDur.Milliseconds(), CommandsIssued: c.stats.CommandsIssued,
+		CommandsLate: c.stats.CommandsLate, EnemiesSpawned: c.stats.EnemiesSpawned, EnemiesKilled: c.stats.EnemiesKilled}
+	r.Sync = SyncReport{HashReports: c.stats.HashReports, MismatchedGroups: c.stats.MismatchedGroups, MismatchedUnits: c.stats.MismatchedUnits,
+		RealtimeResyncs: c.stats.RealtimeResyncs, StopWorldResyncs: c.stats.StopWorldResyncs, PauseMillis: append([]int64{}, c.stats.PauseMillis...)}
+	r.Chat = ChatReport{Sent: append([]string{}, c.stats.ChatSent...), Received: append([]ChatLine{}, c.stats.ChatReceived...)}
+	return r
+}
+
+// StopBot makes a bot client stop playing (it keeps its connection and its world).
+func (c *Client) StopBot() { c.bot = nil }

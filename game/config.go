@@ -1,0 +1,85 @@
+package game
+
+import (
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/ackattack/ackattack/net/transport"
+)
+
+// Defaults of the game's timing and sync.
+const (
+	DefaultFrame        = 100 * time.Millisecond // 10 frames a second
+	DefaultGroupSize    = 16                     // units per grouped hash
+	DefaultRealtimeMax  = 24                     // more mismatched units than this: stop the world
+	DefaultStartDelay   = 2 * time.Second        // the lobby waits this long after the first player
+	DefaultEnemyEvery   = 3 * time.Second
+	DefaultMaxEnemies   = 40
+	DefaultPingReport   = 4 * time.Second // clients report their latency this often
+	hashReportEvery     = 10              // frames between hash reports (once a second)
+	frameSyncEvery      = 10              // frames between FrameSync messages
+	resyncBatchUnits    = 200             // units per ResyncBatch
+	maxCatchUpPerTick   = 5               // frames a client may step at once to catch up
+	pauseMarginFrames   = 5               // a pause is scheduled this far beyond twice the lead
+	minLeadFrames       = 1
+	maxLeadFrames       = 50
+	maxChatQueue        = 64
+	realtimeRecheckSpan = 30 // frames after a real-time re-sync during which a repeat mismatch means it failed
+)
+
+// ServerConfig configures a game server. The zero value of each field means its default.
+type ServerConfig struct {
+	Listen string // default 127.0.0.1:7777
+	Map    string // default "skirmish"
+	Seed   uint64 // default 1
+	Bots   int    // server-side bot players
+	Frame  time.Duration
+	// StartDelay: the game starts this long after the first player (or bot) is seated.
+	StartDelay time.Duration
+	// MinPlayers: connected human players needed before the start countdown (0: none; a
+	// server with bots only starts at once).
+	MinPlayers int
+	GroupSize  int
+	// RealtimeMax: a mismatch of more units than this goes straight to a stop-the-world re-sync.
+	RealtimeMax int
+	EnemyEvery  time.Duration
+	MaxEnemies  int
+	Transport   transport.ServerConfig
+	Logger      *slog.Logger
+	Trace       io.Writer // JSON lines of executed guaranteed messages (see Trace)
+}
+
+func (c ServerConfig) withDefaults() ServerConfig {
+	if c.Listen == "" {
+		c.Listen = "127.0.0.1:7777"
+	}
+	if c.Map == "" {
+		c.Map = "skirmish"
+	}
+	if c.Seed == 0 {
+		c.Seed = 1
+	}
+	if c.Frame <= 0 {
+		c.Frame = DefaultFrame
+	}
+	if c.StartDelay <= 0 {
+		c.StartDelay = DefaultStartDelay
+	}
+	if c.GroupSize <= 0 {
+		c.GroupSize = DefaultGroupSize
+	}
+	if c.RealtimeMax <= 0 {
+		c.RealtimeMax = DefaultRealtimeMax
+	}
+	if c.EnemyEvery <= 0 {
+		c.EnemyEvery = DefaultEnemyEvery
+	}
+	if c.MaxEnemies <= 0 {
+		c.MaxEnemies = DefaultMaxEnemies
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c
+}

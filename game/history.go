@@ -1,0 +1,71 @@
+package game
+
+import (
+	"github.com/ackattack/ackattack/world"
+)
+
+// historyFrames is how many recent frames of unit hashes a host keeps: long enough for a hash
+// report to cross the network and come back with a drill-down request (6.4 s at 10 frames/s).
+const historyFrames = 64
+
+// hashHistory keeps the hash of every unit at each of the last historyFrames frames, so that a
+// report about frame F can be checked against F, not against now.
+type hashHistory struct {
+	frames [historyFrames]uint32
+	hashes [historyFrames][]world.UnitHash
+	valid  [historyFrames]bool
+}
+
+// record stores w's unit hashes for its current frame (the state at the start of the frame).
+func (h *hashHistory) record(w *world.World) {
+	f := w.Frame()
+	i := f % historyFrames
+	h.frames[i], h.valid[i] = f, true
+	h.hashes[i] = w.UnitHashes(1, world.MaxUnitID, h.hashes[i][:0])
+}
+
+// at returns the unit hashes of frame f, if still kept.
+func (h *hashHistory) at(f uint32) ([]world.UnitHash, bool) {
+	i := f % historyFrames
+	if !h.valid[i] || h.frames[i] != f {
+		return nil, false
+	}
+	return h.hashes[i], true
+}
+
+// clear forgets everything (after a re-sync rewrites the past).
+func (h *hashHistory) clear() { h.valid = [historyFrames]bool{} }
+
+// rangeHash is the XOR of the hashes of units with ids in [start, end] (the group hash).
+func rangeHash(hs []world.UnitHash, start, end uint32) uint64 {
+	var x uint64
+	for _, u := range hs {
+		if u.ID >= start && u.ID <= end {
+			x ^= u.Hash
+		}
+	}
+	return x
+}
+
+// groupHashes splits hs into groups of size units (by id order) as world.GroupHashes does.
+func groupHashes(hs []world.UnitHash, size int, dst []world.GroupHash) []world.GroupHash {
+	dst = dst[:0]
+	start := uint32(1)
+	for i := 0; i < len(hs); i += size {
+		j := min(i+size, len(hs))
+		end := hs[j-1].ID
+		if j == len(hs) {
+			end = world.MaxUnitID
+		}
+		var x uint64
+		for _, u := range hs[i:j] {
+			x ^= u.Hash
+		}
+		dst = append(dst, world.GroupHash{Start: start, End: end, Hash: x})
+		start = end + 1
+	}
+	if len(hs) == 0 {
+		dst = append(dst, world.GroupHash{Start: 1, End: world.MaxUnitID})
+	}
+	return dst
+}

@@ -1,0 +1,147 @@
+package game
+
+import (
+	"slices"
+
+	"github.com/ackattack/ackattack/world"
+)
+
+// event is something every host applies to its world at the start of a frame: a spawn, a
+// kill, a unit update or a command. Hosts agree on the order of a frame's events whatever order
+// they arrived in: by kind, then seat, then id.
+type event struct {
+	frame uint32
+	kind  eventKind
+	seat  uint8
+	id    uint32
+
+	cmd    *Command
+	spawn  *SpawnEnemy
+	update *UnitUpdate
+}
+
+type eventKind uint8
+
+// The order within a frame: enemies appear and vanish before anybody acts on them, server
+// corrections come before the commands that act on the corrected units.
+const (
+	evSpawn eventKind = iota + 1
+	evKill
+	evUpdate
+	evCommand
+)
+
+func (e *event) less(f *event) bool {
+	if e.frame != f.frame {
+		return e.frame < f.frame
+	}
+	if e.kind != f.kind {
+		return e.kind < f.kind
+	}
+	if e.seat != f.seat {
+		return e.seat < f.seat
+	}
+	return e.id < f.id
+}
+
+// schedule holds the events not yet applied, sorted, and remembers which commands were
+// already taken so that a command that arrives twice (from the server and straight from its
+// player) runs once.
+type schedule struct {
+	pending []event
+	seen    map[cmdKey]struct{}
+}
+
+type cmdKey struct {
+	seat uint8
+	id   uint32
+}
+
+func newSchedule() *schedule { return &schedule{seen: make(map[cmdKey]struct{})} }
+
+// add inserts e in order. A command already seen is dropped and add reports false.
+func (s *schedule) add(e event) bool {
+	if e.kind == evCommand {
+		k := cmdKey{e.seat, e.id}
+		if _, dup := s.seen[k]; dup {
+			return false
+		}
+		s.seen[k] = struct{}{}
+	}
+	i, _ := slices.BinarySearchFunc(s.pending, e, func(a, b event) int {
+		switch {
+		case a.less(&b):
+			return -1
+		case b.less(&a):
+			return 1
+		}
+		return 0
+	})
+	s.pending = slices.Insert(s.pending, i, e)
+	return true
+}
+
+// due removes and returns the events for frames up to and including frame, in order.
+func (s *schedule) due(frame uint32, dst []event) []event {
+	n := 0
+	for n < len(s.pending) && s.pending[n].frame <= frame {
+		n++
+	}
+	dst = append(dst, s.pending[:n]...)
+	s.pending = slices.Delete(s.pending, 0, n)
+	return dst
+}
+
+// after returns the pending events for frames at or after frame (for a client joining late).
+func (s *schedule) after(frame uint32) []event {
+	var out []event
+	for _, e := range s.pending {
+		if e.frame >= frame {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// apply runs one event on w. Errors are the world's verdicts (an invalid command, a kill of an
+// enemy that does not exist); every host reaches the same verdict.
+func apply(w *world.World, e *event) error {
+	switch e.kind {
+	case evSpawn:
+		k, _ := world.KindOf(e.spawn.Kind)
+		return w.SpawnEnemy(e.spawn.ID, k.Name, e.spawn.X, e.spawn.Y)
+	case evKill:
+		return w.Kill(e.id)
+	case evUpdate:
+		for _, id := range e.update.Removed {
+			w.RemoveUnit(id)
+		}
+		for _, u := range e.update.Units {
+			if err := w.SetUnit(u); err != nil {
+				return err
+			}
+		}
+		return nil
+	case evCommand:
+		c := e.cmd
+		return w.Apply(world.Command{Player: c.Seat, Kind: c.Kind, Units: c.Units, X: c.X, Y: c.Y, Target: c.Target})
+	}
+	return nil
+}
+
+// unitsOf lists the units an event touches, for fast-forwarding after a late one.
+func unitsOf(e *event) []uint32 {
+	switch e.kind {
+	case evCommand:
+		return e.cmd.Units
+	case evUpdate:
+		ids := make([]uint32, 0, len(e.update.Units))
+		for _, u := range e.update.Units {
+			ids = append(ids, u.ID)
+		}
+		return ids
+	case evSpawn:
+		return []uint32{e.id}
+	}
+	return nil
+}

@@ -1,0 +1,721 @@
+package game
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ackattack/ackattack/net/depgraph"
+	"github.com/ackattack/ackattack/net/message"
+	"github.com/ackattack/ackattack/net/transport"
+	"github.com/ackattack/ackattack/net/wire"
+	"github.com/ackattack/ackattack/world"
+)
+
+// seat is one player's place in the game, on the server.
+type seat struct {
+	idx       uint8
+	player    uuid.UUID
+	name      string
+	bot       *Bot // a server-side bot plays this seat
+	peer      *transport.Peer
+	inGame    bool // seated when the game started (has units)
+	started   bool // this client was sent StartGame
+	nextCmdID uint32
+
+	// per-connection dependency handles (server → this client)
+	infoDeps  [world.MaxPlayers]depgraph.Dependency
+	chat      [world.MaxPlayers]message.Chain // relayed lines, a chain per origin seat
+	leadChain message.Chain
+	spawnDeps map[uint32]*depgraph.Dependency
+
+	reportedRTT time.Duration     // from the client's PingSummary
+	resynced    map[uint32]uint32 // unit id → frame of its last real-time re-sync
+	lastRequest *HashRequest      // the drill-down waiting for its answer
+	outbox      []pendingSend     // messages refused by back-pressure, sent again later
+	pauseState  *clientPause      // during a stop-the-world re-sync
+}
+
+// pendingSend is a guaranteed message the connection refused for now (back-pressure).
+type pendingSend struct {
+	payload []byte
+	deps    []*depgraph.Dependency
+	out     *depgraph.Dependency
+	sync    bool
+}
+
+// clientPause is one client's part in a stop-the-world re-sync.
+type clientPause struct {
+	pauseDep  depgraph.Dependency
+	hashes    bool // its WorldHashes arrived
+	sent      uint32
+	applied   map[uint32]bool
+	batchDeps []*depgraph.Dependency
+}
+
+// pause is a stop-the-world re-sync in progress.
+type pause struct {
+	frame   uint32
+	reached time.Time // when the server's world reached the frame (zero before)
+	known   map[uint32]bool
+}
+
+// Server is the authoritative host: it runs the world, relays commands and chat, spawns and
+// kills enemies, sets the lead time and checks every client's unit hashes. One goroutine owns
+// it: Run.
+type Server struct {
+	cfg ServerConfig
+	tr  *transport.Server
+	w   *world.World
+	rng *rand.Rand
+
+	sched     *schedule
+	hist      hashHistory
+	seats     [world.MaxPlayers]*seat
+	running   bool
+	startAt   time.Time
+	nextFrame time.Time
+	lead      uint32
+	leadNext  []LeadTime // announced changes not yet in force
+	lastLead  time.Time
+
+	nextEnemyID uint32
+	nextSpawn   time.Time
+	killSent    map[uint32]bool
+
+	pause         *pause
+	resumeAt      time.Time
+	pendingHashes []pendingHashes // WorldHashes that came before the server reached the pause
+	early         []earlyReport   // hash reports for frames the server has not reached yet
+
+	intents chan func(*Server)
+	stats   ServerStats
+	snap    atomic.Pointer[ServerSnapshot]
+	trace   *tracer
+	scratch []event
+	buf     []byte
+}
+
+// NewServer opens the server's socket; Run starts it.
+func NewServer(cfg ServerConfig) (*Server, error) {
+	cfg = cfg.withDefaults()
+	if _, err := world.NewWorld(cfg.Map, cfg.Seed); err != nil {
+		return nil, err
+	}
+	s := &Server{
+		cfg:         cfg,
+		rng:         rand.New(rand.NewPCG(cfg.Seed, 0x5e77e5)),
+		sched:       newSchedule(),
+		lead:        minLeadFrames,
+		nextEnemyID: world.FirstEnemyID,
+		killSent:    make(map[uint32]bool),
+		intents:     make(chan func(*Server), 64),
+		trace:       newTracer(cfg.Trace),
+	}
+	tc := cfg.Transport
+	tc.OnConnect = s.onConnect
+	tc.OnDisconnect = s.onDisconnect
+	tc.OnMessage = s.onMessage
+	if tc.Logger == nil {
+		tc.Logger = cfg.Logger
+	}
+	tr, err := transport.Listen(cfg.Listen, tc)
+	if err != nil {
+		return nil, err
+	}
+	s.tr = tr
+	for i := range cfg.Bots {
+		if err := s.seatBot(i); err != nil {
+			tr.Close()
+			return nil, err
+		}
+	}
+	s.snap.Store(&ServerSnapshot{})
+	return s, nil
+}
+
+// Addr is the address the server listens on.
+func (s *Server) Addr() string { return s.tr.LocalAddr().String() }
+
+// Transport gives access to the transport (its Stats and SetLink are safe from any goroutine).
+func (s *Server) Transport() *transport.Server { return s.tr }
+
+func (s *Server) seatBot(i int) error {
+	idx := -1
+	for j, st := range s.seats {
+		if st == nil {
+			idx = j
+			break
+		}
+	}
+	if idx < 0 {
+		return errors.New("game: no free seat for a bot")
+	}
+	name := fmt.Sprintf("bot%d", i+1)
+	st := &seat{idx: uint8(idx), player: uuid.NewSHA1(uuid.NameSpaceOID, []byte(name)), name: name}
+	st.bot = NewBot(st.idx, name, s.cfg.Seed+uint64(idx)*7919)
+	s.seats[idx] = st
+	return nil
+}
+
+// StopBots makes the server-side bots stop playing (their units stay).
+func (s *Server) StopBots() {
+	for _, st := range s.seats {
+		if st != nil && st.bot != nil {
+			st.bot.quiet = true
+		}
+	}
+}
+
+// Do runs f on the server's loop (an intent from a user interface or a test).
+func (s *Server) Do(f func(*Server)) { s.intents <- f }
+
+// Run runs the server until ctx is done. It closes the socket when it returns.
+func (s *Server) Run(ctx context.Context) error {
+	defer s.trace.flush()
+	defer s.tr.Close()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	now := time.Now()
+	if s.cfg.Bots > 0 && s.cfg.MinPlayers == 0 {
+		s.startAt = now.Add(s.cfg.StartDelay)
+	}
+	for {
+		now = time.Now()
+		s.frames(now)
+		s.tr.Tick(now)
+		s.publish(now, false)
+		next := s.tr.NextTick(now)
+		if s.nextFrame.After(now) && (next.IsZero() || s.nextFrame.Before(next)) {
+			next = s.nextFrame
+		}
+		if !s.running && !s.startAt.IsZero() && s.startAt.Before(next) {
+			next = s.startAt
+		}
+		timer.Reset(max(time.Until(next), 0))
+		select {
+		case <-ctx.Done():
+			s.publish(time.Now(), true)
+			return nil
+		case d, ok := <-s.tr.Datagrams():
+			if !ok {
+				return transport.ErrClosed
+			}
+			s.tr.Handle(time.Now(), d)
+		case f := <-s.intents:
+			f(s)
+		case <-timer.C:
+		}
+	}
+}
+
+// frames steps the world for every frame whose time has come.
+func (s *Server) frames(now time.Time) {
+	if !s.running {
+		if !s.startAt.IsZero() && !now.Before(s.startAt) {
+			s.start(now)
+		}
+		return
+	}
+	if s.pause != nil && !s.resumeAt.IsZero() && !now.Before(s.resumeAt) {
+		s.resume(now)
+	}
+	for n := 0; !now.Before(s.nextFrame) && n < maxCatchUpPerTick; n++ {
+		if s.pause != nil && s.w.Frame() >= s.pause.frame {
+			if s.pause.reached.IsZero() {
+				s.reachPause(now)
+			}
+			s.nextFrame = now.Add(s.cfg.Frame)
+			return
+		}
+		s.step(now)
+		s.nextFrame = s.nextFrame.Add(s.cfg.Frame)
+	}
+	if now.Sub(s.nextFrame) > 10*s.cfg.Frame {
+		s.nextFrame = now // far behind (the machine stalled): do not try to catch up forever
+	}
+}
+
+// start begins the game: every seated player gets units, every connected client StartGame.
+func (s *Server) start(now time.Time) {
+	w, err := world.NewWorld(s.cfg.Map, s.cfg.Seed)
+	if err != nil {
+		s.cfg.Logger.Error("start", "err", err)
+		return
+	}
+	s.w = w
+	for _, st := range s.seats {
+		if st != nil && (st.bot != nil || st.peer != nil) {
+			if _, err := w.AddPlayerUnits(st.idx); err != nil {
+				s.cfg.Logger.Error("units", "seat", st.idx, "err", err)
+			}
+			st.inGame = true
+		}
+	}
+	s.running = true
+	s.nextFrame = now
+	s.nextSpawn = now.Add(s.cfg.EnemyEvery)
+	for _, st := range s.seats {
+		if st != nil && st.peer != nil {
+			s.sendStart(st, now)
+		}
+	}
+	s.cfg.Logger.Info("game started", "map", s.cfg.Map, "seats", s.seatList())
+}
+
+func (s *Server) seatList() []uint8 {
+	var out []uint8
+	for _, st := range s.seats {
+		if st != nil && st.inGame {
+			out = append(out, st.idx)
+		}
+	}
+	return out
+}
+
+// sendStart tells a client the game is on: StartGame depends on every PlayerInfo sent on its
+// connection, so it never starts without knowing every player. A client that arrives after the
+// start also gets the world as it is now and the events already scheduled.
+func (s *Server) sendStart(st *seat, now time.Time) {
+	st.started = true
+	deps := make([]*depgraph.Dependency, 0, world.MaxPlayers)
+	for i := range st.infoDeps {
+		deps = append(deps, &st.infoDeps[i])
+	}
+	f := s.w.Frame()
+	s.send(st, now, &StartGame{Map: s.cfg.Map, Seed: s.cfg.Seed, Frame: f, FrameMillis: uint32(s.cfg.Frame / time.Millisecond),
+		LeadFrames: s.lead, Seats: s.seatList()}, deps, nil, false)
+	if f > 0 || len(s.w.Units()) > 0 {
+		s.sendSnapshot(st, now)
+	}
+}
+
+// sendSnapshot sends a client the whole world (joining or coming back mid-game).
+func (s *Server) sendSnapshot(st *seat, now time.Time) {
+	units := s.w.Units()
+	state := world.AppendState(nil, s.w)
+	for i := 0; i == 0 || i < len(units); i += resyncBatchUnits {
+		b := &ResyncBatch{Frame: s.w.Frame(), Batch: uint32(i / resyncBatchUnits), Units: slices.Clone(units[i:min(i+resyncBatchUnits, len(units))])}
+		if i+resyncBatchUnits >= len(units) {
+			b.HasAttacks, b.Attacks, b.State = true, slices.Clone(s.w.Attacks()), state
+		}
+		s.send(st, now, b, nil, nil, false)
+	}
+	for _, e := range s.sched.after(s.w.Frame()) {
+		s.sendEvent(st, now, &e)
+	}
+	for _, lt := range s.leadNext {
+		s.send(st, now, &lt, []*depgraph.Dependency{st.leadChain.Last()}, st.leadChain.Last(), false)
+	}
+}
+
+func (s *Server) sendEvent(st *seat, now time.Time, e *event) {
+	switch e.kind {
+	case evCommand:
+		s.send(st, now, e.cmd, nil, nil, false)
+	case evSpawn:
+		s.sendSpawn(st, now, e.spawn)
+	case evKill:
+		s.sendKill(st, now, e.id, e.frame)
+	case evUpdate:
+		s.send(st, now, e.update, nil, nil, false)
+	}
+}
+
+// step runs one frame: due events, bots, enemies, the world step.
+func (s *Server) step(now time.Time) {
+	f := s.w.Frame()
+	for len(s.leadNext) > 0 && s.leadNext[0].Frame <= f {
+		s.lead = s.leadNext[0].LeadFrames
+		s.leadNext = s.leadNext[1:]
+	}
+	s.scratch = s.sched.due(f, s.scratch[:0])
+	for i := range s.scratch {
+		e := &s.scratch[i]
+		if err := apply(s.w, e); err != nil {
+			s.cfg.Logger.Debug("event refused", "frame", f, "kind", e.kind, "err", err)
+		}
+		if e.frame < f {
+			s.stats.CommandsLate++
+			s.w.FastForward(unitsOf(e), int(f-e.frame))
+		}
+	}
+	s.hist.record(s.w)
+	for _, st := range s.seats {
+		if st != nil && st.bot != nil && st.inGame {
+			if c := st.bot.Think(s.w, f+s.lead); c != nil {
+				st.nextCmdID++
+				c.Seat, c.ID = st.idx, st.nextCmdID
+				s.command(now, c, nil)
+			}
+			if line, ok := st.bot.Chat(f); ok {
+				s.stats.chatSent = append(s.stats.chatSent, line)
+				s.chat(now, st.idx, line)
+			}
+		}
+	}
+	s.enemies(now, f)
+	s.w.Step()
+	s.stats.Frame = s.w.Frame()
+	s.stats.lastStepAt = now
+	s.checkEarly(now)
+	if f%frameSyncEvery == 0 {
+		fs := &FrameSync{Frame: s.w.Frame(), ServerUnixNanos: now.UnixNano()}
+		for _, st := range s.seats {
+			if st != nil && st.peer != nil && st.started {
+				s.sendUnreliable(st, fs)
+			}
+		}
+		s.updateLead(now)
+	}
+	s.recordWorldHash()
+	s.flushOutboxes(now)
+}
+
+// enemies spawns an enemy now and then and kills the ones that fell.
+func (s *Server) enemies(now time.Time, f uint32) {
+	live := 0
+	for _, u := range s.w.Units() {
+		if !u.IsEnemy() {
+			continue
+		}
+		if u.Dead {
+			if !s.killSent[u.ID] {
+				s.killSent[u.ID] = true
+				s.scheduleKill(now, u.ID, f+s.lead+1)
+			}
+			continue
+		}
+		live++
+	}
+	if now.Before(s.nextSpawn) || live >= s.cfg.MaxEnemies {
+		return
+	}
+	s.nextSpawn = now.Add(s.cfg.EnemyEvery)
+	kinds := enemyKinds()
+	if len(kinds) == 0 {
+		return
+	}
+	for try := 0; try < 50; try++ {
+		x, y := s.rng.Int32N(s.w.Width()), s.rng.Int32N(s.w.Height())
+		if s.w.Terrain(x, y) != world.Ground {
+			continue
+		}
+		sp := &SpawnEnemy{Frame: f + s.lead + 1, ID: s.nextEnemyID, Kind: kinds[s.rng.IntN(len(kinds))], X: x, Y: y}
+		s.nextEnemyID++
+		s.stats.EnemiesSpawned++
+		s.sched.add(event{frame: sp.Frame, kind: evSpawn, id: sp.ID, spawn: sp})
+		for _, st := range s.seats {
+			if st != nil && st.peer != nil && st.started {
+				s.sendSpawn(st, now, sp)
+			}
+		}
+		return
+	}
+}
+
+// enemyKinds are the unit kinds the server spawns as enemies: those no player starts with.
+func enemyKinds() []uint8 {
+	var out []uint8
+	squad := world.StartingSquad()
+	for i, k := range world.Kinds() {
+		if !slices.Contains(squad, k.Name) {
+			out = append(out, uint8(i))
+		}
+	}
+	return out
+}
+
+func (s *Server) sendSpawn(st *seat, now time.Time, sp *SpawnEnemy) {
+	if st.spawnDeps == nil {
+		st.spawnDeps = make(map[uint32]*depgraph.Dependency)
+	}
+	d := new(depgraph.Dependency)
+	st.spawnDeps[sp.ID] = d
+	s.send(st, now, sp, nil, d, false)
+}
+
+// scheduleKill removes a fallen enemy at frame on every host. The kill depends on the spawn on
+// each connection: no host can kill an enemy it never spawned.
+func (s *Server) scheduleKill(now time.Time, id, frame uint32) {
+	s.stats.EnemiesKilled++
+	s.sched.add(event{frame: frame, kind: evKill, id: id})
+	for _, st := range s.seats {
+		if st != nil && st.peer != nil && st.started {
+			s.sendKill(st, now, id, frame)
+		}
+	}
+}
+
+func (s *Server) sendKill(st *seat, now time.Time, id, frame uint32) {
+	var deps []*depgraph.Dependency
+	if d := st.spawnDeps[id]; d != nil {
+		deps = []*depgraph.Dependency{d}
+		delete(st.spawnDeps, id)
+	}
+	s.send(st, now, &KillEnemy{Frame: frame, ID: id}, deps, nil, false)
+}
+
+// command takes a command from a player (from the network, or a server-side bot), schedules
+// it and relays it to every client except its sender.
+func (s *Server) command(now time.Time, c *Command, from *seat) {
+	if !s.sched.add(event{frame: c.Frame, kind: evCommand, seat: c.Seat, id: c.ID, cmd: c}) {
+		return // it came twice
+	}
+	s.stats.CommandsRelayed++
+	if s.running && c.Frame < s.w.Frame() {
+		s.stats.CommandsLateAtServer++
+	}
+	for _, st := range s.seats {
+		if st != nil && st != from && st.peer != nil && st.started {
+			s.send(st, now, c, nil, nil, false)
+		}
+	}
+}
+
+// chat relays a line to every other client: a chain per origin seat on each connection.
+func (s *Server) chat(now time.Time, origin uint8, text string) {
+	st0 := s.seats[origin]
+	if st0 == nil {
+		return
+	}
+	c := &Chat{Seat: origin, Line: s.stats.chatLines[origin] + 1, Text: text}
+	s.stats.chatLines[origin]++
+	s.stats.ChatRelayed++
+	for _, st := range s.seats {
+		if st != nil && st.idx != origin && st.peer != nil && st.started {
+			s.send(st, now, c, []*depgraph.Dependency{st.chat[origin].Last()}, st.chat[origin].Last(), false)
+		}
+	}
+}
+
+// updateLead sets the command lead time from the worst average latency: about 75% of it in
+// whole frames, at least one. A change is announced for a frame far enough ahead that every
+// client has it in time.
+func (s *Server) updateLead(now time.Time) {
+	var worst time.Duration
+	for _, st := range s.seats {
+		if st == nil || st.peer == nil {
+			continue
+		}
+		rtt := max(st.reportedRTT, st.peer.Stats().PingAvg)
+		worst = max(worst, rtt)
+	}
+	want := uint32((worst*3/4 + s.cfg.Frame - 1) / s.cfg.Frame)
+	want = min(max(want, minLeadFrames), maxLeadFrames)
+	cur := s.lead
+	if n := len(s.leadNext); n > 0 {
+		cur = s.leadNext[n-1].LeadFrames
+	}
+	if want == cur || now.Sub(s.lastLead) < 2*time.Second {
+		return
+	}
+	s.lastLead = now
+	lt := LeadTime{Frame: s.w.Frame() + 2*max(cur, want) + 1, LeadFrames: want}
+	s.leadNext = append(s.leadNext, lt)
+	s.stats.LeadChanges++
+	for _, st := range s.seats {
+		if st != nil && st.peer != nil && st.started {
+			s.send(st, now, &lt, []*depgraph.Dependency{st.leadChain.Last()}, st.leadChain.Last(), false)
+		}
+	}
+}
+
+// send encodes m and sends it to st as a guaranteed (or sync) message. If the connection is
+// under back-pressure the message waits in the seat's outbox, in order.
+func (s *Server) send(st *seat, now time.Time, m Msg, deps []*depgraph.Dependency, out *depgraph.Dependency, sync bool) {
+	if st.peer == nil {
+		return
+	}
+	payload, err := AppendMsg(nil, m)
+	if err != nil {
+		s.cfg.Logger.Error("encode", "type", m.Type(), "err", err)
+		return
+	}
+	if len(st.outbox) > 0 {
+		st.outbox = append(st.outbox, pendingSend{payload, deps, out, sync})
+		return
+	}
+	if err := sendOn(st.peer.Conn(), now, payload, deps, out, sync); errors.Is(err, message.ErrBackpressure) {
+		st.outbox = append(st.outbox, pendingSend{payload, deps, out, sync})
+	}
+}
+
+func sendOn(c *message.Conn, now time.Time, payload []byte, deps []*depgraph.Dependency, out *depgraph.Dependency, sync bool) error {
+	if sync {
+		_, err := c.SendSync(now, payload, deps, out)
+		return err
+	}
+	_, err := c.SendGuaranteed(now, payload, deps, out)
+	return err
+}
+
+func (s *Server) flushOutboxes(now time.Time) {
+	for _, st := range s.seats {
+		if st == nil || st.peer == nil {
+			continue
+		}
+		for len(st.outbox) > 0 {
+			p := st.outbox[0]
+			if err := sendOn(st.peer.Conn(), now, p.payload, p.deps, p.out, p.sync); errors.Is(err, message.ErrBackpressure) {
+				break
+			}
+			st.outbox = st.outbox[1:]
+		}
+	}
+}
+
+func (s *Server) sendUnreliable(st *seat, m Msg) {
+	payload, err := AppendMsg(s.buf[:0], m)
+	if err != nil {
+		return
+	}
+	s.buf = payload
+	st.peer.Conn().SendUnreliable(payload)
+}
+
+// onConnect seats a client: its own seat back if its player id had one, else a free seat.
+func (s *Server) onConnect(p *transport.Peer) {
+	now := time.Now()
+	var st *seat
+	for _, x := range s.seats {
+		if x != nil && x.bot == nil && x.player == p.PlayerID() {
+			st = x
+		}
+	}
+	if st == nil {
+		idx := p.Seat()
+		if idx >= world.MaxPlayers || s.seats[idx] != nil {
+			idx = -1
+			for j, x := range s.seats {
+				if x == nil {
+					idx = j
+					break
+				}
+			}
+		}
+		if idx < 0 {
+			s.tr.Kick(p, now, "no free seat")
+			return
+		}
+		st = &seat{idx: uint8(idx), player: p.PlayerID(), name: p.Name()}
+		s.seats[idx] = st
+	}
+	*st = seat{idx: st.idx, player: st.player, name: p.Name(), peer: p, inGame: st.inGame, nextCmdID: st.nextCmdID}
+	s.stats.Joins++
+	// Everybody learns who sits where; the newcomer learns about everybody.
+	for _, x := range s.seats {
+		if x == nil {
+			continue
+		}
+		s.send(st, now, s.info(x), nil, &st.infoDeps[x.idx], false)
+		if x != st && x.peer != nil {
+			s.send(x, now, s.info(st), nil, &x.infoDeps[st.idx], false)
+		}
+	}
+	if s.running {
+		s.sendStart(st, now)
+	} else if s.startAt.IsZero() && s.humans() >= max(s.cfg.MinPlayers, 1) {
+		s.startAt = now.Add(s.cfg.StartDelay)
+	}
+}
+
+func (s *Server) humans() int {
+	n := 0
+	for _, st := range s.seats {
+		if st != nil && st.peer != nil {
+			n++
+		}
+	}
+	return n
+}
+
+func (s *Server) info(st *seat) *PlayerInfo {
+	return &PlayerInfo{Seat: st.idx, Player: wire.PlayerID(st.player), Name: st.name, Bot: st.bot != nil, Connected: st.bot != nil || st.peer != nil}
+}
+
+func (s *Server) onDisconnect(p *transport.Peer, reason wire.DisconnectReason, text string) {
+	now := time.Now()
+	for _, st := range s.seats {
+		if st != nil && st.peer == p {
+			st.peer, st.started, st.outbox = nil, false, nil
+			s.stats.Leaves++
+			for _, x := range s.seats {
+				if x != nil && x.peer != nil {
+					s.send(x, now, s.info(st), nil, &x.infoDeps[st.idx], false)
+				}
+			}
+			if s.pause != nil {
+				s.checkResume(now)
+			}
+		}
+	}
+}
+
+func (s *Server) seatOf(p *transport.Peer) *seat {
+	for _, st := range s.seats {
+		if st != nil && st.peer == p {
+			return st
+		}
+	}
+	return nil
+}
+
+// onMessage handles every message a client's connection delivers.
+func (s *Server) onMessage(p *transport.Peer, m *message.Message) {
+	now := time.Now()
+	st := s.seatOf(p)
+	if st == nil {
+		return
+	}
+	msg, err := ParseMsg(m.Payload)
+	if err != nil {
+		s.stats.BadMessages++
+		return
+	}
+	if m.Guaranteed {
+		s.trace.executed(now, s.frameNow(), p.Addr().String(), m, msg)
+	}
+	switch v := msg.(type) {
+	case *Command:
+		if v.Seat != st.idx {
+			s.stats.BadMessages++ // a player commands only its own seat
+			return
+		}
+		s.command(now, v, st)
+	case *Chat:
+		if v.Seat != st.idx {
+			s.stats.BadMessages++
+			return
+		}
+		s.chat(now, st.idx, v.Text)
+	case *PingSummary:
+		st.reportedRTT = time.Duration(v.AvgRTTMicros) * time.Microsecond
+	case *HashReport:
+		s.hashReport(now, st, v)
+	case *UnitHashes:
+		s.unitHashes(now, st, v)
+	case *WorldHashes:
+		s.worldHashes(now, st, v)
+	case *BatchApplied:
+		if cp := st.pauseState; cp != nil && s.pause != nil && v.Frame == s.pause.frame {
+			cp.applied[v.Batch] = true
+			s.checkResume(now)
+		}
+	default:
+		s.stats.BadMessages++
+	}
+}
+
+func (s *Server) frameNow() uint32 {
+	if s.w == nil {
+		return 0
+	}
+	return s.w.Frame()
+}

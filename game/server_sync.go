@@ -1,0 +1,304 @@
+package game
+
+import (
+	"slices"
+	"time"
+
+	"github.com/ackattack/ackattack/net/depgraph"
+	"github.com/ackattack/ackattack/world"
+)
+
+// hashReport checks a client's grouped hashes against the server's history of that frame. A
+// mismatched group is drilled into: the client is asked for the hash of each of its units.
+func (s *Server) hashReport(now time.Time, st *seat, r *HashReport) {
+	s.stats.HashReports++
+	if s.pause != nil {
+		return
+	}
+	if s.running && r.Frame >= s.w.Frame() {
+		// The client is ahead of the server (clocks are never exactly aligned): check it when
+		// the server gets there.
+		if len(s.early) < 256 {
+			s.early = append(s.early, earlyReport{st, r})
+		}
+		return
+	}
+	mine, ok := s.hist.at(r.Frame)
+	if !ok {
+		s.stats.HashReportsTooOld++
+		return
+	}
+	var ranges []IDRange
+	for _, g := range r.Groups {
+		if rangeHash(mine, g.Start, g.End) != g.Hash {
+			ranges = append(ranges, IDRange{Start: g.Start, End: g.End})
+		}
+	}
+	if len(ranges) == 0 {
+		return
+	}
+	s.stats.MismatchedGroups += uint64(len(ranges))
+	s.event(now, "hash mismatch", "seat", st.idx, "frame", r.Frame, "groups", len(ranges))
+	st.lastRequest = &HashRequest{Frame: r.Frame, Ranges: ranges}
+	s.send(st, now, st.lastRequest, nil, nil, false)
+}
+
+func inRanges(rs []IDRange, id uint32) bool {
+	for _, r := range rs {
+		if id >= r.Start && id <= r.End {
+			return true
+		}
+	}
+	return false
+}
+
+// unitHashes compares a client's per-unit hashes with the server's and repairs the units that
+// differ: a real-time re-sync (the server's state of those units, applied at a frame every
+// client reaches after the update arrives). If the same units were repaired recently and still
+// differ, or too many differ, it stops the world instead.
+func (s *Server) unitHashes(now time.Time, st *seat, u *UnitHashes) {
+	if s.pause != nil {
+		return
+	}
+	mine, ok := s.hist.at(u.Frame)
+	if !ok {
+		s.stats.HashReportsTooOld++
+		return
+	}
+	theirs := make(map[uint32]uint64, len(u.Hashes))
+	for _, h := range u.Hashes {
+		theirs[h.ID] = h.Hash
+	}
+	req := st.lastRequest
+	if req == nil || req.Frame != u.Frame {
+		return // an answer to an older request
+	}
+	st.lastRequest = nil
+	var ids []uint32 // differ, or missing on the client, in id order
+	for _, h := range mine {
+		if !inRanges(req.Ranges, h.ID) {
+			continue
+		}
+		if th, ok := theirs[h.ID]; !ok || th != h.Hash {
+			ids = append(ids, h.ID)
+		}
+	}
+	var removed []uint32 // the client has them, the server does not
+	for _, h := range u.Hashes {
+		if _, found := slices.BinarySearchFunc(mine, h.ID, func(a world.UnitHash, id uint32) int { return int(a.ID) - int(id) }); !found {
+			removed = append(removed, h.ID)
+		}
+	}
+	if len(ids)+len(removed) == 0 {
+		return
+	}
+	s.stats.MismatchedUnits += uint64(len(ids) + len(removed))
+	if st.resynced == nil {
+		st.resynced = make(map[uint32]uint32)
+	}
+	again := 0
+	for _, id := range ids {
+		if f, ok := st.resynced[id]; ok && u.Frame > f && u.Frame-f < realtimeRecheckSpan {
+			again++
+		}
+	}
+	if again > 0 || len(ids)+len(removed) > s.cfg.RealtimeMax {
+		s.event(now, "stop the world", "seat", st.idx, "units", len(ids)+len(removed), "failed real-time re-syncs", again)
+		s.stopTheWorld(now, append(ids, removed...))
+		return
+	}
+	// Real-time re-sync: the server's state of these units as of a frame that every client
+	// reaches only after the update arrives: now plus the lead time, like a command.
+	f := s.w.Frame()
+	up := &UnitUpdate{Frame: f}
+	for _, id := range ids {
+		if unit, ok := s.w.Unit(id); ok {
+			up.Units = append(up.Units, unit)
+		} else {
+			up.Removed = append(up.Removed, id)
+		}
+		st.resynced[id] = f
+	}
+	up.Removed = append(up.Removed, removed...)
+	s.stats.RealtimeResyncs++
+	s.stats.lastResync = f
+	s.event(now, "real-time re-sync", "seat", st.idx, "units", len(up.Units), "removed", len(up.Removed), "frame", f)
+	s.send(st, now, up, nil, nil, false)
+	s.hist.clear() // history from before the repair no longer describes what clients should have
+}
+
+// stopTheWorld schedules a pause far enough ahead that every client has the order in time.
+func (s *Server) stopTheWorld(now time.Time, known []uint32) {
+	if s.pause != nil {
+		return
+	}
+	p := &pause{frame: s.w.Frame() + 2*s.lead + pauseMarginFrames, known: make(map[uint32]bool)}
+	for _, id := range known {
+		p.known[id] = true
+	}
+	s.pause = p
+	s.stats.StopWorldResyncs++
+	for _, st := range s.seats {
+		if st == nil || st.peer == nil || !st.started {
+			continue
+		}
+		st.pauseState = &clientPause{applied: make(map[uint32]bool)}
+		s.send(st, now, &Pause{Frame: p.frame}, nil, &st.pauseState.pauseDep, true)
+	}
+}
+
+// reachPause: the server's world is at the paused frame. The updates it already knows are
+// needed go out at once, without waiting for the clients' hashes.
+func (s *Server) reachPause(now time.Time) {
+	p := s.pause
+	p.reached = now
+	s.event(now, "paused", "frame", p.frame)
+	ids := make([]uint32, 0, len(p.known))
+	for _, u := range s.w.Units() {
+		if p.known[u.ID] {
+			ids = append(ids, u.ID)
+		}
+	}
+	for _, st := range s.seats {
+		if st != nil && st.pauseState != nil && st.peer != nil && len(ids) > 0 {
+			s.sendBatches(now, st, ids, nil, false)
+		}
+	}
+	s.checkResume(now)
+}
+
+// worldHashes: a client's hashes of its whole paused world. The server sends every unit that
+// differs, the ones the client lacks, the removal of the ones it should not have, and the
+// complete state (attacks in flight, counters) in the last batch.
+func (s *Server) worldHashes(now time.Time, st *seat, wh *WorldHashes) {
+	cp := st.pauseState
+	if cp == nil || s.pause == nil || wh.Frame != s.pause.frame || cp.hashes {
+		return
+	}
+	if s.pause.reached.IsZero() {
+		// The server has not reached the frame yet (its clock runs a little ahead of most
+		// clients, but not always); it answers once it has.
+		s.pendingHashes = append(s.pendingHashes, pendingHashes{st, wh})
+		return
+	}
+	cp.hashes = true
+	theirs := make(map[uint32]uint64, len(wh.Hashes))
+	for _, h := range wh.Hashes {
+		theirs[h.ID] = h.Hash
+	}
+	var ids, removed []uint32
+	for _, u := range s.w.Units() {
+		if h, ok := theirs[u.ID]; !ok || h != u.Hash() {
+			ids = append(ids, u.ID)
+		}
+	}
+	for _, h := range wh.Hashes {
+		if _, ok := s.w.Unit(h.ID); !ok {
+			removed = append(removed, h.ID)
+		}
+	}
+	s.stats.MismatchedUnits += uint64(len(ids) + len(removed))
+	s.sendBatches(now, st, ids, removed, true)
+}
+
+type pendingHashes struct {
+	st *seat
+	wh *WorldHashes
+}
+
+// sendBatches sends the server's state of ids (and removals) in batches; with final, the last
+// batch carries the whole world state.
+func (s *Server) sendBatches(now time.Time, st *seat, ids, removed []uint32, final bool) {
+	cp := st.pauseState
+	for i := 0; i < len(ids) || (final && i == 0) || (i == 0 && len(removed) > 0); i += resyncBatchUnits {
+		b := &ResyncBatch{Frame: s.pause.frame, Batch: cp.sent}
+		for _, id := range ids[min(i, len(ids)):min(i+resyncBatchUnits, len(ids))] {
+			if u, ok := s.w.Unit(id); ok {
+				b.Units = append(b.Units, u)
+			}
+		}
+		last := i+resyncBatchUnits >= len(ids)
+		if last {
+			b.Removed = removed
+			if final {
+				b.HasAttacks, b.Attacks, b.State = true, slices.Clone(s.w.Attacks()), world.AppendState(nil, s.w)
+			}
+		}
+		cp.sent++
+		d := new(depgraph.Dependency)
+		cp.batchDeps = append(cp.batchDeps, d)
+		s.send(st, now, b, []*depgraph.Dependency{&cp.pauseDep}, d, false)
+		if last {
+			break
+		}
+	}
+}
+
+// checkResume resumes once every client sent its hashes and applied every batch.
+func (s *Server) checkResume(now time.Time) {
+	p := s.pause
+	if p == nil || p.reached.IsZero() || !s.resumeAt.IsZero() {
+		return
+	}
+	for _, ph := range s.pendingHashes {
+		s.worldHashes(now, ph.st, ph.wh)
+	}
+	s.pendingHashes = nil
+	for _, st := range s.seats {
+		if st == nil || st.peer == nil || st.pauseState == nil {
+			continue
+		}
+		cp := st.pauseState
+		if !cp.hashes || uint32(len(cp.applied)) < cp.sent {
+			return
+		}
+	}
+	// Everybody is in sync: resume after the lead time, so that the Resume reaches every
+	// client about when the server goes on.
+	after := time.Duration(s.lead) * s.cfg.Frame
+	for _, st := range s.seats {
+		if st == nil || st.peer == nil || st.pauseState == nil {
+			continue
+		}
+		s.send(st, now, &Resume{Frame: p.frame, AfterMillis: uint32(after / time.Millisecond)}, st.pauseState.batchDeps, nil, false)
+	}
+	s.resumeAt = now.Add(after)
+}
+
+func (s *Server) resume(now time.Time) {
+	p := s.pause
+	length := now.Sub(p.reached)
+	s.stats.PauseMillis = append(s.stats.PauseMillis, length.Milliseconds())
+	s.stats.lastResync = p.frame
+	s.event(now, "resumed", "frame", p.frame, "pause", length.Round(time.Millisecond))
+	for _, st := range s.seats {
+		if st != nil {
+			st.pauseState = nil
+			st.resynced = nil
+		}
+	}
+	s.pause, s.resumeAt = nil, time.Time{}
+	s.hist.clear()
+	s.nextFrame = now
+}
+
+type earlyReport struct {
+	st *seat
+	r  *HashReport
+}
+
+// checkEarly checks the reports that came before the server reached their frame.
+func (s *Server) checkEarly(now time.Time) {
+	f := s.w.Frame()
+	keep := s.early[:0]
+	for _, e := range s.early {
+		switch {
+		case e.r.Frame < f:
+			s.stats.HashReports-- // counted again
+			s.hashReport(now, e.st, e.r)
+		default:
+			keep = append(keep, e)
+		}
+	}
+	s.early = keep
+}
