@@ -1,0 +1,378 @@
+package transport
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ackattack/ackattack/net/message"
+	"github.com/ackattack/ackattack/net/wire"
+)
+
+// ClientConfig configures a Client. The zero value of each field means its default.
+type ClientConfig struct {
+	Config
+	// PlayerID identifies the player across reconnects: the server gives the same id the same
+	// seat. Default: a new random id.
+	PlayerID uuid.UUID
+	// Name is the player's name, 1 to 32 bytes of UTF-8 without control characters.
+	Name string
+	// ConnectTimeout bounds the handshake. Default 5 s.
+	ConnectTimeout time.Duration
+	// Retry is how often a handshake packet is sent again while no answer comes. Default 250 ms.
+	Retry time.Duration
+	// OnDenied is called when the server refuses the connection.
+	OnDenied func(reason wire.DenyReason)
+}
+
+// ClientState is where a client is in its life.
+type ClientState uint8
+
+const (
+	Connecting   ClientState = iota + 1 // sending connection requests
+	Challenged                          // echoing the server's challenge
+	Connected                           // the connection is up
+	Disconnected                        // it ended; Reason says why
+)
+
+func (s ClientState) String() string {
+	switch s {
+	case Connecting:
+		return "connecting"
+	case Challenged:
+		return "challenged"
+	case Connected:
+		return "connected"
+	case Disconnected:
+		return "disconnected"
+	}
+	return fmt.Sprintf("ClientState(%d)", s)
+}
+
+// ErrDenied is the handshake's end when the server refused; errors.Is works on the client's
+// Err.
+var ErrDenied = errors.New("transport: connection refused by the server")
+
+// Client is one connection to a server. Apart from Stats, SetLink, LocalAddr and Close, its
+// methods belong to the one goroutine that owns it (see Run).
+type Client struct {
+	host
+	cfg    ClientConfig
+	server netip.AddrPort
+
+	state     ClientState
+	started   time.Time
+	lastTry   time.Time
+	challenge wire.Challenge
+	peer      *Peer
+	err       error
+	reason    wire.DisconnectReason
+	text      string
+	closed    bool
+
+	stats atomic.Pointer[ClientStats]
+}
+
+// ClientStats is a snapshot of the client, safe to read from any goroutine.
+type ClientStats struct {
+	At                 time.Time
+	State              ClientState
+	Reason             wire.DisconnectReason // why it ended, once Disconnected
+	Text               string
+	Err                string
+	Server             PeerStats // the connection to the server, once Connected
+	Malformed, Spoofed uint64    // datagrams that belong to no connection
+	Overflow, Oversize uint64
+	SendErrors         uint64
+}
+
+// Dial opens a UDP socket and starts connecting to the server at addr. The handshake runs in
+// the owner loop (Tick sends the requests; Handle takes the answers); OnConnect fires when it
+// completes.
+func Dial(addr string, cfg ClientConfig) (*Client, error) {
+	server, err := netip.ParseAddrPort(addr)
+	if err != nil {
+		ua, rerr := net.ResolveUDPAddr("udp", addr)
+		if rerr != nil {
+			return nil, fmt.Errorf("transport: server address %q: %w", addr, rerr)
+		}
+		server = ua.AddrPort()
+	}
+	server = netip.AddrPortFrom(server.Addr().Unmap(), server.Port())
+	// Listen on the loopback interface for a loopback server (nothing else can reach it), on
+	// every interface otherwise.
+	network, local := "udp4", ":0"
+	if server.Addr().Is6() {
+		network = "udp6"
+	}
+	if server.Addr().IsLoopback() {
+		local = netip.AddrPortFrom(server.Addr(), 0).String()
+	}
+	pc, err := net.ListenPacket(network, local)
+	if err != nil {
+		return nil, fmt.Errorf("transport: open a socket: %w", err)
+	}
+	return DialOn(pc, server, cfg)
+}
+
+// DialOn is Dial on a socket the caller opened.
+func DialOn(pc net.PacketConn, server netip.AddrPort, cfg ClientConfig) (*Client, error) {
+	cfg.Config = cfg.Config.withDefaults()
+	if cfg.ConnectTimeout <= 0 {
+		cfg.ConnectTimeout = 5 * time.Second
+	}
+	if cfg.Retry <= 0 {
+		cfg.Retry = 250 * time.Millisecond
+	}
+	if cfg.PlayerID == uuid.Nil {
+		cfg.PlayerID = uuid.New()
+	}
+	if _, err := wire.AppendConnectRequest(wire.BeginDatagram(nil), &wire.ConnectRequest{Version: wire.ProtocolVersion, Player: wire.PlayerID(cfg.PlayerID), Name: cfg.Name}); err != nil {
+		pc.Close()
+		return nil, fmt.Errorf("transport: player name %q: %w", cfg.Name, err)
+	}
+	c := &Client{cfg: cfg, server: server, state: Connecting}
+	c.host.cfg = cfg.Config
+	c.open(pc)
+	c.stats.Store(&ClientStats{State: Connecting})
+	return c, nil
+}
+
+// State is where the client is. Owner loop only (Stats has a copy for other goroutines).
+func (c *Client) State() ClientState { return c.state }
+
+// Peer is the connection to the server once Connected (nil before). Owner loop only.
+func (c *Client) Peer() *Peer { return c.peer }
+
+// Err says why the client ended: denied, handshake timeout, or the disconnect reason.
+func (c *Client) Err() error { return c.err }
+
+// Stats returns the latest snapshot. Safe from any goroutine.
+func (c *Client) Stats() ClientStats { return *c.stats.Load() }
+
+// Handle processes one datagram from the socket (owner loop only).
+func (c *Client) Handle(now time.Time, d Datagram) {
+	defer c.sock.release(d)
+	if c.closed || c.state == Disconnected {
+		return
+	}
+	if d.From != c.server {
+		c.spoofed.Add(1)
+		return
+	}
+	if c.peer != nil {
+		if body, err := wire.OpenDatagram(d.Data, c.peer.key); err == nil {
+			if bye := c.receive(c.peer, now, body, d.Data); bye != nil {
+				c.end(now, bye.Reason, bye.Text, false)
+				return
+			}
+			c.checkConn(now)
+			return
+		}
+	}
+	body, err := wire.OpenDatagram(d.Data, 0)
+	if err != nil {
+		if c.peer != nil {
+			c.peer.spoofed++
+		} else {
+			c.malformed.Add(1)
+		}
+		return
+	}
+	typ, _ := wire.PeekType(body)
+	switch {
+	case typ == wire.TypeChallenge && c.state == Connecting:
+		ch, err := wire.ParseChallenge(body)
+		if err != nil {
+			c.malformed.Add(1)
+			return
+		}
+		c.challenge, c.state = ch, Challenged
+		c.sendResponse(now)
+	case typ == wire.TypeAccepted && c.state == Challenged:
+		acc, err := wire.ParseAccepted(body)
+		if err != nil {
+			c.malformed.Add(1)
+			return
+		}
+		c.connected(now, acc)
+	case typ == wire.TypeDenied && c.state != Connected:
+		den, err := wire.ParseDenied(body)
+		if err != nil {
+			c.malformed.Add(1)
+			return
+		}
+		c.err = fmt.Errorf("%w: %s", ErrDenied, den.Reason)
+		c.state = Disconnected
+		c.publish(now)
+		if c.cfg.OnDenied != nil {
+			c.cfg.OnDenied(den.Reason)
+		}
+	default:
+		// A late challenge or a repeated Accepted after we connected: harmless, counted.
+		c.spoofed.Add(1)
+	}
+}
+
+func (c *Client) sendRequest(now time.Time) {
+	req := wire.ConnectRequest{Version: wire.ProtocolVersion, Player: wire.PlayerID(c.cfg.PlayerID), Name: c.cfg.Name}
+	c.sendControl(c.server, 0, 1, func(b []byte) ([]byte, error) { return wire.AppendConnectRequest(b, &req) })
+	c.lastTry = now
+}
+
+func (c *Client) sendResponse(now time.Time) {
+	resp := wire.ChallengeResponse{Version: wire.ProtocolVersion, Player: wire.PlayerID(c.cfg.PlayerID), Name: c.cfg.Name, Challenge: c.challenge}
+	c.sendControl(c.server, 0, 1, func(b []byte) ([]byte, error) { return wire.AppendChallengeResponse(b, &resp) })
+	c.lastTry = now
+}
+
+func (c *Client) connected(now time.Time, acc wire.Accepted) {
+	p := &Peer{addr: c.server, key: acc.Key, seat: int(acc.Seat), player: c.cfg.PlayerID, name: c.cfg.Name,
+		connectedAt: now, lastRecv: now, lastSend: now, nextPing: now, reconnected: acc.Reconnected}
+	mc := c.cfg.Message
+	mc.Key = acc.Key
+	p.conn = message.New(mc, func(m *message.Message) {
+		if c.cfg.OnMessage != nil {
+			c.cfg.OnMessage(p, m)
+		}
+	})
+	c.peer, c.state = p, Connected
+	c.cfg.Logger.Info("connected", "server", c.server, "seat", p.seat, "reconnected", acc.Reconnected)
+	// The first packet goes out now: it tells the server the key works.
+	c.pump(p, now)
+	c.publish(now)
+	if c.cfg.OnConnect != nil {
+		c.cfg.OnConnect(p)
+	}
+}
+
+// Reconnected reports whether the server gave this client back the seat its player id held.
+func (p *Peer) Reconnected() bool { return p.reconnected }
+
+func (c *Client) checkConn(now time.Time) {
+	if c.peer != nil {
+		if err := c.peer.conn.Err(); err != nil {
+			c.end(now, wire.DisconnectError, err.Error(), true)
+		}
+	}
+}
+
+// end closes the connection with a reason (telling the server if notify).
+func (c *Client) end(now time.Time, reason wire.DisconnectReason, text string, notify bool) {
+	if c.state == Disconnected {
+		return
+	}
+	p := c.peer
+	if p != nil && notify {
+		msg := wire.Disconnect{Reason: reason, Text: truncateText(text)}
+		c.sendControl(c.server, p.key, disconnectCopies, func(b []byte) ([]byte, error) { return wire.AppendDisconnect(b, &msg) })
+	}
+	c.state, c.reason, c.text = Disconnected, reason, text
+	if c.err == nil {
+		c.err = fmt.Errorf("transport: disconnected: %s: %s", reason, text)
+	}
+	c.cfg.Logger.Info("disconnected", "server", c.server, "reason", reason.String(), "text", text)
+	if p != nil {
+		p.gone, p.reason, p.text = true, reason, text
+	}
+	c.publish(now)
+	if p != nil && c.cfg.OnDisconnect != nil {
+		c.cfg.OnDisconnect(p, reason, text)
+	}
+}
+
+// Disconnect ends the connection cleanly: the server is told (DisconnectClosed) and learns the
+// text. The socket stays open until Close.
+func (c *Client) Disconnect(now time.Time, text string) {
+	c.end(now, wire.DisconnectClosed, text, true)
+}
+
+// Tick does what time makes due (owner loop only): handshake retries and timeout, and on a
+// connection its timeout, resends, keepalives and pings.
+func (c *Client) Tick(now time.Time) {
+	if c.closed {
+		return
+	}
+	switch c.state {
+	case Connecting, Challenged:
+		if c.started.IsZero() {
+			c.started = now
+		}
+		if now.Sub(c.started) > c.cfg.ConnectTimeout {
+			c.err = fmt.Errorf("transport: no answer from %s within %v", c.server, c.cfg.ConnectTimeout)
+			c.state, c.reason, c.text = Disconnected, wire.DisconnectTimeout, c.err.Error()
+			c.publish(now)
+			return
+		}
+		if c.lastTry.IsZero() || now.Sub(c.lastTry) >= c.cfg.Retry {
+			if c.state == Connecting {
+				c.sendRequest(now)
+			} else {
+				c.sendResponse(now)
+			}
+		}
+	case Connected:
+		p := c.peer
+		if now.Sub(p.lastRecv) > c.cfg.Timeout {
+			c.end(now, wire.DisconnectTimeout, fmt.Sprintf("nothing heard from the server for %v", now.Sub(p.lastRecv).Round(time.Millisecond)), true)
+			return
+		}
+		p.conn.Poll(now)
+		c.checkConn(now)
+		if c.state == Connected {
+			c.pump(p, now)
+			c.checkConn(now)
+		}
+	}
+	if now.Sub(c.published) >= 100*time.Millisecond {
+		c.publish(now)
+	}
+}
+
+// NextTick is when Tick next has work if no datagram arrives.
+func (c *Client) NextTick(now time.Time) time.Time {
+	next := earliest(now.Add(time.Second), c.published.Add(100*time.Millisecond))
+	switch c.state {
+	case Connecting, Challenged:
+		next = earliest(next, c.lastTry.Add(c.cfg.Retry))
+	case Connected:
+		next = earliest(next, c.nextWake(c.peer, now))
+	}
+	return next
+}
+
+func (c *Client) publish(now time.Time) {
+	st := &ClientStats{At: now, State: c.state, Reason: c.reason, Text: c.text,
+		Malformed: c.malformed.Load(), Spoofed: c.spoofed.Load(),
+		Overflow: c.sock.overflow.Load(), Oversize: c.sock.oversize.Load(), SendErrors: c.sendErrs.Load()}
+	if c.err != nil {
+		st.Err = c.err.Error()
+	}
+	if p := c.peer; p != nil {
+		pk := p.conn.Stats().Packet
+		p.rates.update(now, pk.PacketsReceived, pk.PacketsSent, pk.BytesReceived, pk.BytesSent)
+		st.Server = p.snapshot()
+	}
+	c.stats.Store(st)
+	c.published = now
+}
+
+// Close disconnects cleanly if connected (the server learns DisconnectClosed), closes the
+// socket and waits for the reader goroutine. Call it from the owner loop or after it returned.
+func (c *Client) Close() error {
+	if c.closed {
+		return nil
+	}
+	now := time.Now()
+	if c.state == Connected {
+		c.end(now, wire.DisconnectClosed, "client closed", true)
+	}
+	c.closed = true
+	c.publish(now)
+	return c.sock.close()
+}

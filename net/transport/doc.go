@@ -1,0 +1,58 @@
+// Package transport puts the sans-IO protocol core on real UDP sockets: a Server that serves
+// many clients on one socket, a Client, the connection handshake, keepalives, pings, timeouts,
+// disconnect reasons and per-peer statistics.
+//
+// # Who owns what
+//
+// Each Server or Client has exactly two goroutines. One reads the socket and does nothing else:
+// it copies every datagram into a channel (Datagrams). The other is the owner loop, which the
+// caller runs (Run is a ready-made one; the game runs its own, with a frame ticker beside it):
+// it hands each datagram to Handle, calls Tick when NextTick says time made work due, and is
+// the only goroutine that touches connection state, so there are no locks around it. Stats are
+// published by the loop as immutable snapshots behind an atomic pointer, so a user interface can
+// read them at any moment without waiting for the loop. Close stops the reader goroutine and
+// waits for it.
+//
+// # The handshake
+//
+// A UDP server must not become a weapon. Anybody can send it a datagram with a forged source
+// address, and if the reply were larger than the request the server would amplify an attack on
+// the forged address. So:
+//
+//	client                                     server
+//	ConnectRequest (padded to 1200 bytes)  ─►  no state; a challenge: HMAC(secret, address,
+//	                                           time, player id), 29 bytes
+//	ChallengeResponse (echo, 1200 bytes)   ◄─  Challenge
+//	                                       ─►  checks the HMAC and its age: only now does the
+//	                                           client get state, a seat and a connection key
+//	Data packets sealed with the key       ◄─  Accepted (key, seat)
+//
+// The request is padded so that no answer is ever larger than what provoked it. The challenge
+// costs the server no memory: it recomputes the HMAC when the response comes, so a flood of
+// requests from forged addresses creates nothing; a client that cannot receive at its claimed
+// address never learns the challenge. A used challenge is remembered until it expires, so a
+// replay is refused. Requests beyond MaxPendingHandshakes per ChallengeTTL are not answered at
+// all; a server with every seat taken answers "server full".
+//
+// After the handshake every datagram of the connection is sealed with the connection key (it
+// is mixed into the checksum, see net/wire). A datagram from the client's address that fails
+// the key (a spoofer who guessed the address, a stale connection) is dropped and counted as
+// spoofed.
+//
+// # Keeping the connection alive, and ending it
+//
+// A connection with nothing to send still sends a packet every Keepalive (100 ms), so acks flow
+// both ways even when the game traffic is one-way; a packet that arrived is acknowledged within
+// AckDelay. Pings go both ways once a second and measure the round trip and the offset between
+// the two clocks (t0..t3, as in NTP). A connection that hears nothing for Timeout (5 s) ends
+// with DisconnectTimeout. A clean disconnect, a kick, the server shutting down, or an error of
+// the message layer (an unexecuted dependency expired, a message passed the resend limit) sends
+// a Disconnect with the reason, three times since nothing acknowledges it, so both sides and
+// their user interfaces learn why. A client that connects again with the same player id gets its
+// seat back.
+//
+// # Breaking the network on purpose
+//
+// Config.Link puts a net/linksim conditioner under the socket; SetLink changes its loss,
+// latency, jitter and duplication while the game runs. That is what the sliders drive.
+package transport

@@ -1,0 +1,303 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/netip"
+	"sync/atomic"
+	"time"
+
+	"github.com/ackattack/ackattack/net/linksim"
+	"github.com/ackattack/ackattack/net/message"
+	"github.com/ackattack/ackattack/net/wire"
+)
+
+// ErrClosed is returned by Run when the host's socket closed.
+var ErrClosed = errors.New("transport: closed")
+
+// Config is what servers and clients share. The zero value of each field means its default.
+type Config struct {
+	// Timeout: a connection that hears nothing from its peer for this long is closed with
+	// DisconnectTimeout. Default 5 s. The dependency graphs' expiry is Timeout + 1 s.
+	Timeout time.Duration
+	// Keepalive: a connection with nothing to send still sends a packet this often, so acks
+	// flow both ways even when the traffic is one-way. Default 100 ms.
+	Keepalive time.Duration
+	// AckDelay: when packets arrived and nothing is going out, an ack-only packet leaves after
+	// at most this long. Default 10 ms.
+	AckDelay time.Duration
+	// PingInterval: how often each side pings the other for RTT and clock offset. Default 1 s.
+	PingInterval time.Duration
+	// Message configures each connection's message layer (MTU, resend limit, ...). Its Timeout
+	// and Key are set by the transport.
+	Message message.Config
+	// Link, if set, puts a link conditioner (net/linksim) under the socket with these settings
+	// for outgoing and incoming datagrams; SetLink changes them while running.
+	Link *LinkSettings
+	// LinkSeed seeds the conditioner (default 1).
+	LinkSeed uint64
+	// Callbacks are called from the owner loop.
+	OnConnect    func(p *Peer)
+	OnDisconnect func(p *Peer, reason wire.DisconnectReason, text string)
+	OnMessage    func(p *Peer, m *message.Message)
+	// Logger receives connection events (default: discard).
+	Logger *slog.Logger
+}
+
+// LinkSettings are the conditioner settings for the two directions of a socket.
+type LinkSettings struct {
+	Out, In linksim.Settings
+}
+
+func (c Config) withDefaults() Config {
+	if c.Timeout <= 0 {
+		c.Timeout = 5 * time.Second
+	}
+	if c.Keepalive <= 0 {
+		c.Keepalive = 100 * time.Millisecond
+	}
+	if c.AckDelay <= 0 {
+		c.AckDelay = 10 * time.Millisecond
+	}
+	if c.PingInterval <= 0 {
+		c.PingInterval = time.Second
+	}
+	if c.LinkSeed == 0 {
+		c.LinkSeed = 1
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	c.Message.Timeout = c.Timeout
+	return c
+}
+
+// disconnectCopies: a Disconnect is not acknowledged, so it is sent this many times.
+const disconnectCopies = 3
+
+// host is what Server and Client share: the socket, the write buffer, the peers' packet
+// pumping, pings, keepalives and timeouts.
+type host struct {
+	cfg  Config
+	sock *socket
+	link *linksim.PacketConn
+	buf  []byte
+	// counters for datagrams that belong to no connection
+	malformed atomic.Uint64
+	spoofed   atomic.Uint64
+	sendErrs  atomic.Uint64
+	published time.Time
+}
+
+func (h *host) open(pc net.PacketConn) {
+	if h.cfg.Link != nil {
+		h.link = linksim.WrapPacketConn(pc, h.cfg.LinkSeed, h.cfg.Link.Out, h.cfg.Link.In)
+		pc = h.link
+	}
+	h.sock = newSocket(pc)
+	h.buf = make([]byte, 0, wire.MaxDatagram)
+}
+
+// Datagrams is the channel of datagrams read from the socket, for the owner loop. It is
+// closed when the socket closes.
+func (h *host) Datagrams() <-chan Datagram { return h.sock.out }
+
+// LocalAddr is the socket's address.
+func (h *host) LocalAddr() netip.AddrPort {
+	if ua, ok := h.sock.pc.LocalAddr().(*net.UDPAddr); ok {
+		return ua.AddrPort()
+	}
+	return netip.AddrPort{}
+}
+
+// SetLink changes the link conditioner's settings at run time (safe from any goroutine). It
+// fails if the host was not started with a Link.
+func (h *host) SetLink(s LinkSettings) error {
+	if h.link == nil {
+		return errors.New("transport: no link conditioner (start with Config.Link set)")
+	}
+	return h.link.SetSettings(s.Out, s.In)
+}
+
+// Link returns the conditioner's settings and whether there is one.
+func (h *host) Link() (LinkSettings, bool) {
+	if h.link == nil {
+		return LinkSettings{}, false
+	}
+	out, in := h.link.Settings()
+	return LinkSettings{Out: out, In: in}, true
+}
+
+func (h *host) send(b []byte, to netip.AddrPort) {
+	if err := h.sock.writeTo(b, to); err != nil {
+		h.sendErrs.Add(1)
+	}
+}
+
+// sendControl seals and sends a datagram built by build (which appends the type byte and body
+// after the checksum).
+func (h *host) sendControl(to netip.AddrPort, key uint64, copies int, build func(b []byte) ([]byte, error)) {
+	d, err := build(wire.BeginDatagram(h.buf[:0]))
+	if err != nil {
+		h.cfg.Logger.Error("building a control packet", "err", err)
+		return
+	}
+	wire.SealDatagram(d, key)
+	for range copies {
+		h.send(d, to)
+	}
+}
+
+// pump sends what p's connection has due: resends, new messages, and a keepalive or ack-only
+// packet when one is needed; pings once per PingInterval.
+func (h *host) pump(p *Peer, now time.Time) {
+	if p.gone {
+		return
+	}
+	force := now.Sub(p.lastSend) >= h.cfg.Keepalive || p.conn.AckUrgent() ||
+		(p.conn.AckOwed() && now.Sub(p.lastSend) >= h.cfg.AckDelay)
+	for {
+		d, ok := p.conn.AppendPacket(h.buf[:0], now, force)
+		if !ok {
+			break
+		}
+		force = false
+		h.send(d, p.addr)
+		p.lastSend = now
+	}
+	if !now.Before(p.nextPing) {
+		p.pingID++
+		p.pings++
+		id, t0 := p.pingID, now.UnixNano()
+		h.sendControl(p.addr, p.key, 1, func(b []byte) ([]byte, error) {
+			return wire.AppendPing(b, &wire.Ping{ID: id, T0: t0}), nil
+		})
+		p.nextPing = now.Add(h.cfg.PingInterval)
+	}
+}
+
+// nextWake is when p next needs the loop's attention if no datagram arrives.
+func (h *host) nextWake(p *Peer, now time.Time) time.Time {
+	next := p.lastSend.Add(h.cfg.Keepalive)
+	if p.conn.AckOwed() {
+		next = earliest(next, p.lastSend.Add(h.cfg.AckDelay))
+	}
+	next = earliest(next, p.nextPing)
+	next = earliest(next, p.lastRecv.Add(h.cfg.Timeout))
+	if d := p.conn.NextDeadline(now); !d.IsZero() {
+		next = earliest(next, d)
+	}
+	return next
+}
+
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+		return b
+	}
+	return a
+}
+
+// receive handles a datagram from p's address that passed p's key: data, ping, pong or
+// disconnect. It reports a disconnect the peer asked for.
+func (h *host) receive(p *Peer, now time.Time, body []byte, d []byte) (bye *wire.Disconnect) {
+	typ, err := wire.PeekType(body)
+	if err != nil {
+		h.malformed.Add(1)
+		return nil
+	}
+	switch typ {
+	case wire.TypeData:
+		p.lastRecv = now
+		if err := p.conn.Receive(now, d); err != nil && !errors.Is(err, message.ErrMalformed) {
+			h.cfg.Logger.Debug("receive", "peer", p.String(), "err", err)
+		}
+	case wire.TypePing:
+		m, err := wire.ParsePing(body)
+		if err != nil {
+			h.malformed.Add(1)
+			return nil
+		}
+		p.lastRecv = now
+		t1 := now.UnixNano()
+		h.sendControl(p.addr, p.key, 1, func(b []byte) ([]byte, error) {
+			return wire.AppendPong(b, &wire.Pong{ID: m.ID, T0: m.T0, T1: t1, T2: time.Now().UnixNano()}), nil
+		})
+	case wire.TypePong:
+		m, err := wire.ParsePong(body)
+		if err != nil {
+			h.malformed.Add(1)
+			return nil
+		}
+		p.lastRecv = now
+		p.pong(now, m)
+	case wire.TypeDisconnect:
+		m, err := wire.ParseDisconnect(body)
+		if err != nil {
+			h.malformed.Add(1)
+			return nil
+		}
+		return &m
+	default:
+		h.malformed.Add(1)
+	}
+	return nil
+}
+
+// maxBatch bounds the datagrams Run handles between two Ticks, so that a flood cannot hold
+// off resends, acks and timeouts for long.
+const maxBatch = 64
+
+// Host is what Run drives: a *Server or a *Client.
+type Host interface {
+	Datagrams() <-chan Datagram
+	Handle(now time.Time, d Datagram)
+	Tick(now time.Time)
+	NextTick(now time.Time) time.Time
+}
+
+// Run is a ready-made owner loop for a Server or Client: it hands every datagram to Handle,
+// calls Tick when time makes work due, and runs the functions sent on do (the owner's intents:
+// sending messages, kicking a player) on the loop, so that every piece of connection state is
+// touched by this one goroutine. It returns when ctx is done or the socket closed.
+func Run(ctx context.Context, h Host, do <-chan func(now time.Time)) error {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		now := time.Now()
+		h.Tick(now)
+		wait := h.NextTick(now).Sub(time.Now())
+		if wait < time.Millisecond {
+			wait = time.Millisecond
+		}
+		timer.Reset(wait)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case d, ok := <-h.Datagrams():
+			if !ok {
+				return ErrClosed
+			}
+			h.Handle(time.Now(), d)
+			// Whatever else is already waiting is handled before the next Tick: a loop that
+			// fell behind catches up in batches instead of paying a Tick (every peer's
+			// resends, acks and keepalives) per datagram, which would only let the queue grow.
+		drain:
+			for range maxBatch - 1 {
+				select {
+				case d, ok := <-h.Datagrams():
+					if !ok {
+						return ErrClosed
+					}
+					h.Handle(time.Now(), d)
+				default:
+					break drain
+				}
+			}
+		case f := <-do:
+			f(time.Now())
+		case <-timer.C:
+		}
+	}
+}

@@ -1,0 +1,230 @@
+package transport
+
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ackattack/ackattack/net/linksim"
+	"github.com/ackattack/ackattack/net/message"
+)
+
+// TestKeepaliveOneWayTraffic: a client that only sends, to a server that never sends a
+// message, still gets its guaranteed messages acknowledged: the server's ack-only packets and
+// keepalives carry the acks, and the client's queue drains.
+func TestKeepaliveOneWayTraffic(t *testing.T) {
+	t.Run("defaults", func(t *testing.T) { oneWay(t, Config{}) })
+	// With keepalives out of the picture, the acks ride on ack-only packets (AckDelay).
+	t.Run("no keepalives", func(t *testing.T) { oneWay(t, Config{Keepalive: time.Hour}) })
+}
+
+func oneWay(t *testing.T, cfg Config) {
+	var got atomic.Int64
+	scfg := cfg
+	scfg.OnMessage = func(*Peer, *message.Message) { got.Add(1) }
+	p := newPair(t, ServerConfig{Config: scfg})
+	c, cl := p.dial(ClientConfig{Config: cfg})
+	const rounds, each = 50, 10
+	for range rounds {
+		cl.call(func(now time.Time) {
+			for range each {
+				if _, err := c.Peer().Conn().SendGuaranteed(now, []byte("one way"), nil, nil); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	waitFor(t, "the server to get every message", 5*time.Second, func() bool { return got.Load() == rounds*each })
+	var pending int
+	waitFor(t, "the client's queue to drain", 5*time.Second, func() bool {
+		cl.call(func(time.Time) { pending = c.Peer().Conn().Stats().PendingGuaranteed })
+		return pending == 0
+	})
+	var srvSent uint64
+	p.sl.call(func(time.Time) { srvSent = p.srv.Peers()[0].Conn().Stats().GuaranteedSent })
+	if srvSent != 0 {
+		t.Errorf("the server sent %d guaranteed messages; the test wants one-way traffic", srvSent)
+	}
+	p.close()
+}
+
+// TestKeepaliveIdle: a connection with nothing to say sends about one packet per Keepalive
+// each way, no more (no ack storm) and not much less.
+func TestKeepaliveIdle(t *testing.T) {
+	const keepalive = 50 * time.Millisecond
+	const window = time.Second
+	cfg := Config{Keepalive: keepalive, PingInterval: time.Hour}
+	p := newPair(t, ServerConfig{Config: cfg})
+	c, cl := p.dial(ClientConfig{Config: cfg})
+	sp := p.serverPeer()
+	type sample struct {
+		n  uint64
+		at time.Time // the loop's clock
+	}
+	count := func(l *loop, conn func() *message.Conn) (s sample) {
+		l.call(func(now time.Time) { s = sample{conn().Stats().Packet.PacketsSent, now} })
+		return s
+	}
+	cliConn := func() *message.Conn { return c.Peer().Conn() }
+	srvConn := func() *message.Conn { return sp.Conn() }
+	c0, s0 := count(cl, cliConn), count(p.sl, srvConn)
+	start := time.Now()
+	waitFor(t, "a measuring window", 2*window, func() bool { return time.Since(start) >= window })
+	c1, s1 := count(cl, cliConn), count(p.sl, srvConn)
+	for _, side := range []struct {
+		name     string
+		from, to sample
+	}{{"client", c0, c1}, {"server", s0, s1}} {
+		n, d := side.to.n-side.from.n, side.to.at.Sub(side.from.at)
+		want := float64(d) / float64(keepalive)
+		t.Logf("%s: %d packets in %v (one per keepalive would be %.1f)", side.name, n, d.Round(time.Millisecond), want)
+		// A late timer makes fewer (a loaded machine wakes the loop late); more would mean
+		// the two sides answer each other's keepalives.
+		if f := float64(n); f < 0.4*want || f > 1.25*want+1 {
+			t.Errorf("%s sent %d packets in %v of idleness, want about %.0f", side.name, n, d, want)
+		}
+	}
+	p.close()
+}
+
+// TestPings: pings measure a round trip and a clock offset. Both ends use the same clock, so
+// the offset is only the difference between the two one-way delays, at most half the round
+// trip, and near 0 on loopback.
+func TestPings(t *testing.T) {
+	cfg := Config{PingInterval: 30 * time.Millisecond}
+	p := newPair(t, ServerConfig{Config: cfg})
+	c, _ := p.dial(ClientConfig{Config: cfg})
+	var cs, ss PeerStats
+	waitFor(t, "a few pongs on both sides", 5*time.Second, func() bool {
+		st := p.srv.Stats()
+		if len(st.Peers) != 1 {
+			return false
+		}
+		cs, ss = c.Stats().Server, st.Peers[0]
+		return cs.PingMax > 0 && ss.PingMax > 0 && time.Since(cs.Since) > 10*cfg.PingInterval
+	})
+	for _, s := range []struct {
+		name string
+		ps   PeerStats
+	}{{"client", cs}, {"server", ss}} {
+		ps := s.ps
+		t.Logf("%s: ping %v (min %v, avg %v, max %v), clock offset %v", s.name, ps.PingRTT, ps.PingMin, ps.PingAvg, ps.PingMax, ps.ClockOffset)
+		// The best of ten round trips on loopback is well under a frame, even under load.
+		if ps.PingRTT <= 0 || ps.PingMin > 50*time.Millisecond || ps.PingMin > ps.PingRTT || ps.PingRTT > ps.PingMax ||
+			ps.PingAvg < ps.PingMin || ps.PingAvg > ps.PingMax {
+			t.Errorf("%s: implausible pings: %v (min %v, avg %v, max %v)", s.name, ps.PingRTT, ps.PingMin, ps.PingAvg, ps.PingMax)
+		}
+		// With one clock, t1-t0 and t3-t2 are the two one-way delays d1, d2 >= 0: the offset
+		// (d1-d2)/2 can never exceed half the round trip d1+d2 of the same ping.
+		if off := ps.ClockOffset.Abs(); off > ps.PingRTT/2 {
+			t.Errorf("%s: clock offset %v with a round trip of %v on one clock", s.name, ps.ClockOffset, ps.PingRTT)
+		}
+	}
+	p.close()
+}
+
+// TestStatsFromAnotherGoroutine reads the snapshots (and turns the link's knobs) from other
+// goroutines while the loops run traffic; the race detector checks the claim that this is
+// safe. Snapshots must never change once published, and counters never go back.
+func TestStatsFromAnotherGoroutine(t *testing.T) {
+	link := &LinkSettings{}
+	var got atomic.Int64
+	p := newPair(t, ServerConfig{Config: Config{Link: link, OnMessage: func(*Peer, *message.Message) { got.Add(1) }}})
+	clients := make([]*Client, 2)
+	loops := make([]*loop, 2)
+	for i := range clients {
+		clients[i], loops[i] = p.dial(ClientConfig{Config: Config{Link: link}})
+	}
+	var stops []func()
+	for i, c := range clients {
+		stops = append(stops, every(loops[i], 2*time.Millisecond, func(now time.Time) {
+			if peer := c.Peer(); peer != nil && peer.Connected() {
+				peer.Conn().SendGuaranteed(now, []byte("tick"), nil, nil)
+				peer.Conn().SendUnreliable([]byte("position"))
+			}
+		}))
+	}
+	stops = append(stops, every(p.sl, 2*time.Millisecond, func(now time.Time) {
+		for _, peer := range p.srv.Peers() {
+			peer.Conn().SendGuaranteed(now, []byte("tock"), nil, nil)
+		}
+	}))
+
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	var reads atomic.Int64
+	errs := &errorLog{}
+	wg.Go(func() { // the server's debug panel
+		var last ServerStats
+		for {
+			select {
+			case <-quit:
+				return
+			default:
+			}
+			st := p.srv.Stats()
+			if st.At.Before(last.At) || st.Requests < last.Requests || st.Accepted < last.Accepted {
+				errs.add("server stats went back: %v after %v", st.At, last.At)
+			}
+			for _, ps := range st.Peers {
+				_ = ps.Addr.String() + ps.Name + ps.PlayerID.String()
+				if ps.PacketsSent < ps.GuaranteedSent/64 || ps.LossPercent < 0 || ps.LossPercent > 100 {
+					errs.add("implausible peer stats: %+v", ps)
+				}
+			}
+			if _, ok := p.srv.Link(); !ok {
+				errs.add("server link missing")
+			}
+			last = st
+			reads.Add(1)
+			time.Sleep(50 * time.Microsecond) // a panel redraws often, not in a tight loop
+		}
+	})
+	for _, c := range clients {
+		wg.Go(func() { // a client's debug panel, with the loss slider
+			var last ClientStats
+			i := 0
+			for {
+				select {
+				case <-quit:
+					return
+				default:
+				}
+				st := c.Stats()
+				if st.At.Before(last.At) || st.Server.PacketsSent < last.Server.PacketsSent {
+					errs.add("client stats went back")
+				}
+				i++
+				if err := c.SetLink(LinkSettings{Out: linksim.Settings{LossPercent: float64(i % 5)}}); err != nil {
+					errs.add("SetLink: %v", err)
+				}
+				_ = c.LocalAddr()
+				last = st
+				reads.Add(1)
+				time.Sleep(50 * time.Microsecond)
+			}
+		})
+	}
+
+	// A snapshot taken now must read the same after the loops went on.
+	waitStats(t, p.srv, "two peers in the stats", func(st ServerStats) bool { return len(st.Peers) == 2 })
+	old := p.srv.Stats()
+	frozen := append([]PeerStats(nil), old.Peers...)
+	waitFor(t, "traffic and later snapshots", 10*time.Second, func() bool {
+		return got.Load() > 200 && p.srv.Stats().At.After(old.At.Add(300*time.Millisecond))
+	})
+	for i := range frozen {
+		if frozen[i] != old.Peers[i] {
+			t.Errorf("a published snapshot changed: peer %d was %+v, is %+v", i, frozen[i], old.Peers[i])
+		}
+	}
+	close(quit)
+	wg.Wait()
+	for _, stop := range stops {
+		stop()
+	}
+	errs.check(t)
+	t.Logf("%d snapshots read while %d messages arrived", reads.Load(), got.Load())
+	p.close() // and checks for leaked goroutines
+}

@@ -1,0 +1,312 @@
+package transport
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/ackattack/ackattack/net/message"
+	"github.com/ackattack/ackattack/net/wire"
+)
+
+// byes records the disconnects one side saw.
+type byes struct {
+	mu  sync.Mutex
+	got []bye
+}
+
+type bye struct {
+	reason wire.DisconnectReason
+	text   string
+}
+
+func (b *byes) record(_ *Peer, r wire.DisconnectReason, text string) {
+	b.mu.Lock()
+	b.got = append(b.got, bye{r, text})
+	b.mu.Unlock()
+}
+
+// wait returns the first disconnect once there is one.
+func (b *byes) wait(t *testing.T, who string) bye {
+	t.Helper()
+	var first bye
+	waitFor(t, who+" sees the disconnect", 10*time.Second, func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if len(b.got) == 0 {
+			return false
+		}
+		first = b.got[0]
+		return true
+	})
+	return first
+}
+
+func (b *byes) count() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.got)
+}
+
+// pair is one server and its clients, each on its own loop.
+type pair struct {
+	t       *testing.T
+	srv     *Server
+	sl      *loop
+	clients []*Client
+	cloops  []*loop
+	stopped map[*loop]bool
+}
+
+func newPair(t *testing.T, cfg ServerConfig) *pair {
+	t.Helper()
+	srv, sl := startServer(t, cfg)
+	return &pair{t: t, srv: srv, sl: sl, stopped: map[*loop]bool{}}
+}
+
+// dial connects a client and waits until it is connected.
+func (p *pair) dial(cfg ClientConfig) (*Client, *loop) {
+	p.t.Helper()
+	if cfg.Name == "" {
+		cfg.Name = "player"
+	}
+	c, err := Dial(p.srv.LocalAddr().String(), cfg)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	l := startLoop(c)
+	p.clients, p.cloops = append(p.clients, c), append(p.cloops, l)
+	waitFor(p.t, "connected", 5*time.Second, func() bool { return c.Stats().State == Connected })
+	return c, l
+}
+
+func (p *pair) stop(l *loop) {
+	if !p.stopped[l] {
+		p.stopped[l] = true
+		l.stop()
+	}
+}
+
+// close stops every loop, closes everything and checks for leaked goroutines.
+func (p *pair) close() {
+	p.t.Helper()
+	for _, l := range p.cloops {
+		p.stop(l)
+	}
+	p.stop(p.sl)
+	for _, c := range p.clients {
+		if err := c.Close(); err != nil {
+			p.t.Error(err)
+		}
+	}
+	if err := p.srv.Close(); err != nil {
+		p.t.Error(err)
+	}
+	goleak.VerifyNone(p.t)
+}
+
+func (p *pair) serverPeer() (peer *Peer) {
+	p.sl.call(func(time.Time) {
+		if ps := p.srv.Peers(); len(ps) > 0 {
+			peer = ps[0]
+		}
+	})
+	return peer
+}
+
+const shortTimeout = 600 * time.Millisecond
+
+func TestTimeoutClientStopsAnswering(t *testing.T) {
+	var srvBye byes
+	p := newPair(t, ServerConfig{Config: Config{Timeout: shortTimeout, OnDisconnect: srvBye.record}})
+	_, cl := p.dial(ClientConfig{Config: Config{Timeout: shortTimeout}})
+	p.stop(cl) // the client's socket stays open, but nothing answers
+	if n := srvBye.count(); n != 0 {
+		t.Fatalf("the server dropped the client before its loop stopped")
+	}
+	b := srvBye.wait(t, "server")
+	if b.reason != wire.DisconnectTimeout {
+		t.Errorf("server saw %v %q, want timeout", b.reason, b.text)
+	}
+	t.Logf("server: %v %q", b.reason, b.text)
+	p.close()
+}
+
+func TestTimeoutServerGoesSilent(t *testing.T) {
+	var cliBye byes
+	p := newPair(t, ServerConfig{Config: Config{Timeout: shortTimeout}})
+	c, _ := p.dial(ClientConfig{Config: Config{Timeout: shortTimeout, OnDisconnect: cliBye.record}})
+	p.stop(p.sl)
+	b := cliBye.wait(t, "client")
+	if b.reason != wire.DisconnectTimeout {
+		t.Errorf("client saw %v %q, want timeout", b.reason, b.text)
+	}
+	waitFor(t, "client stats", 5*time.Second, func() bool { return c.Stats().State == Disconnected })
+	if st := c.Stats(); st.Reason != wire.DisconnectTimeout {
+		t.Errorf("client stats: %v, want timeout", st.Reason)
+	}
+	p.close()
+}
+
+func TestDisconnectClean(t *testing.T) {
+	var srvBye, cliBye byes
+	p := newPair(t, ServerConfig{Config: Config{OnDisconnect: srvBye.record}})
+	c, cl := p.dial(ClientConfig{Config: Config{OnDisconnect: cliBye.record}})
+	const text = "see you tomorrow"
+	cl.call(func(now time.Time) { c.Disconnect(now, text) })
+	want := bye{wire.DisconnectClosed, text}
+	if b := srvBye.wait(t, "server"); b != want {
+		t.Errorf("server saw %+v, want %+v", b, want)
+	}
+	if b := cliBye.wait(t, "client"); b != want {
+		t.Errorf("client saw %+v, want %+v", b, want)
+	}
+	waitFor(t, "client stats", 5*time.Second, func() bool { return c.Stats().State == Disconnected })
+	if st := c.Stats(); st.Reason != wire.DisconnectClosed || st.Text != text {
+		t.Errorf("client stats: %v %q", st.Reason, st.Text)
+	}
+	waitStats(t, p.srv, "no peers", func(st ServerStats) bool { return len(st.Peers) == 0 })
+	p.close()
+}
+
+func TestKick(t *testing.T) {
+	var srvBye, cliBye byes
+	p := newPair(t, ServerConfig{Config: Config{OnDisconnect: srvBye.record}})
+	c, _ := p.dial(ClientConfig{Config: Config{OnDisconnect: cliBye.record}})
+	const text = "camping the spawn"
+	p.sl.call(func(now time.Time) { p.srv.Kick(p.srv.Peers()[0], now, text) })
+	want := bye{wire.DisconnectKicked, text}
+	if b := cliBye.wait(t, "client"); b != want {
+		t.Errorf("client saw %+v, want %+v", b, want)
+	}
+	if b := srvBye.wait(t, "server"); b != want {
+		t.Errorf("server saw %+v, want %+v", b, want)
+	}
+	waitFor(t, "client stats", 5*time.Second, func() bool { return c.Stats().State == Disconnected })
+	if st := c.Stats(); st.Reason != wire.DisconnectKicked || st.Text != text {
+		t.Errorf("client stats: %v %q", st.Reason, st.Text)
+	}
+	p.close()
+}
+
+func TestReconnectSameSeat(t *testing.T) {
+	var srvBye byes
+	p := newPair(t, ServerConfig{MaxClients: 4, Config: Config{OnDisconnect: srvBye.record}})
+	seatOf := func(c *Client, l *loop) (seat int, reconnected bool) {
+		l.call(func(time.Time) { seat, reconnected = c.Peer().Seat(), c.Peer().Reconnected() })
+		return seat, reconnected
+	}
+	ann := playerID(8, 0)
+	a, al := p.dial(ClientConfig{PlayerID: ann})
+	seatA, re := seatOf(a, al)
+	if re {
+		t.Error("first connection reports Reconnected")
+	}
+	p.dial(ClientConfig{PlayerID: playerID(8, 1)})
+	al.call(func(now time.Time) { a.Disconnect(now, "brb") })
+	srvBye.wait(t, "server")
+
+	// A newcomer must not get the seat held for ann.
+	c, cl := p.dial(ClientConfig{PlayerID: playerID(8, 2)})
+	if s, _ := seatOf(c, cl); s == seatA {
+		t.Errorf("a new player got seat %d, held for the player who left", s)
+	}
+
+	// Ann comes back from a new socket: the same seat, and both sides know it is a reconnect.
+	a2, a2l := p.dial(ClientConfig{PlayerID: ann})
+	seat, re := seatOf(a2, a2l)
+	if seat != seatA || !re {
+		t.Errorf("reconnect: seat %d reconnected %v, want seat %d reconnected true", seat, re, seatA)
+	}
+	var srvSeat int
+	var srvRe bool
+	p.sl.call(func(time.Time) {
+		for _, q := range p.srv.Peers() {
+			if q.PlayerID() == ann {
+				srvSeat, srvRe = q.Seat(), q.Reconnected()
+			}
+		}
+	})
+	if srvSeat != seatA || !srvRe {
+		t.Errorf("server side: seat %d reconnected %v, want %d true", srvSeat, srvRe, seatA)
+	}
+
+	// Ann connects once more while still connected: the older connection is replaced.
+	var a2Bye byes
+	a2l.call(func(time.Time) { a2.cfg.OnDisconnect = a2Bye.record })
+	a3, a3l := p.dial(ClientConfig{PlayerID: ann})
+	if b := a2Bye.wait(t, "the replaced client"); b.reason != wire.DisconnectReplaced {
+		t.Errorf("replaced client saw %v %q", b.reason, b.text)
+	}
+	if s, re := seatOf(a3, a3l); s != seatA || !re {
+		t.Errorf("replacing connection: seat %d reconnected %v, want %d true", s, re, seatA)
+	}
+	p.close()
+}
+
+func TestServerShutdown(t *testing.T) {
+	p := newPair(t, ServerConfig{})
+	var cb [2]byes
+	for i := range cb {
+		p.dial(ClientConfig{Config: Config{OnDisconnect: cb[i].record}})
+	}
+	p.stop(p.sl)
+	if err := p.srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range cb {
+		if b := cb[i].wait(t, "client"); b.reason != wire.DisconnectShutdown || b.text == "" {
+			t.Errorf("client %d saw %v %q, want shutdown with a text", i, b.reason, b.text)
+		}
+	}
+	p.close()
+}
+
+// TestConnectionErrorReachesBothSides: a message layer error (the resend limit, after every
+// datagram one way is lost) ends the connection on the side that fails, which sends
+// DisconnectError with the error's text; the other side learns the reason and the text.
+func TestConnectionErrorReachesBothSides(t *testing.T) {
+	const limit = 300 * time.Millisecond
+	lost := LinkSettings{In: linkLoss(100)}
+	t.Run("client fails", func(t *testing.T) {
+		var srvBye, cliBye byes
+		p := newPair(t, ServerConfig{Config: Config{Timeout: 5 * time.Second, OnDisconnect: srvBye.record}})
+		c, cl := p.dial(ClientConfig{Config: Config{Timeout: 5 * time.Second, Link: &LinkSettings{},
+			Message: message.Config{ResendLimit: limit}, OnDisconnect: cliBye.record}})
+		// The client hears nothing more: its messages arrive, their acks never do.
+		if err := c.SetLink(lost); err != nil {
+			t.Fatal(err)
+		}
+		cl.call(func(now time.Time) { c.Peer().Conn().SendGuaranteed(now, []byte("hello?"), nil, nil) })
+		checkErrorBye(t, cliBye.wait(t, "client"), srvBye.wait(t, "server"))
+		p.close()
+	})
+	t.Run("server fails", func(t *testing.T) {
+		var srvBye, cliBye byes
+		p := newPair(t, ServerConfig{Config: Config{Timeout: 5 * time.Second, Link: &LinkSettings{},
+			Message: message.Config{ResendLimit: limit}, OnDisconnect: srvBye.record}})
+		p.dial(ClientConfig{Config: Config{Timeout: 5 * time.Second, OnDisconnect: cliBye.record}})
+		if err := p.srv.SetLink(lost); err != nil {
+			t.Fatal(err)
+		}
+		p.sl.call(func(now time.Time) { p.srv.Peers()[0].Conn().SendGuaranteed(now, []byte("anyone?"), nil, nil) })
+		checkErrorBye(t, srvBye.wait(t, "server"), cliBye.wait(t, "client"))
+		p.close()
+	})
+}
+
+// checkErrorBye: the failing side ended with DisconnectError and the message layer's error;
+// the other side got the same reason and the text as it fits a Disconnect packet.
+func checkErrorBye(t *testing.T, failed, told bye) {
+	t.Helper()
+	if failed.reason != wire.DisconnectError || !strings.Contains(failed.text, "resend limit") {
+		t.Errorf("failing side: %v %q, want a connection error about the resend limit", failed.reason, failed.text)
+	}
+	if want := (bye{wire.DisconnectError, truncateText(failed.text)}); told != want {
+		t.Errorf("other side: %+v, want %+v", told, want)
+	}
+	t.Logf("failing side: %q; other side: %q", failed.text, told.text)
+}

@@ -1,0 +1,178 @@
+package transport
+
+import (
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ackattack/ackattack/net/message"
+	"github.com/ackattack/ackattack/net/wire"
+)
+
+// Peer is the other end of one established connection: for a server, one client; for a
+// client, the server. It is owned by the loop that owns its Server or Client: call its methods
+// only from there (Stats has a copy that is safe anywhere).
+type Peer struct {
+	addr   netip.AddrPort
+	key    uint64
+	seat   int
+	player uuid.UUID
+	name   string
+	conn   *message.Conn
+
+	tag         [16]byte // the challenge this connection was accepted with (server side)
+	reconnected bool
+
+	connectedAt time.Time
+	lastRecv    time.Time
+	lastSend    time.Time
+
+	// pings
+	nextPing    time.Time
+	pingID      uint32
+	pingRTT     time.Duration // latest
+	pingMin     time.Duration
+	pingMax     time.Duration
+	pingAvg     time.Duration // exponential average, 1/8 gain
+	pingSamples int
+	clockOffset time.Duration // peer's clock minus ours, from the latest pong
+
+	// counters the message layer does not see
+	spoofed uint64 // datagrams from this peer's address that failed the connection's key
+	pings   uint64
+	pongs   uint64
+
+	rates rateMeter
+
+	gone   bool
+	reason wire.DisconnectReason
+	text   string
+}
+
+// Addr is the peer's UDP address.
+func (p *Peer) Addr() netip.AddrPort { return p.addr }
+
+// Seat is the peer's seat on the server (0-based); a player who reconnects gets the same seat.
+// On a client, it is the client's own seat.
+func (p *Peer) Seat() int { return p.seat }
+
+// PlayerID is the client's player id (on a client: its own).
+func (p *Peer) PlayerID() uuid.UUID { return p.player }
+
+// Name is the client's player name (on a client: its own).
+func (p *Peer) Name() string { return p.name }
+
+// Conn is the connection's message layer: send guaranteed, unreliable and sync messages through
+// it. Only from the owner loop.
+func (p *Peer) Conn() *message.Conn { return p.conn }
+
+// Connected reports whether the connection is still up.
+func (p *Peer) Connected() bool { return !p.gone }
+
+// Reason is why the connection ended (zero while it is up), with the text that came with it.
+func (p *Peer) Reason() (wire.DisconnectReason, string) { return p.reason, p.text }
+
+func (p *Peer) String() string {
+	return fmt.Sprintf("%s (%s, seat %d, %s)", p.name, p.addr, p.seat, p.player)
+}
+
+// ping RTT and clock offset, NTP style: t0 ping sent (our clock), t1 ping received and t2 pong
+// sent (their clock), t3 pong received (our clock).
+func (p *Peer) pong(t3 time.Time, m wire.Pong) {
+	if m.ID != p.pingID {
+		return // an old pong; its ping was replaced by a newer one
+	}
+	p.pongs++
+	t0, t1, t2 := m.T0, m.T1, m.T2
+	rtt := time.Duration((t3.UnixNano() - t0) - (t2 - t1))
+	if rtt < 0 {
+		rtt = 0
+	}
+	p.clockOffset = time.Duration(((t1 - t0) + (t2 - t3.UnixNano())) / 2)
+	p.pingRTT = rtt
+	if p.pingSamples == 0 {
+		p.pingMin, p.pingMax, p.pingAvg = rtt, rtt, rtt
+	} else {
+		p.pingMin = min(p.pingMin, rtt)
+		p.pingMax = max(p.pingMax, rtt)
+		p.pingAvg += (rtt - p.pingAvg) / 8
+	}
+	p.pingSamples++
+}
+
+// rateMeter turns running byte and packet counters into per-second rates, refreshed once a
+// second.
+type rateMeter struct {
+	at                                       time.Time
+	pktIn, pktOut, bytesIn, bytesOut         uint64
+	pktInPS, pktOutPS, bytesInPS, bytesOutPS float64
+}
+
+func (r *rateMeter) update(now time.Time, pktIn, pktOut, bytesIn, bytesOut uint64) {
+	if r.at.IsZero() {
+		r.at, r.pktIn, r.pktOut, r.bytesIn, r.bytesOut = now, pktIn, pktOut, bytesIn, bytesOut
+		return
+	}
+	dt := now.Sub(r.at)
+	if dt < time.Second {
+		return
+	}
+	s := dt.Seconds()
+	r.pktInPS = float64(pktIn-r.pktIn) / s
+	r.pktOutPS = float64(pktOut-r.pktOut) / s
+	r.bytesInPS = float64(bytesIn-r.bytesIn) / s
+	r.bytesOutPS = float64(bytesOut-r.bytesOut) / s
+	r.at, r.pktIn, r.pktOut, r.bytesIn, r.bytesOut = now, pktIn, pktOut, bytesIn, bytesOut
+}
+
+// PeerStats is a snapshot of one connection, safe to read from any goroutine.
+type PeerStats struct {
+	Addr      netip.AddrPort
+	Seat      int
+	PlayerID  uuid.UUID
+	Name      string
+	Connected bool
+	Since     time.Time
+
+	RTT, MinRTT, MaxRTT, Jitter time.Duration // the packet layer's estimates, from acks
+	PingRTT, PingMin, PingMax   time.Duration // from the once-a-second pings
+	PingAvg                     time.Duration
+	ClockOffset                 time.Duration // peer's clock minus ours
+	LossPercent                 float64
+
+	PacketsInPerSec, PacketsOutPerSec float64
+	BytesInPerSec, BytesOutPerSec     float64
+
+	PacketsSent, PacketsReceived, BytesSent, BytesReceived uint64
+	Stale, Duplicate, Malformed, Spoofed                   uint64
+	GuaranteedSent, GuaranteedResent, GuaranteedExecuted   uint64
+	DuplicatesIgnored, DependencyBytes                     uint64
+	PendingGuaranteed, ReceiverGraph, ReceiverWaiting      int
+	SenderGraph                                            int
+	WaitingForSync                                         bool
+
+	// Message is the message layer's full snapshot, for the debug panel.
+	Message message.Stats
+}
+
+func (p *Peer) snapshot() PeerStats {
+	m := p.conn.Stats()
+	pk := m.Packet
+	return PeerStats{
+		Addr: p.addr, Seat: p.seat, PlayerID: p.player, Name: p.name, Connected: !p.gone, Since: p.connectedAt,
+		RTT: pk.RTT, MinRTT: pk.MinRTT, MaxRTT: pk.MaxRTT, Jitter: pk.Jitter,
+		PingRTT: p.pingRTT, PingMin: p.pingMin, PingMax: p.pingMax, PingAvg: p.pingAvg, ClockOffset: p.clockOffset,
+		LossPercent:     pk.LossPercent,
+		PacketsInPerSec: p.rates.pktInPS, PacketsOutPerSec: p.rates.pktOutPS,
+		BytesInPerSec: p.rates.bytesInPS, BytesOutPerSec: p.rates.bytesOutPS,
+		PacketsSent: pk.PacketsSent, PacketsReceived: pk.PacketsReceived, BytesSent: pk.BytesSent, BytesReceived: pk.BytesReceived,
+		Stale: pk.Stale, Duplicate: pk.Duplicate, Malformed: pk.Malformed, Spoofed: p.spoofed,
+		GuaranteedSent: m.GuaranteedSent, GuaranteedResent: m.GuaranteedResent, GuaranteedExecuted: m.GuaranteedExecuted,
+		DuplicatesIgnored: m.DuplicatesIgnored, DependencyBytes: m.DependencyBytes,
+		PendingGuaranteed: m.PendingGuaranteed, ReceiverGraph: m.ReceiverGraph, ReceiverWaiting: m.ReceiverWaiting,
+		SenderGraph: m.SenderGraph, WaitingForSync: m.WaitingForSync,
+		Message: m,
+	}
+}

@@ -1,0 +1,465 @@
+package transport
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"net"
+	"net/netip"
+	"slices"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/ackattack/ackattack/net/message"
+	"github.com/ackattack/ackattack/net/wire"
+)
+
+// ServerConfig configures a Server. The zero value of each field means its default.
+type ServerConfig struct {
+	Config
+	// MaxClients is the number of seats. Default 8.
+	MaxClients int
+	// MaxPendingHandshakes bounds the challenges handed out per ChallengeTTL: connection
+	// requests beyond it get no answer (and are counted), so a flood of requests costs the
+	// server little and makes it send little. Default 64.
+	MaxPendingHandshakes int
+	// ChallengeTTL is how long a challenge stays valid. Default 5 s.
+	ChallengeTTL time.Duration
+	// SeatHold is how long a seat stays reserved for a player who left, so that reconnecting
+	// with the same player id gets it back. Default 5 minutes.
+	SeatHold time.Duration
+}
+
+func (c ServerConfig) withDefaults() ServerConfig {
+	c.Config = c.Config.withDefaults()
+	if c.MaxClients <= 0 {
+		c.MaxClients = 8
+	}
+	if c.MaxClients > 255 {
+		c.MaxClients = 255
+	}
+	if c.MaxPendingHandshakes <= 0 {
+		c.MaxPendingHandshakes = 64
+	}
+	if c.ChallengeTTL <= 0 {
+		c.ChallengeTTL = 5 * time.Second
+	}
+	if c.SeatHold <= 0 {
+		c.SeatHold = 5 * time.Minute
+	}
+	return c
+}
+
+// seat is one player's place on the server, kept across reconnects.
+type seat struct {
+	player uuid.UUID
+	name   string
+	peer   *Peer     // nil while the player is away
+	left   time.Time // when the player went away
+	used   bool
+}
+
+// Server serves many clients on one UDP socket. Apart from Stats, SetLink, LocalAddr and
+// Close, its methods belong to the one goroutine that owns it (see Run).
+type Server struct {
+	host
+	cfg    ServerConfig
+	secret [32]byte
+
+	peers  []*Peer // connected, in seat order
+	byAddr map[netip.AddrPort]*Peer
+	seats  []seat
+
+	// challenge budget: a token bucket refilled at MaxPendingHandshakes per ChallengeTTL
+	tokens   float64
+	tokensAt time.Time
+	usedTags map[[16]byte]time.Time // accepted challenges, until they expire: a replay is refused
+	counters serverCounters
+	stats    atomic.Pointer[ServerStats]
+	closed   bool
+}
+
+type serverCounters struct {
+	requests, challenges, accepted, denied, refusedChallenges, throttled, timeouts uint64
+}
+
+// ServerStats is a snapshot of the server, safe to read from any goroutine.
+type ServerStats struct {
+	At                 time.Time
+	Peers              []PeerStats // connected clients, in seat order
+	Requests           uint64      // connection requests received
+	Challenges         uint64      // challenges sent
+	Accepted           uint64
+	Denied             uint64 // "server full" and other refusals sent
+	RefusedChallenges  uint64 // responses with a forged, expired or replayed challenge
+	Throttled          uint64 // requests not answered: over MaxPendingHandshakes
+	Malformed          uint64 // datagrams that belong to no connection and fail the checksum or parse
+	Spoofed            uint64 // datagrams from a client's address that fail its connection key, plus packets of the wrong type for the state
+	Overflow, Oversize uint64 // datagrams the socket reader dropped
+	SendErrors         uint64
+}
+
+// Listen opens a UDP socket on addr ("127.0.0.1:7777", "127.0.0.1:0" for any free port) and
+// starts its reader goroutine. The caller's loop then drives the server (see Run).
+func Listen(addr string, cfg ServerConfig) (*Server, error) {
+	pc, err := net.ListenPacket("udp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("transport: listen on %s: %w", addr, err)
+	}
+	return Serve(pc, cfg), nil
+}
+
+// Serve is Listen on a socket the caller opened.
+func Serve(pc net.PacketConn, cfg ServerConfig) *Server {
+	cfg = cfg.withDefaults()
+	s := &Server{cfg: cfg, byAddr: make(map[netip.AddrPort]*Peer), usedTags: make(map[[16]byte]time.Time)}
+	s.host.cfg = cfg.Config
+	if _, err := rand.Read(s.secret[:]); err != nil {
+		panic("transport: no randomness for the server secret: " + err.Error())
+	}
+	s.tokens = float64(cfg.MaxPendingHandshakes)
+	s.open(pc)
+	s.stats.Store(&ServerStats{})
+	return s
+}
+
+// Stats returns the latest snapshot (refreshed by Tick, at most every 100 ms). Safe from any
+// goroutine; it never waits for the loop.
+func (s *Server) Stats() ServerStats { return *s.stats.Load() }
+
+// Peers returns the connected clients in seat order. Owner loop only.
+func (s *Server) Peers() []*Peer { return s.peers }
+
+// Handle processes one datagram from the socket (owner loop only). Every datagram that does
+// not belong to a connection or to the handshake is dropped and counted.
+func (s *Server) Handle(now time.Time, d Datagram) {
+	defer s.sock.release(d)
+	if s.closed {
+		return
+	}
+	if p := s.byAddr[d.From]; p != nil {
+		if body, err := wire.OpenDatagram(d.Data, p.key); err == nil {
+			if bye := s.receive(p, now, body, d.Data); bye != nil {
+				s.drop(p, now, bye.Reason, bye.Text, false)
+			}
+			s.checkConn(p, now)
+			return
+		}
+		// Not this connection's key: a handshake packet (the client did not get Accepted and
+		// asks again), or a datagram that does not belong to the connection.
+		if body, err := wire.OpenDatagram(d.Data, 0); err == nil {
+			if typ, _ := wire.PeekType(body); typ == wire.TypeChallengeResponse || typ == wire.TypeConnectRequest {
+				s.handshake(now, d.From, body)
+				return
+			}
+		}
+		p.spoofed++
+		return
+	}
+	body, err := wire.OpenDatagram(d.Data, 0)
+	if err != nil {
+		s.malformed.Add(1)
+		return
+	}
+	s.handshake(now, d.From, body)
+}
+
+// handshake answers the packets of a client that has no connection (yet).
+func (s *Server) handshake(now time.Time, from netip.AddrPort, body []byte) {
+	typ, err := wire.PeekType(body)
+	if err != nil {
+		s.malformed.Add(1)
+		return
+	}
+	switch typ {
+	case wire.TypeConnectRequest:
+		req, err := wire.ParseConnectRequest(body)
+		if err != nil {
+			s.malformed.Add(1)
+			return
+		}
+		s.counters.requests++
+		if req.Version != wire.ProtocolVersion {
+			s.deny(from, wire.DenyVersion)
+			return
+		}
+		if s.seatFor(uuid.UUID(req.Player), now) < 0 {
+			s.deny(from, wire.DenyServerFull)
+			return
+		}
+		if !s.takeToken(now) {
+			s.counters.throttled++
+			return
+		}
+		ch := s.challenge(from, uint64(now.UnixMilli()), req.Player)
+		s.counters.challenges++
+		s.sendControl(from, 0, 1, func(b []byte) ([]byte, error) { return wire.AppendChallenge(b, &ch), nil })
+	case wire.TypeChallengeResponse:
+		resp, err := wire.ParseChallengeResponse(body)
+		if err != nil {
+			s.malformed.Add(1)
+			return
+		}
+		s.accept(now, from, resp)
+	default:
+		// Data, pings or a disconnect from an address with no connection: a client that timed
+		// out on our side, or somebody guessing.
+		s.spoofed.Add(1)
+	}
+}
+
+// challenge computes the stateless challenge for a client: an HMAC of its address, the time
+// and its player id under the server's secret. Nothing is stored: the client must echo it.
+func (s *Server) challenge(from netip.AddrPort, issued uint64, player wire.PlayerID) wire.Challenge {
+	mac := hmac.New(sha256.New, s.secret[:])
+	a := from.Addr().As16()
+	mac.Write(a[:])
+	var b [10]byte
+	binary.BigEndian.PutUint16(b[:2], from.Port())
+	binary.BigEndian.PutUint64(b[2:], issued)
+	mac.Write(b[:])
+	mac.Write(player[:])
+	var ch wire.Challenge
+	ch.Issued = issued
+	copy(ch.Tag[:], mac.Sum(nil))
+	return ch
+}
+
+func (s *Server) takeToken(now time.Time) bool {
+	rate := float64(s.cfg.MaxPendingHandshakes) / s.cfg.ChallengeTTL.Seconds()
+	if !s.tokensAt.IsZero() {
+		s.tokens = min(float64(s.cfg.MaxPendingHandshakes), s.tokens+now.Sub(s.tokensAt).Seconds()*rate)
+	}
+	s.tokensAt = now
+	if s.tokens < 1 {
+		return false
+	}
+	s.tokens--
+	return true
+}
+
+func (s *Server) deny(to netip.AddrPort, r wire.DenyReason) {
+	s.counters.denied++
+	s.sendControl(to, 0, 1, func(b []byte) ([]byte, error) { return wire.AppendDenied(b, &wire.Denied{Reason: r}) })
+}
+
+// accept checks a challenge response and, if it is good, creates the connection.
+func (s *Server) accept(now time.Time, from netip.AddrPort, resp wire.ChallengeResponse) {
+	want := s.challenge(from, resp.Challenge.Issued, resp.Player)
+	issued := time.UnixMilli(int64(resp.Challenge.Issued))
+	if !hmac.Equal(want.Tag[:], resp.Challenge.Tag[:]) || now.Sub(issued) > s.cfg.ChallengeTTL || issued.After(now.Add(time.Second)) {
+		s.counters.refusedChallenges++
+		s.deny(from, wire.DenyChallenge)
+		return
+	}
+	player := uuid.UUID(resp.Player)
+	if p := s.byAddr[from]; p != nil && p.player == player && p.tag == resp.Challenge.Tag {
+		// The client did not get our Accepted and asks again with the same challenge: answer
+		// again, with the same key. No new state.
+		s.sendAccepted(p, p.reconnected)
+		return
+	}
+	if _, used := s.usedTags[resp.Challenge.Tag]; used {
+		s.counters.refusedChallenges++
+		s.deny(from, wire.DenyChallenge)
+		return
+	}
+	if resp.Version != wire.ProtocolVersion {
+		s.deny(from, wire.DenyVersion)
+		return
+	}
+	i := s.seatFor(player, now)
+	if i < 0 {
+		s.deny(from, wire.DenyServerFull)
+		return
+	}
+	s.usedTags[resp.Challenge.Tag] = issued.Add(s.cfg.ChallengeTTL)
+	if i == len(s.seats) {
+		s.seats = append(s.seats, seat{})
+	}
+	st := &s.seats[i]
+	reconnected := st.used && st.player == player
+	if old := st.peer; old != nil {
+		s.drop(old, now, wire.DisconnectReplaced, "the same player connected again from "+from.String(), true)
+	}
+	if old := s.byAddr[from]; old != nil {
+		s.drop(old, now, wire.DisconnectReplaced, "a new connection from the same address", true)
+	}
+	p := &Peer{addr: from, key: newKey(), seat: i, player: player, name: resp.Name, connectedAt: now, lastRecv: now, lastSend: now, nextPing: now,
+		tag: resp.Challenge.Tag, reconnected: reconnected}
+	mc := s.cfg.Message
+	mc.Key = p.key
+	p.conn = message.New(mc, func(m *message.Message) {
+		if s.cfg.OnMessage != nil {
+			s.cfg.OnMessage(p, m)
+		}
+	})
+	*st = seat{player: player, name: resp.Name, peer: p, used: true}
+	s.byAddr[from] = p
+	s.peers = append(s.peers, p)
+	slices.SortFunc(s.peers, func(a, b *Peer) int { return a.seat - b.seat })
+	s.counters.accepted++
+	s.sendAccepted(p, reconnected)
+	s.cfg.Logger.Info("client connected", "peer", p.String(), "reconnected", reconnected)
+	if s.cfg.OnConnect != nil {
+		s.cfg.OnConnect(p)
+	}
+}
+
+func (s *Server) sendAccepted(p *Peer, reconnected bool) {
+	acc := wire.Accepted{Key: p.key, Seat: uint8(p.seat), Reconnected: reconnected}
+	s.sendControl(p.addr, 0, 1, func(b []byte) ([]byte, error) { return wire.AppendAccepted(b, &acc) })
+}
+
+// seatFor finds the seat for player: its own (connected or held), else a free one, else one
+// whose hold has expired; len(s.seats) means a new seat. -1: the server is full. It changes
+// nothing: a connection request asks it too, and a request must create no state.
+func (s *Server) seatFor(player uuid.UUID, now time.Time) int {
+	for i := range s.seats {
+		if s.seats[i].used && s.seats[i].player == player {
+			return i
+		}
+	}
+	if len(s.seats) < s.cfg.MaxClients {
+		return len(s.seats)
+	}
+	for i := range s.seats {
+		if st := &s.seats[i]; st.peer == nil && (!st.used || now.Sub(st.left) > s.cfg.SeatHold) {
+			return i
+		}
+	}
+	return -1
+}
+
+func newKey() uint64 {
+	var b [8]byte
+	for {
+		if _, err := rand.Read(b[:]); err != nil {
+			panic("transport: no randomness for a connection key: " + err.Error())
+		}
+		if k := binary.BigEndian.Uint64(b[:]); k != 0 {
+			return k
+		}
+	}
+}
+
+// checkConn closes a connection whose message layer failed (an unexecuted dependency expired,
+// a message passed the resend limit): the reason reaches both sides.
+func (s *Server) checkConn(p *Peer, now time.Time) {
+	if err := p.conn.Err(); err != nil && !p.gone {
+		s.drop(p, now, wire.DisconnectError, err.Error(), true)
+	}
+}
+
+// drop ends a connection: tells the peer (several times: a disconnect is not acknowledged),
+// frees the address and holds the seat.
+func (s *Server) drop(p *Peer, now time.Time, reason wire.DisconnectReason, text string, notify bool) {
+	if p.gone {
+		return
+	}
+	if notify {
+		msg := wire.Disconnect{Reason: reason, Text: truncateText(text)}
+		s.sendControl(p.addr, p.key, disconnectCopies, func(b []byte) ([]byte, error) { return wire.AppendDisconnect(b, &msg) })
+	}
+	p.gone, p.reason, p.text = true, reason, text
+	delete(s.byAddr, p.addr)
+	s.peers = slices.DeleteFunc(s.peers, func(q *Peer) bool { return q == p })
+	if st := &s.seats[p.seat]; st.peer == p {
+		st.peer, st.left = nil, now
+	}
+	if reason == wire.DisconnectTimeout {
+		s.counters.timeouts++
+	}
+	s.cfg.Logger.Info("client disconnected", "peer", p.String(), "reason", reason.String(), "text", text)
+	if s.cfg.OnDisconnect != nil {
+		s.cfg.OnDisconnect(p, reason, text)
+	}
+}
+
+// truncateText cuts a reason text to what a Disconnect packet carries, on a rune boundary.
+func truncateText(s string) string {
+	if len(s) <= wire.MaxReasonText {
+		return s
+	}
+	s = s[:wire.MaxReasonText]
+	for len(s) > 0 && !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// Kick disconnects a client with DisconnectKicked and the given reason text.
+func (s *Server) Kick(p *Peer, now time.Time, text string) {
+	s.drop(p, now, wire.DisconnectKicked, text, true)
+}
+
+// Tick does what time makes due (owner loop only): timeouts, resends, keepalives, pings,
+// expiry of used challenges, and the stats snapshot.
+func (s *Server) Tick(now time.Time) {
+	if s.closed {
+		return
+	}
+	for _, p := range slices.Clone(s.peers) {
+		if now.Sub(p.lastRecv) > s.cfg.Timeout {
+			s.drop(p, now, wire.DisconnectTimeout, fmt.Sprintf("nothing heard for %v", now.Sub(p.lastRecv).Round(time.Millisecond)), true)
+			continue
+		}
+		p.conn.Poll(now)
+		s.checkConn(p, now)
+		s.pump(p, now)
+		s.checkConn(p, now)
+	}
+	for tag, exp := range s.usedTags {
+		if now.After(exp) {
+			delete(s.usedTags, tag)
+		}
+	}
+	if now.Sub(s.published) >= 100*time.Millisecond {
+		s.publish(now)
+	}
+}
+
+func (s *Server) publish(now time.Time) {
+	st := &ServerStats{
+		At: now, Requests: s.counters.requests, Challenges: s.counters.challenges, Accepted: s.counters.accepted,
+		Denied: s.counters.denied, RefusedChallenges: s.counters.refusedChallenges, Throttled: s.counters.throttled,
+		Malformed: s.malformed.Load(), Spoofed: s.spoofed.Load(),
+		Overflow: s.sock.overflow.Load(), Oversize: s.sock.oversize.Load(), SendErrors: s.sendErrs.Load(),
+	}
+	for _, p := range s.peers {
+		pk := p.conn.Stats().Packet
+		p.rates.update(now, pk.PacketsReceived, pk.PacketsSent, pk.BytesReceived, pk.BytesSent)
+		st.Peers = append(st.Peers, p.snapshot())
+	}
+	s.stats.Store(st)
+	s.published = now
+}
+
+// NextTick is when Tick next has work if no datagram arrives.
+func (s *Server) NextTick(now time.Time) time.Time {
+	next := now.Add(time.Second)
+	for _, p := range s.peers {
+		next = earliest(next, s.nextWake(p, now))
+	}
+	return earliest(next, s.published.Add(100*time.Millisecond))
+}
+
+// Close tells every client the server is shutting down, closes the socket and waits for the
+// reader goroutine to stop. Call it from the owner loop, or after the loop has returned.
+func (s *Server) Close() error {
+	if s.closed {
+		return nil
+	}
+	now := time.Now()
+	for _, p := range slices.Clone(s.peers) {
+		s.drop(p, now, wire.DisconnectShutdown, "server shutting down", true)
+	}
+	s.closed = true
+	s.publish(now)
+	return s.sock.close()
+}
