@@ -26,10 +26,13 @@ type ClientConfig struct {
 	// InjectDesync, if set, corrupts one of this player's units every InjectDesync: the
 	// class watches the server detect and repair it.
 	InjectDesync time.Duration
-	GroupSize    int
-	Transport    transport.ClientConfig
-	Logger       *slog.Logger
-	Trace        io.Writer
+	// NoDirect turns off the direct links between clients: commands then travel only through
+	// the server.
+	NoDirect  bool
+	GroupSize int
+	Transport transport.ClientConfig
+	Logger    *slog.Logger
+	Trace     io.Writer
 }
 
 // ClientStats are the client's counters.
@@ -47,8 +50,12 @@ type ClientStats struct {
 	PauseMillis      []int64
 	Desyncs          uint64 // units corrupted on purpose
 	BadMessages      uint64
-	ChatSent         []string
-	ChatReceived     []ChatLine
+	DirectLinks      uint64 // direct links to other players made
+	// CommandsDirectFirst counts other players' commands that arrived on a direct link before
+	// the server's relay.
+	CommandsDirectFirst uint64
+	ChatSent            []string
+	ChatReceived        []ChatLine
 }
 
 // ClientSnapshot is what a user interface reads: an immutable copy, safe from any goroutine.
@@ -99,6 +106,7 @@ type Client struct {
 	resumeAt     time.Time
 	sentHashes   bool
 
+	p2p     *p2p
 	intents chan func(*Client)
 	stats   ClientStats
 	snap    atomic.Pointer[ClientSnapshot]
@@ -130,6 +138,12 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 		return nil, err
 	}
 	c.tr = tr
+	if !cfg.NoDirect {
+		if err := c.openP2P(); err != nil {
+			tr.Close()
+			return nil, err
+		}
+	}
 	if cfg.Bot {
 		c.bot = NewBot(0, cfg.Name, cfg.Seed)
 	}
@@ -150,18 +164,24 @@ var ErrDisconnected = errors.New("game: disconnected")
 func (c *Client) Run(ctx context.Context) error {
 	defer c.trace.flush()
 	defer c.tr.Close()
+	defer c.closeP2P()
+	var direct chan tagged
+	if c.p2p != nil {
+		direct = c.p2p.in
+	}
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
 		now := time.Now()
 		c.frames(now)
 		c.tr.Tick(now)
+		nextDirect := c.tickP2P(now)
 		c.publish(now, false)
 		if c.tr.State() == transport.Disconnected {
 			c.publish(now, true) // the final snapshot
 			return errors.Join(ErrDisconnected, c.tr.Err())
 		}
-		next := c.tr.NextTick(now)
+		next := earliestTime(c.tr.NextTick(now), nextDirect)
 		if c.started && (next.IsZero() || c.nextFrame.Before(next)) {
 			next = c.nextFrame
 		}
@@ -175,6 +195,8 @@ func (c *Client) Run(ctx context.Context) error {
 				return transport.ErrClosed
 			}
 			c.tr.Handle(time.Now(), d)
+		case t := <-direct:
+			t.ep.Handle(time.Now(), t.d)
 		case f := <-c.intents:
 			f(c)
 		case <-timer.C:
@@ -301,7 +323,9 @@ func (c *Client) issue(now time.Time, cmd *Command) {
 	cmd.Seat, cmd.ID = c.seat, c.cmdID
 	c.stats.CommandsIssued++
 	c.sched.add(event{frame: cmd.Frame, kind: evCommand, seat: cmd.Seat, id: cmd.ID, cmd: cmd})
-	c.sendGuaranteed(now, cmd, nil)
+	if payload := c.sendGuaranteed(now, cmd, nil); payload != nil {
+		c.sendDirect(now, payload)
+	}
 
 }
 
@@ -332,15 +356,16 @@ func (c *Client) InjectDesync(n int) {
 	}
 }
 
-func (c *Client) sendGuaranteed(now time.Time, m Msg, chain *message.Chain) {
+// sendGuaranteed sends m to the server and returns its encoding (nil if it could not be sent).
+func (c *Client) sendGuaranteed(now time.Time, m Msg, chain *message.Chain) []byte {
 	p := c.tr.Peer()
 	if p == nil {
-		return
+		return nil
 	}
 	payload, err := AppendMsg(nil, m)
 	if err != nil {
 		c.cfg.Logger.Error("encode", "type", m.Type(), "err", err)
-		return
+		return nil
 	}
 	if chain != nil {
 		_, err = chain.Send(p.Conn(), now, payload)
@@ -349,7 +374,9 @@ func (c *Client) sendGuaranteed(now time.Time, m Msg, chain *message.Chain) {
 	}
 	if err != nil {
 		c.cfg.Logger.Warn("send", "type", m.Type(), "err", err)
+		return nil
 	}
+	return payload
 }
 
 func (c *Client) sendUnreliable(m Msg) {
@@ -386,6 +413,7 @@ func (c *Client) onMessage(p *transport.Peer, m *message.Message) {
 			if c.bot != nil {
 				c.bot.seat = v.Seat
 			}
+			c.tellServer(now)
 		}
 	case *StartGame:
 		c.start(now, v)
@@ -428,7 +456,7 @@ func (c *Client) onMessage(p *transport.Peer, m *message.Message) {
 		c.syncFrame, c.syncAt = v.Frame, now.Add(-half)
 		c.nextFrame = now // look again at once: we may be a frame behind
 	case *Peers:
-		// Direct connections between clients are not used yet; the list is kept for the UI.
+		c.peers(now, v)
 	default:
 		c.stats.BadMessages++
 	}

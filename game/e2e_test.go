@@ -210,7 +210,7 @@ func TestEndToEndCleanLinkNoMismatch(t *testing.T) {
 func TestEndToEndLossyLink(t *testing.T) {
 	t.Parallel()
 	lossy := linksim.Settings{LossPercent: 10, Latency: 100 * time.Millisecond, Jitter: 20 * time.Millisecond}
-	res := runSession(t, sessionSpec{bots: 2, clients: 3, dur: e2eDuration(), quiet: 6 * time.Second,
+	res := runSession(t, sessionSpec{bots: 2, clients: 3, dur: e2eDuration(), quiet: 8 * time.Second,
 		link: &transport.LinkSettings{Out: lossy, In: lossy}})
 	logReports(t, res)
 	late := uint64(0)

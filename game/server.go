@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/netip"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -40,6 +41,7 @@ type seat struct {
 	lastRequest *HashRequest      // the drill-down waiting for its answer
 	outbox      []pendingSend     // messages refused by back-pressure, sent again later
 	pauseState  *clientPause      // during a stop-the-world re-sync
+	direct      netip.AddrPort    // where the client listens for direct links from other players
 }
 
 // pendingSend is a guaranteed message the connection refused for now (back-pressure).
@@ -626,6 +628,21 @@ func (s *Server) onConnect(p *transport.Peer) {
 	}
 }
 
+// sendPeers tells every client where the others listen for direct links.
+func (s *Server) sendPeers(now time.Time) {
+	var ps Peers
+	for _, st := range s.seats {
+		if st != nil && st.peer != nil && st.direct.IsValid() {
+			ps.List = append(ps.List, PeerAddr{Seat: st.idx, Addr: st.direct})
+		}
+	}
+	for _, st := range s.seats {
+		if st != nil && st.peer != nil {
+			s.send(st, now, &ps, nil, nil, false)
+		}
+	}
+}
+
 func (s *Server) humans() int {
 	n := 0
 	for _, st := range s.seats {
@@ -695,6 +712,13 @@ func (s *Server) onMessage(p *transport.Peer, m *message.Message) {
 			return
 		}
 		s.chat(now, st.idx, v.Text)
+	case *Peers:
+		if len(v.List) != 1 || v.List[0].Seat != st.idx {
+			s.stats.BadMessages++ // a client announces only its own address
+			return
+		}
+		st.direct = v.List[0].Addr
+		s.sendPeers(now)
 	case *PingSummary:
 		st.reportedRTT = time.Duration(v.AvgRTTMicros) * time.Microsecond
 	case *HashReport:
