@@ -131,16 +131,16 @@ type Conn struct {
 
 	// sending side
 	nextSeq   uint16
-	queue     msgQueue           // guaranteed messages with a sequence number, not fully sent yet
-	resend    unitQueue          // units already sent, oldest send first
-	sentOrder ring[unitRef]      // units in the order of their first send, for the resend limit
+	queue     msgQueue      // guaranteed messages with a sequence number, not fully sent yet
+	resend    unitQueue     // units already sent, oldest send first
+	sentOrder ring[unitRef] // units in the order of their first send, for the resend limit
 	// content[seq % len] marks our packets in flight that carry messages; contentInFlight
 	// counts them, for pacing (keepalives and pure acks do not count: losing them costs nothing).
 	content         [packet.SentRingSize]bool
 	contentInFlight int
-	inflight  map[uint16]*outMsg // by seq: sent (or queued), not yet fully acknowledged
-	unrel     [][]byte           // unreliable messages waiting for the next packet
-	unrelLen  int
+	inflight        map[uint16]*outMsg // by seq: sent (or queued), not yet fully acknowledged
+	unrel           [][]byte           // unreliable messages waiting for the next packet
+	unrelLen        int
 	// syncPending counts sync messages queued or unacknowledged; syncBlock is the one that is
 	// out and holds back every later guaranteed message until it is acknowledged.
 	syncPending int
@@ -151,7 +151,7 @@ type Conn struct {
 	// receiving side
 	reasm      map[uint16]*reassembly
 	reasmBytes int
-	msg        Message    // reused for every delivery
+	msg        Message // reused for every delivery
 	recs       []wire.Record
 
 	// scratch buffers, reused

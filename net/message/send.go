@@ -32,8 +32,8 @@ func (m *outMsg) gen() uint64 { return m.generation }
 type unit struct {
 	firstSent time.Time
 	lastSent  time.Time
-	sends    int
-	acked    bool
+	sends     int
+	acked     bool
 }
 
 func (m *outMsg) fragmented() bool { return len(m.units) > 1 }

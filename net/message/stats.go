@@ -8,20 +8,20 @@ import (
 
 // counters are the message layer's own counts; Stats adds the packet layer's.
 type counters struct {
-	UnreliableSent        uint64
-	UnreliableReceived    uint64
-	GuaranteedQueued      uint64
-	GuaranteedSent        uint64 // first sends
-	GuaranteedResent      uint64 // units sent again (whole messages or fragments)
-	GuaranteedExecuted    uint64 // executed by the receiver's graph (delivered)
-	DuplicatesIgnored     uint64 // guaranteed messages or fragments that arrived again after arriving once
-	DependencyBytes       uint64 // bytes of dependency words sent (2 per dependency per send)
-	SequenceBytes         uint64 // bytes of message sequence words sent (2 per guaranteed record)
-	FragmentsSent         uint64
-	FragmentsResent       uint64
-	FragmentsReceived     uint64
-	FragmentsDropped      uint64 // no reassembly room; the sender sends them again
-	Backpressure          uint64 // sends refused because the next sequence number was still in use
+	UnreliableSent     uint64
+	UnreliableReceived uint64
+	GuaranteedQueued   uint64
+	GuaranteedSent     uint64 // first sends
+	GuaranteedResent   uint64 // units sent again (whole messages or fragments)
+	GuaranteedExecuted uint64 // executed by the receiver's graph (delivered)
+	DuplicatesIgnored  uint64 // guaranteed messages or fragments that arrived again after arriving once
+	DependencyBytes    uint64 // bytes of dependency words sent (2 per dependency per send)
+	SequenceBytes      uint64 // bytes of message sequence words sent (2 per guaranteed record)
+	FragmentsSent      uint64
+	FragmentsResent    uint64
+	FragmentsReceived  uint64
+	FragmentsDropped   uint64 // no reassembly room; the sender sends them again
+	Backpressure       uint64 // sends refused because the next sequence number was still in use
 
 	ackOwed        bool
 	unackedPackets int // accepted packets since this side last sent one
