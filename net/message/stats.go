@@ -44,7 +44,12 @@ type Stats struct {
 	Err               error
 }
 
-// Stats returns a snapshot of the connection's counters. It allocates nothing.
+// PacketsAccepted is the number of packets the packet layer accepted (not stale, not duplicate,
+// not malformed): cheap, for a transport that wants to know whether a datagram counted.
+func (c *Conn) PacketsAccepted() uint64 { return c.pkt.Stats().PacketsReceived }
+
+// Stats returns a snapshot of the connection's counters. It allocates nothing, but it counts
+// the receiver graph's waiting messages by a scan: call it for statistics, not per message.
 func (c *Conn) Stats() Stats {
 	return Stats{
 		counters:          c.stats,

@@ -209,9 +209,14 @@ func (h *host) receive(p *Peer, now time.Time, body []byte, d []byte) (bye *wire
 	}
 	switch typ {
 	case wire.TypeData:
-		p.lastRecv = now
+		// Only a packet the packet layer accepts shows the peer is alive: a replayed or stale
+		// one (same key, old sequence number) must not keep a dead connection open.
+		before := p.conn.PacketsAccepted()
 		if err := p.conn.Receive(now, d); err != nil && !errors.Is(err, message.ErrMalformed) {
 			h.cfg.Logger.Debug("receive", "peer", p.String(), "err", err)
+		}
+		if p.conn.PacketsAccepted() != before {
+			p.lastRecv = now
 		}
 	case wire.TypePing:
 		m, err := wire.ParsePing(body)

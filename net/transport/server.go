@@ -98,6 +98,7 @@ type ServerStats struct {
 	Denied             uint64 // "server full" and other refusals sent
 	RefusedChallenges  uint64 // responses with a forged, expired or replayed challenge
 	Throttled          uint64 // requests not answered: over MaxPendingHandshakes
+	Timeouts           uint64 // connections closed because the client went silent
 	Malformed          uint64 // datagrams that belong to no connection and fail the checksum or parse
 	Spoofed            uint64 // datagrams from a client's address that fail its connection key, plus packets of the wrong type for the state
 	Overflow, Oversize uint64 // datagrams the socket reader dropped
@@ -427,7 +428,7 @@ func (s *Server) Tick(now time.Time) {
 func (s *Server) publish(now time.Time) {
 	st := &ServerStats{
 		At: now, Requests: s.counters.requests, Challenges: s.counters.challenges, Accepted: s.counters.accepted,
-		Denied: s.counters.denied, RefusedChallenges: s.counters.refusedChallenges, Throttled: s.counters.throttled,
+		Denied: s.counters.denied, RefusedChallenges: s.counters.refusedChallenges, Throttled: s.counters.throttled, Timeouts: s.counters.timeouts,
 		Malformed: s.malformed.Load(), Spoofed: s.spoofed.Load(),
 		Overflow: s.sock.overflow.Load(), Oversize: s.sock.oversize.Load(), SendErrors: s.sendErrs.Load(),
 	}
