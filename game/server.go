@@ -89,6 +89,7 @@ type Server struct {
 
 	nextEnemyID uint32
 	nextSpawn   time.Time
+	noSpawns    bool
 	killSent    map[uint32]bool
 
 	pause         *pause
@@ -174,6 +175,9 @@ func (s *Server) StopBots() {
 		}
 	}
 }
+
+// StopSpawning stops new enemies (the ones on the map stay, and fallen ones are still killed).
+func (s *Server) StopSpawning() { s.noSpawns = true }
 
 // Do runs f on the server's loop (an intent from a user interface or a test).
 func (s *Server) Do(f func(*Server)) { s.intents <- f }
@@ -396,7 +400,7 @@ func (s *Server) enemies(now time.Time, f uint32) {
 		}
 		live++
 	}
-	if now.Before(s.nextSpawn) || live >= s.cfg.MaxEnemies {
+	if s.noSpawns || now.Before(s.nextSpawn) || live >= s.cfg.MaxEnemies {
 		return
 	}
 	s.nextSpawn = now.Add(s.cfg.EnemyEvery)
