@@ -99,6 +99,7 @@ type Client struct {
 	bot      *Bot
 	nextPing time.Time
 	nextHurt time.Time
+	hurtNext int // where InjectDesync starts looking
 
 	pauseFrame   uint32
 	pausing      bool
@@ -342,21 +343,27 @@ func (c *Client) InjectDesync(n int) {
 	if c.w == nil {
 		return
 	}
+	// Take the player's units in turn, starting after the one hurt last, so that a repeated
+	// injection does not keep hitting a unit the server has just repaired.
+	var mine []world.Unit
 	for _, u := range c.w.Units() {
-		if n == 0 {
-			break
-		}
 		if u.Owner == c.seat && !u.IsEnemy() && u.HP > 1 {
-			u.HP--
-			if c.w.SetUnit(u) == nil {
-				n--
-				c.stats.Desyncs++
-			}
+			mine = append(mine, u)
+		}
+	}
+	start := c.hurtNext
+	for i := 0; i < len(mine) && n > 0; i++ {
+		j := (start + i) % len(mine)
+		u := mine[j]
+		u.HP--
+		if c.w.SetUnit(u) == nil {
+			n--
+			c.stats.Desyncs++
+			c.hurtNext = j + 1
 		}
 	}
 }
 
-// sendGuaranteed sends m to the server and returns its encoding (nil if it could not be sent).
 func (c *Client) sendGuaranteed(now time.Time, m Msg, chain *message.Chain) []byte {
 	p := c.tr.Peer()
 	if p == nil {

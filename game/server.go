@@ -36,12 +36,11 @@ type seat struct {
 	leadChain message.Chain
 	spawnDeps map[uint32]*depgraph.Dependency
 
-	reportedRTT time.Duration     // from the client's PingSummary
-	resynced    map[uint32]uint32 // unit id → frame of its last real-time re-sync
-	lastRequest *HashRequest      // the drill-down waiting for its answer
-	outbox      []pendingSend     // messages refused by back-pressure, sent again later
-	pauseState  *clientPause      // during a stop-the-world re-sync
-	direct      netip.AddrPort    // where the client listens for direct links from other players
+	reportedRTT time.Duration  // from the client's PingSummary
+	lastRequest *HashRequest   // the drill-down waiting for its answer
+	outbox      []pendingSend  // messages refused by back-pressure, sent again later
+	pauseState  *clientPause   // during a stop-the-world re-sync
+	direct      netip.AddrPort // where the client listens for direct links from other players
 }
 
 // pendingSend is a guaranteed message the connection refused for now (back-pressure).
@@ -92,6 +91,9 @@ type Server struct {
 	noSpawns    bool
 	killSent    map[uint32]bool
 
+	fixAt   map[uint32]uint32 // unit id → the frame its latest real-time repair takes effect
+	lastFix uint32            // the frame of the latest real-time repair
+
 	pause         *pause
 	resumeAt      time.Time
 	pendingHashes []pendingHashes // WorldHashes that came before the server reached the pause
@@ -118,6 +120,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		lead:        minLeadFrames,
 		nextEnemyID: world.FirstEnemyID,
 		killSent:    make(map[uint32]bool),
+		fixAt:       make(map[uint32]uint32),
 		intents:     make(chan func(*Server), 64),
 		trace:       newTracer(cfg.Trace),
 	}

@@ -30,7 +30,7 @@ func (s *Server) hashReport(now time.Time, st *seat, r *HashReport) {
 	}
 	var ranges []IDRange
 	for _, g := range r.Groups {
-		if rangeHash(mine, g.Start, g.End) != g.Hash {
+		if rangeHash(mine, g.Start, g.End) != g.Hash && !s.fixPending(g, r.Frame) {
 			ranges = append(ranges, IDRange{Start: g.Start, End: g.End})
 		}
 	}
@@ -41,6 +41,17 @@ func (s *Server) hashReport(now time.Time, st *seat, r *HashReport) {
 	s.event(now, "hash mismatch", "seat", st.idx, "frame", r.Frame, "groups", len(ranges))
 	st.lastRequest = &HashRequest{Frame: r.Frame, Ranges: ranges}
 	s.send(st, now, st.lastRequest, nil, nil, false)
+}
+
+// fixPending reports whether a repair of a unit in g is on its way, taking effect after frame:
+// the group's mismatch is that unit's, already being handled.
+func (s *Server) fixPending(g world.GroupHash, frame uint32) bool {
+	for id, at := range s.fixAt {
+		if id >= g.Start && id <= g.End && at > frame {
+			return true
+		}
+	}
+	return false
 }
 
 func inRanges(rs []IDRange, id uint32) bool {
@@ -89,17 +100,18 @@ func (s *Server) unitHashes(now time.Time, st *seat, u *UnitHashes) {
 			removed = append(removed, h.ID)
 		}
 	}
+	// A unit whose repair is already on its way, taking effect after the reported frame, is no
+	// new mismatch: the report predates the repair.
+	ids = slices.DeleteFunc(ids, func(id uint32) bool { return s.fixAt[id] > u.Frame })
+	removed = slices.DeleteFunc(removed, func(id uint32) bool { return s.fixAt[id] > u.Frame })
 	if len(ids)+len(removed) == 0 {
 		return
 	}
 	s.stats.MismatchedUnits += uint64(len(ids) + len(removed))
-	if st.resynced == nil {
-		st.resynced = make(map[uint32]uint32)
-	}
 	again := 0
 	for _, id := range ids {
-		if f, ok := st.resynced[id]; ok && u.Frame > f && u.Frame-f < realtimeRecheckSpan {
-			again++
+		if f, ok := s.fixAt[id]; ok && u.Frame >= f && u.Frame-f < realtimeRecheckSpan {
+			again++ // repaired recently, and wrong again: the real-time re-sync did not hold
 		}
 	}
 	if again > 0 || len(ids)+len(removed) > s.cfg.RealtimeMax {
@@ -107,24 +119,47 @@ func (s *Server) unitHashes(now time.Time, st *seat, u *UnitHashes) {
 		s.stopTheWorld(now, append(ids, removed...))
 		return
 	}
-	// Real-time re-sync: the server's state of these units as of a frame that every client
-	// reaches only after the update arrives: now plus the lead time, like a command.
+	s.realtimeResync(now, st, ids, removed)
+}
+
+// realtimeResync repairs units without stopping: every host, the server included, puts the
+// server's current state of the units in place at a future frame (now plus the lead time, like
+// a command), so the repair lands at the same frame everywhere and no host has stepped past it.
+// The units lose those few frames of progress on every host alike, which keeps them equal.
+// Hosts whose units were right get the update too: otherwise they would now differ.
+func (s *Server) realtimeResync(now time.Time, st *seat, ids, removed []uint32) {
 	f := s.w.Frame()
-	up := &UnitUpdate{Frame: f}
+	at := max(f+s.lead+1, s.lastFix+1) // one update per frame: no question of their order
+	s.lastFix = at
+	up := &UnitUpdate{Frame: at}
 	for _, id := range ids {
 		if unit, ok := s.w.Unit(id); ok {
 			up.Units = append(up.Units, unit)
 		} else {
 			up.Removed = append(up.Removed, id)
 		}
-		st.resynced[id] = f
 	}
 	up.Removed = append(up.Removed, removed...)
+	for _, id := range ids {
+		s.fixAt[id] = at
+	}
+	for _, id := range removed {
+		s.fixAt[id] = at
+	}
+	for id, fa := range s.fixAt { // forget old repairs (bookkeeping, not simulation)
+		if fa+realtimeRecheckSpan < f {
+			delete(s.fixAt, id)
+		}
+	}
+	s.sched.add(event{frame: at, kind: evUpdate, update: up})
 	s.stats.RealtimeResyncs++
-	s.stats.lastResync = f
-	s.event(now, "real-time re-sync", "seat", st.idx, "units", len(up.Units), "removed", len(up.Removed), "frame", f)
-	s.send(st, now, up, nil, nil, false)
-	s.hist.clear() // history from before the repair no longer describes what clients should have
+	s.stats.lastResync = at
+	s.event(now, "real-time re-sync", "seat", st.idx, "units", len(up.Units), "removed", len(up.Removed), "at frame", at)
+	for _, x := range s.seats {
+		if x != nil && x.peer != nil && x.started {
+			s.send(x, now, up, nil, nil, false)
+		}
+	}
 }
 
 // stopTheWorld schedules a pause far enough ahead that every client has the order in time.
@@ -197,7 +232,12 @@ func (s *Server) worldHashes(now time.Time, st *seat, wh *WorldHashes) {
 			removed = append(removed, h.ID)
 		}
 	}
-	s.stats.MismatchedUnits += uint64(len(ids) + len(removed))
+	for _, id := range ids {
+		if !s.pause.known[id] {
+			s.stats.MismatchedUnits++ // the known ones were counted when they were found
+		}
+	}
+	s.stats.MismatchedUnits += uint64(len(removed))
 	s.sendBatches(now, st, ids, removed, true)
 }
 
@@ -274,11 +314,9 @@ func (s *Server) resume(now time.Time) {
 	for _, st := range s.seats {
 		if st != nil {
 			st.pauseState = nil
-			st.resynced = nil
 		}
 	}
 	s.pause, s.resumeAt = nil, time.Time{}
-	s.hist.clear()
 	s.nextFrame = now
 }
 
