@@ -560,7 +560,14 @@ func (c *Client) resume(now time.Time) {
 		c.stats.PauseMillis = append(c.stats.PauseMillis, now.Sub(c.pauseReached).Milliseconds())
 	}
 	c.pausing, c.resumeAt = false, time.Time{}
-	c.syncFrame, c.syncAt = c.w.Frame(), now
+	// The server stepped the paused frame the moment it resumed, and it counted the delay from
+	// when it sent the Resume, about half a round trip before it arrived here: so it is now at
+	// the frame after the pause, since about half a round trip.
+	half := time.Duration(0)
+	if p := c.tr.Peer(); p != nil {
+		half = p.Stats().MinRTT / 2
+	}
+	c.syncFrame, c.syncAt, c.nextFrame = c.w.Frame()+1, now.Add(-half), now
 	c.hist.clear()
 }
 
