@@ -30,7 +30,9 @@ func (s *Server) hashReport(now time.Time, st *seat, r *HashReport) {
 	}
 	var ranges []IDRange
 	for _, g := range r.Groups {
-		if rangeHash(mine, g.Start, g.End) != g.Hash && !s.fixPending(g, r.Frame) {
+		// A group may differ only because of a unit whose repair is on its way; the drill-down
+		// sorts that out unit by unit (a group-level skip would hide another unit's drift).
+		if rangeHash(mine, g.Start, g.End) != g.Hash {
 			ranges = append(ranges, IDRange{Start: g.Start, End: g.End})
 		}
 	}
@@ -41,17 +43,6 @@ func (s *Server) hashReport(now time.Time, st *seat, r *HashReport) {
 	s.event(now, "hash mismatch", "seat", st.idx, "frame", r.Frame, "groups", len(ranges))
 	st.lastRequest = &HashRequest{Frame: r.Frame, Ranges: ranges}
 	s.send(st, now, st.lastRequest, nil, nil, false)
-}
-
-// fixPending reports whether a repair of a unit in g is on its way, taking effect after frame:
-// the group's mismatch is that unit's, already being handled.
-func (s *Server) fixPending(g world.GroupHash, frame uint32) bool {
-	for id, at := range s.fixAt {
-		if id >= g.Start && id <= g.End && at > frame {
-			return true
-		}
-	}
-	return false
 }
 
 func inRanges(rs []IDRange, id uint32) bool {
