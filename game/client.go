@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"sync/atomic"
 	"time"
 
@@ -99,7 +100,8 @@ type Client struct {
 	bot      *Bot
 	nextPing time.Time
 	nextHurt time.Time
-	hurtNext int // where InjectDesync starts looking
+	hurtNext int            // where InjectDesync starts looking
+	early    []*ResyncBatch // batches that came before StartGame
 
 	pauseFrame   uint32
 	pausing      bool
@@ -128,6 +130,10 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 		cfg.PlayerID = uuid.New()
 	}
 	c := &Client{cfg: cfg, sched: newSchedule(), lead: minLeadFrames, frameDur: DefaultFrame, intents: make(chan func(*Client), 64), trace: newTracer(cfg.Trace)}
+	// Command ids name a command with its seat, and every host drops a (seat, id) it has seen.
+	// A player who comes back runs a new client: starting from a random id keeps its first
+	// commands from looking like the previous client's.
+	c.cmdID = uint32(rand.Uint64N(1 << 28))
 	tc := cfg.Transport
 	tc.Name, tc.PlayerID = cfg.Name, cfg.PlayerID
 	tc.OnMessage = c.onMessage
@@ -488,6 +494,10 @@ func (c *Client) start(now time.Time, sg *StartGame) {
 	c.lead = sg.LeadFrames
 	c.syncFrame, c.syncAt, c.nextFrame = sg.Frame, now, now
 	c.awaiting = sg.Frame > 0 // a running game: the world comes in ResyncBatches
+	for _, b := range c.early {
+		c.resyncBatch(now, b)
+	}
+	c.early = nil
 }
 
 // hashRequest answers the server's drill-down from the history of that frame.
@@ -526,6 +536,13 @@ func (c *Client) reachPause(now time.Time) {
 // joined while running) and tells the server.
 func (c *Client) resyncBatch(now time.Time, b *ResyncBatch) {
 	if c.w == nil {
+		// Before StartGame (the server makes batches depend on it, so only a peer that does not
+		// could do this): keep it for when the world exists.
+		c.early = append(c.early, b)
+		return
+	}
+	if !c.awaiting && !c.pausing {
+		c.stats.BadMessages++ // no snapshot expected and no pause: a batch would rewrite a running world
 		return
 	}
 	for _, id := range b.Removed {
@@ -536,10 +553,15 @@ func (c *Client) resyncBatch(now time.Time, b *ResyncBatch) {
 			c.cfg.Logger.Warn("resync unit", "err", err)
 		}
 	}
-	if len(b.State) > 0 {
+	if len(b.State) > 0 && (c.awaiting || c.pausing) {
 		if st, _, err := world.ParseState(b.State); err == nil {
+			was := c.w.Frame()
 			if err := c.w.ApplyState(st); err != nil {
 				c.cfg.Logger.Warn("resync state", "err", err)
+			} else if c.w.Frame() < was {
+				// The world went back (the Pause came after this client had run past its
+				// frame): the events of the frames it runs again must run again too.
+				c.sched.rewind(c.w.Frame())
 			}
 		}
 	}
@@ -608,5 +630,6 @@ func (c *Client) report() Report {
 	return r
 }
 
-// StopBot makes a bot client stop playing (it keeps its connection and its world).
+// StopBot makes a bot client stop playing (it keeps its connection and its world). Owner loop
+// only: call it through Do.
 func (c *Client) StopBot() { c.bot = nil }

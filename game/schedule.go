@@ -46,18 +46,26 @@ func (e *event) less(f *event) bool {
 
 // schedule holds the events not yet applied, sorted, and remembers which commands were
 // already taken so that a command that arrives twice (from the server and straight from its
-// player) runs once.
+// player) runs once. It also keeps the events of the last historyFrames frames after they ran,
+// so that a host whose world is put back to an earlier frame (a re-sync that came late) can run
+// them again.
 type schedule struct {
 	pending []event
-	seen    map[cmdKey]struct{}
+	done    []event
+	seen    map[cmdKey]uint32 // command → its frame; forgotten seenFrames after that frame
 }
+
+// seenFrames is how long a command's key is remembered after its frame: far longer than any
+// duplicate can trail the original (a relay, a direct link, a resend), and short enough that a
+// player who comes back with a new client may count its commands from 1 again.
+const seenFrames = 3 * historyFrames
 
 type cmdKey struct {
 	seat uint8
 	id   uint32
 }
 
-func newSchedule() *schedule { return &schedule{seen: make(map[cmdKey]struct{})} }
+func newSchedule() *schedule { return &schedule{seen: make(map[cmdKey]uint32)} }
 
 // add inserts e in order. A command already seen is dropped and add reports false.
 func (s *schedule) add(e event) bool {
@@ -66,8 +74,14 @@ func (s *schedule) add(e event) bool {
 		if _, dup := s.seen[k]; dup {
 			return false
 		}
-		s.seen[k] = struct{}{}
+		s.seen[k] = e.frame
 	}
+	s.insert(e)
+	return true
+}
+
+// insert puts e into the pending events in order.
+func (s *schedule) insert(e event) {
 	i, _ := slices.BinarySearchFunc(s.pending, e, func(a, b event) int {
 		switch {
 		case a.less(&b):
@@ -78,7 +92,6 @@ func (s *schedule) add(e event) bool {
 		return 0
 	})
 	s.pending = slices.Insert(s.pending, i, e)
-	return true
 }
 
 // due removes and returns the events for frames up to and including frame, in order.
@@ -88,20 +101,41 @@ func (s *schedule) due(frame uint32, dst []event) []event {
 		n++
 	}
 	dst = append(dst, s.pending[:n]...)
+	s.done = append(s.done, s.pending[:n]...)
 	s.pending = slices.Delete(s.pending, 0, n)
+	// Forget what is too old to run again, and keys too old to be duplicated.
+	k := 0
+	for k < len(s.done) && s.done[k].frame+historyFrames < frame {
+		k++
+	}
+	s.done = slices.Delete(s.done, 0, k)
+	if frame%historyFrames == 0 {
+		for key, f := range s.seen { // bookkeeping only: the order of deletion changes nothing
+			if f+seenFrames < frame {
+				delete(s.seen, key)
+			}
+		}
+	}
 	return dst
 }
 
-// after returns the pending events for frames at or after frame (for a client joining late).
-func (s *schedule) after(frame uint32) []event {
-	var out []event
-	for _, e := range s.pending {
+// rewind puts back the events that ran for frames at or after frame: the world was put back to
+// frame and must run them again.
+func (s *schedule) rewind(frame uint32) {
+	keep := s.done[:0]
+	for _, e := range s.done {
 		if e.frame >= frame {
-			out = append(out, e)
+			s.insert(e)
+		} else {
+			keep = append(keep, e)
 		}
 	}
-	return out
+	s.done = keep
 }
+
+// all returns every pending event (for a client joining late: events whose frame has passed but
+// that have not run yet, late commands, run at the next step on every host alike).
+func (s *schedule) all() []event { return slices.Clone(s.pending) }
 
 // apply runs one event on w. Errors are the world's verdicts (an invalid command, a kill of an
 // enemy that does not exist); every host reaches the same verdict.

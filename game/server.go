@@ -32,6 +32,7 @@ type seat struct {
 
 	// per-connection dependency handles (server → this client)
 	infoDeps  [world.MaxPlayers]depgraph.Dependency
+	startDep  depgraph.Dependency
 	chat      [world.MaxPlayers]message.Chain // relayed lines, a chain per origin seat
 	leadChain message.Chain
 	spawnDeps map[uint32]*depgraph.Dependency
@@ -170,7 +171,8 @@ func (s *Server) seatBot(i int) error {
 	return nil
 }
 
-// StopBots makes the server-side bots stop playing (their units stay).
+// StopBots makes the server-side bots stop playing (their units stay). Owner loop only: call
+// it through Do.
 func (s *Server) StopBots() {
 	for _, st := range s.seats {
 		if st != nil && st.bot != nil {
@@ -180,6 +182,7 @@ func (s *Server) StopBots() {
 }
 
 // StopSpawning stops new enemies (the ones on the map stay, and fallen ones are still killed).
+// Owner loop only: call it through Do.
 func (s *Server) StopSpawning() { s.noSpawns = true }
 
 // Do runs f on the server's loop (an intent from a user interface or a test).
@@ -198,6 +201,7 @@ func (s *Server) Run(ctx context.Context) error {
 	for {
 		now = time.Now()
 		s.frames(now)
+		s.flushOutboxes(now) // also while paused or before the start: a Pause may be waiting there
 		s.tr.Tick(now)
 		s.publish(now, false)
 		next := s.tr.NextTick(now)
@@ -272,7 +276,7 @@ func (s *Server) start(now time.Time) {
 	s.nextSpawn = now.Add(s.cfg.EnemyEvery)
 	for _, st := range s.seats {
 		if st != nil && st.peer != nil {
-			s.sendStart(st, now)
+			s.sendStart(st, now, false)
 		}
 	}
 	s.cfg.Logger.Info("game started", "map", s.cfg.Map, "seats", s.seatList())
@@ -290,8 +294,9 @@ func (s *Server) seatList() []uint8 {
 
 // sendStart tells a client the game is on: StartGame depends on every PlayerInfo sent on its
 // connection, so it never starts without knowing every player. A client that arrives after the
-// start also gets the world as it is now and the events already scheduled.
-func (s *Server) sendStart(st *seat, now time.Time) {
+// start (snapshot) also gets the world as it is now, the events not yet run, and the pause in
+// progress if there is one.
+func (s *Server) sendStart(st *seat, now time.Time, snapshot bool) {
 	st.started = true
 	deps := make([]*depgraph.Dependency, 0, world.MaxPlayers)
 	for i := range st.infoDeps {
@@ -299,9 +304,14 @@ func (s *Server) sendStart(st *seat, now time.Time) {
 	}
 	f := s.w.Frame()
 	s.send(st, now, &StartGame{Map: s.cfg.Map, Seed: s.cfg.Seed, Frame: f, FrameMillis: uint32(s.cfg.Frame / time.Millisecond),
-		LeadFrames: s.lead, Seats: s.seatList()}, deps, nil, false)
-	if f > 0 || len(s.w.Units()) > 0 {
-		s.sendSnapshot(st, now)
+		LeadFrames: s.lead, Seats: s.seatList()}, deps, &st.startDep, false)
+	if !snapshot {
+		return
+	}
+	s.sendSnapshot(st, now)
+	if s.pause != nil {
+		st.pauseState = &clientPause{applied: make(map[uint32]bool)}
+		s.send(st, now, &Pause{Frame: s.pause.frame}, []*depgraph.Dependency{&st.startDep}, &st.pauseState.pauseDep, true)
 	}
 }
 
@@ -314,9 +324,10 @@ func (s *Server) sendSnapshot(st *seat, now time.Time) {
 		if i+resyncBatchUnits >= len(units) {
 			b.HasAttacks, b.Attacks, b.State = true, slices.Clone(s.w.Attacks()), state
 		}
-		s.send(st, now, b, nil, nil, false)
+		// After StartGame: a batch that ran first would find no world to go into.
+		s.send(st, now, b, []*depgraph.Dependency{&st.startDep}, nil, false)
 	}
-	for _, e := range s.sched.after(s.w.Frame()) {
+	for _, e := range s.sched.all() {
 		s.sendEvent(st, now, &e)
 	}
 	for _, lt := range s.leadNext {
@@ -629,7 +640,7 @@ func (s *Server) onConnect(p *transport.Peer) {
 		}
 	}
 	if s.running {
-		s.sendStart(st, now)
+		s.sendStart(st, now, true)
 	} else if s.startAt.IsZero() && s.humans() >= max(s.cfg.MinPlayers, 1) {
 		s.startAt = now.Add(s.cfg.StartDelay)
 	}

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/ackattack/ackattack/game"
+	"github.com/ackattack/ackattack/net/wire"
 )
 
 func main() {
@@ -70,6 +71,10 @@ func run(args []string) int {
 	}
 	if *name == "" {
 		*name = defaultName()
+	}
+	if err := wire.CheckName(*name); err != nil {
+		fmt.Fprintf(os.Stderr, "client: --name %q: 1 to %d bytes of UTF-8 without control characters (%v)\n", *name, wire.MaxNameLen, err)
+		return 2
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 

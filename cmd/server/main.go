@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -61,6 +62,9 @@ func run(args []string) int {
 	}
 	if err == nil && (*bots < 0 || *bots > world.MaxPlayers) {
 		err = fmt.Errorf("--bots must be 0..%d", world.MaxPlayers)
+	}
+	if err == nil && !slices.Contains(world.Maps(), *mapName) {
+		err = fmt.Errorf("--map %q: no such map (maps: %s)", *mapName, strings.Join(world.Maps(), ", "))
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "server:", err)
