@@ -201,8 +201,11 @@ func e2eDuration() time.Duration {
 	return 60 * time.Second
 }
 
+// TestEndToEndCleanLinkNoMismatch does not run in parallel with the other games: on a loaded
+// machine a host whose loop is starved for more than the lead time issues or applies a command
+// late, which is a real desync (the test would rightly see it), but one of the machine's
+// making, not the network's.
 func TestEndToEndCleanLinkNoMismatch(t *testing.T) {
-	t.Parallel()
 	res := runSession(t, sessionSpec{bots: 2, clients: 3, dur: e2eDuration(), quiet: 3 * time.Second})
 	logReports(t, res)
 	if s := res.server.Sync; s.MismatchedUnits != 0 || s.RealtimeResyncs != 0 || s.StopWorldResyncs != 0 {
