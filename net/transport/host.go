@@ -251,8 +251,12 @@ func (h *host) receive(p *Peer, now time.Time, body []byte, d []byte) (bye *wire
 }
 
 // maxBatch bounds the datagrams Run handles between two Ticks, so that a flood cannot hold
-// off resends, acks and timeouts for long.
-const maxBatch = 64
+// off resends, acks and timeouts for long. It stays well under the 16 packets after which a
+// receiver owes an ack at once: with 64, a receiver handled a sender's whole 32-packet window
+// before acknowledging any of it, and at 10% loss on loopback throughput fell from about
+// 130,000 to 38,000 messages a second, p99 from 25 ms to 126 ms
+// (net/transport/compare, loss=10/ackattack).
+const maxBatch = 8
 
 // Host is what Run drives: a *Server or a *Client.
 type Host interface {
