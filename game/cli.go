@@ -41,6 +41,27 @@ func (l *LinkFlags) Settings() (*transport.LinkSettings, error) {
 	return &transport.LinkSettings{Out: s, In: s}, nil
 }
 
+// ParseFlags parses args with fs, whose usage line and summary it sets. It returns the exit
+// code to stop with and false when the binary should not go on: 0 after --help, 2 for a bad
+// flag or a stray argument (with a message saying which).
+func ParseFlags(fs *flag.FlagSet, args []string, summary string) (int, bool) {
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: %s [flags]\n\n%s\n\nflags:\n", fs.Name(), summary)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0, false
+		}
+		return 2, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		return 2, false
+	}
+	return 0, true
+}
+
 // WriteReport writes r as indented JSON to path (the --stats file).
 func WriteReport(path string, r Report) error {
 	b, err := json.MarshalIndent(r, "", "  ")

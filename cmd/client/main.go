@@ -44,19 +44,8 @@ func run(args []string) int {
 	quiet := fs.Bool("quiet", false, "print no status lines")
 	var link game.LinkFlags
 	link.Register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: client [flags]\n\nJoins an AckAttack game (or hosts one with a bot when --connect is empty).\n\nflags:")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "client: unexpected argument %q\n", fs.Arg(0))
-		return 2
+	if code, ok := game.ParseFlags(fs, args, "Joins an AckAttack game (or hosts one with a bot when --connect is empty)."); !ok {
+		return code
 	}
 	ls, err := link.Settings()
 	if err == nil {

@@ -11,7 +11,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -42,19 +41,8 @@ func run(args []string) int {
 	minPlayers := fs.Int("min-players", 0, "connected players needed before the start countdown (0: start with the first)")
 	var link game.LinkFlags
 	link.Register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: server [flags]\n\nHosts an AckAttack game over UDP.\n\nflags:")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "server: unexpected argument %q\n", fs.Arg(0))
-		return 2
+	if code, ok := game.ParseFlags(fs, args, "Hosts an AckAttack game over UDP."); !ok {
+		return code
 	}
 	ls, err := link.Settings()
 	if err == nil {
