@@ -12,4 +12,30 @@
 // without, so a lost packet holds back as little as possible: a command depends on nothing,
 // because it names the frame it runs at, while a kill depends on the spawn of its enemy.
 // PROTOCOL.md has the table of messages, the reasons and the bytes.
+//
+// # Lockstep with a lead time (seed 002)
+//
+// Every host runs the same world. Only orders travel: a command issued at frame f runs at
+// f + lead on every host, and the events of a frame run in the same order everywhere (kind,
+// seat, id), whatever order they arrived in. The server sets the lead from the worst average
+// round trip its players report (75% of it, whole frames, at least one), and clients step at the
+// server's frame boundaries as they estimate them from its FrameSync. A command that arrives
+// after its frame runs at once and its units are fast-forwarded over the frames they missed:
+// only their walking, so the result can differ from the hosts that had it on time.
+//
+// # Finding and repairing drift
+//
+// Clients report grouped unit hashes (id range, XOR of the units' hashes), a tenth of the groups
+// every frame, each for the frame it describes. The server compares them with its history of
+// that frame, asks for the hash of every unit in a group that differs, and repairs the units
+// that differ in real time: every host puts the server's state of them in place at a future
+// frame, like a command. If a repaired unit is wrong again soon, or too many differ, the server
+// stops the world: every host pauses at a frame far enough ahead (the Pause is a sync message),
+// clients send the hash of every unit, the server sends what differs in batches, clients
+// acknowledge each, and the server orders the resume. Pauses are timed and reported.
+//
+// # Shortcuts between players
+//
+// Clients also connect to each other and send their commands directly, which saves the
+// server's relay hop; every host takes a command once, whichever path brought it first.
 package game
