@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -71,6 +72,11 @@ type ClientSnapshot struct {
 	Lead    uint32
 	Players [world.MaxPlayers]PlayerInfo
 	Report  Report
+	// The world as of Frame, for drawing: its map and copies of its units and attacks in
+	// flight (empty before the game starts).
+	Map     string
+	Units   []world.Unit
+	Attacks []world.Attack
 }
 
 // Client is one player's host: it runs its own copy of the world in lockstep with the server,
@@ -607,6 +613,9 @@ func (c *Client) publish(now time.Time, force bool) {
 	}
 	if c.w != nil {
 		s.Frame = c.w.Frame()
+		s.Map = c.w.MapName()
+		s.Units = slices.Clone(c.w.Units())
+		s.Attacks = slices.Clone(c.w.Attacks())
 	}
 	s.Report = c.report()
 	c.snap.Store(s)

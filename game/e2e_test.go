@@ -233,3 +233,26 @@ func TestEndToEndLossyLink(t *testing.T) {
 	checkChat(t, res)
 	checkKillsAfterSpawns(t, res)
 }
+
+// TestSnapshotsCarryTheWorld: the snapshots a user interface reads carry the map's name and
+// copies of the units, on the server and on a client.
+func TestSnapshotsCarryTheWorld(t *testing.T) {
+	var units, clientUnits int
+	runSession(t, sessionSpec{bots: 1, clients: 1, dur: 3 * time.Second, during: func(ctx context.Context, srv *Server, cs []*Client) {
+		deadline := time.Now().Add(2500 * time.Millisecond)
+		for time.Now().Before(deadline) {
+			ss, cl := srv.Snapshot(), cs[0].Snapshot()
+			if ss.Frame > 5 && cl.Frame > 5 {
+				units, clientUnits = len(ss.Units), len(cl.Units)
+				if cl.Map != "skirmish" || ss.Map != "skirmish" {
+					t.Errorf("maps %q and %q", ss.Map, cl.Map)
+				}
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}})
+	if units == 0 || clientUnits == 0 {
+		t.Fatalf("snapshots without units: server %d, client %d", units, clientUnits)
+	}
+}

@@ -2,6 +2,7 @@ package game
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ackattack/ackattack/world"
@@ -45,6 +46,10 @@ type ServerSnapshot struct {
 	Stats   ServerStats
 	Events  []string // the latest event log lines
 	Report  Report
+	// The authoritative world as of Frame, for a spectator's map (empty before the start).
+	Map     string
+	Units   []world.Unit
+	Attacks []world.Attack
 }
 
 const maxEvents = 200
@@ -75,6 +80,9 @@ func (s *Server) publish(now time.Time, force bool) {
 		Frame: s.frameNow(), Lead: s.lead, Stats: s.stats, Events: append([]string(nil), s.stats.events...)}
 	snap.Stats.PauseMillis = append([]int64(nil), s.stats.PauseMillis...)
 	snap.Report = s.report()
+	if s.w != nil {
+		snap.Map, snap.Units, snap.Attacks = s.w.MapName(), slices.Clone(s.w.Units()), slices.Clone(s.w.Attacks())
+	}
 	s.snap.Store(snap)
 }
 
