@@ -18,5 +18,17 @@
 // a click or drag on the bar sets it, and every value is clamped to its range
 // and snapped to its step, so the link settings a student can reach are the
 // ones the lab was designed for. Both are tested on a simulated screen, whose
-// drawn contents are kept as golden files under testdata.
+// drawn contents are kept as golden files under testdata. For the debug panel,
+// AckView shows one endpoint's acknowledgements (the last 32 sent packets as
+// acked, lost or in flight, the ack bits, round-trip time with a sparkline,
+// loss and drop counters) and GraphView lists the messages held back by a
+// dependency on each side, with DOT giving the same graph to Graphviz.
+//
+// ChatPane shows the latest chat lines, each player's name in a colour
+// derived from the name, and everything a player typed escaped, so a message
+// cannot recolour the screen with tview's tags; Enter opens its input line,
+// Enter sends and Esc cancels. StatusLine is one line with the frame, lead,
+// round-trip time, loss, byte rates and the coloured connection state, and on
+// a narrow terminal it drops the byte rates first, then the loss, so the state
+// always stays readable.
 package ui

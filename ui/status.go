@@ -1,0 +1,170 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+)
+
+// The connection states a StatusLine knows how to colour.
+const (
+	StateRunning      = "RUNNING"
+	StateWaitingSync  = "WAITING FOR SYNC ACK"
+	StateResyncing    = "RE-SYNCING"
+	StateDisconnected = "DISCONNECTED"
+)
+
+// Status is what the status line shows: the simulation frame, the link's
+// numbers and the connection state.
+type Status struct {
+	Frame          uint32
+	Lead, RTT      time.Duration // how far ahead orders are scheduled; round-trip time
+	LossPercent    float64       // packets lost, 0..100
+	BytesInPerSec  float64
+	BytesOutPerSec float64
+	State          string        // one of the State constants
+	Since          time.Duration // for StateResyncing: how long the pause has lasted
+	Reason         string        // for StateDisconnected: why
+}
+
+// StatusLine is one line of the numbers a student watches while playing with
+// the link, for example
+//
+//	frame 1234  lead 200 ms  rtt 48 ms  loss 3.2%  in 1.2 kB/s  out 0.8 kB/s  RUNNING
+//
+// The state at the end is coloured so a change catches the eye: RUNNING
+// green, WAITING FOR SYNC ACK yellow, RE-SYNCING magenta with a running timer,
+// DISCONNECTED red with its reason.
+//
+// On a narrow terminal the least important fields go first: the byte rates,
+// then the loss, then lead, rtt and frame; the state is always kept, because
+// it is what tells a player whether the game is running at all.
+type StatusLine struct {
+	*tview.Box
+	status Status
+}
+
+// NewStatusLine returns a status line showing a zero Status.
+func NewStatusLine() *StatusLine {
+	return &StatusLine{Box: tview.NewBox()}
+}
+
+// SetStatus sets what is shown.
+func (s *StatusLine) SetStatus(st Status) *StatusLine {
+	s.status = st
+	return s
+}
+
+// Status returns what is shown.
+func (s *StatusLine) Status() Status { return s.status }
+
+// statusFields are the fields before the state, in the order drawn.
+func statusFields(st Status) []string {
+	return []string{
+		fmt.Sprintf("frame %d", st.Frame),
+		fmt.Sprintf("lead %d ms", st.Lead.Milliseconds()),
+		fmt.Sprintf("rtt %d ms", st.RTT.Milliseconds()),
+		fmt.Sprintf("loss %.1f%%", st.LossPercent),
+		"in " + byteRate(st.BytesInPerSec),
+		"out " + byteRate(st.BytesOutPerSec),
+	}
+}
+
+// statusLevels are the sets of statusFields tried, widest first: the byte
+// rates go first (as a pair, since one without the other says little), then
+// the loss, the lead, the round-trip time and the frame.
+var statusLevels = [][]int{
+	{0, 1, 2, 3, 4, 5},
+	{0, 1, 2, 3},
+	{0, 1, 2},
+	{0, 2},
+	{0},
+	{},
+}
+
+// byteRate formats bytes per second in kB/s (MB/s from a million up).
+func byteRate(perSec float64) string {
+	if perSec >= 1e6 {
+		return fmt.Sprintf("%.1f MB/s", perSec/1e6)
+	}
+	return fmt.Sprintf("%.1f kB/s", perSec/1e3)
+}
+
+// stateText is the state as shown, with its timer or reason.
+func stateText(st Status) string {
+	switch st.State {
+	case StateResyncing:
+		return fmt.Sprintf("%s %.1f s", st.State, st.Since.Seconds())
+	case StateDisconnected:
+		if st.Reason != "" {
+			return st.State + ": " + st.Reason
+		}
+	}
+	return st.State
+}
+
+// stateColor is the colour of the state.
+func stateColor(state string) tcell.Color {
+	switch state {
+	case StateRunning:
+		return tcell.ColorGreen
+	case StateWaitingSync:
+		return tcell.ColorYellow
+	case StateResyncing:
+		return tcell.ColorFuchsia
+	case StateDisconnected:
+		return tcell.ColorRed
+	}
+	return tview.Styles.PrimaryTextColor
+}
+
+// statusText returns the fields part and the state part of the line for a
+// given width, leaving out fields (see statusLevels) until both fit. If even
+// the state alone does not fit, it is cut.
+func statusText(st Status, width int) (fields, state string) {
+	state = stateText(st)
+	all := statusFields(st)
+	for _, level := range statusLevels {
+		var parts []string
+		for _, i := range level {
+			parts = append(parts, all[i])
+		}
+		fields = strings.Join(parts, "  ")
+		if fields != "" {
+			fields += "  "
+		}
+		if utf8.RuneCountInString(fields)+utf8.RuneCountInString(state) <= width {
+			return fields, state
+		}
+	}
+	if r := []rune(state); len(r) > width {
+		state = string(r[:max(width, 0)])
+	}
+	return "", state
+}
+
+// Draw draws the line on the first row of the inner rectangle.
+func (s *StatusLine) Draw(screen tcell.Screen) {
+	s.DrawForSubclass(screen, s)
+	x, y, width, height := s.GetInnerRect()
+	if width <= 0 || height <= 0 {
+		return
+	}
+	fields, state := statusText(s.status, width)
+	base := tcell.StyleDefault.Foreground(tview.Styles.PrimaryTextColor).Background(s.GetBackgroundColor())
+	x = statusPrint(screen, x, y, fields, base)
+	statusPrint(screen, x, y, state, base.Foreground(stateColor(s.status.State)).Bold(true))
+}
+
+// statusPrint writes text one rune per cell and returns the column after it.
+func statusPrint(screen tcell.Screen, x, y int, text string, style tcell.Style) int {
+	for _, r := range text {
+		screen.SetContent(x, y, r, nil, style)
+		x++
+	}
+	return x
+}

@@ -1,0 +1,101 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+// statusSample is a status with every field set, in the given state.
+func statusSample(state string) Status {
+	return Status{
+		Frame:          1234,
+		Lead:           200 * time.Millisecond,
+		RTT:            48 * time.Millisecond,
+		LossPercent:    3.2,
+		BytesInPerSec:  1200,
+		BytesOutPerSec: 800,
+		State:          state,
+		Since:          800 * time.Millisecond,
+		Reason:         "no packets from the server for 10 s",
+	}
+}
+
+var statusStates = []struct {
+	name, state string
+	color       tcell.Color
+}{
+	{"running", StateRunning, tcell.ColorGreen},
+	{"waiting", StateWaitingSync, tcell.ColorYellow},
+	{"resyncing", StateResyncing, tcell.ColorFuchsia},
+	{"disconnected", StateDisconnected, tcell.ColorRed},
+}
+
+func TestStatusLineScreens(t *testing.T) {
+	for _, width := range []int{80, 120} {
+		for _, st := range statusStates {
+			t.Run(fmt.Sprintf("%s_%d", st.name, width), func(t *testing.T) {
+				line := NewStatusLine().SetStatus(statusSample(st.state))
+				sa := runApp(t, line, width, 1)
+				got := sa.text()
+				if !strings.Contains(got, st.state) {
+					t.Errorf("state %q not shown: %q", st.state, got)
+				}
+				col := strings.Index(got, st.state)
+				if _, style := sa.cell(col, 0); chatFg(style) != st.color {
+					t.Errorf("state drawn in %v, want %v", chatFg(style), st.color)
+				}
+				checkGolden(t, fmt.Sprintf("status_%s_%d", st.name, width), got)
+			})
+		}
+	}
+}
+
+func TestStatusTextDropsFields(t *testing.T) {
+	tests := []struct {
+		state string
+		width int
+		want  string
+	}{
+		{StateRunning, 120, "frame 1234  lead 200 ms  rtt 48 ms  loss 3.2%  in 1.2 kB/s  out 0.8 kB/s  RUNNING"},
+		{StateRunning, 81, "frame 1234  lead 200 ms  rtt 48 ms  loss 3.2%  in 1.2 kB/s  out 0.8 kB/s  RUNNING"},
+		{StateRunning, 80, "frame 1234  lead 200 ms  rtt 48 ms  loss 3.2%  RUNNING"},
+		{StateRunning, 50, "frame 1234  lead 200 ms  rtt 48 ms  RUNNING"},
+		{StateRunning, 30, "frame 1234  rtt 48 ms  RUNNING"},
+		{StateRunning, 20, "frame 1234  RUNNING"},
+		{StateRunning, 10, "RUNNING"},
+		{StateRunning, 4, "RUNN"},
+		{StateResyncing, 80, "frame 1234  lead 200 ms  rtt 48 ms  loss 3.2%  RE-SYNCING 0.8 s"},
+		{StateDisconnected, 40, "DISCONNECTED: no packets from the server"},
+		{StateDisconnected, 0, ""},
+	}
+	for _, tt := range tests {
+		fields, state := statusText(statusSample(tt.state), tt.width)
+		if got := fields + state; got != tt.want {
+			t.Errorf("%s at %d columns:\n got %q\nwant %q", tt.state, tt.width, got, tt.want)
+		}
+		if n := len(fields + state); n > tt.width {
+			t.Errorf("%s at %d columns: %d characters", tt.state, tt.width, n)
+		}
+	}
+}
+
+func TestStatusByteRate(t *testing.T) {
+	tests := []struct {
+		in   float64
+		want string
+	}{
+		{0, "0.0 kB/s"},
+		{850, "0.8 kB/s"},
+		{12_345, "12.3 kB/s"},
+		{2_500_000, "2.5 MB/s"},
+	}
+	for _, tt := range tests {
+		if got := byteRate(tt.in); got != tt.want {
+			t.Errorf("byteRate(%v) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
