@@ -3,6 +3,7 @@ package message
 import (
 	"time"
 
+	"github.com/ackattack/ackattack/net/depgraph"
 	"github.com/ackattack/ackattack/net/packet"
 )
 
@@ -93,4 +94,23 @@ func (c *Conn) NextDeadline(now time.Time) time.Time {
 		earliest(m.units[i].firstSent.Add(c.cfg.ResendLimit))
 	}
 	return next
+}
+
+// Debug is what a debug panel shows of a connection: the state of the last 32 packets sent,
+// the messages the receiver's graph holds back waiting for a dependency, and the sender's
+// messages its local graph has not executed (unacknowledged, or acknowledged but waiting).
+// Everything is a copy. It scans both graphs: call it a few times a second, not per packet.
+type Debug struct {
+	History       []packet.PacketState
+	ReceiverWaits []depgraph.Waiting
+	SenderWaits   []depgraph.Waiting
+}
+
+// Debug returns a fresh copy of the connection's debug views.
+func (c *Conn) Debug() Debug {
+	return Debug{
+		History:       c.pkt.History(nil),
+		ReceiverWaits: c.recv.Waiting(nil),
+		SenderWaits:   c.sender.Waiting(nil),
+	}
 }

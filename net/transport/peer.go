@@ -155,6 +155,9 @@ type PeerStats struct {
 
 	// Message is the message layer's full snapshot, for the debug panel.
 	Message message.Stats
+	// Debug is the message layer's debug views (ack cells, waiting messages), for the panel.
+	// Like the rest of the snapshot it is never changed after it is published.
+	Debug *message.Debug
 }
 
 func (p *Peer) snapshot() PeerStats {
@@ -174,5 +177,8 @@ func (p *Peer) snapshot() PeerStats {
 		PendingGuaranteed: m.PendingGuaranteed, ReceiverGraph: m.ReceiverGraph, ReceiverWaiting: m.ReceiverWaiting,
 		SenderGraph: m.SenderGraph, WaitingForSync: m.WaitingForSync,
 		Message: m,
+		Debug:   ptr(p.conn.Debug()),
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,44 @@
+package message
+
+import (
+	"testing"
+	"time"
+
+	"github.com/ackattack/ackattack/net/depgraph"
+	"github.com/ackattack/ackattack/net/packet"
+)
+
+// TestDebugViews: the debug views show a lost packet among acked ones, a message the receiver
+// holds back for a lost dependency, and the sender's message still unacknowledged.
+func TestDebugViews(t *testing.T) {
+	srv, cli := newEndpoint("server", Config{}), newEndpoint("client", Config{})
+	now := base
+	var a depgraph.Dependency
+	mustSend(t, srv.conn, now, "A", nil, &a)
+	srv.packet(t, now, false) // lost
+	mustSend(t, srv.conn, now, "B", []*depgraph.Dependency{&a}, nil)
+	cli.deliver(t, now, srv.packet(t, now, false))
+	now = now.Add(10 * time.Millisecond)
+	srv.deliver(t, now, cli.packet(t, now, true))
+
+	d := cli.conn.Debug()
+	if len(d.ReceiverWaits) != 2 {
+		t.Fatalf("receiver waits %+v, want B waiting and A as a placeholder", d.ReceiverWaits)
+	}
+	var b depgraph.Waiting
+	for _, w := range d.ReceiverWaits {
+		if w.Arrived {
+			b = w
+		}
+	}
+	if len(b.WaitsFor) != 1 {
+		t.Fatalf("B waits for %v, want A", b.WaitsFor)
+	}
+	s := srv.conn.Debug()
+	if len(s.History) != 2 || s.History[0].State != packet.Lost || s.History[1].State != packet.Acked {
+		t.Fatalf("history %+v, want the first packet lost and the second acked", s.History)
+	}
+	if len(s.SenderWaits) != 2 {
+		t.Fatalf("sender waits %+v, want A unacknowledged and B waiting for it", s.SenderWaits)
+	}
+}
