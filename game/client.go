@@ -572,6 +572,14 @@ func (c *Client) resyncBatch(now time.Time, b *ResyncBatch) {
 		}
 	}
 	c.hist.clear()
+	if len(b.State) > 0 && c.pausing {
+		// A stop-the-world re-sync: the world is now the server's as of the paused frame, and
+		// the server applied every late event it had before it sent that state and refuses
+		// later ones; events for earlier frames still waiting here must not run.
+		// (A snapshot for a joining client is different: the server still applies its late
+		// events at its next step, and sends them along.)
+		c.sched.dropBefore(b.Frame)
+	}
 	if c.awaiting && len(b.State) > 0 {
 		c.awaiting = false
 		c.syncFrame, c.syncAt = c.w.Frame(), now

@@ -53,6 +53,7 @@ type schedule struct {
 	pending []event
 	done    []event
 	seen    map[cmdKey]uint32 // command → its frame; forgotten seenFrames after that frame
+	floor   uint32            // events for earlier frames are refused (the last re-sync's frame)
 }
 
 // seenFrames is how long a command's key is remembered after its frame: far longer than any
@@ -67,8 +68,12 @@ type cmdKey struct {
 
 func newSchedule() *schedule { return &schedule{seen: make(map[cmdKey]uint32)} }
 
-// add inserts e in order. A command already seen is dropped and add reports false.
+// add inserts e in order. A command already seen is dropped and add reports false, and so is
+// any event for a frame before the floor (see dropBefore).
 func (s *schedule) add(e event) bool {
+	if e.frame < s.floor {
+		return false
+	}
 	if e.kind == evCommand {
 		k := cmdKey{e.seat, e.id}
 		if _, dup := s.seen[k]; dup {
@@ -131,6 +136,20 @@ func (s *schedule) rewind(frame uint32) {
 		}
 	}
 	s.done = keep
+}
+
+// dropBefore removes the pending events for frames before frame: a stop-the-world re-sync
+// made the world equal the server's as of frame, which already holds whatever the server applied
+// before it; a late event for an earlier frame would now be applied twice, or where the server
+// never will.
+func (s *schedule) dropBefore(frame uint32) int {
+	n := 0
+	for n < len(s.pending) && s.pending[n].frame < frame {
+		n++
+	}
+	s.pending = slices.Delete(s.pending, 0, n)
+	s.floor = max(s.floor, frame)
+	return n
 }
 
 // all returns every pending event (for a client joining late: events whose frame has passed but

@@ -486,7 +486,7 @@ func (s *Server) sendKill(st *seat, now time.Time, id, frame uint32) {
 // it and relays it to every client except its sender.
 func (s *Server) command(now time.Time, c *Command, from *seat) {
 	if !s.sched.add(event{frame: c.Frame, kind: evCommand, seat: c.Seat, id: c.ID, cmd: c}) {
-		return // it came twice
+		return // it came twice, or for a frame before the last stop-the-world re-sync
 	}
 	s.stats.CommandsRelayed++
 	if s.running && c.Frame < s.w.Frame() {

@@ -178,6 +178,20 @@ func (s *Server) stopTheWorld(now time.Time, known []uint32) {
 func (s *Server) reachPause(now time.Time) {
 	p := s.pause
 	p.reached = now
+	// Late events for frames before the pause (they reached the server after their frame) are
+	// applied now, so the state the clients receive holds them; later ones are refused
+	// (dropBefore sets the floor): a client may have applied them on time, and the re-sync
+	// now decides what their units are.
+	s.scratch = s.sched.due(p.frame-1, s.scratch[:0])
+	for i := range s.scratch {
+		e := &s.scratch[i]
+		if err := apply(s.w, e); err != nil {
+			s.cfg.Logger.Debug("event refused", "frame", p.frame, "kind", e.kind, "err", err)
+		}
+		s.stats.CommandsLate++
+		s.w.FastForward(unitsOf(e), int(p.frame-e.frame))
+	}
+	s.sched.dropBefore(p.frame)
 	s.event(now, "paused", "frame", p.frame)
 	ids := make([]uint32, 0, len(p.known))
 	for _, u := range s.w.Units() {
