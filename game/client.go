@@ -194,7 +194,7 @@ func (c *Client) Run(ctx context.Context) error {
 			c.publish(now, true) // the final snapshot
 			return errors.Join(ErrDisconnected, c.tr.Err())
 		}
-		next := earliestTime(c.tr.NextTick(now), nextDirect)
+		next := transport.Earliest(c.tr.NextTick(now), nextDirect)
 		if c.started && (next.IsZero() || c.nextFrame.Before(next)) {
 			next = c.nextFrame
 		}

@@ -46,26 +46,3 @@ func rangeHash(hs []world.UnitHash, start, end uint32) uint64 {
 	}
 	return x
 }
-
-// groupHashes splits hs into groups of size units (by id order) as world.GroupHashes does.
-func groupHashes(hs []world.UnitHash, size int, dst []world.GroupHash) []world.GroupHash {
-	dst = dst[:0]
-	start := uint32(1)
-	for i := 0; i < len(hs); i += size {
-		j := min(i+size, len(hs))
-		end := hs[j-1].ID
-		if j == len(hs) {
-			end = world.MaxUnitID
-		}
-		var x uint64
-		for _, u := range hs[i:j] {
-			x ^= u.Hash
-		}
-		dst = append(dst, world.GroupHash{Start: start, End: end, Hash: x})
-		start = end + 1
-	}
-	if len(hs) == 0 {
-		dst = append(dst, world.GroupHash{Start: 1, End: world.MaxUnitID})
-	}
-	return dst
-}

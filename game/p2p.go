@@ -202,14 +202,7 @@ func (c *Client) tickP2P(now time.Time) time.Time {
 	next := c.p2p.listener.NextTick(now)
 	for _, d := range c.p2p.dials {
 		d.Tick(now)
-		next = earliestTime(next, d.NextTick(now))
+		next = transport.Earliest(next, d.NextTick(now))
 	}
 	return next
-}
-
-func earliestTime(a, b time.Time) time.Time {
-	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
-		return b
-	}
-	return a
 }

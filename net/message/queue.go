@@ -42,9 +42,3 @@ type msgQueue = ring[*outMsg]
 
 // unitQueue holds references to sent units in the order of their last send.
 type unitQueue = ring[unitRef]
-
-// msgRef names a message in its life of one generation (see outMsg.generation).
-type msgRef struct {
-	m   *outMsg
-	gen uint64
-}

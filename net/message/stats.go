@@ -47,7 +47,7 @@ type Stats struct {
 
 // PacketsAccepted is the number of packets the packet layer accepted (not stale, not duplicate,
 // not malformed): cheap, for a transport that wants to know whether a datagram counted.
-func (c *Conn) PacketsAccepted() uint64 { return c.pkt.Stats().PacketsReceived }
+func (c *Conn) PacketsAccepted() uint64 { return c.pkt.Accepted() }
 
 // Stats returns a snapshot of the connection's counters. It allocates nothing, but it counts
 // the receiver graph's waiting messages by a scan: call it for statistics, not per message.

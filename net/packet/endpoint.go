@@ -396,6 +396,10 @@ func (e *Endpoint) ResendDelay() time.Duration {
 	return max(e.srtt+2*e.rttVar, MinResendDelay)
 }
 
+// Accepted is the number of packets Received accepted (neither stale nor duplicate): Stats'
+// PacketsReceived without copying the whole snapshot.
+func (e *Endpoint) Accepted() uint64 { return e.stats.PacketsReceived }
+
 // InFlight is the number of sent packets neither acknowledged nor lost.
 func (e *Endpoint) InFlight() int {
 	return e.inFlight

@@ -336,12 +336,12 @@ func (c *Client) Tick(now time.Time) {
 
 // NextTick is when Tick next has work if no datagram arrives.
 func (c *Client) NextTick(now time.Time) time.Time {
-	next := earliest(now.Add(time.Second), c.published.Add(100*time.Millisecond))
+	next := Earliest(now.Add(time.Second), c.published.Add(100*time.Millisecond))
 	switch c.state {
 	case Connecting, Challenged:
-		next = earliest(next, c.lastTry.Add(c.cfg.Retry))
+		next = Earliest(next, c.lastTry.Add(c.cfg.Retry))
 	case Connected:
-		next = earliest(next, c.nextWake(c.peer, now))
+		next = Earliest(next, c.nextWake(c.peer, now))
 	}
 	return next
 }

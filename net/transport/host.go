@@ -182,17 +182,19 @@ func (h *host) pump(p *Peer, now time.Time) {
 func (h *host) nextWake(p *Peer, now time.Time) time.Time {
 	next := p.lastSend.Add(h.cfg.Keepalive)
 	if p.conn.AckOwed() {
-		next = earliest(next, p.lastSend.Add(h.cfg.AckDelay))
+		next = Earliest(next, p.lastSend.Add(h.cfg.AckDelay))
 	}
-	next = earliest(next, p.nextPing)
-	next = earliest(next, p.lastRecv.Add(h.cfg.Timeout))
+	next = Earliest(next, p.nextPing)
+	next = Earliest(next, p.lastRecv.Add(h.cfg.Timeout))
 	if d := p.conn.NextDeadline(now); !d.IsZero() {
-		next = earliest(next, d)
+		next = Earliest(next, d)
 	}
 	return next
 }
 
-func earliest(a, b time.Time) time.Time {
+// Earliest is the earlier of two times, a zero Time meaning "nothing scheduled": for owner
+// loops that combine NextTick deadlines.
+func Earliest(a, b time.Time) time.Time {
 	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
 		return b
 	}

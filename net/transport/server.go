@@ -445,9 +445,9 @@ func (s *Server) publish(now time.Time) {
 func (s *Server) NextTick(now time.Time) time.Time {
 	next := now.Add(time.Second)
 	for _, p := range s.peers {
-		next = earliest(next, s.nextWake(p, now))
+		next = Earliest(next, s.nextWake(p, now))
 	}
-	return earliest(next, s.published.Add(100*time.Millisecond))
+	return Earliest(next, s.published.Add(100*time.Millisecond))
 }
 
 // Close tells every client the server is shutting down, closes the socket and waits for the
