@@ -77,6 +77,11 @@ type ClientSnapshot struct {
 	Map     string
 	Units   []world.Unit
 	Attacks []world.Attack
+	// For the debug panel and the orders line: the latest hash mismatches and re-sync pauses
+	// seen by this client (oldest first), and its own commands not yet executed.
+	Mismatches []SyncRecord
+	Pauses     []PauseRecord
+	Pending    []PendingOrder
 }
 
 // Client is one player's host: it runs its own copy of the world in lockstep with the server,

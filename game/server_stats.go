@@ -50,6 +50,11 @@ type ServerSnapshot struct {
 	Map     string
 	Units   []world.Unit
 	Attacks []world.Attack
+	// For the player table and the debug panel: every seat taken (in seat order), the latest
+	// hash mismatches found in any player's reports and the stop-the-world pauses (oldest first).
+	Seats      []SeatInfo
+	Mismatches []SyncRecord
+	Pauses     []PauseRecord
 }
 
 const maxEvents = 200
