@@ -570,6 +570,17 @@ func (g *Graph[T]) WaitingCount() int {
 	return n
 }
 
+// Value returns the value stored with seq's message, if the message itself (not only a
+// placeholder for it) is in the graph.
+func (g *Graph[T]) Value(seq uint16) (T, bool) {
+	i := g.lookup(seq)
+	if i < 0 || g.nodes[i].flags&flagFilled == 0 {
+		var zero T
+		return zero, false
+	}
+	return g.nodes[i].v, true
+}
+
 // Present reports whether seq has a node (executed, waiting, or a placeholder).
 func (g *Graph[T]) Present(seq uint16) bool { return g.lookup(seq) >= 0 }
 

@@ -490,3 +490,27 @@ func TestDeepChain(t *testing.T) {
 		t.Fatalf("MaxLen %d, want %d", st.MaxLen, SeqSpace)
 	}
 }
+
+// TestValue: a message's value is there once the message is; a placeholder, named only as a
+// dependency, has none, and neither has a sequence number the graph never saw.
+func TestValue(t *testing.T) {
+	g := New[string](Config{Expiry: time.Second}, nil)
+	now := time.Unix(0, 0)
+	if _, err := g.Add(now, 7, []uint16{5}, "seven", true); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		seq  uint16
+		want string
+		ok   bool
+	}{
+		{7, "seven", true},
+		{5, "", false},     // placeholder
+		{9, "", false},     // never seen
+		{40000, "", false}, // outside the sequence space
+	} {
+		if v, ok := g.Value(tt.seq); v != tt.want || ok != tt.ok {
+			t.Errorf("Value(%d) = %q, %v; want %q, %v", tt.seq, v, ok, tt.want, tt.ok)
+		}
+	}
+}

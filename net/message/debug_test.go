@@ -26,9 +26,13 @@ func TestDebugViews(t *testing.T) {
 		t.Fatalf("receiver waits %+v, want B waiting and A as a placeholder", d.ReceiverWaits)
 	}
 	var b depgraph.Waiting
-	for _, w := range d.ReceiverWaits {
+	for i, w := range d.ReceiverWaits {
+		want := int16(-1) // A is only a placeholder: its payload never came
 		if w.Arrived {
-			b = w
+			b, want = w, 'B'
+		}
+		if d.ReceiverFirst[i] != want {
+			t.Errorf("receiver entry %d (seq %d): first payload byte %d, want %d", i, w.Seq, d.ReceiverFirst[i], want)
 		}
 	}
 	if len(b.WaitsFor) != 1 {
@@ -40,5 +44,16 @@ func TestDebugViews(t *testing.T) {
 	}
 	if len(s.SenderWaits) != 2 {
 		t.Fatalf("sender waits %+v, want A unacknowledged and B waiting for it", s.SenderWaits)
+	}
+	for i, w := range s.SenderWaits {
+		// A is unacknowledged: its payload is still in flight. B was acknowledged, so the
+		// sender let go of its copy.
+		want := int16(-1)
+		if !w.Arrived {
+			want = 'A'
+		}
+		if s.SenderFirst[i] != want {
+			t.Errorf("sender entry %d (seq %d): first payload byte %d, want %d", i, w.Seq, s.SenderFirst[i], want)
+		}
 	}
 }

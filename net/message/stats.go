@@ -104,13 +104,34 @@ type Debug struct {
 	History       []packet.PacketState
 	ReceiverWaits []depgraph.Waiting
 	SenderWaits   []depgraph.Waiting
+	// ReceiverFirst and SenderFirst hold, for each entry of ReceiverWaits and SenderWaits, the
+	// first byte of its message's payload, or -1 when the message is not at hand (only named
+	// as a dependency, or an empty payload). This layer does not know what the byte means;
+	// the one above (a game's message type) does, and names the nodes of the panel's graph.
+	ReceiverFirst []int16
+	SenderFirst   []int16
 }
 
 // Debug returns a fresh copy of the connection's debug views.
 func (c *Conn) Debug() Debug {
-	return Debug{
+	d := Debug{
 		History:       c.pkt.History(nil),
 		ReceiverWaits: c.recv.Waiting(nil),
 		SenderWaits:   c.sender.Waiting(nil),
 	}
+	d.ReceiverFirst = make([]int16, len(d.ReceiverWaits))
+	for i, w := range d.ReceiverWaits {
+		d.ReceiverFirst[i] = -1
+		if m, ok := c.recv.Value(w.Seq); ok && len(m.payload) > 0 {
+			d.ReceiverFirst[i] = int16(m.payload[0])
+		}
+	}
+	d.SenderFirst = make([]int16, len(d.SenderWaits))
+	for i, w := range d.SenderWaits {
+		d.SenderFirst[i] = -1
+		if m := c.inflight[w.Seq]; m != nil && len(m.payload) > 0 {
+			d.SenderFirst[i] = int16(m.payload[0])
+		}
+	}
+	return d
 }
