@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"time"
 
@@ -77,4 +78,34 @@ func CheckDuration(d time.Duration) error {
 		return errors.New("--duration must not be negative")
 	}
 	return nil
+}
+
+// Terminal tells whether standard input and standard output are both terminals, as the
+// terminal UI needs (it reads keys from one and draws on the other). When one is not, it names
+// it, for the message of the fallback to headless. It looks at the file's mode only, so it
+// needs nothing beyond the standard library: a terminal is a character device. /dev/null is a
+// character device too, but nobody can type into it or read it, so it does not count.
+func Terminal() (ok bool, notTerminal string) {
+	devNull, _ := os.Stat(os.DevNull)
+	for _, f := range []struct {
+		file *os.File
+		name string
+	}{{os.Stdout, "standard output"}, {os.Stdin, "standard input"}} {
+		fi, err := f.file.Stat()
+		if err != nil || fi.Mode()&os.ModeCharDevice == 0 || (devNull != nil && os.SameFile(fi, devNull)) {
+			return false, f.name
+		}
+	}
+	return true, ""
+}
+
+// OpenLog returns a text logger at level that appends to the file at path (created if
+// missing, so that runs add to one file instead of erasing the last one's), and that file,
+// for the caller to close at exit.
+func OpenLog(path string, level slog.Leveler) (*slog.Logger, *os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--log: %w", err)
+	}
+	return slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: level})), f, nil
 }

@@ -79,6 +79,9 @@ type ClientSnapshot struct {
 	Attacks []world.Attack
 	// For the debug panel and the orders line: the latest hash mismatches and re-sync pauses
 	// seen by this client (oldest first), and its own commands not yet executed.
+	// Chat is the conversation as this player sees it, own lines included, oldest first (the
+	// latest maxChatShown lines).
+	Chat       []ChatLine
 	Mismatches []SyncRecord
 	Pauses     []PauseRecord
 	Pending    []PendingOrder
@@ -119,6 +122,17 @@ type Client struct {
 	pauseReached time.Time
 	resumeAt     time.Time
 	sentHashes   bool
+	pauseHashes  []world.UnitHash // the WorldHashes sent for the pause, ids ascending
+
+	// The debug panel's logs (synclog.go) and the orders line. They only watch the game:
+	// nothing here is read by the simulation.
+	syncLog  []SyncRecord
+	pauseLog []PauseRecord
+	pending  []PendingOrder // this player's commands whose event has not run yet
+	answers  []drillAnswer  // the latest answers to HashRequests, oldest first
+	// pauseSeen: the units the stop-the-world record already holds or counts in More, so that
+	// a unit sent in two batches counts once. Bookkeeping: never iterated.
+	pauseSeen map[uint32]bool
 
 	p2p     *p2p
 	intents chan func(*Client)
@@ -127,6 +141,18 @@ type Client struct {
 	trace   *tracer
 	scratch []event
 	groups  []world.GroupHash
+	chatLog []ChatLine // the conversation for the snapshot (own lines too)
+}
+
+// maxChatShown is how many chat lines a snapshot carries: more than any pane shows.
+const maxChatShown = 200
+
+func pushChat(log []ChatLine, l ChatLine) []ChatLine {
+	log = append(log, l)
+	if len(log) > 2*maxChatShown {
+		log = append(log[:0], log[len(log)-maxChatShown:]...)
+	}
+	return log
 }
 
 // NewClient opens a socket and starts connecting; Run drives it.
@@ -175,6 +201,17 @@ func (c *Client) Transport() *transport.Client { return c.tr }
 // Do runs f on the client's loop (an intent from a user interface or a test).
 func (c *Client) Do(f func(*Client)) { c.intents <- f }
 
+// TryDo is Do that never blocks: it reports false, and drops f, when the intent queue is
+// full. A user interface uses it so that a busy host can never freeze the screen.
+func (c *Client) TryDo(f func(*Client)) bool {
+	select {
+	case c.intents <- f:
+		return true
+	default:
+		return false
+	}
+}
+
 // ErrDisconnected is returned by Run when the connection ends; the wrapped text says why.
 var ErrDisconnected = errors.New("game: disconnected")
 
@@ -217,6 +254,9 @@ func (c *Client) Run(ctx context.Context) error {
 			t.ep.Handle(time.Now(), t.d)
 		case f := <-c.intents:
 			f(c)
+			// What the intent did (an order given) shows in the very next snapshot, not up to
+			// 100 ms later.
+			c.publish(time.Now(), true)
 		case <-timer.C:
 		}
 	}
@@ -272,7 +312,11 @@ func (c *Client) step(now time.Time) {
 			}
 			w.FastForward(unitsOf(e), int(f-e.frame))
 		}
+		if e.kind == evCommand && e.seat == c.seat {
+			c.executed(e.id)
+		}
 	}
+	c.dropStalePending(f)
 	c.hist.record(w)
 	c.reportHashes(f)
 	if c.bot != nil {
@@ -341,15 +385,17 @@ func (c *Client) issue(now time.Time, cmd *Command) {
 	cmd.Seat, cmd.ID = c.seat, c.cmdID
 	c.stats.CommandsIssued++
 	c.sched.add(event{frame: cmd.Frame, kind: evCommand, seat: cmd.Seat, id: cmd.ID, cmd: cmd})
+	c.pending = append(c.pending, PendingOrder{ID: cmd.ID, Frame: cmd.Frame, Kind: uint8(cmd.Kind), Units: slices.Clone(cmd.Units),
+		X: cmd.X, Y: cmd.Y, Target: cmd.Target})
 	if payload := c.sendGuaranteed(now, cmd, nil); payload != nil {
 		c.sendDirect(now, payload)
 	}
-
 }
 
 // Say sends a chat line (a chain: lines keep their order, and hold nothing else back).
 func (c *Client) Say(now time.Time, text string) {
 	c.stats.ChatSent = append(c.stats.ChatSent, text)
+	c.chatLog = pushChat(c.chatLog, ChatLine{From: c.cfg.Name, Text: text})
 	c.sendGuaranteed(now, &Chat{Seat: c.seat, Line: uint32(len(c.stats.ChatSent)), Text: text}, &c.chat)
 }
 
@@ -452,6 +498,7 @@ func (c *Client) onMessage(p *transport.Peer, m *message.Message) {
 	case *Chat:
 		from := c.players[v.Seat].Name
 		c.stats.ChatReceived = append(c.stats.ChatReceived, ChatLine{From: from, Text: v.Text})
+		c.chatLog = pushChat(c.chatLog, ChatLine{From: from, Text: v.Text})
 	case *LeadTime:
 		c.leadNext = append(c.leadNext, *v)
 	case *HashRequest:
@@ -460,9 +507,12 @@ func (c *Client) onMessage(p *transport.Peer, m *message.Message) {
 		c.stats.RealtimeResyncs++
 		c.stats.MismatchedUnits += uint64(len(v.Units) + len(v.Removed))
 		c.sched.add(event{frame: v.Frame, kind: evUpdate, update: v})
+		c.logUpdate(now, v)
 	case *Pause:
 		c.stats.StopWorldResyncs++
+		c.logPause(now, v.Frame)
 		c.pausing, c.pauseFrame, c.sentHashes, c.pauseReached, c.resumeAt = true, v.Frame, false, time.Time{}, time.Time{}
+		c.pauseHashes = nil
 		if c.w != nil && c.w.Frame() >= v.Frame {
 			c.reachPause(now) // the order came late: pause where we are
 		}
@@ -515,15 +565,25 @@ func (c *Client) start(now time.Time, sg *StartGame) {
 func (c *Client) hashRequest(now time.Time, r *HashRequest) {
 	c.stats.HashRequests++
 	c.stats.MismatchedGroups += uint64(len(r.Ranges))
+	rec := SyncRecord{When: now, Seat: c.seat, Frame: r.Frame, Groups: slices.Clone(r.Ranges), Action: ActionDrillDown}
 	hs, ok := c.hist.at(r.Frame)
 	if !ok {
+		rec.Action = ActionNoDrillDown
+		c.syncLog = pushRecord(c.syncLog, rec)
 		return // too old: the next report will show the problem again
 	}
+	c.syncLog = pushRecord(c.syncLog, rec)
 	var out []world.UnitHash
 	for _, h := range hs {
 		if inRanges(r.Ranges, h.ID) {
 			out = append(out, h)
 		}
+	}
+	// Kept aside, not in the record: these are candidates, most of them equal to the server's.
+	// The server's UnitUpdate says which ones differed.
+	c.answers = append(c.answers, drillAnswer{frame: r.Frame, hashes: out})
+	if len(c.answers) > maxAnswers {
+		c.answers = slices.Delete(c.answers, 0, len(c.answers)-maxAnswers)
 	}
 	c.sendGuaranteed(now, &UnitHashes{Frame: r.Frame, Hashes: out}, nil)
 }
@@ -535,7 +595,11 @@ func (c *Client) reachPause(now time.Time) {
 		return
 	}
 	c.sentHashes, c.pauseReached = true, now
+	if pr := c.runningPause(); pr != nil {
+		pr.Start = now
+	}
 	hs := c.w.UnitHashes(1, world.MaxUnitID, nil)
+	c.pauseHashes = hs
 	var ah uint64
 	for _, a := range c.w.Attacks() {
 		ah ^= a.Hash()
@@ -555,6 +619,9 @@ func (c *Client) resyncBatch(now time.Time, b *ResyncBatch) {
 	if !c.awaiting && !c.pausing {
 		c.stats.BadMessages++ // no snapshot expected and no pause: a batch would rewrite a running world
 		return
+	}
+	if c.pausing && !c.awaiting && b.Frame == c.pauseFrame {
+		c.logBatch(b)
 	}
 	for _, id := range b.Removed {
 		c.w.RemoveUnit(id)
@@ -597,9 +664,17 @@ func (c *Client) resyncBatch(now time.Time, b *ResyncBatch) {
 }
 
 func (c *Client) resume(now time.Time) {
+	pr := c.runningPause()
 	if !c.pauseReached.IsZero() {
 		c.stats.PauseMillis = append(c.stats.PauseMillis, now.Sub(c.pauseReached).Milliseconds())
+		if pr != nil {
+			pr.Millis = now.Sub(c.pauseReached).Milliseconds()
+		}
 	}
+	if pr != nil {
+		pr.Running = false
+	}
+	c.pauseHashes, c.pauseSeen = nil, nil
 	c.pausing, c.resumeAt = false, time.Time{}
 	// The server stepped the paused frame the moment it resumed, and it counted the delay from
 	// when it sent the Resume, about half a round trip before it arrived here: so it is now at
@@ -630,7 +705,11 @@ func (c *Client) publish(now time.Time, force bool) {
 		s.Units = slices.Clone(c.w.Units())
 		s.Attacks = slices.Clone(c.w.Attacks())
 	}
+	s.Mismatches = copyRecords(c.syncLog)
+	s.Pauses = slices.Clone(c.pauseLog)
+	s.Pending = copyPending(c.pending)
 	s.Report = c.report()
+	s.Chat = slices.Clone(c.chatLog[max(len(c.chatLog)-maxChatShown, 0):])
 	c.snap.Store(s)
 }
 

@@ -32,7 +32,10 @@
 // frame, like a command. If a repaired unit is wrong again soon, or too many differ, the server
 // stops the world: every host pauses at a frame far enough ahead (the Pause is a sync message),
 // clients send the hash of every unit, the server sends what differs in batches, clients
-// acknowledge each, and the server orders the resume. Pauses are timed and reported.
+// acknowledge each, and the server orders the resume. Pauses are timed and reported. Both
+// sides log what they saw (synclog.go) for the debug panel: each mismatch with the client's
+// and the server's hash of every unit that differed, and what was done about it. A UnitUpdate
+// carries the server's hashes for that, since a client never computes them.
 //
 // # Shortcuts between players
 //

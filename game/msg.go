@@ -210,10 +210,20 @@ type UnitHashes struct {
 }
 
 // UnitUpdate is the real-time re-sync: the server's state of some units.
+//
+// Seat, Checked and Hashes say why: they change nothing in any world, but without them a
+// client could not show what differed. It knows its own hash of a repaired unit, never the
+// server's, and the units in the update are the server's state at Frame, not at Checked.
 type UnitUpdate struct {
 	Frame   uint32       // the state as of the start of this frame
 	Units   []world.Unit // put in place as they are
 	Removed []uint32     // ids of units the server no longer has
+	Seat    uint8        // 0..7, the player whose hash report found the drift
+	Checked uint32       // the frame the mismatching hashes describe
+	// Hashes has the server's hash at Checked of every unit that differed and that the server
+	// had then, ids strictly ascending. A unit in Removed without a hash here is one the
+	// server did not have at Checked either.
+	Hashes []world.UnitHash
 }
 
 // Pause stops the game at Frame for a stop-the-world re-sync.

@@ -687,14 +687,32 @@ func (m *UnitHashes) decode(d msgReader) msgReader {
 	return d
 }
 
-// UnitUpdate: frame u30 ‖ units list of unit ‖ removed list of u30.
+// UnitUpdate: frame u30 ‖ units list of unit ‖ removed list of u30 ‖ seat ‖ checked u30 ‖
+// hashes list of (id u30 ‖ hash u64), ids strictly ascending.
 
-func (m *UnitUpdate) check() error { return nil }
+func (m *UnitUpdate) check() error {
+	t := m.Type()
+	if err := checkMsgSeat(t, "seat", m.Seat); err != nil {
+		return err
+	}
+	// The hashes are a set keyed by unit id: one order makes one encoding, and lets a
+	// receiver look a unit up by binary search.
+	for i := 1; i < len(m.Hashes); i++ {
+		if m.Hashes[i].ID <= m.Hashes[i-1].ID {
+			return msgErrorf(t, wire.ErrNonCanonical, "hash of unit %d after unit %d, want ids strictly ascending",
+				m.Hashes[i].ID, m.Hashes[i-1].ID)
+		}
+	}
+	return nil
+}
 
 func (m *UnitUpdate) encode(e msgWriter) msgWriter {
 	e.u30("frame", m.Frame)
 	e.units("units", m.Units)
 	e.ids("removed", m.Removed)
+	e.u8(m.Seat)
+	e.u30("checked", m.Checked)
+	e.unitHashes("hashes", m.Hashes)
 	return e
 }
 
@@ -702,6 +720,9 @@ func (m *UnitUpdate) decode(d msgReader) msgReader {
 	m.Frame = d.u30("frame")
 	m.Units = d.units("units")
 	m.Removed = d.ids("removed")
+	m.Seat = d.u8("seat")
+	m.Checked = d.u30("checked")
+	m.Hashes = d.unitHashes("hashes")
 	return d
 }
 

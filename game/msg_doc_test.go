@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/ackattack/ackattack/world"
 )
 
 // PROTOCOL.md is written for people implementing a compatible peer, so its
@@ -108,19 +106,27 @@ func TestMsgDocFieldByField(t *testing.T) {
 		}
 	}
 	got := msgUnhex(t, strings.Join(fromDoc, " "))
-	want, err := AppendMsg(nil, &UnitUpdate{Frame: 121, Units: msgEncodingTestUnits(t), Removed: []uint32{10002}})
+	want, err := AppendMsg(nil, msgEncodingTestUpdate(t))
 	checkMsgErr(t, err, nil)
 	if !bytes.Equal(got, want) {
 		t.Errorf("the field-by-field bytes are % x, the message is % x", got, want)
 	}
+	// The example row of the table is the same message.
+	row := regexp.MustCompile("(?m)^\\| UnitUpdate \\| [^|]+ \\| `([0-9a-f ]+)` \\|$").FindStringSubmatch(doc)
+	if row == nil {
+		t.Fatal("no UnitUpdate example row")
+	}
+	if inRow := msgUnhex(t, row[1]); !bytes.Equal(inRow, want) {
+		t.Errorf("the UnitUpdate row is % x, the field-by-field example % x", inRow, want)
+	}
 }
 
-// msgEncodingTestUnits returns the units of the "unit update" encoding test.
-func msgEncodingTestUnits(t *testing.T) []world.Unit {
+// msgEncodingTestUpdate returns the message of the "unit update" encoding test.
+func msgEncodingTestUpdate(t *testing.T) *UnitUpdate {
 	t.Helper()
 	for _, tt := range msgEncodingTests {
 		if tt.name == "unit update" {
-			return tt.m.(*UnitUpdate).Units
+			return tt.m.(*UnitUpdate)
 		}
 	}
 	t.Fatal(`no "unit update" encoding test`)

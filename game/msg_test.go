@@ -113,11 +113,17 @@ var msgEncodingTests = []struct {
 		"0b 78 01 03 deadbeef00000001"},
 	{"unit update", &UnitUpdate{Frame: 121,
 		Units:   []world.Unit{{ID: 3, Kind: 1, X: 10, Y: 20, HP: 50, Order: world.OrderMove, TargetX: 12, TargetY: 20, MoveProgress: 40}},
-		Removed: []uint32{10002}},
+		Removed: []uint32{10002}, Seat: 1, Checked: 118, Hashes: []world.UnitHash{{ID: 3, Hash: 0x0123456789abcdef}}},
 		// type | frame 121 | 1 unit: id 3, owner 0, kind 1, flags move+cell+progress,
-		// x 10, y 20, hp 50, target 12,20, progress 40 (zig-zag varints) | removed 10002
-		"0c 79 01 03 00 01 49 14 28 64 18 28 50 01 a712"},
-	{"unit update, empty", &UnitUpdate{Frame: 5}, "0c 05 00 00"},
+		// x 10, y 20, hp 50, target 12,20, progress 40 (zig-zag varints) | removed 10002 |
+		// seat 1 | checked frame 118 | 1 hash: unit 3
+		"0c 79 01 03 00 01 49 14 28 64 18 28 50 01 a712 01 76 01 03 0123456789abcdef"},
+	{"unit update, empty", &UnitUpdate{Frame: 5}, "0c 05 00 00 00 00 00"},
+	{"unit update, hashes only", &UnitUpdate{Frame: 16384, Seat: 7, Checked: 16380,
+		Hashes: []world.UnitHash{{ID: 1, Hash: 1}, {ID: 10000, Hash: math.MaxUint64}}},
+		// type | frame 16384 | no units | none removed | seat 7 | checked 16380 | 2 hashes:
+		// unit 1, unit 10000
+		"0c c0004000 00 00 07 bffc 02 01 0000000000000001 a710 ffffffffffffffff"},
 	{"pause", &Pause{Frame: 500}, "0d 81f4"},
 	{"world hashes", &WorldHashes{Frame: 500, Hashes: []world.UnitHash{{ID: 1, Hash: 1}, {ID: 2, Hash: 2}}, AttacksHash: math.MaxUint64},
 		"0e 81f4 02 01 0000000000000001 02 0000000000000002 ffffffffffffffff"},
@@ -249,7 +255,8 @@ func msgEdgeValues() []Msg {
 		&HashRequest{Ranges: []IDRange{{Start: 0, End: wire.MaxUInt30}}},
 		&UnitHashes{Frame: wire.MaxUInt30, Hashes: hashes},
 		&UnitHashes{},
-		&UnitUpdate{Frame: wire.MaxUInt30, Units: units, Removed: []uint32{0, 1, wire.MaxUInt30}},
+		&UnitUpdate{Frame: wire.MaxUInt30, Units: units, Removed: []uint32{0, 1, wire.MaxUInt30}, Seat: 7, Checked: wire.MaxUInt30, Hashes: hashes},
+		&UnitUpdate{},
 		&Pause{Frame: wire.MaxUInt30},
 		&Pause{},
 		&WorldHashes{Frame: wire.MaxUInt30, Hashes: hashes},
@@ -391,6 +398,11 @@ func TestMsgAppendRejects(t *testing.T) {
 		{"unit order 3", &UnitUpdate{Units: []world.Unit{{ID: 1, Order: 3}}}, wire.ErrRange},
 		{"unit order 5", &UnitUpdate{Units: []world.Unit{{ID: 1, Order: 5}}}, wire.ErrRange},
 		{"removed id too large", &UnitUpdate{Removed: []uint32{wire.MaxUInt30 + 1}}, wire.ErrRange},
+		{"update seat 8", &UnitUpdate{Seat: 8}, wire.ErrRange},
+		{"update checked too large", &UnitUpdate{Checked: wire.MaxUInt30 + 1}, wire.ErrRange},
+		{"update hashes descending", &UnitUpdate{Hashes: []world.UnitHash{{ID: 2}, {ID: 1}}}, wire.ErrNonCanonical},
+		{"update hash twice", &UnitUpdate{Hashes: []world.UnitHash{{ID: 2}, {ID: 2}}}, wire.ErrNonCanonical},
+		{"update hash id too large", &UnitUpdate{Hashes: []world.UnitHash{{ID: wire.MaxUInt30 + 1}}}, wire.ErrRange},
 		{"pause frame too large", &Pause{Frame: wire.MaxUInt30 + 1}, wire.ErrRange},
 		{"world hash id too large", &WorldHashes{Hashes: []world.UnitHash{{ID: math.MaxUint32}}}, wire.ErrRange},
 		{"attacks without HasAttacks", &ResyncBatch{Attacks: []world.Attack{{ID: 1, Target: 1}}}, wire.ErrRange},
@@ -492,6 +504,12 @@ func TestMsgParseRejects(t *testing.T) {
 		{"unit reserved flag", "0c 00 01 01 00 00 80 00 00 78 00", world.ErrNonCanonical},
 		{"unit cut", "0c 00 01 01 00 00 00 00 00", wire.ErrShort},
 		{"removed beyond the bytes", "0c 00 00 ffffffff", wire.ErrShort},
+		{"update without seat", "0c 00 00 00", wire.ErrShort},
+		{"update seat 8", "0c 00 00 00 08 00 00", wire.ErrRange},
+		{"update checked in a longer form", "0c 00 00 00 00 8001 00", wire.ErrNonCanonical},
+		{"update hashes beyond the bytes", "0c 00 00 00 00 00 02 01 0000000000000001", wire.ErrShort},
+		{"update hashes descending", "0c 00 00 00 00 00 02 02 0000000000000000 01 0000000000000000", wire.ErrNonCanonical},
+		{"update hash twice", "0c 00 00 00 00 00 02 01 0000000000000000 01 0000000000000000", wire.ErrNonCanonical},
 		{"world hashes without attacks hash", "0e 00 00", wire.ErrShort},
 		{"world hashes beyond the bytes", "0e 00 02 01 0000000000000001", wire.ErrShort},
 		{"batch reserved flag", "0f 00 00 00 00 02", wire.ErrNonCanonical},
@@ -518,13 +536,14 @@ func TestMsgParseRejects(t *testing.T) {
 // the message has bytes fails before any slice is made.
 func TestMsgHugeCountsAllocateNothing(t *testing.T) {
 	for _, h := range []string{
-		"03 00 00 00 01 8400",      // 1024 units, no bytes
-		"0b 00 ffffffff",           // a billion unit hashes
-		"0c 00 ffffffff",           // a billion units
-		"0c 00 00 ffffffff",        // a billion removed ids
-		"0e 00 ffffffff",           // a billion unit hashes
-		"0f 00 00 00 00 01 bfffff", // 16,383 attacks
-		"09 00 9000",               // 4096 groups
+		"03 00 00 00 01 8400",        // 1024 units, no bytes
+		"0b 00 ffffffff",             // a billion unit hashes
+		"0c 00 ffffffff",             // a billion units
+		"0c 00 00 ffffffff",          // a billion removed ids
+		"0c 00 00 00 00 00 ffffffff", // a billion unit hashes
+		"0e 00 ffffffff",             // a billion unit hashes
+		"0f 00 00 00 00 01 bfffff",   // 16,383 attacks
+		"09 00 9000",                 // 4096 groups
 	} {
 		in := msgUnhex(t, h)
 		var before, after runtime.MemStats

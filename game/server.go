@@ -42,6 +42,11 @@ type seat struct {
 	outbox      []pendingSend  // messages refused by back-pressure, sent again later
 	pauseState  *clientPause   // during a stop-the-world re-sync
 	direct      netip.AddrPort // where the client listens for direct links from other players
+
+	// For the player table only (SeatInfo): the latest hash check of this player's reports,
+	// and why its connection ended (kept until it comes back).
+	lastHash string
+	gone     string
 }
 
 // pendingSend is a guaranteed message the connection refused for now (back-pressure).
@@ -99,6 +104,11 @@ type Server struct {
 	resumeAt      time.Time
 	pendingHashes []pendingHashes // WorldHashes that came before the server reached the pause
 	early         []earlyReport   // hash reports for frames the server has not reached yet
+
+	// The debug panel's logs (synclog.go): every mismatch found in any player's reports, and
+	// every stop-the-world pause.
+	syncLog  []SyncRecord
+	pauseLog []PauseRecord
 
 	intents chan func(*Server)
 	stats   ServerStats
@@ -187,6 +197,17 @@ func (s *Server) StopSpawning() { s.noSpawns = true }
 
 // Do runs f on the server's loop (an intent from a user interface or a test).
 func (s *Server) Do(f func(*Server)) { s.intents <- f }
+
+// TryDo is Do that never blocks: it reports false, and drops f, when the intent queue is
+// full. A user interface uses it so that a busy host can never freeze the screen.
+func (s *Server) TryDo(f func(*Server)) bool {
+	select {
+	case s.intents <- f:
+		return true
+	default:
+		return false
+	}
+}
 
 // Run runs the server until ctx is done. It closes the socket when it returns.
 func (s *Server) Run(ctx context.Context) error {
@@ -680,6 +701,10 @@ func (s *Server) onDisconnect(p *transport.Peer, reason wire.DisconnectReason, t
 	for _, st := range s.seats {
 		if st != nil && st.peer == p {
 			st.peer, st.started, st.outbox = nil, false, nil
+			st.gone = reason.String()
+			if text != "" {
+				st.gone += ": " + text
+			}
 			s.stats.Leaves++
 			for _, x := range s.seats {
 				if x != nil && x.peer != nil {

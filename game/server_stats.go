@@ -88,7 +88,42 @@ func (s *Server) publish(now time.Time, force bool) {
 	if s.w != nil {
 		snap.Map, snap.Units, snap.Attacks = s.w.MapName(), slices.Clone(s.w.Units()), slices.Clone(s.w.Attacks())
 	}
+	snap.Seats = s.seatInfos()
+	snap.Mismatches = copyRecords(s.syncLog)
+	snap.Pauses = slices.Clone(s.pauseLog)
 	s.snap.Store(snap)
+}
+
+// seatInfos is the player table: one row per seat taken, in seat order.
+func (s *Server) seatInfos() []SeatInfo {
+	var out []SeatInfo
+	for _, st := range s.seats {
+		if st == nil {
+			continue
+		}
+		out = append(out, SeatInfo{Seat: st.idx, Name: st.name, Bot: st.bot != nil, Connected: st.bot != nil || st.peer != nil,
+			InGame: st.inGame, LastHash: st.lastHash, State: s.seatState(st)})
+	}
+	return out
+}
+
+// seatState is SeatInfo.State: what the seat is doing now.
+func (s *Server) seatState(st *seat) string {
+	switch {
+	case st.bot != nil:
+		return "bot"
+	case st.peer == nil && st.gone != "":
+		return "disconnected: " + st.gone
+	case st.peer == nil:
+		return "disconnected"
+	case !st.started:
+		return "joining"
+	case s.pause != nil && st.pauseState != nil && uint32(len(st.pauseState.applied)) < st.pauseState.sent:
+		return "re-syncing"
+	case s.pause != nil:
+		return "paused"
+	}
+	return "playing"
 }
 
 // Snapshot returns the latest snapshot. Safe from any goroutine.

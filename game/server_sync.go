@@ -1,6 +1,7 @@
 package game
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -37,12 +38,48 @@ func (s *Server) hashReport(now time.Time, st *seat, r *HashReport) {
 		}
 	}
 	if len(ranges) == 0 {
+		st.lastHash = fmt.Sprintf("ok at frame %d", r.Frame)
 		return
 	}
 	s.stats.MismatchedGroups += uint64(len(ranges))
 	s.event(now, "hash mismatch", "seat", st.idx, "frame", r.Frame, "groups", len(ranges))
+	st.lastHash = fmt.Sprintf("mismatch at frame %d: %d groups", r.Frame, len(ranges))
+	s.syncLog = pushRecord(s.syncLog, SyncRecord{When: now, Seat: st.idx, Frame: r.Frame, Groups: slices.Clone(ranges), Action: ActionDrillDown})
 	st.lastRequest = &HashRequest{Frame: r.Frame, Ranges: ranges}
 	s.send(st, now, st.lastRequest, nil, nil, false)
+}
+
+// drillDown is the log's record of the drill-down into st's report of frame, made for it if
+// the log has already dropped it.
+func (s *Server) drillDown(now time.Time, st *seat, frame uint32) *SyncRecord {
+	if r := findRecord(s.syncLog, st.idx, frame, ActionDrillDown); r != nil {
+		return r
+	}
+	s.syncLog = pushRecord(s.syncLog, SyncRecord{When: now, Seat: st.idx, Frame: frame, Action: ActionDrillDown})
+	return &s.syncLog[len(s.syncLog)-1]
+}
+
+// closeDrillDown records how the drill-down into st's report of frame ended when its answer
+// led to no comparison, if the log still has it.
+func (s *Server) closeDrillDown(st *seat, frame uint32, action string, at uint32) {
+	if r := findRecord(s.syncLog, st.idx, frame, ActionDrillDown); r != nil {
+		r.Action, r.At = action, at
+	}
+}
+
+// unitMismatches describes for the log the units a drill-down found: ids the server has at
+// the checked frame (mine), removed the ones only the client has (theirs).
+func unitMismatches(mine []world.UnitHash, theirs map[uint32]uint64, ids, removed []uint32) []UnitMismatch {
+	out := make([]UnitMismatch, 0, len(ids)+len(removed))
+	for _, id := range ids {
+		server, _ := hashOf(mine, id) // ids come from mine
+		local, has := theirs[id]
+		out = append(out, UnitMismatch{ID: id, Local: local, Server: server, NoLocal: !has, LocalKnown: true})
+	}
+	for _, id := range removed {
+		out = append(out, UnitMismatch{ID: id, Local: theirs[id], NoServer: true, LocalKnown: true})
+	}
+	return out
 }
 
 func inRanges(rs []IDRange, id uint32) bool {
@@ -60,11 +97,14 @@ func inRanges(rs []IDRange, id uint32) bool {
 // differ, or too many differ, it stops the world instead.
 func (s *Server) unitHashes(now time.Time, st *seat, u *UnitHashes) {
 	if s.pause != nil {
+		// The stop-the-world under way compares every unit anyway.
+		s.closeDrillDown(st, u.Frame, ActionStopWorld, s.pause.frame)
 		return
 	}
 	mine, ok := s.hist.at(u.Frame)
 	if !ok {
 		s.stats.HashReportsTooOld++
+		s.closeDrillDown(st, u.Frame, ActionNoDrillDown, 0)
 		return
 	}
 	theirs := make(map[uint32]uint64, len(u.Hashes))
@@ -73,6 +113,7 @@ func (s *Server) unitHashes(now time.Time, st *seat, u *UnitHashes) {
 	}
 	req := st.lastRequest
 	if req == nil || req.Frame != u.Frame {
+		s.closeDrillDown(st, u.Frame, ActionNoDrillDown, 0)
 		return // an answer to an older request
 	}
 	st.lastRequest = nil
@@ -93,11 +134,17 @@ func (s *Server) unitHashes(now time.Time, st *seat, u *UnitHashes) {
 	}
 	// A unit whose repair is already on its way, taking effect after the reported frame, is no
 	// new mismatch: the report predates the repair.
-	ids = slices.DeleteFunc(ids, func(id uint32) bool { return s.fixAt[id] > u.Frame })
-	removed = slices.DeleteFunc(removed, func(id uint32) bool { return s.fixAt[id] > u.Frame })
+	repairing := func(id uint32) bool { return s.fixAt[id] > u.Frame }
+	found := unitMismatches(mine, theirs, ids, removed)
+	ids = slices.DeleteFunc(ids, repairing)
+	removed = slices.DeleteFunc(removed, repairing)
 	if len(ids)+len(removed) == 0 {
+		rec := s.drillDown(now, st, u.Frame)
+		rec.setUnits(found)
+		rec.Action = ActionNoneLeft
 		return
 	}
+	found = slices.DeleteFunc(found, func(m UnitMismatch) bool { return repairing(m.ID) })
 	s.stats.MismatchedUnits += uint64(len(ids) + len(removed))
 	again := 0
 	for _, id := range ids {
@@ -108,9 +155,17 @@ func (s *Server) unitHashes(now time.Time, st *seat, u *UnitHashes) {
 	if again > 0 || len(ids)+len(removed) > s.cfg.RealtimeMax {
 		s.event(now, "stop the world", "seat", st.idx, "units", len(ids)+len(removed), "failed real-time re-syncs", again)
 		s.stopTheWorld(now, append(ids, removed...))
+		rec := s.drillDown(now, st, u.Frame)
+		rec.setUnits(found)
+		rec.Action, rec.At = ActionStopWorld, s.pause.frame
+		st.lastHash = fmt.Sprintf("stop-the-world at frame %d", s.pause.frame)
 		return
 	}
-	s.realtimeResync(now, st, ids, removed)
+	at := s.realtimeResync(now, st, u.Frame, mine, ids, removed)
+	rec := s.drillDown(now, st, u.Frame)
+	rec.setUnits(found)
+	rec.Action, rec.At = ActionRealtime, at
+	st.lastHash = fmt.Sprintf("real-time re-sync at frame %d", at)
 }
 
 // realtimeResync repairs units without stopping: every host, the server included, puts the
@@ -118,16 +173,23 @@ func (s *Server) unitHashes(now time.Time, st *seat, u *UnitHashes) {
 // a command), so the repair lands at the same frame everywhere and no host has stepped past it.
 // The units lose those few frames of progress on every host alike, which keeps them equal.
 // Hosts whose units were right get the update too: otherwise they would now differ.
-func (s *Server) realtimeResync(now time.Time, st *seat, ids, removed []uint32) {
+//
+// The update also carries st's seat, the checked frame and the server's hashes of the units
+// then (mine holds them), so that every client can show what differed. It returns the frame
+// the repair takes effect at.
+func (s *Server) realtimeResync(now time.Time, st *seat, checked uint32, mine []world.UnitHash, ids, removed []uint32) uint32 {
 	f := s.w.Frame()
 	at := max(f+s.lead+1, s.lastFix+1) // one update per frame: no question of their order
 	s.lastFix = at
-	up := &UnitUpdate{Frame: at}
+	up := &UnitUpdate{Frame: at, Seat: st.idx, Checked: checked}
 	for _, id := range ids {
 		if unit, ok := s.w.Unit(id); ok {
 			up.Units = append(up.Units, unit)
 		} else {
 			up.Removed = append(up.Removed, id)
+		}
+		if h, ok := hashOf(mine, id); ok { // ids come from mine: ascending, as the message wants
+			up.Hashes = append(up.Hashes, world.UnitHash{ID: id, Hash: h})
 		}
 	}
 	up.Removed = append(up.Removed, removed...)
@@ -151,6 +213,7 @@ func (s *Server) realtimeResync(now time.Time, st *seat, ids, removed []uint32) 
 			s.send(x, now, up, nil, nil, false)
 		}
 	}
+	return at
 }
 
 // stopTheWorld schedules a pause far enough ahead that every client has the order in time.
@@ -164,6 +227,7 @@ func (s *Server) stopTheWorld(now time.Time, known []uint32) {
 	}
 	s.pause = p
 	s.stats.StopWorldResyncs++
+	s.pauseLog = pushRecord(s.pauseLog, PauseRecord{Frame: p.frame, Running: true})
 	for _, st := range s.seats {
 		if st == nil || st.peer == nil || !st.started {
 			continue
@@ -178,6 +242,9 @@ func (s *Server) stopTheWorld(now time.Time, known []uint32) {
 func (s *Server) reachPause(now time.Time) {
 	p := s.pause
 	p.reached = now
+	if pr := s.runningPause(); pr != nil {
+		pr.Start = now
+	}
 	// Late events for frames before the pause (they reached the server after their frame) are
 	// applied now, so the state the clients receive holds them; later ones are refused
 	// (dropBefore sets the floor): a client may have applied them on time, and the re-sync
@@ -227,15 +294,22 @@ func (s *Server) worldHashes(now time.Time, st *seat, wh *WorldHashes) {
 		theirs[h.ID] = h.Hash
 	}
 	var ids, removed []uint32
+	rec := SyncRecord{When: now, Seat: st.idx, Frame: s.pause.frame, Action: ActionStopWorld, At: s.pause.frame}
 	for _, u := range s.w.Units() {
 		if h, ok := theirs[u.ID]; !ok || h != u.Hash() {
 			ids = append(ids, u.ID)
+			rec.addUnit(UnitMismatch{ID: u.ID, Local: h, Server: u.Hash(), NoLocal: !ok, LocalKnown: true})
 		}
 	}
 	for _, h := range wh.Hashes {
 		if _, ok := s.w.Unit(h.ID); !ok {
 			removed = append(removed, h.ID)
+			rec.addUnit(UnitMismatch{ID: h.ID, Local: h.Hash, NoServer: true, LocalKnown: true})
 		}
+	}
+	if len(ids)+len(removed) > 0 {
+		s.syncLog = pushRecord(s.syncLog, rec)
+		st.lastHash = fmt.Sprintf("stop-the-world at frame %d", s.pause.frame)
 	}
 	for _, id := range ids {
 		if !s.pause.known[id] {
@@ -270,6 +344,9 @@ func (s *Server) sendBatches(now time.Time, st *seat, ids, removed []uint32, fin
 			}
 		}
 		cp.sent++
+		if pr := s.runningPause(); pr != nil {
+			pr.Units += len(b.Units) + len(b.Removed)
+		}
 		d := new(depgraph.Dependency)
 		cp.batchDeps = append(cp.batchDeps, d)
 		s.send(st, now, b, []*depgraph.Dependency{&cp.pauseDep}, d, false)
@@ -314,6 +391,9 @@ func (s *Server) resume(now time.Time) {
 	p := s.pause
 	length := now.Sub(p.reached)
 	s.stats.PauseMillis = append(s.stats.PauseMillis, length.Milliseconds())
+	if pr := s.runningPause(); pr != nil {
+		pr.Millis, pr.Running = length.Milliseconds(), false
+	}
 	s.stats.lastResync = p.frame
 	s.event(now, "resumed", "frame", p.frame, "pause", length.Round(time.Millisecond))
 	for _, st := range s.seats {
@@ -323,6 +403,17 @@ func (s *Server) resume(now time.Time) {
 	}
 	s.pause, s.resumeAt = nil, time.Time{}
 	s.nextFrame = now
+}
+
+// runningPause is the log's record of the pause under way, or nil.
+func (s *Server) runningPause() *PauseRecord {
+	if s.pause == nil || len(s.pauseLog) == 0 {
+		return nil
+	}
+	if pr := &s.pauseLog[len(s.pauseLog)-1]; pr.Running && pr.Frame == s.pause.frame {
+		return pr
+	}
+	return nil
 }
 
 type earlyReport struct {

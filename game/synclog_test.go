@@ -1,0 +1,644 @@
+package game
+
+// Tests of the sync log (the debug panel's hash mismatches and re-sync pauses), the pending
+// orders and the server's player table: first each host's bookkeeping on its own, driven
+// message by message without a network, then one loopback game in which a corrupted client
+// is repaired in real time and then by a stop-the-world re-sync.
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ackattack/ackattack/net/transport"
+	"github.com/ackattack/ackattack/world"
+)
+
+// startedOfflineClient is an offline client (see offlineClient) in a game of seats 0 and 1,
+// as seat 0, stepped to frame 10: its history holds frames 0 to 9.
+func startedOfflineClient(t *testing.T) *Client {
+	t.Helper()
+	c := offlineClient(t)
+	deliver(t, c, &StartGame{Map: "skirmish", Seed: 1, FrameMillis: 100, LeadFrames: 2, Seats: []uint8{0, 1}})
+	now := time.Now()
+	for c.w.Frame() < 10 {
+		c.step(now)
+	}
+	return c
+}
+
+// ownUnits lists the ids of seat's units in w.
+func ownUnits(w *world.World, seat uint8) []uint32 {
+	var ids []uint32
+	for _, u := range w.Units() {
+		if u.Owner == seat {
+			ids = append(ids, u.ID)
+		}
+	}
+	return ids
+}
+
+// withoutWhen is a copy of the record without its wall-clock time, for comparisons.
+func withoutWhen(r SyncRecord) SyncRecord {
+	r.When = time.Time{}
+	return r
+}
+
+func TestTryDoFullQueue(t *testing.T) {
+	c := offlineClient(t)
+	srv, err := NewServer(ServerConfig{Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.tr.Close() })
+	// Neither host runs: nothing takes the intents out of their queues.
+	for _, tt := range []struct {
+		name  string
+		size  int
+		tryDo func() bool
+	}{
+		{"client", cap(c.intents), func() bool { return c.TryDo(func(*Client) {}) }},
+		{"server", cap(srv.intents), func() bool { return srv.TryDo(func(*Server) {}) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.size != 64 {
+				t.Errorf("the intent queue holds %d, want 64", tt.size)
+			}
+			for i := range tt.size {
+				if !tt.tryDo() {
+					t.Fatalf("TryDo refused intent %d of a queue of %d", i+1, tt.size)
+				}
+			}
+			done := make(chan bool)
+			go func() { done <- tt.tryDo() }()
+			select {
+			case ok := <-done:
+				if ok {
+					t.Error("TryDo took an intent into a full queue")
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("TryDo blocked on a full queue")
+			}
+		})
+	}
+}
+
+// TestClientLogsRealtimeResync: a UnitUpdate becomes a record with the client's hash and the
+// server's of each unit: the client's own from its answer to the drill-down, another player's
+// from its history, unknown when that is gone.
+func TestClientLogsRealtimeResync(t *testing.T) {
+	const checked = 8
+	for _, tt := range []struct {
+		name    string
+		request bool // the client answered a drill-down into its report of frame checked first
+		update  func(own, other []uint32) *UnitUpdate
+		// want is the record, from the client's hash of a unit at the checked frame
+		want func(own, other []uint32, local func(uint32) uint64) SyncRecord
+	}{
+		{"own drift", true,
+			func(own, other []uint32) *UnitUpdate {
+				return &UnitUpdate{Frame: 14, Seat: 0, Checked: checked, Removed: []uint32{own[2]},
+					Hashes: []world.UnitHash{{ID: own[0], Hash: 0xabc}, {ID: 9999, Hash: 5}}}
+			},
+			func(own, other []uint32, local func(uint32) uint64) SyncRecord {
+				return SyncRecord{Seat: 0, Frame: checked, Groups: []IDRange{{Start: 1, End: world.MaxUnitID}}, Action: ActionRealtime, At: 14,
+					Units: []UnitMismatch{
+						{ID: own[0], Local: local(own[0]), Server: 0xabc, LocalKnown: true},
+						{ID: own[2], Local: local(own[2]), NoServer: true, LocalKnown: true},
+						{ID: 9999, Server: 5, NoLocal: true, LocalKnown: true}, // the client lacks it
+					}}
+			}},
+		{"another player's drift", false,
+			func(own, other []uint32) *UnitUpdate {
+				return &UnitUpdate{Frame: 15, Seat: 1, Checked: checked, Hashes: []world.UnitHash{{ID: other[1], Hash: 0xdef}}}
+			},
+			func(own, other []uint32, local func(uint32) uint64) SyncRecord {
+				return SyncRecord{Seat: 1, Frame: checked, Action: ActionRealtime, At: 15,
+					Units: []UnitMismatch{{ID: other[1], Local: local(other[1]), Server: 0xdef, LocalKnown: true}}}
+			}},
+		{"history gone", false,
+			func(own, other []uint32) *UnitUpdate {
+				return &UnitUpdate{Frame: 16, Seat: 1, Checked: 1000, Hashes: []world.UnitHash{{ID: other[1], Hash: 0xdef}}}
+			},
+			func(own, other []uint32, local func(uint32) uint64) SyncRecord {
+				return SyncRecord{Seat: 1, Frame: 1000, Action: ActionRealtime, At: 16,
+					Units: []UnitMismatch{{ID: other[1], Server: 0xdef}}}
+			}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := startedOfflineClient(t)
+			hs, _ := c.hist.at(checked)
+			local := func(id uint32) uint64 { h, _ := hashOf(hs, id); return h }
+			own, other := ownUnits(c.w, 0), ownUnits(c.w, 1)
+			if tt.request {
+				deliver(t, c, &HashRequest{Frame: checked, Ranges: []IDRange{{Start: 1, End: world.MaxUnitID}}})
+				if n := len(c.syncLog); n != 1 || c.syncLog[0].Action != ActionDrillDown {
+					t.Fatalf("after the HashRequest the log is %+v, want one drill-down", c.syncLog)
+				}
+			}
+			deliver(t, c, tt.update(own, other))
+			c.publish(time.Now(), true)
+			snap := c.Snapshot()
+			if len(snap.Mismatches) != 1 {
+				t.Fatalf("%d records, want 1: %+v", len(snap.Mismatches), snap.Mismatches)
+			}
+			want := tt.want(own, other, local)
+			if got := withoutWhen(snap.Mismatches[0]); !reflect.DeepEqual(got, want) {
+				t.Errorf("record\n got %+v\nwant %+v", got, want)
+			}
+			// The snapshot is a copy: the client's later changes do not reach it.
+			c.syncLog[0].Units[0].Local++
+			c.syncLog[0].Action = ActionStopWorld
+			if got := withoutWhen(snap.Mismatches[0]); !reflect.DeepEqual(got, want) {
+				t.Errorf("the snapshot changed with the client's log: %+v", got)
+			}
+		})
+	}
+}
+
+// TestClientLogsStopTheWorld: a Pause turns the open drill-down into a stop-the-world record,
+// which collects the units of the re-sync batches that differ from the hashes the client sent
+// (each unit once, at most maxRecordUnits of them); the pause record counts every unit of every
+// batch and times the pause.
+func TestClientLogsStopTheWorld(t *testing.T) {
+	c := startedOfflineClient(t)
+	deliver(t, c, &HashRequest{Frame: 8, Ranges: []IDRange{{Start: 1, End: world.MaxUnitID}}})
+	p := c.w.Frame()
+	deliver(t, c, &Pause{Frame: p}) // at the client's frame already: it pauses at once
+	if !c.sentHashes {
+		t.Fatal("the client did not pause where it was")
+	}
+	if len(c.pauseLog) != 1 || c.pauseLog[0].Frame != p || !c.pauseLog[0].Running || c.pauseLog[0].Start.IsZero() {
+		t.Fatalf("pauses %+v, want one running at frame %d, started", c.pauseLog, p)
+	}
+	if len(c.syncLog) != 1 || c.syncLog[0].Action != ActionStopWorld || c.syncLog[0].At != p || c.syncLog[0].Frame != 8 {
+		t.Fatalf("log %+v, want the drill-down of frame 8 turned into a stop-the-world at frame %d", c.syncLog, p)
+	}
+
+	us := c.w.Units()
+	changed, same, removed := us[0], us[1], us[2]
+	orig := changed.Hash()
+	changed.HP--
+	wantFirst := []UnitMismatch{
+		{ID: changed.ID, Local: orig, Server: changed.Hash(), LocalKnown: true},
+		{ID: removed.ID, Local: removed.Hash(), NoServer: true, LocalKnown: true},
+	}
+	deliver(t, c, &ResyncBatch{Frame: p, Units: []world.Unit{changed, same}, Removed: []uint32{removed.ID}})
+	if rec := c.syncLog[0]; !reflect.DeepEqual(rec.Units, wantFirst) || rec.More != 0 {
+		t.Errorf("after the first batch: units %+v, %d more; want %+v", rec.Units, rec.More, wantFirst)
+	}
+
+	// More units than a record lists, sent twice: they count once.
+	const extra = maxRecordUnits + 6 // units the client lacks
+	var extras []world.Unit
+	for i := range extra {
+		extras = append(extras, world.Unit{ID: 5000 + uint32(i), Kind: 0, X: 1, Y: 1, HP: 10})
+	}
+	deliver(t, c, &ResyncBatch{Frame: p, Batch: 1, Units: append([]world.Unit{changed}, extras...)})
+	deliver(t, c, &ResyncBatch{Frame: p, Batch: 2, Units: extras})
+	rec := c.syncLog[0]
+	if len(rec.Units) != maxRecordUnits || !reflect.DeepEqual(rec.Units[:2], wantFirst) {
+		t.Errorf("%d units listed, first %+v; want %d, first %+v", len(rec.Units), rec.Units[:min(2, len(rec.Units))], maxRecordUnits, wantFirst)
+	}
+	if want := len(wantFirst) + extra - maxRecordUnits; rec.More != want {
+		t.Errorf("More = %d, want %d", rec.More, want)
+	}
+	if rec.lists(same.ID) {
+		t.Errorf("unit %d, equal on both sides, is listed as a mismatch", same.ID)
+	}
+	if !slices.IsSortedFunc(rec.Units, func(a, b UnitMismatch) int { return int(a.ID) - int(b.ID) }) {
+		t.Error("the units are not in id order")
+	}
+	if want := 3 + (1 + extra) + extra; c.pauseLog[0].Units != want {
+		t.Errorf("the pause record counts %d units, want %d (every unit of every batch)", c.pauseLog[0].Units, want)
+	}
+
+	deliver(t, c, &Resume{Frame: p})
+	later := time.Now().Add(50 * time.Millisecond)
+	c.frames(later)
+	want := later.Sub(c.pauseReached).Milliseconds()
+	if pr := c.pauseLog[0]; pr.Running || pr.Millis != want || want < 50 || len(c.stats.PauseMillis) != 1 || pr.Millis != c.stats.PauseMillis[0] {
+		t.Errorf("after the resume: %+v (stats %v), want stopped after %d ms", pr, c.stats.PauseMillis, want)
+	}
+}
+
+// TestClientPendingOrders: an order is pending from when it is issued until its event runs;
+// one whose event never runs goes after pendingStale.
+func TestClientPendingOrders(t *testing.T) {
+	c := startedOfflineClient(t)
+	now := time.Now()
+	unit := ownUnits(c.w, 0)[0]
+	f, err := c.Command(now, world.CommandMove, []uint32{unit}, 7, 8, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.publish(now, true)
+	before := c.Snapshot()
+	want := []PendingOrder{{ID: c.cmdID, Frame: f, Kind: uint8(world.CommandMove), Units: []uint32{unit}, X: 7, Y: 8}}
+	if !reflect.DeepEqual(before.Pending, want) {
+		t.Fatalf("pending %+v, want %+v", before.Pending, want)
+	}
+	for c.w.Frame() < f {
+		c.step(now)
+		if len(c.pending) != 1 {
+			t.Fatalf("at frame %d, before the order's frame %d: pending %+v", c.w.Frame(), f, c.pending)
+		}
+	}
+	c.step(now) // runs frame f
+	c.publish(now, true)
+	if p := c.Snapshot().Pending; len(p) != 0 {
+		t.Errorf("after frame %d ran: pending %+v", f, p)
+	}
+	if !reflect.DeepEqual(before.Pending, want) {
+		t.Errorf("an older snapshot changed: %+v", before.Pending)
+	}
+
+	// An order whose event never runs (a stop-the-world re-sync dropped it).
+	lost := c.w.Frame()
+	c.pending = append(c.pending, PendingOrder{ID: 1, Frame: lost})
+	stale := uint32(pendingStale / c.frameDur)
+	for c.w.Frame() <= lost+stale {
+		c.step(now)
+		if len(c.pending) != 1 {
+			t.Fatalf("the lost order went at frame %d, %d frames after its frame, before the %d of pendingStale", c.w.Frame(), c.w.Frame()-lost, stale)
+		}
+	}
+	c.step(now)
+	if len(c.pending) != 0 {
+		t.Errorf("the lost order is still pending at frame %d", c.w.Frame())
+	}
+}
+
+// offlineServer is a server whose game runs only when the test steps it: two bots in seats 0
+// and 1, stepped to frame 12. Nobody is connected, so it sends nothing.
+func offlineServer(t *testing.T) *Server {
+	t.Helper()
+	s, err := NewServer(ServerConfig{Listen: "127.0.0.1:0", Bots: 2, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.tr.Close() })
+	now := time.Now()
+	s.start(now)
+	for s.w.Frame() < 12 {
+		s.step(now)
+	}
+	return s
+}
+
+// TestServerLogsDrillDowns: what the server records of each way a hash check can end, and the
+// seat's LastHash after it. The steps build on each other, like the checks of one player's
+// reports.
+func TestServerLogsDrillDowns(t *testing.T) {
+	s := offlineServer(t)
+	st, other := s.seats[1], s.seats[0]
+	f := s.w.Frame() - 3
+	mine, _ := s.hist.at(f)
+	mine = slices.Clone(mine)
+	all := []IDRange{{Start: 1, End: world.MaxUnitID}}
+	good := rangeHash(mine, 1, world.MaxUnitID)
+	report := func(st *seat, frame uint32, hash uint64) {
+		s.hashReport(time.Now(), st, &HashReport{Frame: frame, Groups: []world.GroupHash{{Start: 1, End: world.MaxUnitID, Hash: hash}}})
+	}
+	// answer is a client's UnitHashes of frame: the server's, with units wrong changed, units
+	// lack left out, and unit extra added.
+	answer := func(st *seat, frame uint32, wrong, lack []uint32, extra uint32) {
+		hs, _ := s.hist.at(frame)
+		var out []world.UnitHash
+		for _, h := range hs {
+			switch {
+			case slices.Contains(lack, h.ID):
+				continue
+			case slices.Contains(wrong, h.ID):
+				h.Hash ^= 1
+			}
+			out = append(out, h)
+		}
+		if extra != 0 {
+			out = append(out, world.UnitHash{ID: extra, Hash: 77})
+		}
+		s.unitHashes(time.Now(), st, &UnitHashes{Frame: frame, Hashes: out})
+	}
+	last := func() SyncRecord { return withoutWhen(s.syncLog[len(s.syncLog)-1]) }
+	u := func(i int) uint32 { return mine[i].ID }
+
+	report(st, f, good)
+	if len(s.syncLog) != 0 || st.lastHash != fmt.Sprintf("ok at frame %d", f) {
+		t.Fatalf("a matching report: log %+v, last hash %q", s.syncLog, st.lastHash)
+	}
+
+	// Two mismatching reports; the answer to the first comes after the second's request.
+	report(st, f-1, good^1)
+	report(st, f, good^1)
+	if want := fmt.Sprintf("mismatch at frame %d: 1 groups", f); st.lastHash != want {
+		t.Errorf("last hash %q, want %q", st.lastHash, want)
+	}
+	answer(st, f-1, []uint32{u(0)}, nil, 0)
+	if got, want := withoutWhen(s.syncLog[0]), (SyncRecord{Seat: 1, Frame: f - 1, Groups: all, Action: ActionNoDrillDown}); !reflect.DeepEqual(got, want) {
+		t.Errorf("the late answer's record\n got %+v\nwant %+v", got, want)
+	}
+
+	// The answer to the second: one unit differs, one is missing, one the server does not have.
+	answer(st, f, []uint32{u(0)}, []uint32{u(1)}, 9999)
+	at := s.lastFix
+	wantUnits := []UnitMismatch{
+		{ID: u(0), Local: mine[0].Hash ^ 1, Server: mine[0].Hash, LocalKnown: true},
+		{ID: u(1), Server: mine[1].Hash, NoLocal: true, LocalKnown: true},
+		{ID: 9999, Local: 77, NoServer: true, LocalKnown: true},
+	}
+	if got, want := last(), (SyncRecord{Seat: 1, Frame: f, Groups: all, Units: wantUnits, Action: ActionRealtime, At: at}); !reflect.DeepEqual(got, want) {
+		t.Errorf("the real-time re-sync's record\n got %+v\nwant %+v", got, want)
+	}
+	if want := fmt.Sprintf("real-time re-sync at frame %d", at); st.lastHash != want {
+		t.Errorf("last hash %q, want %q", st.lastHash, want)
+	}
+	var up *UnitUpdate
+	for _, e := range s.sched.all() {
+		if e.kind == evUpdate && e.frame == at {
+			up = e.update
+		}
+	}
+	wantHashes := []world.UnitHash{mine[0], mine[1]}
+	if up == nil || up.Seat != 1 || up.Checked != f || !reflect.DeepEqual(up.Hashes, wantHashes) {
+		t.Errorf("the update %+v, want seat 1, checked %d, hashes %v", up, f, wantHashes)
+	}
+
+	// The same report again, before the repair takes effect: nothing new to repair.
+	report(st, f, good^1)
+	answer(st, f, []uint32{u(0)}, []uint32{u(1)}, 9999)
+	if got, want := last(), (SyncRecord{Seat: 1, Frame: f, Groups: all, Units: wantUnits, Action: ActionNoneLeft}); !reflect.DeepEqual(got, want) {
+		t.Errorf("the repeated report's record\n got %+v\nwant %+v", got, want)
+	}
+
+	// Too many units for a real-time re-sync: the world stops. The other seat's drill-down,
+	// answered during the pause, ends in the pause too.
+	s.cfg.RealtimeMax = 1
+	g := f + 1
+	gm, _ := s.hist.at(g)
+	report(other, g, rangeHash(gm, 1, world.MaxUnitID)^1)
+	report(st, g, rangeHash(gm, 1, world.MaxUnitID)^1)
+	answer(st, g, []uint32{u(2), u(3)}, nil, 0)
+	if s.pause == nil {
+		t.Fatal("no pause")
+	}
+	p := s.pause.frame
+	if got := last(); got.Action != ActionStopWorld || got.At != p || got.Frame != g || len(got.Units) != 2 {
+		t.Errorf("the stop-the-world's record %+v, want two units and a pause at frame %d", got, p)
+	}
+	if want := fmt.Sprintf("stop-the-world at frame %d", p); st.lastHash != want {
+		t.Errorf("last hash %q, want %q", st.lastHash, want)
+	}
+	answer(other, g, nil, nil, 0)
+	if r := findRecord(s.syncLog, 0, g, ActionStopWorld); r == nil || r.At != p {
+		t.Errorf("seat 0's drill-down during the pause: %+v", s.syncLog)
+	}
+	if len(s.pauseLog) != 1 || !s.pauseLog[0].Running || s.pauseLog[0].Frame != p || !s.pauseLog[0].Start.IsZero() {
+		t.Fatalf("pauses %+v, want one on its way to frame %d", s.pauseLog, p)
+	}
+
+	// At the paused frame, a client's WorldHashes differ in one unit.
+	now := time.Now()
+	for s.w.Frame() < p {
+		s.step(now)
+	}
+	s.reachPause(now)
+	st.pauseState = &clientPause{applied: make(map[uint32]bool)} // as if it were connected
+	hs := s.w.UnitHashes(1, world.MaxUnitID, nil)
+	hs[4].Hash++
+	s.worldHashes(now, st, &WorldHashes{Frame: p, Hashes: hs})
+	want := SyncRecord{Seat: 1, Frame: p, Action: ActionStopWorld, At: p,
+		Units: []UnitMismatch{{ID: hs[4].ID, Local: hs[4].Hash, Server: hs[4].Hash - 1, LocalKnown: true}}}
+	if got := last(); !reflect.DeepEqual(got, want) {
+		t.Errorf("the paused world's record\n got %+v\nwant %+v", got, want)
+	}
+	s.resume(now.Add(80 * time.Millisecond))
+	if got := s.pauseLog[0]; got.Running || got.Millis != 80 || got.Units != 1 || !got.Start.Equal(now) {
+		t.Errorf("the pause record after the resume: %+v, want 80 ms, 1 unit", got)
+	}
+	s.publish(now, true)
+	if snap := s.Snapshot(); !reflect.DeepEqual(snap.Pauses, s.pauseLog) || len(snap.Mismatches) != len(s.syncLog) {
+		t.Errorf("the snapshot has pauses %+v and %d records, the server %+v and %d", snap.Pauses, len(snap.Mismatches), s.pauseLog, len(s.syncLog))
+	}
+}
+
+func TestSeatInfo(t *testing.T) {
+	peer := new(transport.Peer) // seatState asks only whether there is one
+	for _, tt := range []struct {
+		name   string
+		st     *seat
+		paused bool
+		want   string
+	}{
+		{"bot", &seat{bot: NewBot(0, "bot1", 1), inGame: true}, false, "bot"},
+		{"bot during a pause", &seat{bot: NewBot(0, "bot1", 1)}, true, "bot"},
+		{"connected, not started", &seat{peer: peer}, false, "joining"},
+		{"playing", &seat{peer: peer, started: true}, false, "playing"},
+		{"paused", &seat{peer: peer, started: true, pauseState: &clientPause{sent: 1, applied: map[uint32]bool{0: true}}}, true, "paused"},
+		{"batches on their way", &seat{peer: peer, started: true, pauseState: &clientPause{sent: 2, applied: map[uint32]bool{0: true}}}, true, "re-syncing"},
+		{"gone", &seat{gone: "timeout"}, false, "disconnected: timeout"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &Server{}
+			if tt.paused {
+				s.pause = &pause{frame: 50}
+			}
+			if got := s.seatState(tt.st); got != tt.want {
+				t.Errorf("state %q, want %q", got, tt.want)
+			}
+		})
+	}
+
+	s := &Server{}
+	s.seats[0] = &seat{idx: 0, name: "bot1", bot: NewBot(0, "bot1", 1), inGame: true}
+	s.seats[2] = &seat{idx: 2, name: "ann", peer: peer, started: true, inGame: true, lastHash: "ok at frame 40"}
+	s.seats[5] = &seat{idx: 5, name: "bob", gone: "closed: bye"}
+	want := []SeatInfo{
+		{Seat: 0, Name: "bot1", Bot: true, Connected: true, InGame: true, State: "bot"},
+		{Seat: 2, Name: "ann", Connected: true, InGame: true, LastHash: "ok at frame 40", State: "playing"},
+		{Seat: 5, Name: "bob", State: "disconnected: closed: bye"},
+	}
+	if got := s.seatInfos(); !reflect.DeepEqual(got, want) {
+		t.Errorf("seats\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// syncLogGame runs a loopback game of one server bot and two bot clients until the test ends
+// it, rather than for a fixed time: the test is over as soon as it has seen what it checks.
+func syncLogGame(t *testing.T, realtimeMax int) (*Server, []*Client, context.Context) {
+	t.Helper()
+	srv, err := NewServer(ServerConfig{Listen: "127.0.0.1:0", Bots: desyncBots, StartDelay: 300 * time.Millisecond,
+		MinPlayers: desyncClients, RealtimeMax: realtimeMax})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	wg.Go(func() { srv.Run(ctx) })
+	cs := make([]*Client, desyncClients)
+	for i := range cs {
+		c, err := NewClient(ClientConfig{Connect: srv.Addr(), Name: fmt.Sprintf("c%d", i+1), Bot: true, Seed: uint64(i + 1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs[i] = c
+		wg.Go(func() { c.Run(ctx) })
+	}
+	return srv, cs, ctx
+}
+
+// findIn returns the latest record of seat with action in log.
+func findIn(log []SyncRecord, seat uint8, action string) (SyncRecord, bool) {
+	for i := len(log) - 1; i >= 0; i-- {
+		if log[i].Seat == seat && log[i].Action == action {
+			return log[i], true
+		}
+	}
+	return SyncRecord{}, false
+}
+
+// endedPause is the first pause in log that is over.
+func endedPause(log []PauseRecord) (PauseRecord, bool) {
+	for _, p := range log {
+		if !p.Running {
+			return p, true
+		}
+	}
+	return PauseRecord{}, false
+}
+
+// TestSyncLogLoopback: in a real game, a client's order shows as pending in its next snapshot
+// and goes once its frame ran; one corrupted unit is repaired in real time and both sides
+// record the same units with the same two hashes; then three corrupted units stop the world,
+// and every host records the pause. The player table shows the bot and the clients.
+func TestSyncLogLoopback(t *testing.T) {
+	t.Parallel()
+	srv, cs, ctx := syncLogGame(t, 2)
+	if !waitUntil(ctx, func() bool { return clientsAtFrame(cs, 5) }) {
+		t.Fatal("the clients never reached frame 5")
+	}
+	seat := cs[0].Snapshot().Seat
+
+	// An order given through Do, for a frame far enough ahead to be pending in any snapshot of
+	// the next second.
+	type issued struct {
+		id, frame uint32
+		prev      *ClientSnapshot
+	}
+	got := make(chan issued, 1)
+	cs[1].Do(func(c *Client) {
+		now := time.Now()
+		cmd := &Command{Frame: c.issueFrame(now) + 10, Kind: world.CommandStop, Units: ownUnits(c.w, c.seat)[:1]}
+		c.issue(now, cmd)
+		got <- issued{cmd.ID, cmd.Frame, c.Snapshot()}
+	})
+	order := <-got
+	var next *ClientSnapshot
+	waitUntil(ctx, func() bool { next = cs[1].Snapshot(); return next != order.prev })
+	if !slices.ContainsFunc(next.Pending, func(o PendingOrder) bool { return o.ID == order.id && o.Frame == order.frame }) {
+		t.Errorf("the snapshot after the order (frame %d) does not show it pending: %+v", next.Frame, next.Pending)
+	}
+
+	// One corrupted unit: a real-time re-sync.
+	if _, ok := injectDesync(ctx, cs[0], 1); !ok {
+		t.Fatal("no corruption")
+	}
+	var cr, sr, or SyncRecord
+	waitUntil(ctx, func() bool {
+		var ok1, ok2, ok3 bool
+		cr, ok1 = findIn(cs[0].Snapshot().Mismatches, seat, ActionRealtime)
+		sr, ok2 = findIn(srv.Snapshot().Mismatches, seat, ActionRealtime)
+		or, ok3 = findIn(cs[1].Snapshot().Mismatches, seat, ActionRealtime)
+		return ok1 && ok2 && ok3 && cr.Frame == sr.Frame && or.Frame == sr.Frame
+	})
+	t.Logf("client: %+v", cr)
+	t.Logf("server: %+v", sr)
+	if cr.Action != ActionRealtime || cr.At <= cr.Frame {
+		t.Fatalf("no real-time re-sync in the corrupted client's log (%+v)", cs[0].Snapshot().Mismatches)
+	}
+	if !slices.ContainsFunc(cr.Units, func(u UnitMismatch) bool { return u.LocalKnown && u.Local != u.Server }) {
+		t.Errorf("no unit with two different hashes: %+v", cr.Units)
+	}
+	if sr.Action != ActionRealtime || sr.At != cr.At || !reflect.DeepEqual(sr.Units, cr.Units) {
+		t.Errorf("the server's record %+v does not match the client's %+v", sr, cr)
+	}
+	// The other client learned of the repair too; its own hashes are the server's.
+	for i, u := range or.Units {
+		if i >= len(sr.Units) || u.ID != sr.Units[i].ID || u.Server != sr.Units[i].Server || (u.LocalKnown && u.Local != u.Server) {
+			t.Errorf("the other client's record %+v, the server's %+v", or, sr)
+			break
+		}
+	}
+
+	// The order ran at its frame and left the list.
+	waitUntil(ctx, func() bool { return cs[1].Snapshot().Frame > order.frame })
+	if s := cs[1].Snapshot(); slices.ContainsFunc(s.Pending, func(o PendingOrder) bool { return o.ID == order.id }) {
+		t.Errorf("at frame %d the order for frame %d is still pending", s.Frame, order.frame)
+	}
+
+	// Three corrupted units: more than the real-time limit of 2 stops the world.
+	if _, ok := injectDesync(ctx, cs[0], 3); !ok {
+		t.Fatal("no corruption")
+	}
+	sawPaused := false
+	waitUntil(ctx, func() bool {
+		ss := srv.Snapshot()
+		for _, si := range ss.Seats {
+			sawPaused = sawPaused || (!si.Bot && (si.State == "paused" || si.State == "re-syncing"))
+		}
+		_, ok1 := endedPause(ss.Pauses)
+		_, ok2 := endedPause(cs[0].Snapshot().Pauses)
+		_, ok3 := endedPause(cs[1].Snapshot().Pauses)
+		return ok1 && ok2 && ok3
+	})
+	sp, ok := endedPause(srv.Snapshot().Pauses)
+	if !ok {
+		t.Fatalf("the server's pauses: %+v", srv.Snapshot().Pauses)
+	}
+	t.Logf("server pause: %+v", sp)
+	if sp.Millis <= 0 || sp.Units <= 0 || sp.Start.IsZero() {
+		t.Errorf("the server's pause record %+v, want a length, units and a start", sp)
+	}
+	if r, ok := findIn(srv.Snapshot().Mismatches, seat, ActionStopWorld); !ok || r.At != sp.Frame {
+		t.Errorf("no stop-the-world record at frame %d on the server: %+v", sp.Frame, srv.Snapshot().Mismatches)
+	}
+	for _, c := range cs {
+		s := c.Snapshot()
+		cp, ok := endedPause(s.Pauses)
+		if !ok || cp.Frame != sp.Frame || cp.Millis <= 0 || cp.Units <= 0 || cp.Start.IsZero() {
+			t.Errorf("seat %d: pause record %+v, want the server's pause at frame %d, with a length and units", s.Seat, cp, sp.Frame)
+		}
+		if !slices.ContainsFunc(s.Mismatches, func(r SyncRecord) bool { return r.Action == ActionStopWorld && r.At == sp.Frame }) {
+			t.Errorf("seat %d: no stop-the-world record: %+v", s.Seat, s.Mismatches)
+		}
+	}
+	if !sawPaused {
+		t.Error("the player table never showed a client paused or re-syncing")
+	}
+
+	// The player table.
+	ss := srv.Snapshot()
+	if len(ss.Seats) != desyncBots+desyncClients {
+		t.Fatalf("seats %+v", ss.Seats)
+	}
+	for _, si := range ss.Seats {
+		switch {
+		case si.Bot:
+			if si.Name != "bot1" || !si.Connected || !si.InGame || si.State != "bot" || si.LastHash != "" {
+				t.Errorf("bot row %+v", si)
+			}
+		default:
+			if !strings.HasPrefix(si.Name, "c") || !si.Connected || !si.InGame || si.State != "playing" {
+				t.Errorf("client row %+v", si)
+			}
+			if !strings.Contains(si.LastHash, " at frame ") {
+				t.Errorf("client row %+v: no hash check", si)
+			}
+		}
+	}
+}
