@@ -34,7 +34,30 @@ import (
 type GraphView struct {
 	*tview.Box
 	receiver, sender []depgraph.Waiting
+	names            WaitNames
+	pruned           uint64
 	now              time.Time
+}
+
+// WaitNames name the waiting messages by sequence number, one map per side (the message
+// layer does not know what a message is; the game does). A message without a name shows
+// only its sequence number.
+type WaitNames struct {
+	Receiver, Sender map[uint16]string
+}
+
+// SetNames sets the names drawn after each sequence number ("#7 Chat").
+func (g *GraphView) SetNames(n WaitNames) *GraphView {
+	g.names = n
+	return g
+}
+
+// SetPruned sets how many dependencies the sender has left off the wire because its local
+// graph had already executed them (acknowledged, and their own dependencies done): the
+// savings that make a dependency cost nothing in steady state.
+func (g *GraphView) SetPruned(n uint64) *GraphView {
+	g.pruned = n
+	return g
 }
 
 // NewGraphView returns an empty view.
@@ -60,23 +83,29 @@ func (g *GraphView) Lines() []string {
 		lines = append(lines, "  nothing waiting")
 	}
 	for _, w := range g.receiver {
-		lines = append(lines, waitingLine(w, g.now, false))
+		lines = append(lines, waitingLine(w, g.names.Receiver, g.now, false))
 	}
 	lines = append(lines, "sender")
 	if len(g.sender) == 0 {
 		lines = append(lines, "  nothing waiting")
 	}
 	for _, w := range g.sender {
-		lines = append(lines, waitingLine(w, g.now, true))
+		lines = append(lines, waitingLine(w, g.names.Sender, g.now, true))
+	}
+	if g.pruned > 0 {
+		lines = append(lines, fmt.Sprintf("  %d dependencies pruned (already acked, never sent)", g.pruned))
 	}
 	return lines
 }
 
 // waitingLine describes one message. On the sender, Arrived means that the
 // peer acknowledged it.
-func waitingLine(w depgraph.Waiting, now time.Time, sender bool) string {
+func waitingLine(w depgraph.Waiting, names map[uint16]string, now time.Time, sender bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "#%d", w.Seq)
+	if name := names[w.Seq]; name != "" {
+		b.WriteString(" " + name)
+	}
 	var status string
 	switch {
 	case w.Placeholder:
@@ -139,20 +168,28 @@ func (g *GraphView) Draw(screen tcell.Screen) {
 // sorted by sequence number, so the same state always gives the same text.
 // Render it with, for example, dot -Tsvg.
 func DOT(receiver, sender []depgraph.Waiting) string {
+	return NamedDOT(receiver, sender, WaitNames{})
+}
+
+// NamedDOT is DOT with each node's name (its message type) under its sequence number.
+func NamedDOT(receiver, sender []depgraph.Waiting, names WaitNames) string {
 	var b strings.Builder
 	b.WriteString("digraph waits {\n\trankdir=LR;\n\tnode [shape=box];\n")
-	dotCluster(&b, "receiver", "r", receiver, false)
-	dotCluster(&b, "sender", "s", sender, true)
+	dotCluster(&b, "receiver", "r", receiver, names.Receiver, false)
+	dotCluster(&b, "sender", "s", sender, names.Sender, true)
 	b.WriteString("}\n")
 	return b.String()
 }
 
-func dotCluster(b *strings.Builder, name, prefix string, ws []depgraph.Waiting, sender bool) {
+func dotCluster(b *strings.Builder, name, prefix string, ws []depgraph.Waiting, names map[uint16]string, sender bool) {
 	ws = cloneWaiting(ws)
 	slices.SortStableFunc(ws, func(a, b depgraph.Waiting) int { return cmp.Compare(a.Seq, b.Seq) })
 	fmt.Fprintf(b, "\tsubgraph cluster_%s {\n\t\tlabel=%q;\n", name, name)
 	for _, w := range ws {
 		label := fmt.Sprintf("#%d", w.Seq)
+		if n := names[w.Seq]; n != "" {
+			label += `\n` + n
+		}
 		attrs := ""
 		switch {
 		case w.Placeholder || (!sender && !w.Arrived):

@@ -20,6 +20,8 @@ var (
 	styleEnemy     = tcell.StyleDefault.Foreground(tcell.ColorRed).Bold(true)
 	styleDeadEnemy = tcell.StyleDefault.Foreground(tcell.ColorMaroon).Dim(true)
 	styleSelected  = tcell.StyleDefault.Background(tcell.ColorNavy).Underline(true)
+	styleBox       = tcell.StyleDefault.Background(tcell.ColorDarkSlateGray)
+	styleMark      = tcell.StyleDefault.Foreground(tcell.ColorAqua)
 )
 
 // mapScrollMargin is how many cells the view keeps between the cursor and
@@ -50,7 +52,25 @@ type MapView struct {
 	offsetX, offsetY int32 // map cell drawn at the inner rectangle's top-left
 
 	cursorMoved func(x, y int32)
+
+	attacks []world.Attack
+	marks   []MapMark
+	box     *mapBox // the box selection being drawn, if any
+
+	// Mouse: a left press starts a possible drag; its release is a click (same cell) or a box.
+	dragFrom *[2]int32
+	onClick  func(x, y int32, add bool)
+	onBox    func(x0, y0, x1, y1 int32, add bool)
+	onRight  func(x, y int32)
 }
+
+// MapMark is a cell to mark on the map, such as the destination of an order still pending.
+type MapMark struct {
+	X, Y   int32
+	Letter rune
+}
+
+type mapBox struct{ x0, y0, x1, y1 int32 }
 
 // NewMapView returns a view of w's map with no units and the cursor at the
 // map's top-left cell.
@@ -64,6 +84,131 @@ func (m *MapView) SetUnits(units []world.Unit, ownSeat uint8) *MapView {
 	m.units = append(m.units[:0], units...)
 	m.ownSeat = ownSeat
 	return m
+}
+
+// SetAttacks replaces the attacks in flight to draw (as '*' in their shooter's colour, under
+// the units). The slice is copied.
+func (m *MapView) SetAttacks(attacks []world.Attack) *MapView {
+	m.attacks = append(m.attacks[:0], attacks...)
+	return m
+}
+
+// SetMarks replaces the marked cells (drawn on empty ground only, so a mark never hides a unit).
+func (m *MapView) SetMarks(marks []MapMark) *MapView {
+	m.marks = append(m.marks[:0], marks...)
+	return m
+}
+
+// SetBox shows a box selection from (x0, y0) to (x1, y1) (any two opposite corners); ClearBox
+// hides it.
+func (m *MapView) SetBox(x0, y0, x1, y1 int32) *MapView {
+	m.box = &mapBox{min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)}
+	return m
+}
+
+// ClearBox hides the box selection.
+func (m *MapView) ClearBox() *MapView {
+	m.box = nil
+	return m
+}
+
+// UnitAt returns the unit drawn at map cell (x, y): a living one before a dead enemy.
+func (m *MapView) UnitAt(x, y int32) (world.Unit, bool) {
+	var found world.Unit
+	ok := false
+	for _, u := range m.units {
+		if u.X == x && u.Y == y && (!ok || found.Dead) {
+			found, ok = u, true
+		}
+	}
+	return found, ok
+}
+
+// Units returns the units as last set (do not modify).
+func (m *MapView) Units() []world.Unit { return m.units }
+
+// CellAt returns the map cell drawn at screen position (sx, sy), as of the last draw.
+func (m *MapView) CellAt(sx, sy int) (x, y int32, ok bool) {
+	ix, iy, width, height := m.GetInnerRect()
+	dx, dy := sx-ix, sy-iy
+	if dx < 0 || dy < 0 || dx >= width || dy >= height {
+		return 0, 0, false
+	}
+	x, y = m.offsetX+int32(dx), m.offsetY+int32(dy)
+	if x >= m.world.Width() || y >= m.world.Height() {
+		return 0, 0, false
+	}
+	return x, y, true
+}
+
+// SetMouseFuncs sets what mouse gestures on the map do: click is a left click on a cell (add:
+// with Shift or Ctrl held, to add to the selection), box a left drag from one cell to another,
+// right a right click. Each also moves the cursor there.
+func (m *MapView) SetMouseFuncs(click func(x, y int32, add bool), box func(x0, y0, x1, y1 int32, add bool), right func(x, y int32)) *MapView {
+	m.onClick, m.onBox, m.onRight = click, box, right
+	return m
+}
+
+// MouseHandler turns clicks and drags into the gestures set with SetMouseFuncs. A left press
+// captures the mouse so the drag goes on outside the map's rectangle.
+func (m *MapView) MouseHandler() func(action tview.MouseAction, event *tcell.EventMouse, setFocus func(p tview.Primitive)) (consumed bool, capture tview.Primitive) {
+	return m.WrapMouseHandler(func(action tview.MouseAction, event *tcell.EventMouse, setFocus func(p tview.Primitive)) (bool, tview.Primitive) {
+		sx, sy := event.Position()
+		x, y, in := m.CellAt(sx, sy)
+		add := event.Modifiers()&(tcell.ModShift|tcell.ModCtrl) != 0
+		switch action {
+		case tview.MouseLeftDown:
+			if !in {
+				return false, nil
+			}
+			setFocus(m)
+			m.dragFrom = &[2]int32{x, y}
+			m.SetCursor(x, y)
+			return true, m
+		case tview.MouseMove:
+			if m.dragFrom == nil {
+				return false, nil
+			}
+			if in && (x != m.dragFrom[0] || y != m.dragFrom[1]) {
+				m.SetBox(m.dragFrom[0], m.dragFrom[1], x, y)
+				m.SetCursor(x, y)
+			}
+			return true, m
+		case tview.MouseLeftUp:
+			if m.dragFrom == nil {
+				return false, nil
+			}
+			from := *m.dragFrom
+			m.dragFrom = nil
+			m.ClearBox()
+			if !in {
+				return true, nil
+			}
+			if x == from[0] && y == from[1] {
+				if m.onClick != nil {
+					m.onClick(x, y, add)
+				}
+			} else if m.onBox != nil {
+				m.onBox(from[0], from[1], x, y, add)
+			}
+			return true, nil
+		case tview.MouseLeftClick:
+			return in, nil // handled on the release
+		case tview.MouseRightDown:
+			// On the press, as RTS games do (and tview reports a second click soon after the
+			// first as a double click, whichever button it was).
+			if !in {
+				return false, nil
+			}
+			setFocus(m)
+			m.SetCursor(x, y)
+			if m.onRight != nil {
+				m.onRight(x, y)
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 }
 
 // SetSelected sets which unit ids are highlighted (the player's selection).
@@ -164,6 +309,46 @@ func (m *MapView) Draw(screen tcell.Screen) {
 			}
 			screen.SetContent(x+int(dx), y+int(dy), rune(t), nil, style)
 		}
+	}
+
+	if b := m.box; b != nil {
+		for cy := b.y0; cy <= b.y1; cy++ {
+			for cx := b.x0; cx <= b.x1; cx++ {
+				if sx, sy, ok := toScreen(cx, cy); ok {
+					r, _, st, _ := screen.GetContent(sx, sy)
+					_, bg, _ := styleBox.Decompose()
+					screen.SetContent(sx, sy, r, nil, st.Background(bg))
+				}
+			}
+		}
+	}
+	for _, mk := range m.marks {
+		if m.world.Terrain(mk.X, mk.Y) != world.Ground {
+			continue
+		}
+		if sx, sy, ok := toScreen(mk.X, mk.Y); ok {
+			_, _, st, _ := screen.GetContent(sx, sy)
+			_, bg, _ := st.Decompose()
+			screen.SetContent(sx, sy, mk.Letter, nil, styleMark.Background(bg))
+		}
+	}
+	// Attacks in flight, under the units: an arrow over its target's cell should not hide the
+	// target's letter.
+	for _, a := range m.attacks {
+		sx, sy, ok := toScreen(a.X/world.CellSize, a.Y/world.CellSize)
+		if !ok {
+			continue
+		}
+		style := styleAllyUnit
+		switch {
+		case a.Owner == world.EnemyOwner:
+			style = styleEnemy
+		case a.Owner == m.ownSeat:
+			style = styleOwnUnit
+		}
+		_, _, st, _ := screen.GetContent(sx, sy)
+		_, bg, _ := st.Decompose()
+		screen.SetContent(sx, sy, '*', nil, style.Bold(false).Background(bg))
 	}
 
 	// Dead enemies first, so a living unit that shares their cell is drawn

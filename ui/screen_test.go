@@ -36,6 +36,9 @@ type screenApp struct {
 	screen tcell.SimulationScreen
 	done   chan error
 	once   sync.Once
+	// halt, if set, is how stop ends the application (a screen runner stops through its
+	// context, so that its ticker is the one to call Stop).
+	halt func()
 }
 
 // runApp starts an application with root on a width×height simulated screen
@@ -74,7 +77,11 @@ func runApp(t *testing.T, root tview.Primitive, width, height int) *screenApp {
 func (sa *screenApp) stop() {
 	sa.t.Helper()
 	sa.once.Do(func() {
-		sa.app.Stop()
+		if sa.halt != nil {
+			sa.halt()
+		} else {
+			sa.app.Stop()
+		}
 		select {
 		case err := <-sa.done:
 			if err != nil {

@@ -23,6 +23,7 @@ import (
 // number of steps above min (max itself is always allowed, even when the range
 // is not a multiple of the step).
 type Slider struct {
+	valueWidth int // see SetValueWidth
 	*tview.Box
 
 	label      string
@@ -137,7 +138,16 @@ func (s *Slider) stepUp() { s.SetValue(s.value + s.step) }
 func (s *Slider) valueText() string {
 	width := max(len(strconv.Itoa(s.min)), len(strconv.Itoa(s.max)))
 	num := strconv.Itoa(s.value)
-	return strings.Repeat(" ", width-len(num)) + num + s.unit
+	text := strings.Repeat(" ", width-len(num)) + num + s.unit
+	return strings.Repeat(" ", max(s.valueWidth-len(text), 0)) + text
+}
+
+// SetValueWidth pads the number and unit on the left to at least width cells, so that a column
+// of sliders with different units ("60%", "1000ms") ends every bar and every number in the
+// same column.
+func (s *Slider) SetValueWidth(width int) *Slider {
+	s.valueWidth = width
+	return s
 }
 
 // Draw draws the slider on the first line of its inner rectangle.

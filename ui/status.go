@@ -2,12 +2,15 @@ package ui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
+
+	"github.com/ackattack/ackattack/net/linksim"
 )
 
 // The connection states a StatusLine knows how to colour.
@@ -26,6 +29,7 @@ type Status struct {
 	LossPercent    float64       // packets lost, 0..100
 	BytesInPerSec  float64
 	BytesOutPerSec float64
+	Link           string        // the simulated link's settings, as LinkText gives them; "" for none
 	State          string        // one of the State constants
 	Since          time.Duration // for StateResyncing: how long the pause has lasted
 	Reason         string        // for StateDisconnected: why
@@ -34,15 +38,20 @@ type Status struct {
 // StatusLine is one line of the numbers a student watches while playing with
 // the link, for example
 //
-//	frame 1234  lead 200 ms  rtt 48 ms  loss 3.2%  in 1.2 kB/s  out 0.8 kB/s  RUNNING
+//	frame 1234  lead 200 ms  rtt 48 ms  loss 3.2%  in 1.2 kB/s  out 0.8 kB/s  loss 30% lat 100ms jit 20ms dup 0%  RUNNING
+//
+// The first loss is measured, the packets that really went missing; the
+// second is the network lab's setting (see LinkText), so a student can compare
+// what was asked of the link with what the protocol saw.
 //
 // The state at the end is coloured so a change catches the eye: RUNNING
 // green, WAITING FOR SYNC ACK yellow, RE-SYNCING magenta with a running timer,
 // DISCONNECTED red with its reason.
 //
-// On a narrow terminal the least important fields go first: the byte rates,
-// then the loss, then lead, rtt and frame; the state is always kept, because
-// it is what tells a player whether the game is running at all.
+// On a narrow terminal the least important fields go first: the link
+// settings (the sliders show them too), then the byte rates, then the loss,
+// then lead, rtt and frame; the state is always kept, because it is what
+// tells a player whether the game is running at all.
 type StatusLine struct {
 	*tview.Box
 	status Status
@@ -62,7 +71,8 @@ func (s *StatusLine) SetStatus(st Status) *StatusLine {
 // Status returns what is shown.
 func (s *StatusLine) Status() Status { return s.status }
 
-// statusFields are the fields before the state, in the order drawn.
+// statusFields are the fields before the state, in the order drawn. An
+// empty field (Link when unset) is left out when the line is put together.
 func statusFields(st Status) []string {
 	return []string{
 		fmt.Sprintf("frame %d", st.Frame),
@@ -71,13 +81,16 @@ func statusFields(st Status) []string {
 		fmt.Sprintf("loss %.1f%%", st.LossPercent),
 		"in " + byteRate(st.BytesInPerSec),
 		"out " + byteRate(st.BytesOutPerSec),
+		st.Link,
 	}
 }
 
-// statusLevels are the sets of statusFields tried, widest first: the byte
-// rates go first (as a pair, since one without the other says little), then
-// the loss, the lead, the round-trip time and the frame.
+// statusLevels are the sets of statusFields tried, widest first: the link
+// settings go first (the sliders show them as well), then the byte rates (as
+// a pair, since one without the other says little), the loss, the lead, the
+// round-trip time and the frame.
 var statusLevels = [][]int{
+	{0, 1, 2, 3, 4, 5, 6},
 	{0, 1, 2, 3, 4, 5},
 	{0, 1, 2, 3},
 	{0, 1, 2},
@@ -85,6 +98,28 @@ var statusLevels = [][]int{
 	{0},
 	{},
 }
+
+// LinkText describes simulated link settings for the status line, as
+// "loss 30% lat 100ms jit 20ms dup 0%", with burst loss and reordering added
+// when they are set, or "link clean" when the link is perfect.
+func LinkText(s linksim.Settings) string {
+	if s.LossPercent == 0 && s.BurstLossPercent == 0 && s.Latency == 0 && s.Jitter == 0 &&
+		s.DupPercent == 0 && s.ReorderPercent == 0 {
+		return "link clean"
+	}
+	text := fmt.Sprintf("loss %s%% lat %dms jit %dms dup %s%%", percent(s.LossPercent),
+		s.Latency.Milliseconds(), s.Jitter.Milliseconds(), percent(s.DupPercent))
+	if s.BurstLossPercent != 0 {
+		text += fmt.Sprintf(" burst %s%%", percent(s.BurstLossPercent))
+	}
+	if s.ReorderPercent != 0 {
+		text += fmt.Sprintf(" reorder %s%%", percent(s.ReorderPercent))
+	}
+	return text
+}
+
+// percent formats a percentage with no more digits than it has: 30, 2.5.
+func percent(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // byteRate formats bytes per second in kB/s (MB/s from a million up).
 func byteRate(perSec float64) string {
@@ -131,7 +166,9 @@ func statusText(st Status, width int) (fields, state string) {
 	for _, level := range statusLevels {
 		var parts []string
 		for _, i := range level {
-			parts = append(parts, all[i])
+			if all[i] != "" {
+				parts = append(parts, all[i])
+			}
 		}
 		fields = strings.Join(parts, "  ")
 		if fields != "" {

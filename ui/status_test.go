@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
+
+	"github.com/ackattack/ackattack/net/linksim"
 )
 
 // statusSample is a status with every field set, in the given state.
@@ -18,6 +20,7 @@ func statusSample(state string) Status {
 		LossPercent:    3.2,
 		BytesInPerSec:  1200,
 		BytesOutPerSec: 800,
+		Link:           "loss 30% lat 100ms jit 20ms dup 0%",
 		State:          state,
 		Since:          800 * time.Millisecond,
 		Reason:         "no packets from the server for 10 s",
@@ -60,7 +63,8 @@ func TestStatusTextDropsFields(t *testing.T) {
 		width int
 		want  string
 	}{
-		{StateRunning, 120, "frame 1234  lead 200 ms  rtt 48 ms  loss 3.2%  in 1.2 kB/s  out 0.8 kB/s  RUNNING"},
+		{StateRunning, 120, "frame 1234  lead 200 ms  rtt 48 ms  loss 3.2%  in 1.2 kB/s  out 0.8 kB/s  loss 30% lat 100ms jit 20ms dup 0%  RUNNING"},
+		{StateRunning, 116, "frame 1234  lead 200 ms  rtt 48 ms  loss 3.2%  in 1.2 kB/s  out 0.8 kB/s  RUNNING"},
 		{StateRunning, 81, "frame 1234  lead 200 ms  rtt 48 ms  loss 3.2%  in 1.2 kB/s  out 0.8 kB/s  RUNNING"},
 		{StateRunning, 80, "frame 1234  lead 200 ms  rtt 48 ms  loss 3.2%  RUNNING"},
 		{StateRunning, 50, "frame 1234  lead 200 ms  rtt 48 ms  RUNNING"},
@@ -68,6 +72,7 @@ func TestStatusTextDropsFields(t *testing.T) {
 		{StateRunning, 20, "frame 1234  RUNNING"},
 		{StateRunning, 10, "RUNNING"},
 		{StateRunning, 4, "RUNN"},
+		{StateResyncing, 120, "frame 1234  lead 200 ms  rtt 48 ms  loss 3.2%  in 1.2 kB/s  out 0.8 kB/s  RE-SYNCING 0.8 s"},
 		{StateResyncing, 80, "frame 1234  lead 200 ms  rtt 48 ms  loss 3.2%  RE-SYNCING 0.8 s"},
 		{StateDisconnected, 40, "DISCONNECTED: no packets from the server"},
 		{StateDisconnected, 0, ""},
@@ -79,6 +84,40 @@ func TestStatusTextDropsFields(t *testing.T) {
 		}
 		if n := len(fields + state); n > tt.width {
 			t.Errorf("%s at %d columns: %d characters", tt.state, tt.width, n)
+		}
+	}
+}
+
+// TestStatusWithoutLink: an empty Link leaves no gap in the line.
+func TestStatusWithoutLink(t *testing.T) {
+	st := statusSample(StateRunning)
+	st.Link = ""
+	fields, state := statusText(st, 120)
+	if got, want := fields+state, "frame 1234  lead 200 ms  rtt 48 ms  loss 3.2%  in 1.2 kB/s  out 0.8 kB/s  RUNNING"; got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+func TestLinkText(t *testing.T) {
+	tests := []struct {
+		in   linksim.Settings
+		want string
+	}{
+		{linksim.Settings{}, "link clean"},
+		{linksim.Settings{BurstLength: 4, ReorderDelay: time.Millisecond}, "link clean"}, // nothing turned on
+		{
+			linksim.Settings{LossPercent: 30, Latency: 100 * time.Millisecond, Jitter: 20 * time.Millisecond},
+			"loss 30% lat 100ms jit 20ms dup 0%",
+		},
+		{linksim.Settings{DupPercent: 2.5}, "loss 0% lat 0ms jit 0ms dup 2.5%"},
+		{
+			linksim.Settings{LossPercent: 1, BurstLossPercent: 5, BurstLength: 3, ReorderPercent: 10},
+			"loss 1% lat 0ms jit 0ms dup 0% burst 5% reorder 10%",
+		},
+	}
+	for _, tt := range tests {
+		if got := LinkText(tt.in); got != tt.want {
+			t.Errorf("LinkText(%+v) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

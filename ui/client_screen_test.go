@@ -1,0 +1,355 @@
+package ui
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/ackattack/ackattack/net/transport"
+	"github.com/ackattack/ackattack/world"
+)
+
+// The client screen over a fake host whose clock is frozen: every screen it draws is the same
+// in every run, so the screens are golden files.
+
+func TestClientScreenStartShowsMapAndStatus(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{120, 36}, {80, 24}, {250, 70}} {
+		t.Run(sizeName(size.w, size.h), func(t *testing.T) {
+			f := newFakeClient(t)
+			sa, cs := fakeClientScreen(t, f, size.w, size.h)
+			sa.waitFor("the map, focused, and the status line", func() bool {
+				txt := screenText(sa)
+				return strings.Contains(txt, "RUNNING") && strings.Contains(txt, "map skirmish") &&
+					cs.MapView() != nil && cs.MapView().HasFocus() && strings.Contains(txt, "╔")
+			})
+			txt := sa.text()
+			lines := strings.Split(strings.TrimRight(txt, "\n"), "\n")
+			last := lines[len(lines)-1]
+			for _, want := range []string{"frame 100", "RUNNING"} {
+				if !strings.Contains(last, want) {
+					t.Errorf("status line %q lacks %q", last, want)
+				}
+			}
+			checkGolden(t, "client_"+sizeName(size.w, size.h), txt)
+		})
+	}
+}
+
+func sizeName(w, h int) string { return fmt.Sprintf("%dx%d", w, h) }
+
+// screenText reads the screen's text; for use inside waitFor's condition, which already runs
+// on the event loop.
+func screenText(sa *screenApp) string {
+	cells, w, h := sa.screen.GetContents()
+	var b strings.Builder
+	for y := range h {
+		for x := range w {
+			c := cells[y*w+x]
+			if len(c.Runes) == 0 {
+				b.WriteByte(' ')
+			} else {
+				b.WriteString(string(c.Runes))
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// ownUnit returns the first unit of seat 0 in the fake's world.
+func ownUnit(t *testing.T, f *fakeClient) world.Unit {
+	t.Helper()
+	for _, u := range f.Snapshot().Units {
+		if u.Owner == 0 {
+			return u
+		}
+	}
+	t.Fatal("no unit of seat 0")
+	return world.Unit{}
+}
+
+// TestClientScreenSelectAndMovePending: the cursor starts on the player's first unit; space
+// selects it, the cursor keys move away, m orders the move, and the order shows at once as
+// pending until its frame.
+func TestClientScreenSelectAndMovePending(t *testing.T) {
+	f := newFakeClient(t)
+	sa, cs := fakeClientScreen(t, f, 120, 36)
+	u := ownUnit(t, f)
+	sa.waitFor("the map", func() bool { return cs.MapView() != nil })
+	sa.do(func() {
+		if x, y := cs.MapView().Cursor(); x != u.X || y != u.Y {
+			t.Errorf("cursor at %d,%d, want the first own unit at %d,%d", x, y, u.X, u.Y)
+		}
+	})
+	sa.rune(' ')
+	sa.waitFor("the unit selected", func() bool {
+		sel := cs.MapView().Selected()
+		return len(sel) == 1 && sel[0] == u.ID
+	})
+	// Walk the cursor to open ground a few cells away.
+	var tx, ty int32
+	sa.do(func() {
+		w := cs.MapView().world
+		for d := int32(3); d < 20; d++ {
+			if w.Terrain(u.X+d, u.Y) == world.Ground {
+				tx, ty = u.X+d, u.Y
+				if _, busy := cs.MapView().UnitAt(tx, ty); !busy {
+					return
+				}
+			}
+		}
+		t.Fatal("no open ground to the right of the unit")
+	})
+	for range tx - u.X {
+		sa.rune('l')
+	}
+	sa.rune('m')
+	waitText(sa, "the order pending", "pending until frame 102")
+	o, ok := f.lastOrder()
+	if !ok || o.Kind != world.CommandMove || len(o.Units) != 1 || o.Units[0] != u.ID || o.X != tx || o.Y != ty {
+		t.Fatalf("order %+v (%v), want a move of unit %d to %d,%d", o, ok, u.ID, tx, ty)
+	}
+	// The destination is marked on the map.
+	sa.do(func() {
+		x0, y0 := cs.MapView().Offset()
+		ix, iy, _, _ := cs.MapView().GetInnerRect()
+		cells, w, _ := sa.screen.GetContents()
+		c := cells[(iy+int(ty-y0))*w+ix+int(tx-x0)]
+		if len(c.Runes) == 0 || c.Runes[0] != 'x' {
+			t.Errorf("destination cell shows %q, want the pending mark x", string(c.Runes))
+		}
+	})
+	checkGolden(t, "client_move_pending", sa.text())
+}
+
+// TestClientScreenBoxSelectAndGroups: v…v selects the own units in a box; g 1 stores them as a
+// group, Esc clears the selection and 1 brings it back.
+func TestClientScreenBoxSelectAndGroups(t *testing.T) {
+	f := newFakeClient(t)
+	sa, cs := fakeClientScreen(t, f, 120, 36)
+	sa.waitFor("the map", func() bool { return cs.MapView() != nil })
+	var want []uint32
+	for _, u := range f.Snapshot().Units {
+		if u.Owner == 0 {
+			want = append(want, u.ID)
+		}
+	}
+	// A box around every own unit: from the top-left of their bounding box to its bottom-right.
+	units := f.Snapshot().Units
+	minX, minY, maxX, maxY := int32(1<<30), int32(1<<30), int32(-1), int32(-1)
+	for _, u := range units {
+		if u.Owner == 0 {
+			minX, minY, maxX, maxY = min(minX, u.X), min(minY, u.Y), max(maxX, u.X), max(maxY, u.Y)
+		}
+	}
+	sa.do(func() { cs.MapView().SetCursor(minX, minY) })
+	sa.rune('v')
+	for range maxX - minX {
+		sa.rune('l')
+	}
+	for range maxY - minY {
+		sa.rune('j')
+	}
+	sa.rune('v')
+	sa.waitFor("the box selection", func() bool { return len(cs.MapView().Selected()) == len(want) })
+	sa.rune('g')
+	sa.rune('1')
+	sa.key(tcell.KeyEscape)
+	sa.waitFor("the selection cleared", func() bool { return len(cs.MapView().Selected()) == 0 })
+	sa.rune('1')
+	sa.waitFor("group 1 recalled", func() bool { return len(cs.MapView().Selected()) == len(want) })
+	sa.waitFor("the group on the orders line", func() bool { return strings.Contains(screenText(sa), "selected group 1") })
+}
+
+// TestClientScreenMouse: a left click selects the unit under it, a right click on open ground
+// orders the selection there.
+func TestClientScreenMouse(t *testing.T) {
+	f := newFakeClient(t)
+	sa, cs := fakeClientScreen(t, f, 120, 36)
+	u := ownUnit(t, f)
+	sa.waitFor("the map drawn", func() bool { return cs.MapView() != nil && strings.Contains(screenText(sa), "map skirmish") })
+	var sx, sy int
+	var gx int32
+	sa.do(func() {
+		x0, y0 := cs.MapView().Offset()
+		ix, iy, _, _ := cs.MapView().GetInnerRect()
+		sx, sy = ix+int(u.X-x0), iy+int(u.Y-y0)
+		w := cs.MapView().world
+		for gx = u.X + 3; w.Terrain(gx, u.Y) != world.Ground; gx++ {
+		}
+	})
+	sa.screen.InjectMouse(sx, sy, tcell.Button1, tcell.ModNone)
+	sa.screen.InjectMouse(sx, sy, tcell.ButtonNone, tcell.ModNone)
+	sa.waitFor("the clicked unit selected", func() bool {
+		sel := cs.MapView().Selected()
+		return len(sel) == 1 && sel[0] == u.ID
+	})
+	gsx := sx + int(gx-u.X)
+	sa.screen.InjectMouse(gsx, sy, tcell.Button2, tcell.ModNone)
+	sa.screen.InjectMouse(gsx, sy, tcell.ButtonNone, tcell.ModNone)
+	sa.waitFor("the move order", func() bool { o, ok := f.lastOrder(); return ok && o.X == gx && o.Y == u.Y })
+}
+
+// TestClientScreenChat: Enter opens the input line, Enter sends; the line comes back in the
+// pane with the tag shown as typed.
+func TestClientScreenChat(t *testing.T) {
+	f := newFakeClient(t)
+	sa, _ := fakeClientScreen(t, f, 120, 36)
+	sa.waitFor("the screen", func() bool { return strings.Contains(screenText(sa), "RUNNING") })
+	sa.key(tcell.KeyEnter)
+	for _, r := range "gg [red]wp" {
+		sa.rune(r)
+	}
+	sa.key(tcell.KeyEnter)
+	sa.waitFor("the line in the pane", func() bool { return strings.Contains(screenText(sa), "ann: gg [red]wp") })
+	f.mu.Lock()
+	said := append([]string(nil), f.said...)
+	f.mu.Unlock()
+	if len(said) != 1 || said[0] != "gg [red]wp" {
+		t.Fatalf("said %q, want the one line", said)
+	}
+	// Keys go back to the map: q would quit, d toggles the debug panel.
+	sa.rune('d')
+	sa.waitFor("the debug panel", func() bool { return strings.Contains(screenText(sa), "1 graph") })
+}
+
+// TestClientScreenDebugPanelShowsWaitingMessage: with the receiver holding a message back for a
+// lost dependency, the debug panel's graph view shows it waiting.
+func TestClientScreenDebugPanelShowsWaitingMessage(t *testing.T) {
+	f := newFakeClient(t)
+	p, _ := f.Peer()
+	p.Debug = heldBackDebug(fakeNow)
+	f.setPeer(p)
+	sa, _ := fakeClientScreen(t, f, 120, 36)
+	sa.rune('d')
+	sa.waitFor("the waiting message", func() bool { return strings.Contains(screenText(sa), "#7 Chat waits for #5") })
+	checkGolden(t, "client_debug_graph", sa.text())
+	// n cycles to the ack view.
+	sa.rune('n')
+	sa.waitFor("the ack view", func() bool {
+		return strings.Contains(screenText(sa), "rtt") && strings.Contains(screenText(sa), "acked")
+	})
+}
+
+// TestClientScreenHelpAndInject: ? shows every key, Esc hides it; i asks the host for a desync.
+func TestClientScreenHelpAndInject(t *testing.T) {
+	f := newFakeClient(t)
+	sa, _ := fakeClientScreen(t, f, 100, 30)
+	sa.waitFor("the screen", func() bool { return strings.Contains(screenText(sa), "RUNNING") })
+	sa.rune('?')
+	sa.waitFor("the help", func() bool { return strings.Contains(screenText(sa), "inject a desync") })
+	sa.key(tcell.KeyEscape)
+	sa.waitFor("the help gone", func() bool { return !strings.Contains(screenText(sa), "inject a desync") })
+	sa.rune('i')
+	sa.waitFor("the desync asked for", func() bool { f.mu.Lock(); defer f.mu.Unlock(); return f.injects == 1 })
+	sa.waitFor("the notice", func() bool { return strings.Contains(screenText(sa), "desync injected") })
+}
+
+// TestClientScreenExportDOT: x writes the dependency graph as a DOT file and says where.
+func TestClientScreenExportDOT(t *testing.T) {
+	f := newFakeClient(t)
+	p, _ := f.Peer()
+	p.Debug = heldBackDebug(fakeNow)
+	f.setPeer(p)
+	sa, cs := fakeClientScreen(t, f, 160, 40)
+	sa.waitFor("the screen", func() bool { return strings.Contains(screenText(sa), "RUNNING") })
+	sa.rune('x')
+	sa.waitFor("the export notice", func() bool { return strings.Contains(screenText(sa), "dependency graph written to") })
+	files, _ := filepath.Glob(filepath.Join(cs.exports, "*.dot"))
+	if len(files) != 1 {
+		t.Fatalf("DOT files %v, want one", files)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil || !strings.Contains(string(b), "digraph") {
+		t.Fatalf("DOT file: %v\n%s", err, b)
+	}
+}
+
+// TestClientScreenStates: the status line follows the host's state.
+func TestClientScreenStates(t *testing.T) {
+	f := newFakeClient(t)
+	sa, _ := fakeClientScreen(t, f, 120, 36)
+	f.mu.Lock()
+	f.snap.Waiting = true
+	f.mu.Unlock()
+	sa.waitFor("waiting", func() bool { return strings.Contains(screenText(sa), "WAITING FOR SYNC ACK") })
+	f.mu.Lock()
+	f.snap.Waiting, f.snap.State = false, transport.Disconnected
+	f.mu.Unlock()
+	sa.waitFor("disconnected", func() bool { return strings.Contains(screenText(sa), "DISCONNECTED") })
+}
+
+// waitText waits until the screen shows want, and prints the screen if it never does.
+func waitText(sa *screenApp, what, want string) {
+	sa.t.Helper()
+	deadline := time.Now().Add(pollLimit)
+	for {
+		var txt string
+		sa.do(func() { txt = screenText(sa) })
+		if strings.Contains(txt, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			sa.t.Fatalf("timed out waiting for %s (%q); the screen:\n%s", what, want, txt)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// TestClientScreenSliders: Tab focuses the sliders, ] raises the loss by a step, and a mouse
+// drag along the latency bar sets the latency; the host's link follows each change and the
+// status line shows it.
+func TestClientScreenSliders(t *testing.T) {
+	f := newFakeClient(t)
+	sa, _ := fakeClientScreen(t, f, 120, 36)
+	waitText(sa, "the sliders", "latency")
+	sa.key(tcell.KeyTab)
+	sa.rune(']')
+	sa.rune(']')
+	sa.waitFor("loss 2%", func() bool { ls, _ := f.Link(); return ls.LossPercent == 2 })
+	waitText(sa, "the link in the status line", "loss 2%")
+
+	// Find the latency bar: the row with the label, from its '[' to its ']'.
+	var row, from, to int
+	sa.do(func() {
+		cells, w, h := sa.screen.GetContents()
+		for y := range h {
+			line := ""
+			for x := range w {
+				r := ' '
+				if c := cells[y*w+x]; len(c.Runes) > 0 {
+					r = c.Runes[0]
+				}
+				line += string(r)
+			}
+			if i := strings.Index(line, "latency  ["); i >= 0 {
+				row, from = y, len([]rune(line[:i]))+len("latency  [")
+				to = from + strings.Index(line[i+len("latency  ["):], "]")
+				return
+			}
+		}
+	})
+	if to <= from {
+		t.Fatal("no latency bar on the screen")
+	}
+	sa.screen.InjectMouse(from, row, tcell.Button1, tcell.ModNone)
+	mid := from + (to-from)/2
+	sa.screen.InjectMouse(mid, row, tcell.Button1, tcell.ModNone)
+	sa.screen.InjectMouse(mid, row, tcell.ButtonNone, tcell.ModNone)
+	sa.waitFor("the latency set by the drag", func() bool {
+		ls, _ := f.Link()
+		return ls.Latency >= 400*time.Millisecond && ls.Latency <= 600*time.Millisecond
+	})
+	ls, _ := f.Link()
+	if ls.LossPercent != 2 {
+		t.Errorf("loss %v after the drag, want 2 kept", ls.LossPercent)
+	}
+	waitText(sa, "the latency in the status line", "lat "+itoaMillis(ls.Latency))
+}
+
+func itoaMillis(d time.Duration) string { return fmt.Sprintf("%dms", d.Milliseconds()) }

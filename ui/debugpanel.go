@@ -1,0 +1,331 @@
+package ui
+
+import (
+	"strings"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/ackattack/ackattack/game"
+	"github.com/ackattack/ackattack/net/depgraph"
+	"github.com/ackattack/ackattack/net/transport"
+)
+
+// The debug panel's views, in the order of their tabs. View and SetView use
+// these numbers; the keys 1 to 4 select them.
+const (
+	DebugGraph  = iota // the dependency graph: messages held back by a missing dependency
+	DebugAcks          // the acknowledgement state of the link
+	DebugHashes        // hash mismatches and what was done about them
+	DebugPauses        // stop-the-world re-sync pauses
+	debugViews
+)
+
+// debugTabNames are the tab labels, numbered as their keys.
+var debugTabNames = [debugViews]string{" 1 graph ", " 2 acks ", " 3 hashes ", " 4 pauses "}
+
+// debugHint is drawn at the right of the tab bar when there is room: the
+// keys a student needs that the panel does not handle itself.
+const debugHint = "n: next view  x: export DOT"
+
+// rttKept is how many round-trip samples the panel keeps for AckView's
+// sparkline, one per cell of a 40-column panel's sparkline row at most.
+const rttKept = 32
+
+// DebugData is what the debug panel shows in one frame. The host copies it
+// out of its snapshot; the panel never reads live protocol or game state.
+type DebugData struct {
+	Peer    transport.PeerStats // the link shown in the graph and acks views
+	HasPeer bool                // false: there is no link to show (not connected, no player picked)
+	Title   string              // which link Peer is, e.g. "server link" or "player ann"
+	Now     time.Time           // the time ages and running timers are measured against
+
+	Mismatches []game.SyncRecord // oldest first
+	Pauses     []game.PauseRecord
+}
+
+// DebugPanel puts the four debug views behind one tab bar:
+//
+//	 1 graph │ 2 acks │ 3 hashes │ 4 pauses      n: next view  x: export DOT
+//	server link
+//	receiver
+//	#812 waits for #811   (0.4 s)
+//	...
+//
+// Each view answers one question a student asks while the link misbehaves:
+// which messages are stuck behind a lost one (graph), which packets got
+// through (acks), which units drifted out of sync and how they were repaired
+// (hashes), and how long the game stood still to repair them (pauses). Only
+// one is shown at a time, so each gets the whole panel.
+//
+// When the panel has focus, 1 to 4 pick a view and n or F3 moves to the next
+// one; a click on a tab picks it. Everything else, such as exporting the
+// graph with DOT, is left to the screen that holds the panel.
+type DebugPanel struct {
+	*tview.Box
+
+	view     int
+	data     DebugData
+	graph    *GraphView
+	acks     *AckView
+	hashes   *MismatchView
+	pauses   *PauseView
+	tabStart [debugViews + 1]int // screen column where each tab begins; the last entry is where the bar ends
+	tabRow   int                 // screen row of the tab bar, -1 before it is drawn
+
+	// The packet layer reports only its latest round-trip sample, so the
+	// panel collects them for the sparkline: one entry per new sample,
+	// oldest first, reset when the panel starts showing another link.
+	rtts      []time.Duration
+	rttCount  uint64 // the packet layer's sample count when the last one was taken
+	rttSource string // the link the samples came from
+}
+
+// NewDebugPanel returns a panel showing the dependency graph view, with no
+// link.
+func NewDebugPanel() *DebugPanel {
+	return &DebugPanel{
+		Box:    tview.NewBox(),
+		graph:  NewGraphView(),
+		acks:   NewAckView(),
+		hashes: NewMismatchView(),
+		pauses: NewPauseView(),
+		tabRow: -1,
+	}
+}
+
+// AckDataFrom copies what AckView shows out of a link's snapshot. RTTSamples
+// stays empty: the snapshot has only the latest sample (DebugPanel collects
+// them across frames). With no debug views in the snapshot (Debug is nil),
+// the packet history stays empty too.
+func AckDataFrom(p transport.PeerStats) AckData {
+	d := AckData{
+		Seq:         p.Message.Packet.Seq,
+		Ack:         p.Message.Packet.Ack,
+		AckBits:     p.Message.Packet.AckBits,
+		RTT:         p.RTT,
+		Jitter:      p.Jitter,
+		LossPercent: p.LossPercent,
+		Resends:     p.GuaranteedResent,
+		Stale:       p.Stale,
+		Duplicate:   p.Duplicate,
+	}
+	if p.Debug != nil {
+		d.History = p.Debug.History
+	}
+	return d
+}
+
+// SetData replaces what the panel shows. Call it from the application's event
+// loop (QueueUpdate), once per frame or a few times a second.
+func (p *DebugPanel) SetData(d DebugData) *DebugPanel {
+	p.data = d
+	p.collectRTT(d)
+	if d.HasPeer {
+		receiver, sender := p.waits()
+		p.graph.SetWaiting(receiver, sender, d.Now).SetNames(p.names()).SetPruned(d.Peer.Message.PrunedDeps)
+		ack := AckDataFrom(d.Peer)
+		ack.RTTSamples = p.rtts
+		p.acks.SetData(ack)
+	}
+	p.hashes.SetRecords(d.Mismatches, d.Now)
+	p.pauses.SetPauses(d.Pauses, d.Now)
+	return p
+}
+
+// collectRTT appends the link's latest round-trip sample, dropping the oldest
+// past rttKept, when the packet layer took a new one since the last call.
+func (p *DebugPanel) collectRTT(d DebugData) {
+	source := d.Title + "|" + d.Peer.Addr.String() + "|" + d.Peer.PlayerID.String()
+	if !d.HasPeer || source != p.rttSource {
+		p.rtts, p.rttCount, p.rttSource = p.rtts[:0], 0, source
+	}
+	if !d.HasPeer {
+		return
+	}
+	pk := d.Peer.Message.Packet
+	if pk.RTTSamples < p.rttCount {
+		p.rtts = p.rtts[:0] // a new connection on the same address
+	}
+	if pk.RTTSamples > p.rttCount {
+		if len(p.rtts) == rttKept {
+			p.rtts = append(p.rtts[:0], p.rtts[1:]...)
+		}
+		p.rtts = append(p.rtts, pk.LatestRTT)
+	}
+	p.rttCount = pk.RTTSamples
+}
+
+// waits returns the receiver's and the sender's waiting messages of the
+// current link, or nothing when its snapshot has no debug views.
+func (p *DebugPanel) waits() (receiver, sender []depgraph.Waiting) {
+	if !p.data.HasPeer || p.data.Peer.Debug == nil {
+		return nil, nil
+	}
+	return p.data.Peer.Debug.ReceiverWaits, p.data.Peer.Debug.SenderWaits
+}
+
+// View returns the view shown, one of DebugGraph, DebugAcks, DebugHashes and
+// DebugPauses.
+func (p *DebugPanel) View() int { return p.view }
+
+// SetView shows view i (DebugGraph to DebugPauses); other values are ignored.
+func (p *DebugPanel) SetView(i int) *DebugPanel {
+	if i >= 0 && i < debugViews {
+		p.view = i
+	}
+	return p
+}
+
+// NextView shows the next view, from the last back to the first.
+func (p *DebugPanel) NextView() { p.view = (p.view + 1) % debugViews }
+
+// DOT returns the current link's dependency graph in Graphviz form (see the
+// package function DOT); with no link, an empty graph.
+func (p *DebugPanel) DOT() string {
+	r, s := p.waits()
+	return NamedDOT(r, s, p.names())
+}
+
+// names names each waiting message by its game message type: the first byte of its payload,
+// which the message layer hands up without knowing what it means.
+func (p *DebugPanel) names() WaitNames {
+	var n WaitNames
+	if !p.data.HasPeer || p.data.Peer.Debug == nil {
+		return n
+	}
+	d := p.data.Peer.Debug
+	name := func(ws []depgraph.Waiting, first []int16) map[uint16]string {
+		m := make(map[uint16]string, len(ws))
+		for i, w := range ws {
+			if i < len(first) && first[i] >= 0 {
+				// A byte that is no game message type (another use of the stack) names nothing.
+				if t := game.MsgType(first[i]).String(); !strings.HasPrefix(t, "MsgType(") {
+					m[w.Seq] = t
+				}
+			}
+		}
+		return m
+	}
+	n.Receiver = name(d.ReceiverWaits, d.ReceiverFirst)
+	n.Sender = name(d.SenderWaits, d.SenderFirst)
+	return n
+}
+
+// Draw draws the tab bar on the first row and the current view below it.
+func (p *DebugPanel) Draw(screen tcell.Screen) {
+	p.DrawForSubclass(screen, p)
+	x, y, width, height := p.GetInnerRect()
+	p.tabRow = -1
+	if width <= 0 || height <= 0 {
+		return
+	}
+	p.drawTabs(screen, x, y, width)
+	y, height = y+1, height-1
+	if height <= 0 {
+		return
+	}
+
+	if p.view == DebugGraph || p.view == DebugAcks {
+		// These two show one link, so they say which.
+		if p.data.Title != "" {
+			printRunes(screen, x, y, width, p.data.Title, tcell.StyleDefault.
+				Foreground(tview.Styles.SecondaryTextColor).Background(p.GetBackgroundColor()).Bold(true))
+			y, height = y+1, height-1
+		}
+		if !p.data.HasPeer && height > 0 {
+			printRunes(screen, x, y, width, "not connected", tcell.StyleDefault.
+				Foreground(tview.Styles.PrimaryTextColor).Background(p.GetBackgroundColor()))
+			return
+		}
+	}
+	if height <= 0 {
+		return
+	}
+	var view interface {
+		tview.Primitive
+		SetBackgroundColor(tcell.Color) *tview.Box
+	}
+	switch p.view {
+	case DebugGraph:
+		view = p.graph
+	case DebugAcks:
+		view = p.acks
+	case DebugHashes:
+		view = p.hashes
+	default:
+		view = p.pauses
+	}
+	view.SetBackgroundColor(p.GetBackgroundColor())
+	view.SetRect(x, y, width, height)
+	view.Draw(screen)
+}
+
+// drawTabs draws the tab bar, the current tab reversed, and remembers where
+// each tab is for the mouse.
+func (p *DebugPanel) drawTabs(screen tcell.Screen, x, y, width int) {
+	base := tcell.StyleDefault.Foreground(tview.Styles.PrimaryTextColor).Background(p.GetBackgroundColor())
+	col := 0
+	for i, name := range debugTabNames {
+		if i > 0 {
+			col += printRunes(screen, x+col, y, width-col, "│", base.Foreground(tview.Styles.BorderColor))
+		}
+		p.tabStart[i] = x + col
+		style := base
+		if i == p.view {
+			style = style.Reverse(true)
+		}
+		col += printRunes(screen, x+col, y, width-col, name, style)
+	}
+	p.tabStart[debugViews] = x + col
+	p.tabRow = y
+	if hint := len(debugHint); col+2+hint <= width {
+		printRunes(screen, x+width-hint, y, hint, debugHint, base.Foreground(ageColor))
+	}
+}
+
+// tabAt returns the tab drawn at screen column col on the tab row, or -1.
+func (p *DebugPanel) tabAt(col int) int {
+	for i := range debugViews {
+		if col >= p.tabStart[i] && col < p.tabStart[i+1] {
+			return i
+		}
+	}
+	return -1
+}
+
+// InputHandler switches views: 1 to 4 pick one, n and F3 go to the next.
+func (p *DebugPanel) InputHandler() func(event *tcell.EventKey, setFocus func(p tview.Primitive)) {
+	return p.WrapInputHandler(func(event *tcell.EventKey, setFocus func(p tview.Primitive)) {
+		switch event.Key() {
+		case tcell.KeyF3:
+			p.NextView()
+		case tcell.KeyRune:
+			switch r := event.Rune(); {
+			case r >= '1' && r < '1'+debugViews:
+				p.SetView(int(r - '1'))
+			case r == 'n':
+				p.NextView()
+			}
+		}
+	})
+}
+
+// MouseHandler focuses the panel on a click and, on the tab bar, picks the
+// tab under the pointer.
+func (p *DebugPanel) MouseHandler() func(action tview.MouseAction, event *tcell.EventMouse, setFocus func(p tview.Primitive)) (consumed bool, capture tview.Primitive) {
+	return p.WrapMouseHandler(func(action tview.MouseAction, event *tcell.EventMouse, setFocus func(p tview.Primitive)) (consumed bool, capture tview.Primitive) {
+		x, y := event.Position()
+		if action != tview.MouseLeftDown || !p.InRect(x, y) {
+			return false, nil
+		}
+		setFocus(p)
+		if y == p.tabRow {
+			if i := p.tabAt(x); i >= 0 {
+				p.view = i
+			}
+		}
+		return true, nil
+	})
+}

@@ -1,0 +1,115 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+)
+
+func TestHelpOverlayGolden(t *testing.T) {
+	tests := []struct {
+		name          string
+		title         string
+		keys          []KeyHelp
+		width, height int
+	}{
+		{"help_client_80x30", " AckAttack client ", ClientKeys, 80, 30},
+		{"help_server_80x24", " AckAttack server ", ServerKeys, 80, 24},
+		{"help_client_50x12", " AckAttack client ", ClientKeys, 50, 12}, // too small: cut, with "more…"
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _ := drawText(t, NewHelpOverlay(tt.title, tt.keys), tt.width, tt.height)
+			checkGolden(t, tt.name, got)
+		})
+	}
+}
+
+func TestHelpOverlayScrolls(t *testing.T) {
+	h := NewHelpOverlay("AckAttack client", ClientKeys)
+	sa := runApp(t, h, 50, 12) // 10 rows inside the border for 24 lines
+	lastRow := func() string { return strings.Split(sa.text(), "\n")[10] }
+	if !strings.Contains(lastRow(), "more…") {
+		t.Fatalf("no more… row at the bottom:\n%s", sa.text())
+	}
+
+	steps := []struct {
+		key         tcell.Key
+		first, last string // the text the first and last rows contain afterwards
+	}{
+		{tcell.KeyDown, "║                ", "more…"},  // the blank line under the heading
+		{tcell.KeyPgDn, "║ a               ", "more…"}, // a page is the 9 rows above "more…"
+		{tcell.KeyEnd, "mouse right", "q Ctrl+C"},      // the end: every row a key, no "more…"
+		{tcell.KeyPgDn, "mouse right", "q Ctrl+C"},     // nothing below the end
+		{tcell.KeyUp, "mouse left", "more…"},           // one row up
+		{tcell.KeyHome, "AckAttack client", "more…"},   // the top
+		{tcell.KeyPgUp, "AckAttack client", "more…"},   // nothing above the top
+		{tcell.KeyPgDn, "║ m               ", "more…"},
+	}
+	for _, st := range steps {
+		sa.key(st.key)
+		sa.waitFor("the rows after the key", func() bool {
+			text := screenRows(sa.screen)
+			return strings.Contains(text[1], st.first) && strings.Contains(text[10], st.last)
+		})
+	}
+}
+
+// screenRows is the screen's characters, one string per row. Call it on the
+// event loop.
+func screenRows(screen tcell.SimulationScreen) []string {
+	cells, w, h := screen.GetContents()
+	rows := make([]string, h)
+	for y := range h {
+		var b strings.Builder
+		for _, c := range cells[y*w : (y+1)*w] {
+			if len(c.Runes) == 0 {
+				b.WriteByte(' ')
+			} else {
+				b.WriteString(string(c.Runes))
+			}
+		}
+		rows[y] = b.String()
+	}
+	return rows
+}
+
+// TestHelpOverlayOverPage: on top of a tview.Pages the overlay draws only its
+// box, so the page below stays visible beside it, and it takes every mouse
+// event, so a click beside the box does not reach the page below.
+func TestHelpOverlayOverPage(t *testing.T) {
+	var changes []int
+	slider := newLossSlider(&changes)
+	dots := tview.NewBox().SetDrawFunc(func(screen tcell.Screen, x, y, width, height int) (int, int, int, int) {
+		for row := y; row < y+height; row++ {
+			for col := x; col < x+width; col++ {
+				screen.SetContent(col, row, '.', nil, tcell.StyleDefault)
+			}
+		}
+		return x, y, width, height
+	})
+	below := tview.NewFlex().AddItem(slider, 8, 0, false).AddItem(dots, 0, 1, false)
+	help := NewHelpOverlay("", ClientKeys) // 64 columns wide, from column 8
+	pages := tview.NewPages().AddPage("main", below, true, true).AddPage("help", help, true, true)
+	sa := runApp(t, pages, 80, 16)
+	sa.do(func() { sa.app.SetFocus(help) })
+
+	rows := strings.Split(sa.text(), "\n")
+	if !strings.HasPrefix(rows[0], "loss   3╔") || !strings.HasSuffix(rows[5], "║.........") {
+		t.Errorf("the page below is hidden beside the box:\n%s", sa.text())
+	}
+	checkGolden(t, "help_over_page", sa.text())
+
+	// A click on the slider beside the box, then the wheel in the box: once
+	// the wheel has scrolled, the click was handled before it.
+	sa.screen.InjectMouse(1, 0, tcell.ButtonPrimary, tcell.ModNone)
+	sa.screen.InjectMouse(1, 0, tcell.ButtonNone, tcell.ModNone)
+	sa.screen.InjectMouse(40, 8, tcell.WheelDown, tcell.ModNone)
+	sa.screen.InjectMouse(40, 8, tcell.ButtonNone, tcell.ModNone)
+	sa.waitFor("the wheel to scroll", func() bool { return strings.HasPrefix(screenRows(sa.screen)[1], "        ║ H J K L") })
+	if sa.app.GetFocus() != help {
+		t.Error("a click beside the help box reached the page below")
+	}
+}

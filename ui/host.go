@@ -1,0 +1,136 @@
+package ui
+
+import (
+	"sync"
+	"time"
+
+	"github.com/ackattack/ackattack/game"
+	"github.com/ackattack/ackattack/net/linksim"
+	"github.com/ackattack/ackattack/net/transport"
+	"github.com/ackattack/ackattack/world"
+)
+
+// ClientHost is what the client screen needs from a game client: snapshots to read and intents
+// to send. Every method is safe from the UI's goroutine and returns at once: an intent is handed
+// to the host's loop (false when its queue is full, and the screen says so), never run here.
+// GameClient adapts a *game.Client; tests may use a fake.
+type ClientHost interface {
+	Snapshot() *game.ClientSnapshot
+	// Peer returns the latest statistics of the connection to the server (false before it
+	// exists).
+	Peer() (transport.PeerStats, bool)
+	// Link returns the link conditioner's settings (false: the client has none, so the
+	// sliders cannot act).
+	Link() (linksim.Settings, bool)
+	SetLink(s linksim.Settings) error
+	// Ended says why the connection ended ("" while it has not).
+	Ended() string
+	// Order hands an order to the host; the ticket tells the frame it was scheduled for once
+	// the host has taken it (nil, false: the host's queue was full).
+	Order(kind world.CommandKind, units []uint32, x, y int32, target uint32) (*OrderTicket, bool)
+	Say(text string) bool
+	InjectDesync() bool
+}
+
+// GameClient returns the ClientHost of c.
+func GameClient(c *game.Client) ClientHost { return gameClient{c} }
+
+type gameClient struct{ c *game.Client }
+
+func (g gameClient) Snapshot() *game.ClientSnapshot { return g.c.Snapshot() }
+
+func (g gameClient) Peer() (transport.PeerStats, bool) {
+	st := g.c.Transport().Stats()
+	return st.Server, st.State == transport.Connected || st.Server.PacketsSent > 0
+}
+
+func (g gameClient) Ended() string {
+	st := g.c.Transport().Stats()
+	if st.State != transport.Disconnected {
+		return ""
+	}
+	switch {
+	case st.Err != "":
+		return st.Err
+	case st.Text != "":
+		return st.Reason.String() + ": " + st.Text
+	}
+	return st.Reason.String()
+}
+
+func (g gameClient) Link() (linksim.Settings, bool) {
+	ls, ok := g.c.Transport().Link()
+	return ls.Out, ok
+}
+
+// SetLink applies s in both directions: the sliders describe the link, not one way of it.
+func (g gameClient) SetLink(s linksim.Settings) error {
+	return g.c.Transport().SetLink(transport.LinkSettings{Out: s, In: s})
+}
+
+func (g gameClient) Order(kind world.CommandKind, units []uint32, x, y int32, target uint32) (*OrderTicket, bool) {
+	units = append([]uint32(nil), units...)
+	t := &OrderTicket{}
+	ok := g.c.TryDo(func(c *game.Client) {
+		frame, err := c.Command(time.Now(), kind, units, x, y, target)
+		t.settle(frame, err)
+	})
+	if !ok {
+		return nil, false
+	}
+	return t, true
+}
+
+func (g gameClient) Say(text string) bool {
+	return g.c.TryDo(func(c *game.Client) { c.Say(time.Now(), text) })
+}
+
+func (g gameClient) InjectDesync() bool {
+	return g.c.TryDo(func(c *game.Client) { c.InjectDesync(1) })
+}
+
+// OrderTicket is an order on its way into the host: the host's loop settles it with the frame
+// the order was scheduled for (or why it was refused), and the screen reads it on its next frame.
+type OrderTicket struct {
+	mu      sync.Mutex
+	settled bool
+	frame   uint32
+	err     error
+}
+
+func (t *OrderTicket) settle(frame uint32, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.settled, t.frame, t.err = true, frame, err
+}
+
+// Result returns the frame the order runs at, or the host's refusal; ok is false until the
+// host has taken the order.
+func (t *OrderTicket) Result() (frame uint32, err error, ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.frame, t.err, t.settled
+}
+
+// ServerHost is what the server screen needs from a game server.
+type ServerHost interface {
+	Snapshot() *game.ServerSnapshot
+	Peers() []transport.PeerStats
+	Link() (linksim.Settings, bool)
+	SetLink(s linksim.Settings) error
+}
+
+// GameServer returns the ServerHost of s.
+func GameServer(s *game.Server) ServerHost { return gameServer{s} }
+
+type gameServer struct{ s *game.Server }
+
+func (g gameServer) Snapshot() *game.ServerSnapshot { return g.s.Snapshot() }
+func (g gameServer) Peers() []transport.PeerStats   { return g.s.Transport().Stats().Peers }
+func (g gameServer) SetLink(s linksim.Settings) error {
+	return g.s.Transport().SetLink(transport.LinkSettings{Out: s, In: s})
+}
+func (g gameServer) Link() (linksim.Settings, bool) {
+	ls, ok := g.s.Transport().Link()
+	return ls.Out, ok
+}

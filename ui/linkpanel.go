@@ -1,0 +1,216 @@
+package ui
+
+import (
+	"math"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/ackattack/ackattack/net/linksim"
+)
+
+// The link panel's sliders, top to bottom.
+const (
+	linkLoss = iota
+	linkLatency
+	linkJitter
+	linkDup
+	linkSliders
+)
+
+// linkLabelWidth is the label column of every slider: the longest label
+// ("latency") plus two spaces, so the four bars start in the same column.
+const linkLabelWidth = len("latency") + 2
+
+// LinkPanel is the network lab's control panel: four sliders that set the
+// simulated link's impairments while the game runs.
+//
+//	loss     [######-----------------]  15%
+//	latency  [##---------------------]  100ms
+//	jitter   [##---------------------]   20ms
+//	dup      [-----------------------]   0%
+//
+// Loss drops datagrams (0-60 %), latency delays every one (0-1000 ms), jitter
+// adds a random spread to that delay, which also reorders datagrams
+// (0-200 ms), and dup delivers some twice (0-30 %). The ranges stop where the
+// game is still playable, so a student can push the link hard without
+// breaking the lesson.
+//
+// When the panel has focus, Up and Down (or k and j) pick a slider, which is
+// drawn with its label reversed, and the picked slider takes the keys that
+// change it ([ ] - + Left Right Home End). A click or drag on any bar picks
+// that slider and sets it.
+//
+// The panel keeps the focus itself rather than handing it to a slider, so
+// that the screen holding it sees one focusable widget (its Tab ring and its
+// "who has the focus" checks compare against the panel); it passes keys and
+// clicks on to the picked slider and tells that slider when to draw itself
+// focused.
+type LinkPanel struct {
+	*tview.Box
+
+	title   string
+	sliders [linkSliders]*Slider
+	current int // the slider that gets the keys, drawn focused while the panel has the focus
+
+	// settings holds the fields the sliders do not set (burst loss,
+	// reordering), so that Settings gives back what SetSettings was given.
+	settings linksim.Settings
+	changed  func(linksim.Settings)
+	quiet    bool // SetSettings is moving the sliders: do not report it
+}
+
+// NewLinkPanel returns a panel with every slider at zero: a clean link.
+func NewLinkPanel() *LinkPanel {
+	p := &LinkPanel{Box: tview.NewBox()}
+	p.sliders[linkLoss] = NewSlider("loss", 0, 60, 1).SetUnit("%")
+	p.sliders[linkLatency] = NewSlider("latency", 0, 1000, 10).SetUnit("ms")
+	p.sliders[linkJitter] = NewSlider("jitter", 0, 200, 5).SetUnit("ms")
+	p.sliders[linkDup] = NewSlider("dup", 0, 30, 1).SetUnit("%")
+	for _, s := range p.sliders {
+		s.SetLabelWidth(linkLabelWidth)
+		s.SetChangedFunc(func(int) { p.sliderChanged() })
+	}
+	return p
+}
+
+// SetTitleLine sets a line drawn above the sliders ("" for none). It is not
+// the border's title, which Box.SetTitle sets.
+func (p *LinkPanel) SetTitleLine(title string) *LinkPanel {
+	p.title = title
+	return p
+}
+
+// SetSettings moves the sliders to s without calling the changed function: it
+// is how the host shows settings that came from elsewhere (the command line,
+// another screen). Values outside a slider's range are clamped and snapped to
+// its step; fields without a slider are kept and given back by Settings.
+func (p *LinkPanel) SetSettings(s linksim.Settings) *LinkPanel {
+	p.quiet = true
+	defer func() { p.quiet = false }()
+	p.settings = s
+	p.sliders[linkLoss].SetValue(int(math.Round(s.LossPercent)))
+	p.sliders[linkLatency].SetValue(int(s.Latency.Round(time.Millisecond).Milliseconds()))
+	p.sliders[linkJitter].SetValue(int(s.Jitter.Round(time.Millisecond).Milliseconds()))
+	p.sliders[linkDup].SetValue(int(math.Round(s.DupPercent)))
+	return p
+}
+
+// Settings returns the link settings the sliders show.
+func (p *LinkPanel) Settings() linksim.Settings {
+	s := p.settings
+	s.LossPercent = float64(p.sliders[linkLoss].Value())
+	s.Latency = time.Duration(p.sliders[linkLatency].Value()) * time.Millisecond
+	s.Jitter = time.Duration(p.sliders[linkJitter].Value()) * time.Millisecond
+	s.DupPercent = float64(p.sliders[linkDup].Value())
+	return s
+}
+
+// SetChangedFunc sets the function called with the new settings after every
+// change made by key or mouse. It runs on the application's event loop, so
+// it should only hand the settings on, never block.
+func (p *LinkPanel) SetChangedFunc(changed func(linksim.Settings)) *LinkPanel {
+	p.changed = changed
+	return p
+}
+
+// Current returns which slider is picked, 0 (loss) to 3 (dup).
+func (p *LinkPanel) Current() int { return p.current }
+
+func (p *LinkPanel) sliderChanged() {
+	if p.quiet {
+		return
+	}
+	p.settings = p.Settings()
+	if p.changed != nil {
+		p.changed(p.settings)
+	}
+}
+
+// Draw draws the title line, if any, and a slider per row below it.
+func (p *LinkPanel) Draw(screen tcell.Screen) {
+	p.DrawForSubclass(screen, p)
+	x, y, width, height := p.GetInnerRect()
+	if width <= 0 || height <= 0 {
+		for _, s := range p.sliders {
+			s.SetRect(0, 0, 0, 0) // nothing drawn, nothing to click
+		}
+		return
+	}
+	if p.title != "" {
+		printRunes(screen, x, y, width, p.title, tcell.StyleDefault.
+			Foreground(tview.Styles.SecondaryTextColor).Background(p.GetBackgroundColor()).Bold(true))
+		y, height = y+1, height-1
+	}
+	// The sliders' number columns differ ("60%" and "1000ms"): each is padded to the widest,
+	// which ends every bar and every number in the same column.
+	widest := 0
+	for _, s := range p.sliders {
+		widest = max(widest, len(s.SetValueWidth(0).valueText()))
+	}
+	for _, s := range p.sliders {
+		s.SetValueWidth(widest)
+	}
+	for i, s := range p.sliders {
+		if i >= height {
+			s.SetRect(0, 0, 0, 0)
+			continue
+		}
+		// Slider draws its label reversed while it has the focus.
+		if i == p.current && p.HasFocus() {
+			s.Focus(nil)
+		} else {
+			s.Blur()
+		}
+		s.SetBackgroundColor(p.GetBackgroundColor())
+		s.SetRect(x, y+i, width, 1)
+		s.Draw(screen)
+	}
+}
+
+// InputHandler moves between the sliders with Up, Down, k and j and passes
+// every other key to the current slider.
+func (p *LinkPanel) InputHandler() func(event *tcell.EventKey, setFocus func(p tview.Primitive)) {
+	return p.WrapInputHandler(func(event *tcell.EventKey, setFocus func(p tview.Primitive)) {
+		switch {
+		case event.Key() == tcell.KeyUp || event.Key() == tcell.KeyRune && event.Rune() == 'k':
+			p.current = max(p.current-1, 0)
+		case event.Key() == tcell.KeyDown || event.Key() == tcell.KeyRune && event.Rune() == 'j':
+			p.current = min(p.current+1, linkSliders-1)
+		default:
+			if handler := p.sliders[p.current].InputHandler(); handler != nil {
+				handler(event, setFocus)
+			}
+		}
+	})
+}
+
+// MouseHandler sends a mouse event to the slider on the row it happened on.
+// A press there picks that slider and focuses the panel; the slider itself
+// sets the value and, while the button is held, captures the mouse so that
+// the rest of the drag goes to it directly, wherever the pointer wanders.
+func (p *LinkPanel) MouseHandler() func(action tview.MouseAction, event *tcell.EventMouse, setFocus func(p tview.Primitive)) (consumed bool, capture tview.Primitive) {
+	return p.WrapMouseHandler(func(action tview.MouseAction, event *tcell.EventMouse, setFocus func(p tview.Primitive)) (consumed bool, capture tview.Primitive) {
+		x, y := event.Position()
+		if !p.InRect(x, y) {
+			return false, nil
+		}
+		// A slider focuses itself on a press; the focus belongs to the panel.
+		focusPanel := func(tview.Primitive) { setFocus(p) }
+		for i, s := range p.sliders {
+			if !s.InRect(x, y) {
+				continue
+			}
+			if action == tview.MouseLeftDown {
+				p.current = i
+			}
+			return s.MouseHandler()(action, event, focusPanel)
+		}
+		if action == tview.MouseLeftDown {
+			setFocus(p)
+			return true, nil
+		}
+		return false, nil
+	})
+}

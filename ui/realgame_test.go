@@ -1,0 +1,138 @@
+package ui
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/ackattack/ackattack/game"
+	"github.com/ackattack/ackattack/net/transport"
+	"github.com/ackattack/ackattack/world"
+)
+
+// startRealGame runs a game server with one bot and a client on loopback, each with a link
+// conditioner that starts clean, and stops both when the test ends.
+func startRealGame(t *testing.T) (*game.Server, *game.Client) {
+	t.Helper()
+	scfg := game.ServerConfig{Listen: "127.0.0.1:0", Bots: 1, MinPlayers: 1, StartDelay: 200 * time.Millisecond}
+	scfg.Transport.Link = &transport.LinkSettings{}
+	srv, err := game.NewServer(scfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ccfg := game.ClientConfig{Connect: srv.Addr(), Name: "ann"}
+	ccfg.Transport.Link = &transport.LinkSettings{}
+	c, err := game.NewClient(ccfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{}, 2)
+	go func() { srv.Run(ctx); done <- struct{}{} }()
+	go func() { c.Run(ctx); done <- struct{}{} }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		<-done
+	})
+	return srv, c
+}
+
+// TestClientScreenRealGame drives the client screen over a real client in a real game on
+// loopback: the map and RUNNING appear, a selected unit's move order shows as pending until
+// its frame, a chat line goes through the server and comes back into the pane, and the loss
+// slider changes the client's link conditioner.
+func TestClientScreenRealGame(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays a game on loopback")
+	}
+	_, c := startRealGame(t)
+	var cs *ClientScreen
+	sa, _ := startScreen(t, 120, 36, DefaultFPS, func(app *tview.Application) screenModel {
+		cs = NewClientScreen(GameClient(c), t.TempDir(), func(p tview.Primitive) { app.SetFocus(p) })
+		return cs
+	})
+	sa.waitFor("the game running", func() bool {
+		txt := screenText(sa)
+		return strings.Contains(txt, "RUNNING") && strings.Contains(txt, "map skirmish")
+	})
+	sa.rune(' ')
+	sa.waitFor("a unit selected", func() bool { return len(cs.MapView().Selected()) == 1 })
+	// Somewhere open to go: the nearest free ground a few cells from the unit.
+	sa.do(func() {
+		mv := cs.MapView()
+		u, _ := unitByID(mv.Units(), mv.Selected()[0])
+		for d := int32(2); d < 30; d++ {
+			for _, c := range [][2]int32{{u.X - d, u.Y}, {u.X + d, u.Y}, {u.X, u.Y - d}, {u.X, u.Y + d}} {
+				if _, busy := mv.UnitAt(c[0], c[1]); !busy && mv.world.Terrain(c[0], c[1]) == world.Ground {
+					mv.SetCursor(c[0], c[1])
+					return
+				}
+			}
+		}
+		t.Fatal("no free ground near the unit")
+	})
+	sa.rune('m')
+	waitText(sa, "the order pending", "pending until frame")
+
+	sa.key(tcell.KeyEnter)
+	for _, r := range "hello class" {
+		sa.rune(r)
+	}
+	sa.key(tcell.KeyEnter)
+	sa.waitFor("the chat line back from the server", func() bool { return strings.Contains(screenText(sa), "ann: hello class") })
+
+	sa.key(tcell.KeyTab) // the sliders
+	sa.rune(']')
+	deadline := time.Now().Add(pollLimit)
+	for {
+		ls, ok := c.Transport().Link()
+		if ok && ls.Out.LossPercent == 1 && ls.In.LossPercent == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("link %+v after ] on the loss slider, want 1%% loss both ways", ls)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	sa.waitFor("the link in the status line", func() bool { return strings.Contains(screenText(sa), "loss 1%") })
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(len(lines)-n, 0):], "\n")
+}
+
+// TestServerScreenRealGame: the server screen over a real server shows its bot and the player
+// who joined, with the player's address and round-trip time, and its slider sets the server's
+// link conditioner.
+func TestServerScreenRealGame(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays a game on loopback")
+	}
+	srv, c := startRealGame(t)
+	sa, _ := startScreen(t, 120, 36, DefaultFPS, func(app *tview.Application) screenModel {
+		return NewServerScreen(GameServer(srv), srv.Addr(), t.TempDir(), func(p tview.Primitive) { app.SetFocus(p) })
+	})
+	addr := c.Transport().LocalAddr().String()
+	waitText(sa, "the bot", "bot1")
+	waitText(sa, "the player's address", addr)
+	waitText(sa, "the game running", "RUNNING")
+	sa.key(tcell.KeyTab)
+	sa.key(tcell.KeyTab)
+	sa.rune(']')
+	deadline := time.Now().Add(pollLimit)
+	for {
+		if ls, ok := srv.Transport().Link(); ok && ls.Out.LossPercent == 1 && ls.In.LossPercent == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server's link did not follow its loss slider")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

@@ -1,0 +1,351 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/ackattack/ackattack/game"
+	"github.com/ackattack/ackattack/net/linksim"
+	"github.com/ackattack/ackattack/net/transport"
+	"github.com/ackattack/ackattack/world"
+)
+
+// StateWaitingPlayers is the server's state before the game starts.
+const StateWaitingPlayers = "WAITING FOR PLAYERS"
+
+// ServerScreen is the teacher's screen: the table of players, the map as a spectator sees it,
+// the event log, the sliders of the server's own link, the status line, and the debug panel of
+// the player selected in the table.
+//
+// All its methods run on the tview application's goroutine.
+type ServerScreen struct {
+	chrome
+	host ServerHost
+	addr string
+
+	main    *tview.Flex
+	middle  *tview.Flex // the map (or waiting text) and the event log, or the debug panel
+	players *tview.Table
+	waiting *tview.TextView
+	mapView *MapView
+	mapName string
+	events  *tview.TextView
+	link    *LinkPanel
+	status  *StatusLine
+	notice  *tview.TextView
+
+	snap      *game.ServerSnapshot
+	peers     []transport.PeerStats
+	rowSeats  []uint8 // the seat shown in each table row (after the header)
+	seat      int     // the seat the debug panel follows (-1: none yet)
+	lastLink  linksim.Settings
+	noticeAt  time.Time
+	eventsLen int
+	followLog bool // the event log sticks to its end until the user scrolls up
+}
+
+// NewServerScreen builds the screen for host, serving on addr.
+func NewServerScreen(host ServerHost, addr, exportDir string, setFocus func(p tview.Primitive)) *ServerScreen {
+	s := &ServerScreen{host: host, addr: addr, seat: -1, followLog: true}
+	s.players = tview.NewTable().SetSelectable(true, false).SetFixed(1, 0)
+	s.players.SetBorder(true).SetTitle(" players (↑↓ selects the debug panel's) ")
+	s.players.SetSelectionChangedFunc(func(row, _ int) {
+		if row >= 1 && row-1 < len(s.rowSeats) {
+			s.seat = int(s.rowSeats[row-1])
+			s.refreshDebug()
+		}
+	})
+	s.waiting = tview.NewTextView().SetTextAlign(tview.AlignCenter)
+	s.waiting.SetBorder(true).SetTitle(" map ")
+	s.events = tview.NewTextView().SetDynamicColors(false).SetWrap(true).SetScrollable(true)
+	s.events.SetBorder(true).SetTitle(" events ")
+	s.link = NewLinkPanel()
+	s.link.SetBorder(true).SetTitle(" server link ")
+	if ls, ok := host.Link(); ok {
+		s.link.SetSettings(ls)
+		s.lastLink = ls
+	}
+	s.link.SetChangedFunc(func(ls linksim.Settings) {
+		if err := host.SetLink(ls); err != nil {
+			s.tell("link: " + err.Error())
+			return
+		}
+		s.lastLink = ls
+	})
+	s.status = NewStatusLine()
+	s.notice = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
+
+	top := tview.NewFlex().AddItem(s.players, 0, 1, false).AddItem(s.link, sideMinWidth, 0, false)
+	s.middle = tview.NewFlex()
+	s.main = tview.NewFlex().SetDirection(tview.FlexRow).
+		AddItem(top, 8, 0, false).
+		AddItem(s.middle, 0, 1, false).
+		AddItem(s.notice, 1, 0, false).
+		AddItem(s.status, 1, 0, false)
+	s.chrome = newChrome(s.main, " AckAttack server ", ServerKeys, setFocus)
+	s.debug.SetBorder(true).SetTitle(" debug ")
+	s.exports, s.who, s.tell, s.relayout = exportDir, "server", s.notify, s.layout
+	s.widgets = func() []tview.Primitive {
+		ws := []tview.Primitive{s.help, s.players, s.link, s.debug, s.events, s.waiting}
+		if s.mapView != nil {
+			ws = append(ws, s.mapView)
+		}
+		return ws
+	}
+	s.focus = []tview.Primitive{s.players}
+	s.tell(fmt.Sprintf("serving on %s: players join with --connect %s", addr, addr))
+	return s
+}
+
+// Root is the screen's root primitive.
+func (s *ServerScreen) Root() tview.Primitive { return s.pages }
+
+// Resize lays the screen out for a terminal of width×height cells.
+func (s *ServerScreen) Resize(width, height int) { s.resize(width, height) }
+
+func (s *ServerScreen) layout() {
+	top := s.main.GetItem(0).(*tview.Flex)
+	top.ResizeItem(s.link, s.sideWidth(), 0)
+	// The table: a header and a row per seat, at least the six lines the sliders need.
+	rows := max(len(s.rowSeats)+3, 6)
+	rows = min(rows, max(s.height/3, 6))
+	s.main.ResizeItem(top, rows, 0)
+	s.middle.Clear()
+	var mapItem tview.Primitive = s.waiting
+	if s.mapView != nil {
+		mapItem = s.mapView
+	}
+	s.focus = []tview.Primitive{s.players}
+	switch {
+	case !s.debugOpen:
+		s.middle.SetDirection(tview.FlexColumn)
+		s.middle.AddItem(mapItem, 0, 2, false).AddItem(s.events, 0, 1, false)
+		s.focus = append(s.focus, mapItem, s.link, s.events)
+	case s.height >= debugBesideHeight:
+		s.middle.SetDirection(tview.FlexRow)
+		row := tview.NewFlex().AddItem(mapItem, 0, 2, false).AddItem(s.events, 0, 1, false)
+		s.middle.AddItem(row, 0, 1, false).AddItem(s.debug, 0, 1, false)
+		s.focus = append(s.focus, mapItem, s.link, s.debug, s.events)
+	default:
+		s.middle.SetDirection(tview.FlexColumn)
+		s.middle.AddItem(s.debug, 0, 2, false).AddItem(s.events, 0, 1, false)
+		s.focus = append(s.focus, s.link, s.debug, s.events)
+	}
+	s.checkFocus()
+}
+
+// notify shows a message on the line above the status line for a few seconds.
+func (s *ServerScreen) notify(msg string) {
+	s.notice.SetText("[yellow]" + tview.Escape(msg) + "[-]  ·  ? help")
+	s.noticeAt = s.now
+}
+
+// Refresh reads the host's latest snapshot and statistics into the widgets, once per frame.
+func (s *ServerScreen) Refresh(now time.Time) {
+	now = s.frameTime(now)
+	s.now = now
+	s.mendFocus()
+	s.snap = s.host.Snapshot()
+	s.peers = s.host.Peers()
+	if ls, ok := s.host.Link(); ok && ls != s.lastLink {
+		s.lastLink = ls
+		s.link.SetSettings(ls)
+	}
+	snap := s.snap
+	if snap == nil {
+		snap = &game.ServerSnapshot{}
+	}
+	if snap.Map != "" && snap.Map != s.mapName {
+		if w, err := world.NewWorld(snap.Map, 0); err == nil {
+			s.mapName = snap.Map
+			s.mapView = NewMapView(w)
+			s.mapView.SetBorder(true).SetTitle(" map " + snap.Map + " (spectator) ")
+			s.layout()
+		}
+	}
+	if s.mapView == nil {
+		s.waiting.SetText(fmt.Sprintf("\n\nwaiting for players\non %s", s.addr))
+	} else {
+		s.mapView.SetUnits(snap.Units, world.MaxPlayers) // a spectator owns no units
+		s.mapView.SetAttacks(snap.Attacks)
+	}
+	s.fillPlayers(snap)
+	if len(snap.Events) != s.eventsLen {
+		s.eventsLen = len(snap.Events)
+		s.events.SetText(strings.Join(snap.Events, "\n"))
+		if s.followLog {
+			s.events.ScrollToEnd()
+		}
+	}
+	s.refreshDebug()
+	s.status.SetStatus(s.statusOf(snap, now))
+	if now.Sub(s.noticeAt) > noticeFor {
+		s.notice.SetText(fmt.Sprintf("serving on %s  ·  %d player(s)  ·  Tab focus  ·  d debug  ·  ? help", s.addr, len(snap.Seats)))
+	}
+}
+
+func (s *ServerScreen) peerOf(seat uint8) (transport.PeerStats, bool) {
+	for _, p := range s.peers {
+		if p.Seat == int(seat) && p.Connected {
+			return p, true
+		}
+	}
+	return transport.PeerStats{}, false
+}
+
+// fillPlayers rewrites the table, keeping the selected seat selected.
+func (s *ServerScreen) fillPlayers(snap *game.ServerSnapshot) {
+	t := s.players
+	t.Clear()
+	// The columns a teacher reads first come first: on a narrow terminal the table is cut on
+	// the right (and scrolls with ← →), where the address and the lead (the same for all) are.
+	for i, h := range []string{"seat", "name", "state", "rtt", "loss", "last hash", "lead", "address"} {
+		t.SetCell(0, i, tview.NewTableCell(h).SetSelectable(false).SetTextColor(tcell.ColorYellow))
+	}
+	rows := len(s.rowSeats)
+	s.rowSeats = s.rowSeats[:0]
+	lead := fmt.Sprintf("%d ms", snap.Report.Game.LeadTimeMillis)
+	selRow := 0
+	for i, st := range snap.Seats {
+		r := i + 1
+		s.rowSeats = append(s.rowSeats, st.Seat)
+		addr, rtt, loss := "-", "-", "-"
+		if st.Bot {
+			addr = "(bot on the server)"
+		}
+		if p, ok := s.peerOf(st.Seat); ok {
+			addr = p.Addr.String()
+			rtt = fmt.Sprintf("%d ms", p.RTT.Milliseconds())
+			loss = fmt.Sprintf("%.1f%%", p.LossPercent)
+		}
+		color := PlayerColor(st.Name)
+		state := st.State
+		stateColor := tcell.ColorGreen
+		switch {
+		case strings.HasPrefix(state, "disconnected"):
+			stateColor = tcell.ColorRed
+		case state == "paused" || state == "re-syncing":
+			stateColor = tcell.ColorFuchsia
+		case state == "joining":
+			stateColor = tcell.ColorYellow
+		}
+		hashColor := tview.Styles.PrimaryTextColor
+		if strings.HasPrefix(st.LastHash, "mismatch") || strings.HasPrefix(st.LastHash, "stop") {
+			hashColor = tcell.ColorRed
+		} else if strings.HasPrefix(st.LastHash, "real-time") {
+			hashColor = tcell.ColorYellow
+		}
+		for c, text := range []string{fmt.Sprint(st.Seat), st.Name, state, rtt, loss, st.LastHash, lead, addr} {
+			cell := tview.NewTableCell(tview.Escape(text))
+			switch c {
+			case 1:
+				cell.SetTextColor(color)
+			case 2:
+				cell.SetTextColor(stateColor)
+			case 5:
+				cell.SetTextColor(hashColor)
+			}
+			t.SetCell(r, c, cell)
+		}
+		if int(st.Seat) == s.seat {
+			selRow = r
+		}
+	}
+	if len(snap.Seats) > 0 {
+		if selRow == 0 {
+			selRow = 1
+			s.seat = int(snap.Seats[0].Seat)
+		}
+		if r, _ := t.GetSelection(); r != selRow {
+			t.Select(selRow, 0)
+		}
+	}
+	if rows != len(s.rowSeats) {
+		s.layout()
+	}
+}
+
+// refreshDebug points the debug panel at the selected player.
+func (s *ServerScreen) refreshDebug() {
+	snap := s.snap
+	if snap == nil {
+		return
+	}
+	d := DebugData{Now: s.now, Pauses: snap.Pauses}
+	for _, st := range snap.Seats {
+		if int(st.Seat) != s.seat {
+			continue
+		}
+		d.Title = "player " + st.Name
+		d.Peer, d.HasPeer = s.peerOf(st.Seat)
+		if st.Bot {
+			d.Title += " (a bot on the server: no network link)"
+		}
+	}
+	for _, r := range snap.Mismatches {
+		if int(r.Seat) == s.seat {
+			d.Mismatches = append(d.Mismatches, r)
+		}
+	}
+	s.debug.SetTitle(" debug: " + tview.Escape(d.Title) + " ")
+	s.debug.SetData(d)
+}
+
+func (s *ServerScreen) statusOf(snap *game.ServerSnapshot, now time.Time) Status {
+	st := Status{Frame: snap.Frame, Lead: time.Duration(snap.Report.Game.LeadTimeMillis) * time.Millisecond,
+		RTT: time.Duration(snap.Report.Net.RTTMillis * float64(time.Millisecond)), LossPercent: snap.Report.Net.LossPercent,
+		State: StateRunning, Link: LinkText(s.lastLink)}
+	for _, p := range s.peers {
+		st.BytesInPerSec += p.BytesInPerSec
+		st.BytesOutPerSec += p.BytesOutPerSec
+	}
+	switch {
+	case snap.Paused:
+		st.State = StateResyncing
+		if n := len(snap.Pauses); n > 0 && !snap.Pauses[n-1].Start.IsZero() {
+			st.Since = now.Sub(snap.Pauses[n-1].Start)
+		}
+	case !snap.Running:
+		st.State = StateWaitingPlayers
+	}
+	return st
+}
+
+// HandleKey is the server screen's key map (see ServerKeys).
+func (s *ServerScreen) HandleKey(ev *tcell.EventKey, quit func()) *tcell.EventKey {
+	s.mendFocus()
+	if ev, done := s.commonKey(ev, quit); done {
+		return ev
+	}
+	switch ev.Key() {
+	case tcell.KeyEscape:
+		if s.focused() != s.players {
+			s.setFocus(s.players)
+		} else if s.debugOpen {
+			s.toggleDebug()
+		}
+		return nil
+	case tcell.KeyPgUp, tcell.KeyPgDn:
+		if s.focused() != s.help {
+			// The log scrolls from anywhere: it is what a teacher reads back most.
+			row, _ := s.events.GetScrollOffset()
+			_, _, _, h := s.events.GetInnerRect()
+			if ev.Key() == tcell.KeyPgUp {
+				row = max(row-max(h-1, 1), 0)
+			} else {
+				row += max(h-1, 1)
+			}
+			s.events.ScrollTo(row, 0)
+			s.followLog = ev.Key() == tcell.KeyPgDn && row+h >= s.eventsLen
+			if s.followLog {
+				s.events.ScrollToEnd()
+			}
+			return nil
+		}
+	}
+	return ev
+}

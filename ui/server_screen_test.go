@@ -1,0 +1,168 @@
+package ui
+
+import (
+	"net/netip"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/ackattack/ackattack/game"
+	"github.com/ackattack/ackattack/net/linksim"
+	"github.com/ackattack/ackattack/net/transport"
+	"github.com/ackattack/ackattack/world"
+)
+
+// fakeServer is a ServerHost with a frozen game: a bot and two players (one of them with a
+// message held back on its link), a few events, a mismatch repaired in real time and one
+// stop-the-world pause.
+type fakeServer struct {
+	mu    sync.Mutex
+	snap  game.ServerSnapshot
+	peers []transport.PeerStats
+	link  linksim.Settings
+}
+
+func newFakeServer(t testing.TB) *fakeServer {
+	t.Helper()
+	w, err := world.NewWorld("skirmish", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seat := range []uint8{0, 1, 2} {
+		if _, err := w.AddPlayerUnits(seat); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := &fakeServer{}
+	f.snap = game.ServerSnapshot{At: fakeNow, Running: true, Frame: 420, Lead: 2, Map: "skirmish", Units: slices.Clone(w.Units()),
+		Seats: []game.SeatInfo{
+			{Seat: 0, Name: "bot1", Bot: true, Connected: true, InGame: true, LastHash: "", State: "bot"},
+			{Seat: 1, Name: "ann", Connected: true, InGame: true, LastHash: "ok at frame 410", State: "playing"},
+			{Seat: 2, Name: "bob", Connected: true, InGame: true, LastHash: "real-time re-sync at frame 405", State: "playing"},
+		},
+		Events: []string{
+			"12:00:00.000 frame 0: join seat=1 name=ann",
+			"12:00:00.100 frame 1: join seat=2 name=bob",
+			"12:00:40.000 frame 400: hash mismatch seat=2 frame=398 groups=1",
+			"12:00:40.200 frame 402: real-time re-sync seat=2 units=1 removed=0 at frame=405",
+		},
+		Mismatches: []game.SyncRecord{{When: fakeNow.Add(-2 * time.Second), Seat: 2, Frame: 398, Groups: []game.IDRange{{Start: 17, End: 32}},
+			Units:  []game.UnitMismatch{{ID: 21, Local: 0x0123456789abcdef, Server: 0xfedcba9876543210, LocalKnown: true}},
+			Action: game.ActionRealtime, At: 405}},
+		Pauses: []game.PauseRecord{{Frame: 300, Start: fakeNow.Add(-12 * time.Second), Millis: 480, Units: 37}},
+	}
+	f.snap.Report.Game.LeadTimeMillis = 200
+	f.snap.Report.Net.RTTMillis = 42
+	f.peers = []transport.PeerStats{
+		{Seat: 1, Name: "ann", Connected: true, Addr: netip.MustParseAddrPort("127.0.0.1:50001"), RTT: 38 * time.Millisecond, LossPercent: 0.5, BytesInPerSec: 300, BytesOutPerSec: 900},
+		{Seat: 2, Name: "bob", Connected: true, Addr: netip.MustParseAddrPort("127.0.0.1:50002"), RTT: 46 * time.Millisecond, LossPercent: 12.5, BytesInPerSec: 310, BytesOutPerSec: 950,
+			Debug: heldBackDebug(fakeNow)},
+	}
+	return f
+}
+
+func (f *fakeServer) Snapshot() *game.ServerSnapshot {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := f.snap
+	return &s
+}
+
+func (f *fakeServer) Peers() []transport.PeerStats {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.peers)
+}
+
+func (f *fakeServer) Link() (linksim.Settings, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.link, true
+}
+
+func (f *fakeServer) SetLink(s linksim.Settings) error {
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.link = s
+	return nil
+}
+
+func fakeServerScreen(t *testing.T, f *fakeServer, width, height int) (*screenApp, *ServerScreen) {
+	t.Helper()
+	var ss *ServerScreen
+	sa, _ := startScreen(t, width, height, 50, func(app *tview.Application) screenModel {
+		ss = NewServerScreen(f, "127.0.0.1:7777", t.TempDir(), func(p tview.Primitive) { app.SetFocus(p) })
+		ss.clock = func() time.Time { return fakeNow }
+		return ss
+	})
+	sa.waitFor("the players table focused", func() bool {
+		return ss.players.HasFocus() && strings.Contains(screenText(sa), "bob")
+	})
+	return sa, ss
+}
+
+// TestServerScreen: the player table, the spectator map, the event log and the status line,
+// at the smallest and a large terminal.
+func TestServerScreen(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{80, 24}, {160, 48}} {
+		t.Run(sizeName(size.w, size.h), func(t *testing.T) {
+			f := newFakeServer(t)
+			sa, _ := fakeServerScreen(t, f, size.w, size.h)
+			txt := sa.text()
+			wants := []string{"bot1", "ann", "46 ms", "12.5%", "RUNNING", "frame 420"}
+			if size.w >= 120 {
+				wants = append(wants, "127.0.0.1:50002") // the last column, cut at 80
+			}
+			for _, want := range wants {
+				if !strings.Contains(txt, want) {
+					t.Errorf("screen lacks %q:\n%s", want, txt)
+				}
+			}
+			checkGolden(t, "server_"+sizeName(size.w, size.h), txt)
+		})
+	}
+}
+
+// TestServerScreenDebugFollowsSelectedPlayer: Down selects bob, whose link holds a message
+// back; the debug panel shows it, and its hashes view shows bob's repair.
+func TestServerScreenDebugFollowsSelectedPlayer(t *testing.T) {
+	f := newFakeServer(t)
+	sa, _ := fakeServerScreen(t, f, 120, 40)
+	sa.rune('d')
+	waitText(sa, "the debug panel", "1 graph")
+	sa.key(tcell.KeyDown)
+	sa.key(tcell.KeyDown)
+	waitText(sa, "bob's debug panel", "debug: player bob")
+	waitText(sa, "the held-back message", "#7 Chat waits for #5")
+	sa.rune('n')
+	sa.rune('n')
+	waitText(sa, "the hashes view", "1 group [17-32]")
+	checkGolden(t, "server_debug_hashes", sa.text())
+	sa.rune('n')
+	waitText(sa, "the pauses view", "480ms")
+}
+
+// TestServerScreenSlidersAndHelp: the server's own link follows its sliders; ? shows the keys.
+func TestServerScreenSlidersAndHelp(t *testing.T) {
+	f := newFakeServer(t)
+	sa, _ := fakeServerScreen(t, f, 120, 40)
+	sa.key(tcell.KeyTab) // the map
+	sa.key(tcell.KeyTab) // the sliders
+	for range 5 {
+		sa.rune(']')
+	}
+	sa.waitFor("5% loss on the server's link", func() bool { ls, _ := f.Link(); return ls.LossPercent == 5 })
+	waitText(sa, "the link in the status line", "loss 5%")
+	sa.rune('?')
+	waitText(sa, "the help", "select the player the debug panel shows")
+	sa.key(tcell.KeyEscape)
+	sa.waitFor("the help gone", func() bool { return !strings.Contains(screenText(sa), "select the player the debug panel shows") })
+}

@@ -1,0 +1,342 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/ackattack/ackattack/game"
+)
+
+// span is a run of text in one style, and styledLine a row made of spans. The
+// sync views build their rows this way so that a word keeps its colour (the
+// action taken on a mismatch, a pause that is still running) wherever the row
+// is wrapped or cut.
+type span struct {
+	text  string
+	color tcell.Color // tcell.ColorDefault means the primary text colour
+	bold  bool
+}
+
+type styledLine []span
+
+// String is the row's text without styles.
+func (l styledLine) String() string {
+	var b strings.Builder
+	for _, s := range l {
+		b.WriteString(s.text)
+	}
+	return b.String()
+}
+
+// draw writes the row at (x, y), cut at width cells, on the background bg.
+func (l styledLine) draw(screen tcell.Screen, x, y, width int, bg tcell.Color) {
+	base := tcell.StyleDefault.Foreground(tview.Styles.PrimaryTextColor).Background(bg)
+	col := 0
+	for _, s := range l {
+		style := base
+		if s.color != tcell.ColorDefault {
+			style = style.Foreground(s.color)
+		}
+		if s.bold {
+			style = style.Bold(true)
+		}
+		col += printRunes(screen, x+col, y, width-col, s.text, style)
+	}
+}
+
+// plain is a row of one span in the primary text colour.
+func plain(text string) styledLine { return styledLine{{text: text}} }
+
+// fitLines keeps the lines that fit in height rows. When some are left out,
+// the last row says how many, as GraphView does, so a student knows the list
+// goes on.
+func fitLines(lines []styledLine, height int) []styledLine {
+	if height <= 0 {
+		return nil
+	}
+	if len(lines) <= height {
+		return lines
+	}
+	more := len(lines) - height + 1
+	return append(lines[:height-1:height-1], plain(fmt.Sprintf("... %d more lines", more)))
+}
+
+// wrapFields lays fields out on rows of at most width cells, two spaces
+// between fields, starting a new row (indented by indent) when the next field
+// would not fit. A field longer than a row gets a row of its own and is cut
+// when drawn. Wrapping between fields rather than cutting the row keeps the
+// end of a long header, the action taken, on the screen of a narrow panel.
+func wrapFields(fields []span, width int, indent string) []styledLine {
+	var lines []styledLine
+	var cur styledLine
+	used := 0
+	for _, f := range fields {
+		n := len([]rune(f.text))
+		switch {
+		case len(cur) == 0:
+			cur = styledLine{f}
+			used = n
+		case used+2+n <= width:
+			cur = append(cur, span{text: "  "}, f)
+			used += 2 + n
+		default:
+			lines = append(lines, cur)
+			cur = styledLine{{text: indent}, f}
+			used = len(indent) + n
+		}
+	}
+	if len(cur) > 0 {
+		lines = append(lines, cur)
+	}
+	return lines
+}
+
+// ageColor is the colour of "how long ago": present, but quieter than the
+// facts next to it.
+const ageColor = tcell.ColorGray
+
+// MismatchView lists the hash checks that found a difference, newest first:
+//
+//	frame 1234  player 2  3 groups [1-16 33-48 97-112]  -> real-time re-sync at frame 1240  2.1s ago
+//	  unit 17   local 0123456789abcdef   server fedcba9876543210
+//	  unit 40   local missing            server 00000000c0ffee00
+//
+// Every client hashes its units in groups of ids and reports the group hashes
+// to the server. When a group differs, the server asks for the hash of every
+// unit in it (the drill-down, "-> asked for unit hashes"), finds the units
+// that drifted, and repairs them: by sending their state to be applied at a
+// frame every host has not reached yet ("-> real-time re-sync", in yellow),
+// or, when that frame cannot be reached in time, by pausing the game at a
+// frame and re-syncing every host while the world stands still
+// ("-> stop-the-world", in red). "missing" means that side has no such unit;
+// "unknown", that this host no longer has (or never had) its own hash of the
+// unit, as happens to a client that learns of a repair from the server. A
+// record lists a bounded number of units; "+N more" counts the rest.
+//
+// A header that is wider than the view wraps between its fields, so the
+// action stays visible; rows that do not fit at the bottom are left out and
+// the last row says how many.
+type MismatchView struct {
+	*tview.Box
+	records []game.SyncRecord // newest first
+	now     time.Time
+}
+
+// NewMismatchView returns an empty view.
+func NewMismatchView() *MismatchView {
+	return &MismatchView{Box: tview.NewBox()}
+}
+
+// SetRecords replaces the records shown. rs is oldest first, as the hosts
+// keep their sync log; now is the time the ages are measured against. The
+// view keeps its own copy.
+func (v *MismatchView) SetRecords(rs []game.SyncRecord, now time.Time) *MismatchView {
+	v.records = v.records[:0]
+	for i := len(rs) - 1; i >= 0; i-- {
+		r := rs[i]
+		r.Groups = slices.Clone(r.Groups)
+		r.Units = slices.Clone(r.Units)
+		v.records = append(v.records, r)
+	}
+	v.now = now
+	return v
+}
+
+// mismatchAction is the "-> ..." text for a record's action and its colour.
+func mismatchAction(r game.SyncRecord) span {
+	switch r.Action {
+	case game.ActionRealtime:
+		return span{text: fmt.Sprintf("-> real-time re-sync at frame %d", r.At), color: tcell.ColorYellow}
+	case game.ActionStopWorld:
+		return span{text: fmt.Sprintf("-> stop-the-world, pause at frame %d", r.At), color: tcell.ColorRed}
+	case game.ActionDrillDown:
+		return span{text: "-> asked for unit hashes", color: tcell.ColorAqua}
+	case "":
+		return span{}
+	}
+	// ActionNoneLeft, ActionNoDrillDown and any later action: its own words.
+	return span{text: "-> " + r.Action}
+}
+
+// idRanges formats id ranges as "1-16 33-48 97", a single id standing alone.
+func idRanges(rs []game.IDRange) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = strconv.FormatUint(uint64(r.Start), 10)
+		if r.End != r.Start {
+			parts[i] += "-" + strconv.FormatUint(uint64(r.End), 10)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// plural is "1 group", "3 groups".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// unitHash is a unit's hash as 16 hex digits, or "missing" when that side has
+// no such unit.
+func unitHash(h uint64, missing bool) string {
+	if missing {
+		return "missing"
+	}
+	return fmt.Sprintf("%016x", h)
+}
+
+// lines builds every row for a view width cells wide.
+func (v *MismatchView) lines(width int) []styledLine {
+	if len(v.records) == 0 {
+		return []styledLine{plain("no hash mismatch yet: every report matched the server")}
+	}
+	var lines []styledLine
+	for _, r := range v.records {
+		fields := []span{
+			{text: fmt.Sprintf("frame %d", r.Frame), bold: true},
+			{text: fmt.Sprintf("player %d", r.Seat)},
+		}
+		if len(r.Groups) > 0 {
+			fields = append(fields, span{text: fmt.Sprintf("%s [%s]", plural(len(r.Groups), "group"), idRanges(r.Groups))})
+		}
+		if a := mismatchAction(r); a.text != "" {
+			fields = append(fields, a)
+		}
+		if !r.When.IsZero() {
+			fields = append(fields, span{text: fmt.Sprintf("%.1fs ago", max(v.now.Sub(r.When), 0).Seconds()), color: ageColor})
+		}
+		lines = append(lines, wrapFields(fields, width, "    ")...)
+		for _, u := range r.Units {
+			local := "unknown"
+			if u.LocalKnown {
+				local = unitHash(u.Local, u.NoLocal)
+			}
+			lines = append(lines, plain(fmt.Sprintf("  unit %-4d local %-16s   server %s",
+				u.ID, local, unitHash(u.Server, u.NoServer))))
+		}
+		if r.More > 0 {
+			lines = append(lines, plain(fmt.Sprintf("  +%d more", r.More)))
+		}
+	}
+	return lines
+}
+
+// Draw draws the newest records from the top of the inner rectangle down.
+func (v *MismatchView) Draw(screen tcell.Screen) {
+	v.DrawForSubclass(screen, v)
+	x, y, width, height := v.GetInnerRect()
+	if width <= 0 || height <= 0 {
+		return
+	}
+	for i, l := range fitLines(v.lines(width), height) {
+		l.draw(screen, x, y+i, width, v.GetBackgroundColor())
+	}
+}
+
+// PauseView lists the stop-the-world re-syncs, newest first, under a summary
+// of the finished ones:
+//
+//	3 pauses, p50 480 ms, max 910 ms
+//	frame    length     units  state
+//	2210     1.2s…      -      in progress
+//	1240     480ms      3      done
+//
+// While a pause is in progress its length is a running timer (red, because
+// the game stands still for every player), or "on its way" until this host's
+// world reaches the paused frame. The median and the maximum tell a student
+// what a stop-the-world costs on the current link: roughly a round trip to
+// every client plus the time to send them the units.
+type PauseView struct {
+	*tview.Box
+	pauses []game.PauseRecord // newest first
+	now    time.Time
+}
+
+// NewPauseView returns an empty view.
+func NewPauseView() *PauseView {
+	return &PauseView{Box: tview.NewBox()}
+}
+
+// SetPauses replaces the pauses shown. ps is oldest first, as the hosts keep
+// their sync log; now is the time running timers are measured against.
+func (v *PauseView) SetPauses(ps []game.PauseRecord, now time.Time) *PauseView {
+	v.pauses = v.pauses[:0]
+	for i := len(ps) - 1; i >= 0; i-- {
+		v.pauses = append(v.pauses, ps[i])
+	}
+	v.now = now
+	return v
+}
+
+// pauseColumns are the widths of the frame, length and units columns.
+const pauseColumns = "%-9s%-11s%-7s"
+
+// pauseSummary is the count of pauses and the median and longest of the
+// finished ones. The median is the nearest-rank one: a length that some pause
+// really had.
+func pauseSummary(ps []game.PauseRecord) string {
+	var done []int64
+	for _, p := range ps {
+		if !p.Running {
+			done = append(done, p.Millis)
+		}
+	}
+	head := plural(len(ps), "pause")
+	if len(done) == 0 {
+		return head + ", none finished yet"
+	}
+	slices.Sort(done)
+	return fmt.Sprintf("%s, p50 %d ms, max %d ms", head, done[(len(done)+1)/2-1], done[len(done)-1])
+}
+
+// lines builds every row.
+func (v *PauseView) lines() []styledLine {
+	if len(v.pauses) == 0 {
+		return []styledLine{plain("no stop-the-world pause yet")}
+	}
+	lines := []styledLine{
+		plain(pauseSummary(v.pauses)),
+		{{text: fmt.Sprintf(pauseColumns+"%s", "frame", "length", "units", "state"), color: tview.Styles.SecondaryTextColor}},
+	}
+	for _, p := range v.pauses {
+		frame := strconv.FormatUint(uint64(p.Frame), 10)
+		switch {
+		case p.Running && p.Start.IsZero():
+			lines = append(lines, styledLine{
+				{text: fmt.Sprintf(pauseColumns, frame, "on its way", "-")},
+				{text: "in progress", color: tcell.ColorRed},
+			})
+		case p.Running:
+			timer := fmt.Sprintf("%.1fs…", max(v.now.Sub(p.Start), 0).Seconds())
+			lines = append(lines, styledLine{
+				{text: fmt.Sprintf("%-9s", frame)},
+				{text: fmt.Sprintf("%-11s", timer), color: tcell.ColorRed},
+				{text: fmt.Sprintf("%-7s", "-")},
+				{text: "in progress", color: tcell.ColorRed},
+			})
+		default:
+			lines = append(lines, plain(fmt.Sprintf(pauseColumns+"%s", frame, fmt.Sprintf("%dms", p.Millis), strconv.Itoa(p.Units), "done")))
+		}
+	}
+	return lines
+}
+
+// Draw draws the summary, the column header and the newest pauses that fit.
+func (v *PauseView) Draw(screen tcell.Screen) {
+	v.DrawForSubclass(screen, v)
+	x, y, width, height := v.GetInnerRect()
+	if width <= 0 || height <= 0 {
+		return
+	}
+	for i, l := range fitLines(v.lines(), height) {
+		l.draw(screen, x, y+i, width, v.GetBackgroundColor())
+	}
+}
