@@ -5,8 +5,13 @@
 //	go run ./cmd/client --name ann --connect 127.0.0.1:7777
 //	go run ./cmd/client --bot --headless --duration 60s --stats ann.json --loss 10
 //
-// Until the terminal UI lands the client runs headless: it prints a status line every second
-// and the chat as it arrives, and sends every line typed on standard input as chat.
+// By default it shows the terminal UI (package ui): the map, the chat, the debug panel and the
+// link sliders. With --headless, or when standard input or standard output is not a terminal
+// (a script, a pipe, CI), it runs headless instead: it prints a status line every second and
+// the chat as it arrives, and sends every line typed on standard input as chat.
+//
+// The log never goes to the screen the UI draws on: in UI mode it goes to a file (--log,
+// by default ackattack-client.log in the temporary directory), headless to standard error.
 package main
 
 import (
@@ -18,13 +23,19 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/ackattack/ackattack/game"
+	"github.com/ackattack/ackattack/net/transport"
 	"github.com/ackattack/ackattack/net/wire"
+	"github.com/ackattack/ackattack/ui"
 )
+
+// defaultLog is where the log goes in UI mode when --log is not given.
+var defaultLog = filepath.Join(os.TempDir(), "ackattack-client.log")
 
 func main() {
 	os.Exit(run(os.Args[1:]))
@@ -35,13 +46,16 @@ func run(args []string) int {
 	connect := fs.String("connect", "", "server address; empty: host an embedded server with one bot on a free loopback port")
 	name := fs.String("name", "", "player name (default: your user name, or \"player\")")
 	bot := fs.Bool("bot", false, "let a bot play for you")
-	fs.Bool("headless", true, "run without the terminal UI (the UI is not built yet: always headless)")
+	headless := fs.Bool("headless", false, "run without the terminal UI: status lines on standard output, chat from standard input (the default when standard input or output is not a terminal)")
 	duration := fs.Duration("duration", 0, "exit cleanly after this long (0: run until interrupted)")
 	seed := fs.Uint64("seed", 1, "seed of the bot (and of the embedded server's world)")
 	statsPath := fs.String("stats", "", "write a JSON report to this file at exit")
 	tracePath := fs.String("trace", "", "write a JSON line per executed guaranteed message to this file")
 	inject := fs.Duration("inject-desync", 0, "corrupt one of your units every this long (to watch detection and repair)")
-	quiet := fs.Bool("quiet", false, "print no status lines")
+	quiet := fs.Bool("quiet", false, "print no status lines (--headless)")
+	logPath := fs.String("log", "", "append the log to this file (default: standard error with --headless, else "+defaultLog+")")
+	logLevel := slog.LevelWarn
+	fs.TextVar(&logLevel, "log-level", slog.LevelWarn, "least `level` logged: debug, info, warn or error")
 	var link game.LinkFlags
 	link.Register(fs)
 	if code, ok := game.ParseFlags(fs, args, "Joins an AckAttack game (or hosts one with a bot when --connect is empty)."); !ok {
@@ -65,7 +79,32 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "client: --name %q: 1 to %d bytes of UTF-8 without control characters (%v)\n", *name, wire.MaxNameLen, err)
 		return 2
 	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if !*headless {
+		if ok, what := game.Terminal(); !ok {
+			fmt.Fprintf(os.Stderr, "client: %s is not a terminal: running headless (--headless)\n", what)
+			*headless = true
+		}
+	}
+	// The UI owns the terminal: a log line written there would tear the screen, so in UI
+	// mode the log goes to a file unless --log names one anyway.
+	if *logPath == "" && !*headless {
+		*logPath = defaultLog
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel}))
+	if *logPath != "" {
+		l, f, err := game.OpenLog(*logPath, logLevel)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "client:", err)
+			return 1
+		}
+		defer f.Close()
+		logger = l
+	}
+	// In UI mode every socket gets a link conditioner, even with no link flag (all zero: a
+	// perfect link), so that the UI's sliders can change the link while the game runs.
+	if ls == nil && !*headless {
+		ls = &transport.LinkSettings{}
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -75,17 +114,25 @@ func run(args []string) int {
 		defer cancel()
 	}
 
+	// gameCtx ends the game: when ctx ends (signal, --duration), when the player quits the
+	// UI, or when the client's Run returns, which stops the embedded server too.
+	gameCtx, stopGame := context.WithCancel(ctx)
+	defer stopGame()
 	serverDone := make(chan error, 1)
-	addr := *connect
+	addr, hosting := *connect, ""
 	if addr == "" {
-		srv, err := game.NewServer(game.ServerConfig{Listen: "127.0.0.1:0", Bots: 1, Seed: *seed, MinPlayers: 1, StartDelay: time.Second, Logger: logger})
+		scfg := game.ServerConfig{Listen: "127.0.0.1:0", Bots: 1, Seed: *seed, MinPlayers: 1, StartDelay: time.Second, Logger: logger}
+		if !*headless {
+			scfg.Transport.Link = &transport.LinkSettings{}
+		}
+		srv, err := game.NewServer(scfg)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "client: embedded server:", err)
 			return 1
 		}
-		addr = srv.Addr()
-		go func() { serverDone <- srv.Run(ctx) }()
-		if !*quiet {
+		addr, hosting = srv.Addr(), srv.Addr()
+		go func() { serverDone <- srv.Run(gameCtx) }()
+		if *headless && !*quiet {
 			fmt.Printf("hosting an embedded game on %s with one bot\n", addr)
 		}
 	} else {
@@ -108,17 +155,42 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "client:", err)
 		return 1
 	}
-	go readChat(ctx, c)
-	if !*quiet {
-		go printStatus(ctx, c)
+	var runErr, uiErr error
+	if *headless {
+		go readChat(gameCtx, c)
+		statusDone := make(chan struct{})
+		go func() {
+			defer close(statusDone)
+			if !*quiet {
+				printStatus(gameCtx, c)
+			}
+		}()
+		runErr = c.Run(gameCtx)
+		stopGame()
+		<-statusDone // no status line may come after what run prints at exit
+	} else {
+		// The game runs on its own goroutine and the UI on this one, until the player quits
+		// or ctx ends. If the game ends first (disconnected), the UI stays up to show it.
+		runDone := make(chan error, 1)
+		go func() { runDone <- c.Run(gameCtx) }()
+		fmt.Fprintln(os.Stderr, "logs:", *logPath)
+		uiErr = ui.RunClient(ctx, ui.ClientOptions{Client: c, Logger: logger, Hosting: hosting})
+		stopGame()
+		runErr = <-runDone
+		fmt.Fprintln(os.Stderr, "logs:", *logPath)
+		if uiErr != nil {
+			fmt.Fprintln(os.Stderr, "client:", uiErr)
+		}
 	}
-	runErr := c.Run(ctx)
 	<-serverDone
 	if *statsPath != "" {
 		if err := game.WriteReport(*statsPath, c.Snapshot().Report); err != nil {
 			fmt.Fprintln(os.Stderr, "client:", err)
 			return 1
 		}
+	}
+	if uiErr != nil {
+		return 1
 	}
 	if runErr != nil {
 		fmt.Fprintln(os.Stderr, "client:", runErr)

@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -12,7 +14,7 @@ import (
 func TestEmbeddedGameCleanExit(t *testing.T) {
 	stats := filepath.Join(t.TempDir(), "stats.json")
 	trace := filepath.Join(t.TempDir(), "trace.jsonl")
-	if code := run([]string{"--duration", "4s", "--quiet", "--bot", "--stats", stats, "--trace", trace, "--name", "ann"}); code != 0 {
+	if code := run([]string{"--headless", "--duration", "4s", "--quiet", "--bot", "--stats", stats, "--trace", trace, "--name", "ann"}); code != 0 {
 		t.Fatalf("exit code %d", code)
 	}
 	b, err := os.ReadFile(stats)
@@ -46,9 +48,72 @@ func TestBadFlagsExit2(t *testing.T) {
 		{"--inject-desync", "-2s"},
 		{"--no-such-flag"},
 		{"stray"},
+		{"--log-level", "loud"},
 	} {
 		if code := run(args); code != 2 {
 			t.Errorf("%q: exit code %d, want 2", args, code)
 		}
 	}
+}
+
+// TestNotATerminalRunsHeadless: without --headless, when standard output is not a terminal
+// (here a pipe, as for a script), the client says once that it runs headless, and does: the
+// status lines come on standard output, the log on standard error.
+func TestNotATerminalRunsHeadless(t *testing.T) {
+	var code int
+	stdout, stderr := captureOutput(t, func() {
+		code = run([]string{"--duration", "3s", "--bot", "--name", "ann"})
+	})
+	if code != 0 {
+		t.Fatalf("exit code %d; standard error:\n%s", code, stderr)
+	}
+	const msg = "client: standard output is not a terminal: running headless (--headless)\n"
+	if n := strings.Count(stderr, msg); n != 1 {
+		t.Errorf("%q on standard error %d times, want once:\n%s", msg, n, stderr)
+	}
+	if !strings.Contains(stdout, "hosting an embedded game on 127.0.0.1:") || !strings.Contains(stdout, "frame ") {
+		t.Errorf("no headless output on standard output:\n%s", stdout)
+	}
+	if strings.Contains(stderr, "logs: ") {
+		t.Errorf("headless, the log goes to standard error, but a log file was announced:\n%s", stderr)
+	}
+}
+
+// TestBadLogFileExit1: a log file that cannot be opened is a clear error, exit code 1.
+func TestBadLogFileExit1(t *testing.T) {
+	var code int
+	bad := filepath.Join(t.TempDir(), "no-such-dir", "client.log")
+	_, stderr := captureOutput(t, func() {
+		code = run([]string{"--headless", "--quiet", "--log", bad, "--duration", "1s"})
+	})
+	if code != 1 || !strings.Contains(stderr, "--log") || !strings.Contains(stderr, bad) {
+		t.Errorf("--log %s: exit code %d, want 1, and a message naming --log and the file:\n%s", bad, code, stderr)
+	}
+}
+
+// captureOutput runs f with standard output and standard error going to pipes, and returns
+// what was written to them.
+func captureOutput(t *testing.T, f func()) (stdout, stderr string) {
+	t.Helper()
+	read := func(w **os.File) (done func() string) {
+		r, pw, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		old := *w
+		*w = pw
+		out := make(chan string)
+		go func() {
+			b, _ := io.ReadAll(r) // drained as it comes, so a full pipe never blocks f
+			out <- string(b)
+		}()
+		return func() string {
+			*w = old
+			pw.Close()
+			return <-out
+		}
+	}
+	doneOut, doneErr := read(&os.Stdout), read(&os.Stderr)
+	f()
+	return doneOut(), doneErr()
 }

@@ -5,8 +5,13 @@
 //	go run ./cmd/server                          # 127.0.0.1:7777, map skirmish
 //	go run ./cmd/server --bots 2 --loss 10 --latency 50ms --duration 60s --stats server.json
 //
-// Until the terminal UI lands the server always runs headless: it logs what happens to
-// standard error and writes --stats and --trace files.
+// By default it shows the terminal UI (package ui): the player table, the sync log, the debug
+// panel and the link sliders. With --headless, or when standard input or standard output is
+// not a terminal (a script, a pipe, CI), it runs headless instead and logs what happens to
+// standard error. Either way it writes the --stats and --trace files.
+//
+// The log never goes to the screen the UI draws on: in UI mode it goes to a file (--log,
+// by default ackattack-server.log in the temporary directory), headless to standard error.
 package main
 
 import (
@@ -16,13 +21,19 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 
 	"github.com/ackattack/ackattack/game"
+	"github.com/ackattack/ackattack/net/transport"
+	"github.com/ackattack/ackattack/ui"
 	"github.com/ackattack/ackattack/world"
 )
+
+// defaultLog is where the log goes in UI mode when --log is not given.
+var defaultLog = filepath.Join(os.TempDir(), "ackattack-server.log")
 
 func main() {
 	os.Exit(run(os.Args[1:]))
@@ -34,11 +45,14 @@ func run(args []string) int {
 	mapName := fs.String("map", "skirmish", "map: "+strings.Join(world.Maps(), ", "))
 	seed := fs.Uint64("seed", 1, "world and bot seed")
 	bots := fs.Int("bots", 0, "server-side bot players")
-	fs.Bool("headless", true, "run without the terminal UI (the UI is not built yet: always headless)")
+	headless := fs.Bool("headless", false, "run without the terminal UI, logging to standard error (the default when standard input or output is not a terminal)")
 	duration := fs.Duration("duration", 0, "exit cleanly after this long (0: run until interrupted)")
 	statsPath := fs.String("stats", "", "write a JSON report to this file at exit")
 	tracePath := fs.String("trace", "", "write a JSON line per executed guaranteed message to this file")
 	minPlayers := fs.Int("min-players", 0, "connected players needed before the start countdown (0: start with the first)")
+	logPath := fs.String("log", "", "append the log to this file (default: standard error with --headless, else "+defaultLog+")")
+	logLevel := slog.LevelInfo
+	fs.TextVar(&logLevel, "log-level", slog.LevelInfo, "least `level` logged: debug, info, warn or error")
 	var link game.LinkFlags
 	link.Register(fs)
 	if code, ok := game.ParseFlags(fs, args, "Hosts an AckAttack game over UDP."); !ok {
@@ -58,7 +72,32 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "server:", err)
 		return 2
 	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if !*headless {
+		if ok, what := game.Terminal(); !ok {
+			fmt.Fprintf(os.Stderr, "server: %s is not a terminal: running headless (--headless)\n", what)
+			*headless = true
+		}
+	}
+	// The UI owns the terminal: a log line written there would tear the screen, so in UI
+	// mode the log goes to a file unless --log names one anyway.
+	if *logPath == "" && !*headless {
+		*logPath = defaultLog
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel}))
+	if *logPath != "" {
+		l, f, err := game.OpenLog(*logPath, logLevel)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "server:", err)
+			return 1
+		}
+		defer f.Close()
+		logger = l
+	}
+	// In UI mode the socket gets a link conditioner even with no link flag (all zero: a
+	// perfect link), so that the UI's sliders can change the link while the game runs.
+	if ls == nil && !*headless {
+		ls = &transport.LinkSettings{}
+	}
 	cfg := game.ServerConfig{Listen: *listen, Map: *mapName, Seed: *seed, Bots: *bots, MinPlayers: *minPlayers, Logger: logger}
 	cfg.Transport.Link = ls
 	if *tracePath != "" {
@@ -83,8 +122,26 @@ func run(args []string) int {
 		ctx, cancel = context.WithTimeout(ctx, *duration)
 		defer cancel()
 	}
-	if err := srv.Run(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "server:", err)
+	var runErr, uiErr error
+	if *headless {
+		runErr = srv.Run(ctx)
+	} else {
+		// The game runs on its own goroutine and the UI on this one, until q quits it or
+		// ctx ends; then the game stops. If the game ends first, the UI stays up to show it.
+		gameCtx, stopGame := context.WithCancel(ctx)
+		runDone := make(chan error, 1)
+		go func() { runDone <- srv.Run(gameCtx) }()
+		fmt.Fprintln(os.Stderr, "logs:", *logPath)
+		uiErr = ui.RunServer(ctx, ui.ServerOptions{Server: srv, Logger: logger})
+		stopGame()
+		runErr = <-runDone
+		fmt.Fprintln(os.Stderr, "logs:", *logPath)
+		if uiErr != nil {
+			fmt.Fprintln(os.Stderr, "server:", uiErr)
+		}
+	}
+	if runErr != nil {
+		fmt.Fprintln(os.Stderr, "server:", runErr)
 		return 1
 	}
 	if *statsPath != "" {
@@ -92,6 +149,9 @@ func run(args []string) int {
 			fmt.Fprintln(os.Stderr, "server:", err)
 			return 1
 		}
+	}
+	if uiErr != nil {
+		return 1
 	}
 	return 0
 }

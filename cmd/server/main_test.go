@@ -2,14 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
 func TestServerDurationCleanExit(t *testing.T) {
 	stats := filepath.Join(t.TempDir(), "stats.json")
-	if code := run([]string{"--listen", "127.0.0.1:0", "--bots", "2", "--duration", "4s", "--stats", stats}); code != 0 {
+	if code := run([]string{"--headless", "--listen", "127.0.0.1:0", "--bots", "2", "--duration", "4s", "--stats", stats}); code != 0 {
 		t.Fatalf("exit code %d", code)
 	}
 	b, err := os.ReadFile(stats)
@@ -26,9 +28,96 @@ func TestServerDurationCleanExit(t *testing.T) {
 }
 
 func TestServerBadFlagsExit2(t *testing.T) {
-	for _, args := range [][]string{{"--bots", "9"}, {"--jitter", "-1s"}, {"--dup", "-3"}, {"--nope"}} {
+	for _, args := range [][]string{{"--bots", "9"}, {"--jitter", "-1s"}, {"--dup", "-3"}, {"--nope"}, {"--log-level", "loud"}} {
 		if code := run(args); code != 2 {
 			t.Errorf("%q: exit code %d, want 2", args, code)
 		}
 	}
+}
+
+// TestNotATerminalRunsHeadless: without --headless, when standard output is not a terminal
+// (here a pipe, as for a script), the server says once that it runs headless, and does: it
+// logs to standard error.
+func TestNotATerminalRunsHeadless(t *testing.T) {
+	var code int
+	_, stderr := captureOutput(t, func() {
+		code = run([]string{"--listen", "127.0.0.1:0", "--duration", "1s"})
+	})
+	if code != 0 {
+		t.Fatalf("exit code %d; standard error:\n%s", code, stderr)
+	}
+	const msg = "server: standard output is not a terminal: running headless (--headless)\n"
+	if n := strings.Count(stderr, msg); n != 1 {
+		t.Errorf("%q on standard error %d times, want once:\n%s", msg, n, stderr)
+	}
+	if !strings.Contains(stderr, "level=INFO msg=serving") {
+		t.Errorf("no log on standard error:\n%s", stderr)
+	}
+}
+
+// TestLogFile: --log sends the log to a file, appended to by each run, and nothing to
+// standard error; --log-level drops what is below it. A file that cannot be opened is a clear
+// error, exit code 1.
+func TestLogFile(t *testing.T) {
+	logFile := filepath.Join(t.TempDir(), "server.log")
+	for range 2 {
+		var code int
+		_, stderr := captureOutput(t, func() {
+			code = run([]string{"--headless", "--listen", "127.0.0.1:0", "--duration", "500ms", "--log", logFile})
+		})
+		if code != 0 || stderr != "" {
+			t.Fatalf("exit code %d, standard error:\n%s", code, stderr)
+		}
+	}
+	b, err := os.ReadFile(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "msg=serving"); n != 2 {
+		t.Errorf("%d \"serving\" lines after two runs, want 2 (appended):\n%s", n, b)
+	}
+
+	quiet := filepath.Join(t.TempDir(), "quiet.log")
+	if code := run([]string{"--headless", "--listen", "127.0.0.1:0", "--duration", "500ms", "--log", quiet, "--log-level", "warn"}); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	if b, err := os.ReadFile(quiet); err != nil || strings.Contains(string(b), "level=INFO") {
+		t.Errorf("--log-level warn: info lines logged (%v):\n%s", err, b)
+	}
+
+	var code int
+	bad := filepath.Join(t.TempDir(), "no-such-dir", "server.log")
+	_, stderr := captureOutput(t, func() {
+		code = run([]string{"--headless", "--listen", "127.0.0.1:0", "--log", bad, "--duration", "1s"})
+	})
+	if code != 1 || !strings.Contains(stderr, "--log") || !strings.Contains(stderr, bad) {
+		t.Errorf("--log %s: exit code %d, want 1, and a message naming --log and the file:\n%s", bad, code, stderr)
+	}
+}
+
+// captureOutput runs f with standard output and standard error going to pipes, and returns
+// what was written to them.
+func captureOutput(t *testing.T, f func()) (stdout, stderr string) {
+	t.Helper()
+	read := func(w **os.File) (done func() string) {
+		r, pw, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		old := *w
+		*w = pw
+		out := make(chan string)
+		go func() {
+			b, _ := io.ReadAll(r) // drained as it comes, so a full pipe never blocks f
+			out <- string(b)
+		}()
+		return func() string {
+			*w = old
+			pw.Close()
+			return <-out
+		}
+	}
+	doneOut, doneErr := read(&os.Stdout), read(&os.Stderr)
+	f()
+	return doneOut(), doneErr()
 }
