@@ -53,12 +53,15 @@
 //
 // Each accepted packet whose Ack newly acknowledges the packet numbered Ack gives one
 // round-trip sample: now minus the time that packet was sent. Only that packet is sampled, as
-// it was the most recently sent of those acknowledged and so gives the freshest time. Samples
+// it was the most recently sent of those acknowledged and so gives the freshest time, and only
+// if it carried items: the peer acknowledges a packet with messages within its ack delay, but
+// a keepalive or a pure ack only with whatever it sends next, so that "round trip" would
+// measure the peer's silence (on an idle loopback link it read 60-90 ms). Samples
 // are smoothed as TCP does (RFC 6298: SRTT moves 1/8 and RTTVAR 1/4 of the way to each
 // sample), and jitter is the smoothed change between consecutive samples (RFC 3550, gain
-// 1/16). ResendDelay is the smoothed RTT, never below 1 ms: resending a message sooner than
-// one round trip after its last send only repeats a packet whose acknowledgement cannot have
-// arrived yet. The loss estimate covers the last LossWindow resolved packets.
+// 1/16). ResendDelay is the smoothed RTT plus twice its mean deviation, at least one RTT and
+// never below 1 ms: resending a message sooner than one round trip after its last send only
+// repeats a packet whose acknowledgement cannot have arrived yet. The loss estimate covers the last LossWindow resolved packets.
 //
 // # No I/O, no clock, no garbage
 //

@@ -290,8 +290,12 @@ func (e *Endpoint) processAcks(now time.Time, ack uint16, bits uint32) {
 		// anything we sent (not an acknowledgement of ours).
 		return
 	}
-	if s := &e.ring[ack%SentRingSize]; s.state == InFlight {
+	if s := &e.ring[ack%SentRingSize]; s.state == InFlight && len(s.Items) > 0 {
 		// The newest acknowledged packet was sent most recently, so its sample is freshest.
+		// Only a packet with items counts: the peer acknowledges those promptly, while a
+		// packet without (a keepalive, a pure ack) is acknowledged by whatever the peer sends
+		// next, up to a keepalive interval later, and its "round trip" would mostly measure
+		// that wait (QUIC's rule for packets that are not ack-eliciting).
 		e.sampleRTT(now.Sub(s.Time))
 	}
 	e.busy = true

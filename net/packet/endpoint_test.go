@@ -306,7 +306,7 @@ func TestRTT(t *testing.T) {
 	// round sends one packet at sendAt and receives the peer's ack of it at ackAt.
 	round := func(sendAt, ackAt time.Duration) {
 		h := e.NextHeader()
-		e.Sent(base.Add(sendAt), h, 100, nil)
+		e.Sent(base.Add(sendAt), h, 100, []Item{{Seq: h.Seq}})
 		e.Received(base.Add(ackAt), wire.Header{Seq: peerSeq, Ack: h.Seq, AckBits: 0xffffffff}, 10)
 		peerSeq++
 	}
@@ -347,9 +347,10 @@ func TestRTTSampleOnlyFromNewestNewlyAcked(t *testing.T) {
 	if got := e.ResendDelay(); got != 40*ms {
 		t.Fatalf("ResendDelay %v, want the configured 40ms", got)
 	}
-	e.Sent(base, e.NextHeader(), 10, nil)                                    // seq 0 at 0
-	e.Sent(base.Add(20*ms), e.NextHeader(), 10, nil)                         // seq 1 at 20ms
-	e.Sent(base.Add(40*ms), e.NextHeader(), 10, nil)                         // seq 2 at 40ms
+	msg := []Item{{Seq: 5}}
+	e.Sent(base, e.NextHeader(), 10, msg)                                    // seq 0 at 0
+	e.Sent(base.Add(20*ms), e.NextHeader(), 10, msg)                         // seq 1 at 20ms
+	e.Sent(base.Add(40*ms), e.NextHeader(), 10, msg)                         // seq 2 at 40ms
 	e.Received(base.Add(90*ms), wire.Header{Seq: 0, Ack: 1, AckBits: 3}, 10) // acks 0 and 1: sample from 1 = 70ms
 	if s := e.Stats(); s.RTTSamples != 1 || s.LatestRTT != 70*ms {
 		t.Fatalf("samples %d latest %v, want 1 and 70ms (from the packet numbered Ack)", s.RTTSamples, s.LatestRTT)
@@ -361,11 +362,11 @@ func TestRTTSampleOnlyFromNewestNewlyAcked(t *testing.T) {
 	}
 	// A zero round trip is floored at 1ms for resending.
 	h := e.NextHeader()
-	e.Sent(base.Add(300*ms), h, 10, nil)
+	e.Sent(base.Add(300*ms), h, 10, msg)
 	e.Received(base.Add(300*ms), wire.Header{Seq: 2, Ack: h.Seq, AckBits: 0xf}, 10)
 	for range 200 {
 		h := e.NextHeader()
-		e.Sent(base.Add(300*ms), h, 10, nil)
+		e.Sent(base.Add(300*ms), h, 10, msg)
 		e.Received(base.Add(300*ms), wire.Header{Seq: h.Seq, Ack: h.Seq, AckBits: 0xffffffff}, 10)
 	}
 	if s := e.Stats(); s.MinRTT != 0 || e.ResendDelay() != MinResendDelay {
@@ -731,5 +732,25 @@ func BenchmarkSentReceived(b *testing.B) {
 		}
 		e.Received(base, wire.Header{Seq: peerSeq, Ack: h.Seq, AckBits: bits}, 40)
 		peerSeq++
+	}
+}
+
+// TestRTTNoSampleFromPacketsWithoutItems: a keepalive or a pure ack is acknowledged by whatever
+// the peer sends next, so its ack time would measure the peer's silence, not the path: it
+// gives no sample, while the next packet with a message does.
+func TestRTTNoSampleFromPacketsWithoutItems(t *testing.T) {
+	ms := time.Millisecond
+	e := NewEndpoint(Config{})
+	h := e.NextHeader()
+	e.Sent(base, h, 10, nil) // a keepalive
+	e.Received(base.Add(95*ms), wire.Header{Seq: 0, Ack: h.Seq, AckBits: 1}, 10)
+	if s := e.Stats(); s.RTTSamples != 0 {
+		t.Fatalf("the ack of a keepalive gave %d samples (latest %v), want none", s.RTTSamples, s.LatestRTT)
+	}
+	h = e.NextHeader()
+	e.Sent(base.Add(100*ms), h, 10, []Item{{Seq: 1}})
+	e.Received(base.Add(104*ms), wire.Header{Seq: 1, Ack: h.Seq, AckBits: 3}, 10)
+	if s := e.Stats(); s.RTTSamples != 1 || s.LatestRTT != 4*ms {
+		t.Fatalf("samples %d latest %v, want 1 and 4ms from the packet with a message", s.RTTSamples, s.LatestRTT)
 	}
 }
