@@ -87,7 +87,7 @@ func ackCell(s packet.State) (rune, tcell.Color) {
 
 // Draw draws the view into its inner rectangle; lines that do not fit are cut.
 func (v *AckView) Draw(screen tcell.Screen) {
-	v.DrawForSubclass(screen, v)
+	drawFrame(screen, v.Box, v)
 	x, y, width, height := v.GetInnerRect()
 	if width <= 0 || height <= 0 {
 		return

@@ -100,7 +100,7 @@ func chatLineText(l game.ChatLine) string {
 
 // Draw draws the last lines that fit and, when open, the input line under them.
 func (c *ChatPane) Draw(screen tcell.Screen) {
-	c.DrawForSubclass(screen, c)
+	drawFrame(screen, c.Box, c)
 	x, y, width, height := c.GetInnerRect()
 	if width <= 0 || height <= 0 {
 		return

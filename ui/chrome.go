@@ -16,6 +16,7 @@ import (
 // walks through, and the keys that work the same on both (quit, help, debug panel, Tab).
 type chrome struct {
 	pages *tview.Pages
+	root  *layeredPages
 	help  *HelpOverlay
 	debug *DebugPanel
 
@@ -51,6 +52,15 @@ func newChrome(main tview.Primitive, title string, keys []KeyHelp, setFocus func
 	c := chrome{help: NewHelpOverlay(title, keys), debug: NewDebugPanel(), setFocus: setFocus}
 	c.pages = tview.NewPages().AddPage("main", main, true, true).AddPage("help", c.help, true, false)
 	return c
+}
+
+// rootOf is the screen's root primitive: the pages, drawn without a fill.
+func (c *chrome) rootOf() tview.Primitive {
+	if c.root == nil {
+		c.root = &layeredPages{Pages: c.pages, pages: []tview.Primitive{c.pages.GetPage("main"), c.help},
+			shown: func(i int) bool { return i == 0 || c.helpOpen }}
+	}
+	return c.root
 }
 
 // focused returns the widget with the focus, asking the widgets rather than the application

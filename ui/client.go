@@ -55,7 +55,7 @@ type ClientScreen struct {
 	groupKey bool        // 'g' was pressed: the next digit stores a group
 	sent     []sentOrder // orders handed to the host, not yet seen in a snapshot
 	notice   string      // a message for the player (export done, intent refused)
-	noticeAt time.Time   //
+	noticeAt time.Time   // when it was first shown (zero: not yet, it shows from the next frame)
 	lastLink linksim.Settings
 }
 
@@ -120,7 +120,7 @@ func NewClientScreen(host ClientHost, exportDir string, setFocus func(p tview.Pr
 }
 
 // Root is the screen's root primitive.
-func (s *ClientScreen) Root() tview.Primitive { return s.pages }
+func (s *ClientScreen) Root() tview.Primitive { return s.rootOf() }
 
 // MapView returns the map, nil before the game started.
 func (s *ClientScreen) MapView() *MapView { return s.mapView }
@@ -158,7 +158,7 @@ func (s *ClientScreen) layout() {
 
 // notify shows a message on the orders line for a few seconds.
 func (s *ClientScreen) notify(msg string) {
-	s.notice, s.noticeAt = msg, s.now
+	s.notice, s.noticeAt = msg, s.now // zero before the first frame: counted from that frame
 }
 
 // linkChanged applies a slider change to the link conditioner at once.
@@ -339,6 +339,9 @@ func pendingMarks(pending []game.PendingOrder) []MapMark {
 // cursor is on, or a notice.
 func (s *ClientScreen) ordersText(snap *game.ClientSnapshot) string {
 	var parts []string
+	if s.notice != "" && s.noticeAt.IsZero() {
+		s.noticeAt = s.now
+	}
 	if s.notice != "" && s.now.Sub(s.noticeAt) < noticeFor {
 		parts = append(parts, "[yellow]"+tview.Escape(s.notice)+"[-]")
 	}

@@ -215,7 +215,7 @@ func (p *DebugPanel) names() WaitNames {
 
 // Draw draws the tab bar on the first row and the current view below it.
 func (p *DebugPanel) Draw(screen tcell.Screen) {
-	p.DrawForSubclass(screen, p)
+	drawFrame(screen, p.Box, p)
 	x, y, width, height := p.GetInnerRect()
 	p.tabRow = -1
 	if width <= 0 || height <= 0 {

@@ -140,7 +140,7 @@ func age(d time.Duration) string {
 
 // Draw draws the lines into the inner rectangle, cut at its width.
 func (g *GraphView) Draw(screen tcell.Screen) {
-	g.DrawForSubclass(screen, g)
+	drawFrame(screen, g.Box, g)
 	x, y, width, height := g.GetInnerRect()
 	if width <= 0 || height <= 0 {
 		return

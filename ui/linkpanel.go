@@ -130,7 +130,7 @@ func (p *LinkPanel) sliderChanged() {
 
 // Draw draws the title line, if any, and a slider per row below it.
 func (p *LinkPanel) Draw(screen tcell.Screen) {
-	p.DrawForSubclass(screen, p)
+	drawFrame(screen, p.Box, p)
 	x, y, width, height := p.GetInnerRect()
 	if width <= 0 || height <= 0 {
 		for _, s := range p.sliders {

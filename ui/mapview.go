@@ -278,7 +278,7 @@ func scrollAxis(offset, cursor, view, mapSize int32) int32 {
 
 // Draw draws the visible part of the map, then the units, then the cursor.
 func (m *MapView) Draw(screen tcell.Screen) {
-	m.DrawForSubclass(screen, m)
+	drawFrame(screen, m.Box, m)
 	x, y, width, height := m.GetInnerRect()
 	if width <= 0 || height <= 0 {
 		return

@@ -102,7 +102,7 @@ func NewServerScreen(host ServerHost, addr, exportDir string, setFocus func(p tv
 }
 
 // Root is the screen's root primitive.
-func (s *ServerScreen) Root() tview.Primitive { return s.pages }
+func (s *ServerScreen) Root() tview.Primitive { return s.rootOf() }
 
 // Resize lays the screen out for a terminal of width×height cells.
 func (s *ServerScreen) Resize(width, height int) { s.resize(width, height) }
@@ -183,6 +183,9 @@ func (s *ServerScreen) Refresh(now time.Time) {
 	}
 	s.refreshDebug()
 	s.status.SetStatus(s.statusOf(snap, now))
+	if s.noticeAt.IsZero() {
+		s.noticeAt = now // a notice from before the first frame counts from it
+	}
 	if now.Sub(s.noticeAt) > noticeFor {
 		s.notice.SetText(fmt.Sprintf("serving on %s  ·  %d player(s)  ·  Tab focus  ·  d debug  ·  ? help", s.addr, len(snap.Seats)))
 	}

@@ -152,7 +152,7 @@ func (s *Slider) SetValueWidth(width int) *Slider {
 
 // Draw draws the slider on the first line of its inner rectangle.
 func (s *Slider) Draw(screen tcell.Screen) {
-	s.DrawForSubclass(screen, s)
+	drawFrame(screen, s.Box, s)
 	x, y, width, height := s.GetInnerRect()
 	s.barWidth = 0
 	if width <= 0 || height <= 0 {

@@ -77,7 +77,7 @@ func statusFields(st Status) []string {
 	return []string{
 		fmt.Sprintf("frame %d", st.Frame),
 		fmt.Sprintf("lead %d ms", st.Lead.Milliseconds()),
-		fmt.Sprintf("rtt %d ms", st.RTT.Milliseconds()),
+		"rtt " + rttText(st.RTT),
 		fmt.Sprintf("loss %.1f%%", st.LossPercent),
 		"in " + byteRate(st.BytesInPerSec),
 		"out " + byteRate(st.BytesOutPerSec),
@@ -186,7 +186,7 @@ func statusText(st Status, width int) (fields, state string) {
 
 // Draw draws the line on the first row of the inner rectangle.
 func (s *StatusLine) Draw(screen tcell.Screen) {
-	s.DrawForSubclass(screen, s)
+	drawFrame(screen, s.Box, s)
 	x, y, width, height := s.GetInnerRect()
 	if width <= 0 || height <= 0 {
 		return
@@ -204,4 +204,13 @@ func statusPrint(screen tcell.Screen, x, y int, text string, style tcell.Style) 
 		x++
 	}
 	return x
+}
+
+// rttText is a round-trip time in milliseconds, with a decimal below 10 ms (loopback and a LAN
+// are well under one millisecond, and "0 ms" would say nothing).
+func rttText(d time.Duration) string {
+	if d < 10*time.Millisecond {
+		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+	}
+	return fmt.Sprintf("%d ms", d.Milliseconds())
 }

@@ -231,7 +231,7 @@ func (v *MismatchView) lines(width int) []styledLine {
 
 // Draw draws the newest records from the top of the inner rectangle down.
 func (v *MismatchView) Draw(screen tcell.Screen) {
-	v.DrawForSubclass(screen, v)
+	drawFrame(screen, v.Box, v)
 	x, y, width, height := v.GetInnerRect()
 	if width <= 0 || height <= 0 {
 		return
@@ -331,7 +331,7 @@ func (v *PauseView) lines() []styledLine {
 
 // Draw draws the summary, the column header and the newest pauses that fit.
 func (v *PauseView) Draw(screen tcell.Screen) {
-	v.DrawForSubclass(screen, v)
+	drawFrame(screen, v.Box, v)
 	x, y, width, height := v.GetInnerRect()
 	if width <= 0 || height <= 0 {
 		return
