@@ -8,7 +8,6 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/ackattack/ackattack/game"
 	"github.com/ackattack/ackattack/world"
 )
 
@@ -84,5 +83,3 @@ func BenchmarkClientScreenFrame(b *testing.B) {
 		})
 	}
 }
-
-var _ = game.ClientSnapshot{}

@@ -13,22 +13,42 @@ func init() {
 	tview.Styles.PrimitiveBackgroundColor = tcell.ColorDefault
 }
 
-// drawFrame draws box's border and title for p, skipping the background fill (see above). Use
-// it only for widgets that are drawn on a freshly cleared area (not for an overlay, which must
-// blank what lies under it).
+// drawFrame draws box's border and title for p, as tview's Box does, but without filling the
+// rectangle first (see above). Use it only for widgets drawn on a freshly cleared area (not for
+// an overlay, which must blank what lies under it), with the title centred in the default
+// colour and no padding, as every widget here has.
 func drawFrame(screen tcell.Screen, box *tview.Box, p tview.Primitive) {
-	box.DrawForSubclass(blankless{screen}, p)
-}
-
-// blankless is a screen that ignores writes of a plain blank in the default style: exactly the
-// fill of a box whose background is the terminal's.
-type blankless struct{ tcell.Screen }
-
-func (s blankless) SetContent(x, y int, primary rune, combining []rune, style tcell.Style) {
-	if primary == ' ' && len(combining) == 0 && style == tcell.StyleDefault {
-		return
+	x, y, width, height := box.GetRect()
+	ix, iy, _, _ := box.GetInnerRect()
+	if width < 2 || height < 2 || ix == x || iy == y {
+		return // no border (the inner rectangle is the whole box)
 	}
-	s.Screen.SetContent(x, y, primary, combining, style)
+	b := tview.Borders
+	h, v, tl, tr, bl, br := b.Horizontal, b.Vertical, b.TopLeft, b.TopRight, b.BottomLeft, b.BottomRight
+	if p.HasFocus() {
+		h, v, tl, tr, bl, br = b.HorizontalFocus, b.VerticalFocus, b.TopLeftFocus, b.TopRightFocus, b.BottomLeftFocus, b.BottomRightFocus
+	}
+	style := tcell.StyleDefault.Foreground(box.GetBorderColor()).Background(box.GetBackgroundColor()).
+		Attributes(box.GetBorderAttributes())
+	hs, vs := string(h), string(v)
+	for cx := x + 1; cx < x+width-1; cx++ {
+		screen.Put(cx, y, hs, style)
+		screen.Put(cx, y+height-1, hs, style)
+	}
+	for cy := y + 1; cy < y+height-1; cy++ {
+		screen.Put(x, cy, vs, style)
+		screen.Put(x+width-1, cy, vs, style)
+	}
+	screen.Put(x, y, string(tl), style)
+	screen.Put(x+width-1, y, string(tr), style)
+	screen.Put(x, y+height-1, string(bl), style)
+	screen.Put(x+width-1, y+height-1, string(br), style)
+	if title := box.GetTitle(); title != "" && width >= 4 {
+		printed, _ := tview.Print(screen, title, x+1, y, width-2, tview.AlignCenter, tview.Styles.TitleColor)
+		if len(title)-printed > 0 && printed > 0 {
+			tview.Print(screen, string(tview.SemigraphicsHorizontalEllipsis), x+width-2, y, 1, tview.AlignLeft, tview.Styles.TitleColor)
+		}
+	}
 }
 
 // layeredPages is the screens' root: tview's Pages, drawn without filling the screen first

@@ -307,7 +307,7 @@ func (m *MapView) Draw(screen tcell.Screen) {
 			case world.Water:
 				style = styleWater
 			}
-			screen.SetContent(x+int(dx), y+int(dy), rune(t), nil, style)
+			screen.Put(x+int(dx), y+int(dy), cellText(rune(t)), style)
 		}
 	}
 
@@ -315,9 +315,9 @@ func (m *MapView) Draw(screen tcell.Screen) {
 		for cy := b.y0; cy <= b.y1; cy++ {
 			for cx := b.x0; cx <= b.x1; cx++ {
 				if sx, sy, ok := toScreen(cx, cy); ok {
-					r, _, st, _ := screen.GetContent(sx, sy)
+					r, st, _ := screen.Get(sx, sy)
 					_, bg, _ := styleBox.Decompose()
-					screen.SetContent(sx, sy, r, nil, st.Background(bg))
+					screen.Put(sx, sy, r, st.Background(bg))
 				}
 			}
 		}
@@ -327,9 +327,9 @@ func (m *MapView) Draw(screen tcell.Screen) {
 			continue
 		}
 		if sx, sy, ok := toScreen(mk.X, mk.Y); ok {
-			_, _, st, _ := screen.GetContent(sx, sy)
+			_, st, _ := screen.Get(sx, sy)
 			_, bg, _ := st.Decompose()
-			screen.SetContent(sx, sy, mk.Letter, nil, styleMark.Background(bg))
+			screen.Put(sx, sy, cellText(mk.Letter), styleMark.Background(bg))
 		}
 	}
 	// Attacks in flight, under the units: an arrow over its target's cell should not hide the
@@ -346,9 +346,9 @@ func (m *MapView) Draw(screen tcell.Screen) {
 		case a.Owner == m.ownSeat:
 			style = styleOwnUnit
 		}
-		_, _, st, _ := screen.GetContent(sx, sy)
+		_, st, _ := screen.Get(sx, sy)
 		_, bg, _ := st.Decompose()
-		screen.SetContent(sx, sy, '*', nil, style.Bold(false).Background(bg))
+		screen.Put(sx, sy, "*", style.Bold(false).Background(bg))
 	}
 
 	// Dead enemies first, so a living unit that shares their cell is drawn
@@ -380,18 +380,18 @@ func (m *MapView) Draw(screen tcell.Screen) {
 				_, bg, _ := styleSelected.Decompose()
 				style = style.Background(bg).Underline(true)
 			}
-			screen.SetContent(sx, sy, letter, nil, style)
+			screen.Put(sx, sy, cellText(letter), style)
 		}
 	}
 
 	if sx, sy, ok := toScreen(m.cursorX, m.cursorY); ok {
-		r, _, style, _ := screen.GetContent(sx, sy)
+		r, style, _ := screen.Get(sx, sy)
 		if m.HasFocus() {
 			style = style.Reverse(true)
 		} else {
 			style = style.Underline(true)
 		}
-		screen.SetContent(sx, sy, r, nil, style)
+		screen.Put(sx, sy, r, style)
 	}
 }
 
@@ -432,4 +432,21 @@ func (m *MapView) InputHandler() func(event *tcell.EventKey, setFocus func(p tvi
 			m.SetCursor(m.cursorX+dx, m.cursorY+dy)
 		}
 	})
+}
+
+// asciiCells holds a one-character string for every ASCII rune, so that drawing a map cell
+// does not build a new string each time (the map redraws every cell ten times a second).
+var asciiCells = func() (t [128]string) {
+	for i := range t {
+		t[i] = string(rune(i))
+	}
+	return t
+}()
+
+// cellText is the string of one cell's rune.
+func cellText(r rune) string {
+	if r >= 0 && r < 128 {
+		return asciiCells[r]
+	}
+	return string(r)
 }
