@@ -541,7 +541,14 @@ func (s *ClientScreen) HandleKey(ev *tcell.EventKey, quit func()) *tcell.EventKe
 		if s.focused() != s.chat {
 			s.setFocus(s.chat)
 		}
-		return ev // every key is the chat's while its line is open
+		if k := ev.Key(); k == tcell.KeyEnter || k == tcell.KeyEscape {
+			// The line is sent or dropped: hand the key to the chat here, then give the keys
+			// back to the map at once (not only at the next key).
+			s.chat.InputHandler()(ev, s.setFocus)
+			s.setFocus(s.focus[0])
+			return nil
+		}
+		return ev // every other key is the chat's while its line is open
 	}
 	if s.focused() == s.chat {
 		s.setFocus(s.focus[0])

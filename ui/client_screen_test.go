@@ -199,7 +199,7 @@ func TestClientScreenMouse(t *testing.T) {
 // pane with the tag shown as typed.
 func TestClientScreenChat(t *testing.T) {
 	f := newFakeClient(t)
-	sa, _ := fakeClientScreen(t, f, 120, 36)
+	sa, cs := fakeClientScreen(t, f, 120, 36)
 	sa.waitFor("the screen", func() bool { return strings.Contains(screenText(sa), "RUNNING") })
 	sa.key(tcell.KeyEnter)
 	for _, r := range "gg [red]wp" {
@@ -207,6 +207,7 @@ func TestClientScreenChat(t *testing.T) {
 	}
 	sa.key(tcell.KeyEnter)
 	sa.waitFor("the line in the pane", func() bool { return strings.Contains(screenText(sa), "ann: gg [red]wp") })
+	sa.waitFor("the map focused again", func() bool { return cs.MapView().HasFocus() })
 	f.mu.Lock()
 	said := append([]string(nil), f.said...)
 	f.mu.Unlock()

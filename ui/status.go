@@ -85,13 +85,13 @@ func statusFields(st Status) []string {
 	}
 }
 
-// statusLevels are the sets of statusFields tried, widest first: the link
-// settings go first (the sliders show them as well), then the byte rates (as
-// a pair, since one without the other says little), the loss, the lead, the
-// round-trip time and the frame.
+// statusLevels are the sets of statusFields tried, widest first: the byte
+// rates go first (as a pair, since one without the other says little), then
+// the link settings (a slider's change should show here as long as it can),
+// the loss, the lead, the round-trip time and the frame.
 var statusLevels = [][]int{
 	{0, 1, 2, 3, 4, 5, 6},
-	{0, 1, 2, 3, 4, 5},
+	{0, 1, 2, 3, 6},
 	{0, 1, 2, 3},
 	{0, 1, 2},
 	{0, 2},
@@ -103,19 +103,30 @@ var statusLevels = [][]int{
 // "loss 30% lat 100ms jit 20ms dup 0%", with burst loss and reordering added
 // when they are set, or "link clean" when the link is perfect.
 func LinkText(s linksim.Settings) string {
-	if s.LossPercent == 0 && s.BurstLossPercent == 0 && s.Latency == 0 && s.Jitter == 0 &&
-		s.DupPercent == 0 && s.ReorderPercent == 0 {
-		return "link clean"
+	var parts []string
+	if s.LossPercent != 0 {
+		parts = append(parts, "loss "+percent(s.LossPercent)+"%")
 	}
-	text := fmt.Sprintf("loss %s%% lat %dms jit %dms dup %s%%", percent(s.LossPercent),
-		s.Latency.Milliseconds(), s.Jitter.Milliseconds(), percent(s.DupPercent))
 	if s.BurstLossPercent != 0 {
-		text += fmt.Sprintf(" burst %s%%", percent(s.BurstLossPercent))
+		parts = append(parts, "burst "+percent(s.BurstLossPercent)+"%")
+	}
+	if s.Latency != 0 {
+		parts = append(parts, fmt.Sprintf("lat %dms", s.Latency.Milliseconds()))
+	}
+	if s.Jitter != 0 {
+		parts = append(parts, fmt.Sprintf("jit %dms", s.Jitter.Milliseconds()))
+	}
+	if s.DupPercent != 0 {
+		parts = append(parts, "dup "+percent(s.DupPercent)+"%")
 	}
 	if s.ReorderPercent != 0 {
-		text += fmt.Sprintf(" reorder %s%%", percent(s.ReorderPercent))
+		parts = append(parts, "reorder "+percent(s.ReorderPercent)+"%")
 	}
-	return text
+	if len(parts) == 0 {
+		return "link clean"
+	}
+	// "link:" sets the settings apart from the measured loss next to them.
+	return "link: " + strings.Join(parts, " ")
 }
 
 // percent formats a percentage with no more digits than it has: 30, 2.5.

@@ -20,7 +20,7 @@ func statusSample(state string) Status {
 		LossPercent:    3.2,
 		BytesInPerSec:  1200,
 		BytesOutPerSec: 800,
-		Link:           "loss 30% lat 100ms jit 20ms dup 0%",
+		Link:           "link: loss 30% lat 100ms jit 20ms",
 		State:          state,
 		Since:          800 * time.Millisecond,
 		Reason:         "no packets from the server for 10 s",
@@ -63,16 +63,18 @@ func TestStatusTextDropsFields(t *testing.T) {
 		width int
 		want  string
 	}{
-		{StateRunning, 120, "frame 1234  lead 200 ms  rtt 48 ms  loss 3.2%  in 1.2 kB/s  out 0.8 kB/s  loss 30% lat 100ms jit 20ms dup 0%  RUNNING"},
-		{StateRunning, 116, "frame 1234  lead 200 ms  rtt 48 ms  loss 3.2%  in 1.2 kB/s  out 0.8 kB/s  RUNNING"},
-		{StateRunning, 81, "frame 1234  lead 200 ms  rtt 48 ms  loss 3.2%  in 1.2 kB/s  out 0.8 kB/s  RUNNING"},
+		{StateRunning, 116, "frame 1234  lead 200 ms  rtt 48 ms  loss 3.2%  in 1.2 kB/s  out 0.8 kB/s  link: loss 30% lat 100ms jit 20ms  RUNNING"},
+		{StateRunning, 115, "frame 1234  lead 200 ms  rtt 48 ms  loss 3.2%  link: loss 30% lat 100ms jit 20ms  RUNNING"},
+		{StateRunning, 89, "frame 1234  lead 200 ms  rtt 48 ms  loss 3.2%  link: loss 30% lat 100ms jit 20ms  RUNNING"},
+		{StateRunning, 88, "frame 1234  lead 200 ms  rtt 48 ms  loss 3.2%  RUNNING"},
 		{StateRunning, 80, "frame 1234  lead 200 ms  rtt 48 ms  loss 3.2%  RUNNING"},
 		{StateRunning, 50, "frame 1234  lead 200 ms  rtt 48 ms  RUNNING"},
 		{StateRunning, 30, "frame 1234  rtt 48 ms  RUNNING"},
 		{StateRunning, 20, "frame 1234  RUNNING"},
 		{StateRunning, 10, "RUNNING"},
 		{StateRunning, 4, "RUNN"},
-		{StateResyncing, 120, "frame 1234  lead 200 ms  rtt 48 ms  loss 3.2%  in 1.2 kB/s  out 0.8 kB/s  RE-SYNCING 0.8 s"},
+		{StateResyncing, 125, "frame 1234  lead 200 ms  rtt 48 ms  loss 3.2%  in 1.2 kB/s  out 0.8 kB/s  link: loss 30% lat 100ms jit 20ms  RE-SYNCING 0.8 s"},
+		{StateResyncing, 100, "frame 1234  lead 200 ms  rtt 48 ms  loss 3.2%  link: loss 30% lat 100ms jit 20ms  RE-SYNCING 0.8 s"},
 		{StateResyncing, 80, "frame 1234  lead 200 ms  rtt 48 ms  loss 3.2%  RE-SYNCING 0.8 s"},
 		{StateDisconnected, 40, "DISCONNECTED: no packets from the server"},
 		{StateDisconnected, 0, ""},
@@ -107,12 +109,12 @@ func TestLinkText(t *testing.T) {
 		{linksim.Settings{BurstLength: 4, ReorderDelay: time.Millisecond}, "link clean"}, // nothing turned on
 		{
 			linksim.Settings{LossPercent: 30, Latency: 100 * time.Millisecond, Jitter: 20 * time.Millisecond},
-			"loss 30% lat 100ms jit 20ms dup 0%",
+			"link: loss 30% lat 100ms jit 20ms",
 		},
-		{linksim.Settings{DupPercent: 2.5}, "loss 0% lat 0ms jit 0ms dup 2.5%"},
+		{linksim.Settings{DupPercent: 2.5}, "link: dup 2.5%"},
 		{
 			linksim.Settings{LossPercent: 1, BurstLossPercent: 5, BurstLength: 3, ReorderPercent: 10},
-			"loss 1% lat 0ms jit 0ms dup 0% burst 5% reorder 10%",
+			"link: loss 1% burst 5% reorder 10%",
 		},
 	}
 	for _, tt := range tests {
