@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -124,7 +125,8 @@ func (p *DebugPanel) SetData(d DebugData) *DebugPanel {
 	p.collectRTT(d)
 	if d.HasPeer {
 		receiver, sender := p.waits()
-		p.graph.SetWaiting(receiver, sender, d.Now).SetNames(p.names()).SetPruned(d.Peer.Message.PrunedDeps)
+		p.graph.SetWaiting(receiver, sender, d.Now).SetNames(p.names()).SetPruned(d.Peer.Message.PrunedDeps).
+			SetUnacked(p.unackedLines(d.Now))
 		ack := AckDataFrom(d.Peer)
 		ack.RTTSamples = p.rtts
 		p.acks.SetData(ack)
@@ -188,6 +190,46 @@ func (p *DebugPanel) DOT() string {
 	return NamedDOT(r, s, p.names())
 }
 
+// unackedLines describes the sender's unacknowledged messages, oldest first.
+func (p *DebugPanel) unackedLines(now time.Time) []string {
+	if !p.data.HasPeer || p.data.Peer.Debug == nil {
+		return nil
+	}
+	var lines []string
+	for _, u := range p.data.Peer.Debug.Unacked {
+		line := fmt.Sprintf("#%d", u.Seq)
+		if name := msgName(u.First); name != "" {
+			line += " " + name
+		}
+		switch {
+		case u.FirstSent.IsZero():
+			line += " queued"
+		default:
+			line += "   (" + age(now.Sub(u.FirstSent)) + ")"
+		}
+		if u.Pieces > 1 {
+			line += fmt.Sprintf("  %d/%d fragments acked", u.Acked, u.Pieces)
+		}
+		if u.Sync {
+			line += "  sync: holds back later messages"
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// msgName is the game message type a payload's first byte names, "" if it names none (another
+// use of the stack, or no payload).
+func msgName(first int16) string {
+	if first < 0 {
+		return ""
+	}
+	if t := game.MsgType(first).String(); !strings.HasPrefix(t, "MsgType(") {
+		return t
+	}
+	return ""
+}
+
 // names names each waiting message by its game message type: the first byte of its payload,
 // which the message layer hands up without knowing what it means.
 func (p *DebugPanel) names() WaitNames {
@@ -199,10 +241,9 @@ func (p *DebugPanel) names() WaitNames {
 	name := func(ws []depgraph.Waiting, first []int16) map[uint16]string {
 		m := make(map[uint16]string, len(ws))
 		for i, w := range ws {
-			if i < len(first) && first[i] >= 0 {
-				// A byte that is no game message type (another use of the stack) names nothing.
-				if t := game.MsgType(first[i]).String(); !strings.HasPrefix(t, "MsgType(") {
-					m[w.Seq] = t
+			if i < len(first) {
+				if name := msgName(first[i]); name != "" {
+					m[w.Seq] = name
 				}
 			}
 		}

@@ -151,6 +151,10 @@ func heldBackDebug(now time.Time) *message.Debug {
 		ReceiverFirst: []int16{-1, int16(game.MsgChat)},
 		SenderWaits:   []depgraph.Waiting{{Seq: 12, Since: now.Add(-40 * time.Millisecond)}},
 		SenderFirst:   []int16{int16(game.MsgCommand)},
+		Unacked: []message.Unacked{
+			{Seq: 12, First: int16(game.MsgCommand), FirstSent: now.Add(-40 * time.Millisecond), Pieces: 1},
+			{Seq: 13, First: int16(game.MsgUnitHashes), FirstSent: now.Add(-20 * time.Millisecond), Pieces: 1},
+		},
 	}
 }
 

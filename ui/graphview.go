@@ -36,6 +36,7 @@ type GraphView struct {
 	receiver, sender []depgraph.Waiting
 	names            WaitNames
 	pruned           uint64
+	unacked          []string
 	now              time.Time
 }
 
@@ -49,6 +50,13 @@ type WaitNames struct {
 // SetNames sets the names drawn after each sequence number ("#7 Chat").
 func (g *GraphView) SetNames(n WaitNames) *GraphView {
 	g.names = n
+	return g
+}
+
+// SetUnacked sets the lines describing the sender's messages still unacknowledged (those with
+// no dependency in either direction are not in its graph, but are what a lossy link delays).
+func (g *GraphView) SetUnacked(lines []string) *GraphView {
+	g.unacked = append(g.unacked[:0], lines...)
 	return g
 }
 
@@ -94,6 +102,10 @@ func (g *GraphView) Lines() []string {
 	}
 	if g.pruned > 0 {
 		lines = append(lines, fmt.Sprintf("  %d dependencies pruned (already acked, never sent)", g.pruned))
+	}
+	if len(g.unacked) > 0 {
+		lines = append(lines, fmt.Sprintf("unacked (%d)", len(g.unacked)))
+		lines = append(lines, g.unacked...)
 	}
 	return lines
 }
@@ -154,7 +166,7 @@ func (g *GraphView) Draw(screen tcell.Screen) {
 	}
 	for i, line := range lines {
 		style := base
-		if line == "receiver" || line == "sender" {
+		if line == "receiver" || line == "sender" || strings.HasPrefix(line, "unacked (") {
 			style = heading
 		}
 		printRunes(screen, x, y+i, width, line, style)

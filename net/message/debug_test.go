@@ -1,6 +1,7 @@
 package message
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -55,5 +56,28 @@ func TestDebugViews(t *testing.T) {
 		if s.SenderFirst[i] != want {
 			t.Errorf("sender entry %d (seq %d): first payload byte %d, want %d", i, w.Seq, s.SenderFirst[i], want)
 		}
+	}
+	// A is the only message still unacknowledged (B's packet was acked), sent once, in one
+	// piece.
+	if len(s.Unacked) != 1 || s.Unacked[0].First != 'A' || s.Unacked[0].Pieces != 1 || s.Unacked[0].Acked != 0 || s.Unacked[0].FirstSent != base {
+		t.Fatalf("unacked %+v, want only A, sent at the start", s.Unacked)
+	}
+}
+
+// TestDebugUnackedOldestFirstAcrossWrap: the unacknowledged list runs from the oldest message,
+// also when the sequence numbers wrap from 32767 to 0.
+func TestDebugUnackedOldestFirstAcrossWrap(t *testing.T) {
+	srv := newEndpoint("server", Config{})
+	srv.conn.nextSeq = 32766
+	now := base
+	for _, p := range []string{"a", "b", "c", "d"} {
+		mustSend(t, srv.conn, now, p, nil, nil)
+	}
+	var got []uint16
+	for _, u := range srv.conn.Debug().Unacked {
+		got = append(got, u.Seq)
+	}
+	if want := []uint16{32766, 32767, 0, 1}; !slices.Equal(got, want) {
+		t.Fatalf("unacked seqs %v, want %v", got, want)
 	}
 }

@@ -1,6 +1,8 @@
 package message
 
 import (
+	"github.com/ackattack/ackattack/net/wire"
+	"slices"
 	"time"
 
 	"github.com/ackattack/ackattack/net/depgraph"
@@ -110,6 +112,19 @@ type Debug struct {
 	// the one above (a game's message type) does, and names the nodes of the panel's graph.
 	ReceiverFirst []int16
 	SenderFirst   []int16
+	// Unacked lists every guaranteed message sent (or queued) and not yet fully acknowledged,
+	// oldest first: with or without dependencies, whether or not anything depends on it.
+	Unacked []Unacked
+}
+
+// Unacked is one guaranteed message still waiting for its acknowledgement.
+type Unacked struct {
+	Seq       uint16
+	First     int16     // first payload byte, -1 for an empty payload (see Debug)
+	FirstSent time.Time // zero while it is still queued
+	Pieces    int       // fragments (1 for a whole message)
+	Acked     int       // pieces acknowledged so far
+	Sync      bool
 }
 
 // Debug returns a fresh copy of the connection's debug views.
@@ -132,6 +147,26 @@ func (c *Conn) Debug() Debug {
 		if m := c.inflight[w.Seq]; m != nil && len(m.payload) > 0 {
 			d.SenderFirst[i] = int16(m.payload[0])
 		}
+	}
+	for _, m := range c.inflight { // a debug copy for a few calls a second; sorted below
+		u := Unacked{Seq: m.seq, First: -1, FirstSent: m.firstSent, Pieces: len(m.units), Acked: m.acked, Sync: m.sync}
+		if len(m.payload) > 0 {
+			u.First = int16(m.payload[0])
+		}
+		d.Unacked = append(d.Unacked, u)
+	}
+	// Oldest first: in sequence order read from the oldest, across a wrap (sequence numbers in
+	// flight span less than half the circle).
+	if n := len(d.Unacked); n > 0 {
+		oldest := d.Unacked[0].Seq
+		for _, u := range d.Unacked {
+			if int16((u.Seq-oldest)<<1) < 0 {
+				oldest = u.Seq
+			}
+		}
+		slices.SortFunc(d.Unacked, func(a, b Unacked) int {
+			return int((a.Seq-oldest)&wire.SeqMask) - int((b.Seq-oldest)&wire.SeqMask)
+		})
 	}
 	return d
 }
