@@ -190,13 +190,20 @@ func (p *DebugPanel) DOT() string {
 	return NamedDOT(r, s, p.names())
 }
 
-// unackedLines describes the sender's unacknowledged messages, oldest first.
+// unackedLines describes the sender's unacknowledged messages outside its graph, oldest first.
 func (p *DebugPanel) unackedLines(now time.Time) []string {
 	if !p.data.HasPeer || p.data.Peer.Debug == nil {
 		return nil
 	}
 	var lines []string
+	inGraph := make(map[uint16]bool, len(p.data.Peer.Debug.SenderWaits))
+	for _, w := range p.data.Peer.Debug.SenderWaits {
+		inGraph[w.Seq] = true
+	}
 	for _, u := range p.data.Peer.Debug.Unacked {
+		if inGraph[u.Seq] {
+			continue // listed with the sender's graph already
+		}
 		line := fmt.Sprintf("#%d", u.Seq)
 		if name := msgName(u.First); name != "" {
 			line += " " + name

@@ -104,7 +104,7 @@ func (g *GraphView) Lines() []string {
 		lines = append(lines, fmt.Sprintf("  %d dependencies pruned (already acked, never sent)", g.pruned))
 	}
 	if len(g.unacked) > 0 {
-		lines = append(lines, fmt.Sprintf("unacked (%d)", len(g.unacked)))
+		lines = append(lines, fmt.Sprintf("unacked (%d), no dependency either way", len(g.unacked)))
 		lines = append(lines, g.unacked...)
 	}
 	return lines

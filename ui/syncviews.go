@@ -11,6 +11,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/ackattack/ackattack/game"
+	"github.com/ackattack/ackattack/world"
 )
 
 // span is a run of text in one style, and styledLine a row made of spans. The
@@ -204,7 +205,11 @@ func (v *MismatchView) lines(width int) []styledLine {
 			{text: fmt.Sprintf("frame %d", r.Frame), bold: true},
 			{text: fmt.Sprintf("player %d", r.Seat)},
 		}
-		if len(r.Groups) > 0 {
+		switch {
+		case len(r.Groups) == 1 && r.Groups[0].Start <= 1 && r.Groups[0].End >= world.MaxUnitID:
+			// A stop-the-world compares every unit: one "group" from the first id to the last.
+			fields = append(fields, span{text: "whole world"})
+		case len(r.Groups) > 0:
 			fields = append(fields, span{text: fmt.Sprintf("%s [%s]", plural(len(r.Groups), "group"), idRanges(r.Groups))})
 		}
 		if a := mismatchAction(r); a.text != "" {

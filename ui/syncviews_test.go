@@ -9,6 +9,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/ackattack/ackattack/game"
+	"github.com/ackattack/ackattack/world"
 )
 
 // sampleRecords is a sync log, oldest first: a drill-down, its real-time
@@ -63,6 +64,14 @@ func TestMismatchViewText(t *testing.T) {
 			name:  "empty",
 			width: 60, height: 1,
 			want: []string{"no hash mismatch yet: every report matched the server"},
+		},
+		{
+			// A stop-the-world compared every unit: its one group spans all ids.
+			name: "whole world",
+			records: []game.SyncRecord{{Seat: 1, Frame: 200, Groups: []game.IDRange{{Start: 1, End: world.MaxUnitID}},
+				Action: game.ActionStopWorld, At: 211}},
+			width: 100, height: 1,
+			want: []string{"frame 200  player 1  whole world  -> stop-the-world, pause at frame 211"},
 		},
 		{
 			// Newest first, each header on one line when there is room.
