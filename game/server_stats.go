@@ -101,7 +101,7 @@ func (s *Server) seatInfos() []SeatInfo {
 		if st == nil {
 			continue
 		}
-		out = append(out, SeatInfo{Seat: st.idx, Name: st.name, Bot: st.bot != nil, Connected: st.bot != nil || st.peer != nil,
+		out = append(out, SeatInfo{Seat: st.idx, Player: st.player, Name: st.name, Bot: st.bot != nil, Connected: st.bot != nil || st.peer != nil,
 			InGame: st.inGame, LastHash: st.lastHash, State: s.seatState(st)})
 	}
 	return out

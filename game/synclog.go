@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/ackattack/ackattack/world"
 )
 
@@ -87,7 +89,10 @@ type PendingOrder struct {
 // SeatInfo is one row of the server's player table (the network columns come from the
 // transport's PeerStats of the same seat).
 type SeatInfo struct {
-	Seat      uint8
+	Seat uint8
+	// Player is the player's id: the transport's PeerStats of the same player has it (its own
+	// seat numbers are the transport's, not the game's).
+	Player    uuid.UUID
 	Name      string
 	Bot       bool // a server-side bot
 	Connected bool

@@ -191,9 +191,14 @@ func (s *ServerScreen) Refresh(now time.Time) {
 	}
 }
 
-func (s *ServerScreen) peerOf(seat uint8) (transport.PeerStats, bool) {
+// peerOf finds a seat's connection by its player's id (the transport numbers its seats its
+// own way).
+func (s *ServerScreen) peerOf(st game.SeatInfo) (transport.PeerStats, bool) {
+	if st.Bot {
+		return transport.PeerStats{}, false // a bot on the server has no connection
+	}
 	for _, p := range s.peers {
-		if p.Seat == int(seat) && p.Connected {
+		if p.PlayerID == st.Player && p.Connected {
 			return p, true
 		}
 	}
@@ -220,7 +225,7 @@ func (s *ServerScreen) fillPlayers(snap *game.ServerSnapshot) {
 		if st.Bot {
 			addr = "(bot on the server)"
 		}
-		if p, ok := s.peerOf(st.Seat); ok {
+		if p, ok := s.peerOf(st); ok {
 			addr = p.Addr.String()
 			rtt = fmt.Sprintf("%d ms", p.RTT.Milliseconds())
 			loss = fmt.Sprintf("%.1f%%", p.LossPercent)
@@ -284,7 +289,7 @@ func (s *ServerScreen) refreshDebug() {
 			continue
 		}
 		d.Title = "player " + st.Name
-		d.Peer, d.HasPeer = s.peerOf(st.Seat)
+		d.Peer, d.HasPeer = s.peerOf(st)
 		if st.Bot {
 			d.Title += " (a bot on the server: no network link)"
 		}

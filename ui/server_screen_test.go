@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
+	"github.com/google/uuid"
 	"github.com/rivo/tview"
 
 	"github.com/ackattack/ackattack/game"
@@ -27,6 +28,11 @@ type fakeServer struct {
 	link  linksim.Settings
 }
 
+var (
+	annID = uuid.MustParse("00000000-0000-4000-8000-00000000a001")
+	bobID = uuid.MustParse("00000000-0000-4000-8000-00000000b002")
+)
+
 func newFakeServer(t testing.TB) *fakeServer {
 	t.Helper()
 	w, err := world.NewWorld("skirmish", 1)
@@ -42,8 +48,8 @@ func newFakeServer(t testing.TB) *fakeServer {
 	f.snap = game.ServerSnapshot{At: fakeNow, Running: true, Frame: 420, Lead: 2, Map: "skirmish", Units: slices.Clone(w.Units()),
 		Seats: []game.SeatInfo{
 			{Seat: 0, Name: "bot1", Bot: true, Connected: true, InGame: true, LastHash: "", State: "bot"},
-			{Seat: 1, Name: "ann", Connected: true, InGame: true, LastHash: "ok at frame 410", State: "playing"},
-			{Seat: 2, Name: "bob", Connected: true, InGame: true, LastHash: "real-time re-sync at frame 405", State: "playing"},
+			{Seat: 1, Player: annID, Name: "ann", Connected: true, InGame: true, LastHash: "ok at frame 410", State: "playing"},
+			{Seat: 2, Player: bobID, Name: "bob", Connected: true, InGame: true, LastHash: "real-time re-sync at frame 405", State: "playing"},
 		},
 		Events: []string{
 			"12:00:00.000 frame 0: join seat=1 name=ann",
@@ -59,9 +65,11 @@ func newFakeServer(t testing.TB) *fakeServer {
 	f.snap.Report.Game.LeadTimeMillis = 200
 	f.snap.Report.Net.RTTMillis = 42
 	f.peers = []transport.PeerStats{
-		{Seat: 1, Name: "ann", Connected: true, Addr: netip.MustParseAddrPort("127.0.0.1:50001"), RTT: 38 * time.Millisecond, LossPercent: 0.5, BytesInPerSec: 300, BytesOutPerSec: 900},
-		{Seat: 2, Name: "bob", Connected: true, Addr: netip.MustParseAddrPort("127.0.0.1:50002"), RTT: 46 * time.Millisecond, LossPercent: 12.5, BytesInPerSec: 310, BytesOutPerSec: 950,
+		// The transport numbers its seats its own way (bob joined first there): the screen
+		// must match the players by id.
+		{Seat: 1, PlayerID: bobID, Name: "bob", Connected: true, Addr: netip.MustParseAddrPort("127.0.0.1:50002"), RTT: 46 * time.Millisecond, LossPercent: 12.5, BytesInPerSec: 310, BytesOutPerSec: 950,
 			Debug: heldBackDebug(fakeNow)},
+		{Seat: 0, PlayerID: annID, Name: "ann", Connected: true, Addr: netip.MustParseAddrPort("127.0.0.1:50001"), RTT: 38 * time.Millisecond, LossPercent: 0.5, BytesInPerSec: 300, BytesOutPerSec: 900},
 	}
 	return f
 }
