@@ -227,7 +227,7 @@ func (s *ServerScreen) fillPlayers(snap *game.ServerSnapshot) {
 		}
 		if p, ok := s.peerOf(st); ok {
 			addr = p.Addr.String()
-			rtt = fmt.Sprintf("%d ms", p.RTT.Milliseconds())
+			rtt = rttText(p.RTT)
 			loss = fmt.Sprintf("%.1f%%", p.LossPercent)
 		}
 		color := PlayerColor(st.Name)

@@ -170,7 +170,10 @@ func idRanges(rs []game.IDRange) string {
 	parts := make([]string, len(rs))
 	for i, r := range rs {
 		parts[i] = strconv.FormatUint(uint64(r.Start), 10)
-		if r.End != r.Start {
+		switch {
+		case r.End >= world.MaxUnitID:
+			parts[i] += "+" // the last group runs to the highest id there can be
+		case r.End != r.Start:
 			parts[i] += "-" + strconv.FormatUint(uint64(r.End), 10)
 		}
 	}
