@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -111,5 +113,23 @@ func TestHelpOverlayOverPage(t *testing.T) {
 	sa.waitFor("the wheel to scroll", func() bool { return strings.HasPrefix(screenRows(sa.screen)[1], "        ║ H J K L") })
 	if sa.app.GetFocus() != help {
 		t.Error("a click beside the help box reached the page below")
+	}
+}
+
+// TestREADMEListsEveryKey: the README's key tables are the help overlay's lists, row for row,
+// so the two cannot drift apart.
+func TestREADMEListsEveryKey(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	for _, list := range [][]KeyHelp{ClientKeys, ServerKeys} {
+		for _, k := range list {
+			row := "| `" + strings.ReplaceAll(k.Keys, "|", `\|`) + "` | " + strings.ReplaceAll(k.What, "|", `\|`) + " |"
+			if !strings.Contains(readme, row) {
+				t.Errorf("README.md lacks the key row %q", row)
+			}
+		}
 	}
 }

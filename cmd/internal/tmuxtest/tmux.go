@@ -40,12 +40,19 @@ func Require(t testing.TB) {
 // race detector too, which also reuses the packages the test binary was compiled with.
 func Build(t testing.TB, name string) string {
 	t.Helper()
+	return BuildPackage(t, name, ".")
+}
+
+// BuildPackage is Build for another main package, named as go build names it (a path
+// relative to the test's package, such as "../server", or an import path).
+func BuildPackage(t testing.TB, name, pkg string) string {
+	t.Helper()
 	bin := filepath.Join(t.TempDir(), name)
 	args := []string{"build", "-o", bin}
 	if raceEnabled {
 		args = append(args, "-race")
 	}
-	out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
+	out, err := exec.Command("go", append(args, pkg)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -97,6 +104,21 @@ func Start(t testing.TB, width, height int, argv ...string) *Pane {
 		}
 	})
 	return p
+}
+
+// PID returns the process id of the pane's shell, the one that runs the command as its
+// child (and waits for it, to write its exit status).
+func (p *Pane) PID() int {
+	p.t.Helper()
+	out, err := p.tmux("display-message", "-p", "-t", "test", "#{pane_pid}")
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(out))
+	if err != nil {
+		p.t.Fatalf("tmux pane_pid: %q", out)
+	}
+	return pid
 }
 
 func (p *Pane) tmux(args ...string) (string, error) {
