@@ -109,3 +109,51 @@ func OpenLog(path string, level slog.Leveler) (*slog.Logger, *os.File, error) {
 	}
 	return slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: level})), f, nil
 }
+
+// Output is where a binary's screen and log go, decided once at start by SetupOutput.
+type Output struct {
+	Headless bool         // no UI: asked for, or standard input or output is not a terminal
+	LogPath  string       // the log file ("" with Headless and no --log: standard error)
+	Logger   *slog.Logger //
+	Link     *transport.LinkSettings
+	close    func() error
+}
+
+// Close closes the log file, if there is one.
+func (o *Output) Close() error {
+	if o.close == nil {
+		return nil
+	}
+	return o.close()
+}
+
+// SetupOutput decides between the UI and headless for program prog (falling back to headless,
+// with a note on standard error, when standard input or output is not a terminal), opens the
+// log (in UI mode a file, defaultLog unless logPath names one: a log line on the screen would
+// tear the UI) and, in UI mode, gives the socket a link conditioner even when link is nil (a
+// perfect link) so that the UI's sliders can change it while the game runs. An error is a log
+// file that cannot be opened.
+func SetupOutput(prog string, headless bool, logPath, defaultLog string, level slog.Level, link *transport.LinkSettings) (*Output, error) {
+	o := &Output{Headless: headless, LogPath: logPath, Link: link}
+	if !o.Headless {
+		if ok, what := Terminal(); !ok {
+			fmt.Fprintf(os.Stderr, "%s: %s is not a terminal: running headless (--headless)\n", prog, what)
+			o.Headless = true
+		}
+	}
+	if o.LogPath == "" && !o.Headless {
+		o.LogPath = defaultLog
+	}
+	o.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	if o.LogPath != "" {
+		l, f, err := OpenLog(o.LogPath, level)
+		if err != nil {
+			return nil, err
+		}
+		o.Logger, o.close = l, f.Close
+	}
+	if o.Link == nil && !o.Headless {
+		o.Link = &transport.LinkSettings{}
+	}
+	return o, nil
+}

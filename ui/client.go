@@ -10,7 +10,6 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/ackattack/ackattack/game"
-	"github.com/ackattack/ackattack/net/linksim"
 	"github.com/ackattack/ackattack/net/transport"
 	"github.com/ackattack/ackattack/world"
 )
@@ -56,7 +55,7 @@ type ClientScreen struct {
 	sent     []sentOrder // orders handed to the host, not yet seen in a snapshot
 	notice   string      // a message for the player (export done, intent refused)
 	noticeAt time.Time   // when it was first shown (zero: not yet, it shows from the next frame)
-	lastLink linksim.Settings
+	linkCtl  *linkControl
 }
 
 // sentOrder is an order the player gave, followed from "sent" through "pending until frame F"
@@ -79,13 +78,8 @@ func NewClientScreen(host ClientHost, exportDir string, setFocus func(p tview.Pr
 	s := &ClientScreen{host: host}
 	s.waiting = tview.NewTextView().SetTextAlign(tview.AlignCenter)
 	s.waiting.SetBorder(true).SetTitle(" map ")
-	s.link = NewLinkPanel()
-	s.link.SetBorder(true).SetTitle(" network (Tab) ")
-	if ls, ok := host.Link(); ok {
-		s.link.SetSettings(ls)
-		s.lastLink = ls
-	}
-	s.link.SetChangedFunc(s.linkChanged)
+	s.linkCtl = newLinkControl(" network (Tab) ", host.Link, host.SetLink, func(msg string) { s.tell(msg) })
+	s.link = s.linkCtl.panel
 	s.chat = NewChatPane()
 	s.chat.SetBorder(true).SetTitle(" chat (Enter) ")
 	s.chat.SetSendFunc(func(text string) {
@@ -161,18 +155,6 @@ func (s *ClientScreen) notify(msg string) {
 	s.notice, s.noticeAt = msg, s.now // zero before the first frame: counted from that frame
 }
 
-// linkChanged applies a slider change to the link conditioner at once.
-func (s *ClientScreen) linkChanged(ls linksim.Settings) {
-	if err := s.host.SetLink(ls); err != nil {
-		s.tell("link: " + err.Error())
-		if old, ok := s.host.Link(); ok {
-			s.link.SetSettings(old)
-		}
-		return
-	}
-	s.lastLink = ls
-}
-
 // Refresh reads the host's latest snapshot and statistics into the widgets. It is called once
 // per frame, from the one ticker that redraws the screen.
 func (s *ClientScreen) Refresh(now time.Time) {
@@ -181,10 +163,7 @@ func (s *ClientScreen) Refresh(now time.Time) {
 	s.mendFocus(s.chat)
 	s.snap = s.host.Snapshot()
 	s.peer, s.hasPeer = s.host.Peer()
-	if ls, ok := s.host.Link(); ok && ls != s.lastLink {
-		s.lastLink = ls
-		s.link.SetSettings(ls)
-	}
+	s.linkCtl.sync()
 	snap := s.snap
 	if snap == nil {
 		snap = &game.ClientSnapshot{}
@@ -254,7 +233,7 @@ func waitingText(snap *game.ClientSnapshot, peer transport.PeerStats) string {
 func (s *ClientScreen) statusOf(snap *game.ClientSnapshot, now time.Time) Status {
 	st := Status{Frame: snap.Frame, Lead: time.Duration(snap.Report.Game.LeadTimeMillis) * time.Millisecond,
 		RTT: s.peer.RTT, LossPercent: s.peer.LossPercent, BytesInPerSec: s.peer.BytesInPerSec,
-		BytesOutPerSec: s.peer.BytesOutPerSec, State: StateRunning, Link: LinkText(s.lastLink)}
+		BytesOutPerSec: s.peer.BytesOutPerSec, State: StateRunning, Link: LinkText(s.linkCtl.current)}
 	switch {
 	case snap.State == transport.Disconnected:
 		st.State = StateDisconnected

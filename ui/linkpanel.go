@@ -214,3 +214,38 @@ func (p *LinkPanel) MouseHandler() func(action tview.MouseAction, event *tcell.E
 		return false, nil
 	})
 }
+
+// linkControl is a LinkPanel bound to a host's link conditioner: a slider's change applies at
+// once (or, refused, puts the sliders back), and a change made elsewhere shows on the sliders.
+type linkControl struct {
+	panel   *LinkPanel
+	current linksim.Settings
+	get     func() (linksim.Settings, bool)
+	set     func(linksim.Settings) error
+	tell    func(msg string)
+}
+
+func newLinkControl(title string, get func() (linksim.Settings, bool), set func(linksim.Settings) error, tell func(string)) *linkControl {
+	c := &linkControl{panel: NewLinkPanel(), get: get, set: set, tell: tell}
+	c.panel.SetBorder(true).SetTitle(title)
+	c.sync()
+	c.panel.SetChangedFunc(func(ls linksim.Settings) {
+		if err := c.set(ls); err != nil {
+			c.tell("link: " + err.Error())
+			if old, ok := c.get(); ok {
+				c.panel.SetSettings(old)
+			}
+			return
+		}
+		c.current = ls
+	})
+	return c
+}
+
+// sync shows the conditioner's settings on the sliders if they changed; once per frame.
+func (c *linkControl) sync() {
+	if ls, ok := c.get(); ok && ls != c.current {
+		c.current = ls
+		c.panel.SetSettings(ls)
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/ackattack/ackattack/game"
-	"github.com/ackattack/ackattack/net/linksim"
 	"github.com/ackattack/ackattack/net/transport"
 	"github.com/ackattack/ackattack/world"
 )
@@ -42,7 +41,7 @@ type ServerScreen struct {
 	peers     []transport.PeerStats
 	rowSeats  []uint8 // the seat shown in each table row (after the header)
 	seat      int     // the seat the debug panel follows (-1: none yet)
-	lastLink  linksim.Settings
+	linkCtl   *linkControl
 	noticeAt  time.Time
 	eventsLen int
 	followLog bool // the event log sticks to its end until the user scrolls up
@@ -63,19 +62,8 @@ func NewServerScreen(host ServerHost, addr, exportDir string, setFocus func(p tv
 	s.waiting.SetBorder(true).SetTitle(" map ")
 	s.events = tview.NewTextView().SetDynamicColors(false).SetWrap(true).SetScrollable(true)
 	s.events.SetBorder(true).SetTitle(" events ")
-	s.link = NewLinkPanel()
-	s.link.SetBorder(true).SetTitle(" server link ")
-	if ls, ok := host.Link(); ok {
-		s.link.SetSettings(ls)
-		s.lastLink = ls
-	}
-	s.link.SetChangedFunc(func(ls linksim.Settings) {
-		if err := host.SetLink(ls); err != nil {
-			s.tell("link: " + err.Error())
-			return
-		}
-		s.lastLink = ls
-	})
+	s.linkCtl = newLinkControl(" server link ", host.Link, host.SetLink, func(msg string) { s.tell(msg) })
+	s.link = s.linkCtl.panel
 	s.status = NewStatusLine()
 	s.notice = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
 
@@ -151,10 +139,7 @@ func (s *ServerScreen) Refresh(now time.Time) {
 	s.mendFocus()
 	s.snap = s.host.Snapshot()
 	s.peers = s.host.Peers()
-	if ls, ok := s.host.Link(); ok && ls != s.lastLink {
-		s.lastLink = ls
-		s.link.SetSettings(ls)
-	}
+	s.linkCtl.sync()
 	snap := s.snap
 	if snap == nil {
 		snap = &game.ServerSnapshot{}
@@ -306,7 +291,7 @@ func (s *ServerScreen) refreshDebug() {
 func (s *ServerScreen) statusOf(snap *game.ServerSnapshot, now time.Time) Status {
 	st := Status{Frame: snap.Frame, Lead: time.Duration(snap.Report.Game.LeadTimeMillis) * time.Millisecond,
 		RTT: time.Duration(snap.Report.Net.RTTMillis * float64(time.Millisecond)), LossPercent: snap.Report.Net.LossPercent,
-		State: StateRunning, Link: LinkText(s.lastLink)}
+		State: StateRunning, Link: LinkText(s.linkCtl.current)}
 	for _, p := range s.peers {
 		st.BytesInPerSec += p.BytesInPerSec
 		st.BytesOutPerSec += p.BytesOutPerSec

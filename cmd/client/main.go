@@ -79,32 +79,14 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "client: --name %q: 1 to %d bytes of UTF-8 without control characters (%v)\n", *name, wire.MaxNameLen, err)
 		return 2
 	}
-	if !*headless {
-		if ok, what := game.Terminal(); !ok {
-			fmt.Fprintf(os.Stderr, "client: %s is not a terminal: running headless (--headless)\n", what)
-			*headless = true
-		}
+	out, err := game.SetupOutput("client", *headless, *logPath, defaultLog, logLevel, ls)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "client:", err)
+		return 1
 	}
-	// The UI owns the terminal: a log line written there would tear the screen, so in UI
-	// mode the log goes to a file unless --log names one anyway.
-	if *logPath == "" && !*headless {
-		*logPath = defaultLog
-	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel}))
-	if *logPath != "" {
-		l, f, err := game.OpenLog(*logPath, logLevel)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "client:", err)
-			return 1
-		}
-		defer f.Close()
-		logger = l
-	}
-	// In UI mode every socket gets a link conditioner, even with no link flag (all zero: a
-	// perfect link), so that the UI's sliders can change the link while the game runs.
-	if ls == nil && !*headless {
-		ls = &transport.LinkSettings{}
-	}
+	defer out.Close()
+	*headless, *logPath, ls = out.Headless, out.LogPath, out.Link
+	logger := out.Logger
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -2,11 +2,12 @@ package main
 
 import (
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ackattack/ackattack/cmd/internal/capture"
 )
 
 // TestEmbeddedGameCleanExit: with no --connect the client hosts a game with a bot, plays it for
@@ -61,7 +62,7 @@ func TestBadFlagsExit2(t *testing.T) {
 // status lines come on standard output, the log on standard error.
 func TestNotATerminalRunsHeadless(t *testing.T) {
 	var code int
-	stdout, stderr := captureOutput(t, func() {
+	stdout, stderr := capture.Output(t, func() {
 		code = run([]string{"--duration", "3s", "--bot", "--name", "ann"})
 	})
 	if code != 0 {
@@ -83,37 +84,10 @@ func TestNotATerminalRunsHeadless(t *testing.T) {
 func TestBadLogFileExit1(t *testing.T) {
 	var code int
 	bad := filepath.Join(t.TempDir(), "no-such-dir", "client.log")
-	_, stderr := captureOutput(t, func() {
+	_, stderr := capture.Output(t, func() {
 		code = run([]string{"--headless", "--quiet", "--log", bad, "--duration", "1s"})
 	})
 	if code != 1 || !strings.Contains(stderr, "--log") || !strings.Contains(stderr, bad) {
 		t.Errorf("--log %s: exit code %d, want 1, and a message naming --log and the file:\n%s", bad, code, stderr)
 	}
-}
-
-// captureOutput runs f with standard output and standard error going to pipes, and returns
-// what was written to them.
-func captureOutput(t *testing.T, f func()) (stdout, stderr string) {
-	t.Helper()
-	read := func(w **os.File) (done func() string) {
-		r, pw, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		old := *w
-		*w = pw
-		out := make(chan string)
-		go func() {
-			b, _ := io.ReadAll(r) // drained as it comes, so a full pipe never blocks f
-			out <- string(b)
-		}()
-		return func() string {
-			*w = old
-			pw.Close()
-			return <-out
-		}
-	}
-	doneOut, doneErr := read(&os.Stdout), read(&os.Stderr)
-	f()
-	return doneOut(), doneErr()
 }

@@ -27,7 +27,6 @@ import (
 	"syscall"
 
 	"github.com/ackattack/ackattack/game"
-	"github.com/ackattack/ackattack/net/transport"
 	"github.com/ackattack/ackattack/ui"
 	"github.com/ackattack/ackattack/world"
 )
@@ -72,32 +71,14 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "server:", err)
 		return 2
 	}
-	if !*headless {
-		if ok, what := game.Terminal(); !ok {
-			fmt.Fprintf(os.Stderr, "server: %s is not a terminal: running headless (--headless)\n", what)
-			*headless = true
-		}
+	out, err := game.SetupOutput("server", *headless, *logPath, defaultLog, logLevel, ls)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "server:", err)
+		return 1
 	}
-	// The UI owns the terminal: a log line written there would tear the screen, so in UI
-	// mode the log goes to a file unless --log names one anyway.
-	if *logPath == "" && !*headless {
-		*logPath = defaultLog
-	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel}))
-	if *logPath != "" {
-		l, f, err := game.OpenLog(*logPath, logLevel)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "server:", err)
-			return 1
-		}
-		defer f.Close()
-		logger = l
-	}
-	// In UI mode the socket gets a link conditioner even with no link flag (all zero: a
-	// perfect link), so that the UI's sliders can change the link while the game runs.
-	if ls == nil && !*headless {
-		ls = &transport.LinkSettings{}
-	}
+	defer out.Close()
+	*headless, *logPath, ls = out.Headless, out.LogPath, out.Link
+	logger := out.Logger
 	cfg := game.ServerConfig{Listen: *listen, Map: *mapName, Seed: *seed, Bots: *bots, MinPlayers: *minPlayers, Logger: logger}
 	cfg.Transport.Link = ls
 	if *tracePath != "" {

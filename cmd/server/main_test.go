@@ -2,11 +2,12 @@ package main
 
 import (
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ackattack/ackattack/cmd/internal/capture"
 )
 
 func TestServerDurationCleanExit(t *testing.T) {
@@ -40,7 +41,7 @@ func TestServerBadFlagsExit2(t *testing.T) {
 // logs to standard error.
 func TestNotATerminalRunsHeadless(t *testing.T) {
 	var code int
-	_, stderr := captureOutput(t, func() {
+	_, stderr := capture.Output(t, func() {
 		code = run([]string{"--listen", "127.0.0.1:0", "--duration", "1s"})
 	})
 	if code != 0 {
@@ -62,7 +63,7 @@ func TestLogFile(t *testing.T) {
 	logFile := filepath.Join(t.TempDir(), "server.log")
 	for range 2 {
 		var code int
-		_, stderr := captureOutput(t, func() {
+		_, stderr := capture.Output(t, func() {
 			code = run([]string{"--headless", "--listen", "127.0.0.1:0", "--duration", "500ms", "--log", logFile})
 		})
 		if code != 0 || stderr != "" {
@@ -87,37 +88,10 @@ func TestLogFile(t *testing.T) {
 
 	var code int
 	bad := filepath.Join(t.TempDir(), "no-such-dir", "server.log")
-	_, stderr := captureOutput(t, func() {
+	_, stderr := capture.Output(t, func() {
 		code = run([]string{"--headless", "--listen", "127.0.0.1:0", "--log", bad, "--duration", "1s"})
 	})
 	if code != 1 || !strings.Contains(stderr, "--log") || !strings.Contains(stderr, bad) {
 		t.Errorf("--log %s: exit code %d, want 1, and a message naming --log and the file:\n%s", bad, code, stderr)
 	}
-}
-
-// captureOutput runs f with standard output and standard error going to pipes, and returns
-// what was written to them.
-func captureOutput(t *testing.T, f func()) (stdout, stderr string) {
-	t.Helper()
-	read := func(w **os.File) (done func() string) {
-		r, pw, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		old := *w
-		*w = pw
-		out := make(chan string)
-		go func() {
-			b, _ := io.ReadAll(r) // drained as it comes, so a full pipe never blocks f
-			out <- string(b)
-		}()
-		return func() string {
-			*w = old
-			pw.Close()
-			return <-out
-		}
-	}
-	doneOut, doneErr := read(&os.Stdout), read(&os.Stderr)
-	f()
-	return doneOut(), doneErr()
 }
