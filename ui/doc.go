@@ -5,6 +5,34 @@
 // The UI reads one immutable snapshot per frame and sends intents back; it never touches game
 // state and never blocks the host loop.
 //
+// # The screens
+//
+// ClientScreen and ServerScreen compose the widgets below. The client's has the map with an
+// orders line under it (the selection, the latest order as it goes from "sent" to "pending
+// until frame F" to "ran at frame F", what the cursor is on), the link sliders and the chat on
+// the right and the status line at the bottom; the server's has the player table, the map as a
+// spectator sees it, the event log and the server's own sliders. Both have the debug panel
+// (d or F2; beside the map on a tall terminal, in its place on a short one) and the help
+// overlay (? or F1). Everything they show comes from a ClientHost or ServerHost, read once a
+// frame by Refresh; everything the user does goes back as an intent that the host's loop runs
+// (TryDo: if its queue is full the screen says so instead of waiting). An order's
+// OrderTicket tells the screen the frame the host scheduled it for.
+//
+// RunClient and RunServer run a screen in a tview application. One goroutine, the ticker,
+// calls QueueUpdateDraw once a frame. tview's QueueUpdate waits until the event loop has run
+// the function, so a call made after Run returned would wait forever: the ticker is therefore
+// also the one that stops the application, on q or when the context ends, and it starts only
+// once the first frame is drawn. Key and mouse handlers only change widgets, and layout never
+// calls the application (it can run inside tview's draw, which holds the application's lock):
+// a widget that lost the focus to a new layout gets it back at the next key or frame.
+//
+// The screens draw on the terminal's own background. tview clears the screen before every
+// frame, so a box filling its rectangle with blanks again was pure waste (half of a 200×60
+// frame); drawFrame draws a widget's border and title without it, and MapView writes its cells
+// as one-character strings made once. BENCHMARKS.md has the numbers.
+//
+// # The widgets
+//
 // Every widget is a plain tview primitive that keeps its own small state and
 // draws it inside its rectangle, at any size down to a single cell. MapView draws a world's terrain
 // ('#' wall, '~' water, '.' ground) with the units of the latest snapshot on
@@ -43,16 +71,16 @@
 // keeps the focus itself, moves between its sliders with Up and Down and
 // passes the other keys and the mouse to the picked one; SetSettings shows
 // settings that came from elsewhere without reporting them as a change.
-// HelpOverlay is the "?" box listing ClientKeys or ServerKeys, drawn centred
-// over the game on a top page of tview.Pages and scrolled when the terminal
-// is too short for it.
+// HelpOverlay is the "?" box listing ClientKeys or ServerKeys (the README's
+// key tables are checked against them), drawn centred over the game on a top
+// page of tview.Pages and scrolled when the terminal is too short for it.
 //
 // ChatPane shows the latest chat lines, each player's name in a colour
 // derived from the name, and everything a player typed escaped, so a message
 // cannot recolour the screen with tview's tags; Enter opens its input line,
 // Enter sends and Esc cancels. StatusLine is one line with the frame, lead,
 // round-trip time, loss, byte rates, the lab's link settings (LinkText) and
-// the coloured connection state, and on a narrow terminal it drops the link
-// settings first, then the byte rates, then the loss, so the state always
+// the coloured connection state, and on a narrow terminal it drops the byte
+// rates first, then the link settings, then the loss, so the state always
 // stays readable.
 package ui

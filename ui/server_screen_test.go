@@ -174,3 +174,17 @@ func TestServerScreenSlidersAndHelp(t *testing.T) {
 	sa.key(tcell.KeyEscape)
 	sa.waitFor("the help gone", func() bool { return !strings.Contains(screenText(sa), "select the player the debug panel shows") })
 }
+
+// TestServerScreenTableScrollsAt80: on 80 columns the table's last columns are cut, and the
+// right arrow scrolls them into view.
+func TestServerScreenTableScrollsAt80(t *testing.T) {
+	f := newFakeServer(t)
+	sa, _ := fakeServerScreen(t, f, 80, 24)
+	if strings.Contains(sa.text(), "127.0.0.1:50002") {
+		t.Fatal("the address column fits at 80 columns: this test no longer tests scrolling")
+	}
+	for range 6 {
+		sa.key(tcell.KeyRight)
+	}
+	waitText(sa, "the address column scrolled into view", "127.0.0.1:50002")
+}
