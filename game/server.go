@@ -300,7 +300,7 @@ func (s *Server) start(now time.Time) {
 			s.sendStart(st, now, false)
 		}
 	}
-	s.cfg.Logger.Info("game started", "map", s.cfg.Map, "seats", s.seatList())
+	s.event(now, "game started", "map", s.cfg.Map, "seats", s.seatList())
 }
 
 func (s *Server) seatList() []uint8 {
@@ -451,6 +451,7 @@ func (s *Server) enemies(now time.Time, f uint32) {
 		sp := &SpawnEnemy{Frame: f + s.lead + 1, ID: s.nextEnemyID, Kind: kinds[s.rng.IntN(len(kinds))], X: x, Y: y}
 		s.nextEnemyID++
 		s.stats.EnemiesSpawned++
+		s.event(now, "spawn", "enemy", sp.ID, "at frame", sp.Frame, "x", x, "y", y)
 		s.sched.add(event{frame: sp.Frame, kind: evSpawn, id: sp.ID, spawn: sp})
 		for _, st := range s.seats {
 			if st != nil && st.peer != nil && st.started {
@@ -486,6 +487,7 @@ func (s *Server) sendSpawn(st *seat, now time.Time, sp *SpawnEnemy) {
 // each connection: no host can kill an enemy it never spawned.
 func (s *Server) scheduleKill(now time.Time, id, frame uint32) {
 	s.stats.EnemiesKilled++
+	s.event(now, "kill", "enemy", id, "at frame", frame)
 	s.sched.add(event{frame: frame, kind: evKill, id: id})
 	for _, st := range s.seats {
 		if st != nil && st.peer != nil && st.started {
@@ -561,6 +563,7 @@ func (s *Server) updateLead(now time.Time) {
 	lt := LeadTime{Frame: s.w.Frame() + 2*max(cur, want) + 1, LeadFrames: want}
 	s.leadNext = append(s.leadNext, lt)
 	s.stats.LeadChanges++
+	s.event(now, "lead time", "frames", want, "from frame", lt.Frame)
 	for _, st := range s.seats {
 		if st != nil && st.peer != nil && st.started {
 			s.send(st, now, &lt, []*depgraph.Dependency{st.leadChain.Last()}, st.leadChain.Last(), false)
@@ -650,6 +653,7 @@ func (s *Server) onConnect(p *transport.Peer) {
 	}
 	*st = seat{idx: st.idx, player: st.player, name: p.Name(), peer: p, inGame: st.inGame, nextCmdID: st.nextCmdID}
 	s.stats.Joins++
+	s.event(now, "join", "seat", st.idx, "name", st.name, "addr", p.Addr())
 	// Everybody learns who sits where; the newcomer learns about everybody.
 	for _, x := range s.seats {
 		if x == nil {
@@ -706,6 +710,7 @@ func (s *Server) onDisconnect(p *transport.Peer, reason wire.DisconnectReason, t
 				st.gone += ": " + text
 			}
 			s.stats.Leaves++
+			s.event(now, "leave", "seat", st.idx, "name", st.name, "reason", st.gone)
 			for _, x := range s.seats {
 				if x != nil && x.peer != nil {
 					s.send(x, now, s.info(st), nil, &x.infoDeps[st.idx], false)

@@ -642,3 +642,25 @@ func TestSyncLogLoopback(t *testing.T) {
 		}
 	}
 }
+
+// TestServerEventLog: the server's event log, which its screen shows, has the joins, the start,
+// the spawns and the leaves with their reasons.
+func TestServerEventLog(t *testing.T) {
+	t.Parallel()
+	ls := startServer(t, ServerConfig{MinPlayers: 1, StartDelay: 100 * time.Millisecond, EnemyEvery: 150 * time.Millisecond})
+	lc := startClient(t, ls.srv.Addr(), ClientConfig{Name: "ann"})
+	has := func(what string) bool {
+		for _, e := range ls.srv.Snapshot().Events {
+			if strings.Contains(e, ": "+what) {
+				return true
+			}
+		}
+		return false
+	}
+	waitFor(t, 10*time.Second, "join, start and a spawn in the event log", func() bool {
+		return ls.srv.Snapshot() != nil && has("join seat=0 name=ann") && has("game started") && has("spawn enemy=")
+	})
+	lc.cancel() // the client says goodbye as it stops
+	<-lc.done
+	waitFor(t, 10*time.Second, "the leave and its reason", func() bool { return has("leave seat=0 name=ann reason=") })
+}
