@@ -2,6 +2,7 @@ package game
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -238,16 +239,41 @@ func startClient(t *testing.T, addr string, cfg ClientConfig) *liveClient {
 	return lc
 }
 
+// revOnServer and revOnClient run f on a host's loop and return its result. If the loop does
+// not run it within revLimit (its Run returned: the connection failed), they panic with what
+// the transport says, instead of hanging the test binary until its timeout.
 func revOnServer[T any](s *Server, f func(*Server) T) T {
 	ch := make(chan T, 1)
-	s.Do(func(s *Server) { ch <- f(s) })
-	return <-ch
+	return revOn(func() bool { return s.TryDo(func(s *Server) { ch <- f(s) }) }, ch, func() string {
+		return fmt.Sprintf("server: %+v", s.Transport().Stats())
+	})
 }
 
 func revOnClient[T any](c *Client, f func(*Client) T) T {
 	ch := make(chan T, 1)
-	c.Do(func(c *Client) { ch <- f(c) })
-	return <-ch
+	return revOn(func() bool { return c.TryDo(func(c *Client) { ch <- f(c) }) }, ch, func() string {
+		st := c.Transport().Stats()
+		return fmt.Sprintf("client state %v, err %q, reason %v %q", st.State, st.Err, st.Reason, st.Text)
+	})
+}
+
+const revLimit = 30 * time.Second
+
+func revOn[T any](try func() bool, ch chan T, why func() string) T {
+	deadline := time.After(revLimit)
+	for !try() {
+		select {
+		case <-deadline:
+			panic("the host's loop took no intent for " + revLimit.String() + ": " + why())
+		case <-time.After(time.Millisecond):
+		}
+	}
+	select {
+	case v := <-ch:
+		return v
+	case <-deadline:
+		panic("the host's loop did not run the intent in " + revLimit.String() + ": " + why())
+	}
 }
 
 func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
