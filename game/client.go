@@ -233,6 +233,7 @@ func (c *Client) Run(ctx context.Context) error {
 		nextDirect := c.tickP2P(now)
 		c.publish(now, false)
 		if c.tr.State() == transport.Disconnected {
+			c.cfg.Logger.Warn("disconnected", "err", c.tr.Err())
 			c.publish(now, true) // the final snapshot
 			return errors.Join(ErrDisconnected, c.tr.Err())
 		}
@@ -401,11 +402,13 @@ func (c *Client) Say(now time.Time, text string) {
 
 // InjectDesync corrupts n of this player's units locally (their hit points), so that the
 // server's hash checks find and repair them. More than the real-time limit at once makes the
-// server stop the world.
-func (c *Client) InjectDesync(n int) {
+// server stop the world. It returns how many it corrupted: fewer than n when the player has
+// fewer units with hit points to spare (none before the game starts).
+func (c *Client) InjectDesync(n int) int {
 	if c.w == nil {
-		return
+		return 0
 	}
+	done := 0
 	// Take the player's units in turn, starting after the one hurt last, so that a repeated
 	// injection does not keep hitting a unit the server has just repaired.
 	var mine []world.Unit
@@ -421,10 +424,12 @@ func (c *Client) InjectDesync(n int) {
 		u.HP--
 		if c.w.SetUnit(u) == nil {
 			n--
+			done++
 			c.stats.Desyncs++
 			c.hurtNext = j + 1
 		}
 	}
+	return done
 }
 
 func (c *Client) sendGuaranteed(now time.Time, m Msg, chain *message.Chain) []byte {

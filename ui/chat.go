@@ -98,7 +98,8 @@ func chatLineText(l game.ChatLine) string {
 	return fmt.Sprintf("[#%06x]%s[-]: %s", PlayerColor(l.From).Hex(), tview.Escape(l.From), tview.Escape(l.Text))
 }
 
-// Draw draws the last lines that fit and, when open, the input line under them.
+// Draw draws the last lines that fit, wrapped at word boundaries, and, when open, the input
+// line under them.
 func (c *ChatPane) Draw(screen tcell.Screen) {
 	drawFrame(screen, c.Box, c)
 	x, y, width, height := c.GetInnerRect()
@@ -116,9 +117,15 @@ func (c *ChatPane) Draw(screen tcell.Screen) {
 		}
 		tview.Print(screen, prompt+tview.Escape(string(text))+"_", x, y+height-1, width, tview.AlignLeft, tview.Styles.PrimaryTextColor)
 	}
-	first := max(len(c.lines)-rows, 0)
-	for i, l := range c.lines[first:] {
-		tview.Print(screen, chatLineText(l), x, y+i, width, tview.AlignLeft, tview.Styles.PrimaryTextColor)
+	// Long lines wrap at word boundaries (a cut would hide the end of what was said); the
+	// newest rows that fit are shown, so the oldest line may lose its first rows.
+	var wrapped []string
+	for i := len(c.lines) - 1; i >= 0 && len(wrapped) < rows; i-- {
+		wrapped = append(tview.WordWrap(chatLineText(c.lines[i]), width), wrapped...)
+	}
+	wrapped = wrapped[max(len(wrapped)-rows, 0):]
+	for i, line := range wrapped {
+		tview.Print(screen, line, x, y+i, width, tview.AlignLeft, tview.Styles.PrimaryTextColor)
 	}
 }
 

@@ -129,3 +129,17 @@ func chatFg(style tcell.Style) tcell.Color {
 	c, _, _ := style.Decompose()
 	return c
 }
+
+// TestChatPaneWrapsLongLines: a line wider than the pane wraps at word boundaries instead of
+// losing its end; a literal tag in it is still shown as typed.
+func TestChatPaneWrapsLongLines(t *testing.T) {
+	c := NewChatPane()
+	c.SetLines([]game.ChatLine{{From: "ann", Text: "a long line that goes on beyond the width [red]of the pane END"}})
+	sa := runApp(t, c, 24, 6)
+	txt := sa.text()
+	for _, want := range []string{"ann: a long line that", "END", "[red]"} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("pane lacks %q:\n%s", want, txt)
+		}
+	}
+}

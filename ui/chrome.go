@@ -118,13 +118,13 @@ func (c *chrome) showHelp(on bool) {
 	c.setFocus(c.focus[0])
 }
 
-// toggleDebug opens or closes the debug panel.
+// toggleDebug opens or closes the debug panel, and the focus goes home: to the map, or to the
+// panel where it took the map's place. Left where it was it could sit on a slider the user
+// no longer sees as focused, and the arrow keys would change the link instead of the cursor.
 func (c *chrome) toggleDebug() {
 	c.debugOpen = !c.debugOpen
 	c.relayout()
-	if !c.debugOpen && c.focused() == c.debug {
-		c.setFocus(c.focus[0])
-	}
+	c.setFocus(c.focus[0])
 }
 
 // resize records the terminal's size and lays the screen out again if it changed.

@@ -56,6 +56,8 @@ type ClientScreen struct {
 	notice   string      // a message for the player (export done, intent refused)
 	noticeAt time.Time   // when it was first shown (zero: not yet, it shows from the next frame)
 	linkCtl  *linkControl
+	// injecting is an inject-desync intent whose outcome the next frame reports.
+	injecting *OrderTicket
 }
 
 // sentOrder is an order the player gave, followed from "sent" through "pending until frame F"
@@ -139,13 +141,16 @@ func (s *ClientScreen) layout() {
 		// A small terminal: the debug panel takes the map's place (d brings the map back).
 		s.left.AddItem(s.debug, 0, 1, false)
 	}
-	s.focus = s.focus[:0]
-	if !s.debugOpen || s.height >= debugBesideHeight {
-		s.focus = append(s.focus, mapItem)
-	}
-	s.focus = append(s.focus, s.link)
-	if s.debugOpen {
-		s.focus = append(s.focus, s.debug)
+	s.debug.SetTitle(" debug: server link ")
+	switch {
+	case !s.debugOpen:
+		s.focus = append(s.focus[:0], mapItem, s.link)
+	case s.height >= debugBesideHeight:
+		s.focus = append(s.focus[:0], mapItem, s.link, s.debug)
+	default:
+		// The panel is home while it hides the map: the keys go to it, not to a slider.
+		s.focus = append(s.focus[:0], s.debug, s.link)
+		s.debug.SetTitle(" debug: server link (the map is hidden: d shows it) ")
 	}
 	s.checkFocus(s.chat)
 }
@@ -198,6 +203,16 @@ func (s *ClientScreen) Refresh(now time.Time) {
 		Mismatches: snap.Mismatches, Pauses: snap.Pauses})
 	s.status.SetStatus(s.statusOf(snap, now))
 	s.followOrders(snap, now)
+	if t := s.injecting; t != nil {
+		if _, err, ok := t.Result(); ok {
+			s.injecting = nil
+			if err != nil {
+				s.tell("no desync injected: " + err.Error())
+			} else {
+				s.tell("desync injected: one of your units changed on this host only; watch the hashes view (d, n n)")
+			}
+		}
+	}
 	s.orders.SetText(s.ordersText(snap))
 }
 
@@ -318,17 +333,40 @@ func pendingMarks(pending []game.PendingOrder) []MapMark {
 // cursor is on, or a notice.
 func (s *ClientScreen) ordersText(snap *game.ClientSnapshot) string {
 	var parts []string
-	if s.notice != "" && s.noticeAt.IsZero() {
-		s.noticeAt = s.now
+	// What matters most comes first, as a narrow terminal cuts the line on the right: the
+	// connection's end, the latest order, the selection, then a notice and the cursor.
+	if snap.State == transport.Disconnected {
+		parts = append(parts, "[red]disconnected: "+tview.Escape(s.host.Ended())+"[-]  (q quits)")
 	}
-	if s.notice != "" && s.now.Sub(s.noticeAt) < noticeFor {
-		parts = append(parts, "[yellow]"+tview.Escape(s.notice)+"[-]")
+	// The latest order only, with a count of the others still pending: one line has no room
+	// for a list, and the latest is the one the player is looking for.
+	if n := len(s.sent); n > 0 {
+		o := s.sent[n-1]
+		what := orderText(o.kind, o.units, o.x, o.y)
+		frame, err, ok := o.ticket.Result()
+		part := ""
+		switch {
+		case !ok:
+			part = what + " sent…"
+		case err != nil:
+			part = "[red]" + what + " refused: " + tview.Escape(err.Error()) + "[-]"
+		case o.doneAt.IsZero():
+			part = fmt.Sprintf("[aqua]%s pending until frame %d[-]", what, frame)
+		default:
+			part = fmt.Sprintf("%s ran at frame %d", what, frame)
+		}
+		if others := len(snap.Pending) - 1; others > 0 && o.doneAt.IsZero() {
+			part += fmt.Sprintf(" (+%d more pending)", others)
+		}
+		parts = append(parts, part)
 	}
 	if s.mapView != nil {
 		sel := s.mapView.Selected()
 		switch {
 		case s.boxFrom != nil:
 			parts = append(parts, fmt.Sprintf("box from %d,%d: move the cursor, v to select", s.boxFrom[0], s.boxFrom[1]))
+		case snap.Started && firstOwn(snap.Units, snap.Seat) == nil:
+			parts = append(parts, "[yellow]you have no units (all fell, or you joined a running game): watching[-]")
 		case len(sel) == 0:
 			parts = append(parts, "no selection (space selects)")
 		default:
@@ -339,25 +377,11 @@ func (s *ClientScreen) ordersText(snap *game.ClientSnapshot) string {
 			parts = append(parts, fmt.Sprintf("[lime]%d selected%s[-] %s", len(sel), g, s.letters(sel)))
 		}
 	}
-	// The latest order only, with a count of the others still pending: one line has no room
-	// for a list, and the latest is the one the player is looking for.
-	if n := len(s.sent); n > 0 {
-		o := s.sent[n-1]
-		what := orderText(o.kind, o.units, o.x, o.y)
-		frame, err, ok := o.ticket.Result()
-		switch {
-		case !ok:
-			parts = append(parts, what+" sent…")
-		case err != nil:
-			parts = append(parts, "[red]"+what+" refused: "+tview.Escape(err.Error())+"[-]")
-		case o.doneAt.IsZero():
-			parts = append(parts, fmt.Sprintf("[aqua]%s pending until frame %d[-]", what, frame))
-		default:
-			parts = append(parts, fmt.Sprintf("%s ran at frame %d", what, frame))
-		}
-		if others := len(snap.Pending) - 1; others > 0 && o.doneAt.IsZero() {
-			parts[len(parts)-1] += fmt.Sprintf(" (+%d more pending)", others)
-		}
+	if s.notice != "" && s.noticeAt.IsZero() {
+		s.noticeAt = s.now
+	}
+	if s.notice != "" && s.now.Sub(s.noticeAt) < noticeFor {
+		parts = append(parts, "[yellow]"+tview.Escape(s.notice)+"[-]")
 	}
 	if s.mapView != nil {
 		x, y := s.mapView.Cursor()
@@ -510,6 +534,7 @@ func (s *ClientScreen) order(kind world.CommandKind) {
 		return
 	}
 	s.sent = append(s.sent, sentOrder{kind: kind, units: len(sel), x: x, y: y, at: s.now, ticket: ticket})
+	s.notice = "" // an older complaint would stand in front of the order's progress
 }
 
 // HandleKey is the screen's key map (the application's input capture): it returns nil for a key
@@ -552,8 +577,10 @@ func (s *ClientScreen) HandleKey(ev *tcell.EventKey, quit func()) *tcell.EventKe
 		}
 		return nil
 	case ev.Key() == tcell.KeyRune && ev.Rune() == 'i':
-		if s.host.InjectDesync() {
-			s.tell("desync injected: one of your units was changed on this host only")
+		if t, ok := s.host.InjectDesync(); ok {
+			s.injecting = t // the next frame says what came of it
+		} else {
+			s.tell("the game is busy: try again")
 		}
 		return nil
 	}
@@ -572,7 +599,7 @@ func (s *ClientScreen) mapKey(ev *tcell.EventKey) *tcell.EventKey {
 			n := int(r - '0')
 			s.groups[n] = s.mapView.Selected()
 			s.group = n
-			s.tell(fmt.Sprintf("group %d: %d units", n, len(s.groups[n])))
+			s.tell(fmt.Sprintf("group %d: %s", n, plural(len(s.groups[n]), "unit")))
 			return nil
 		}
 	}

@@ -354,3 +354,34 @@ func TestClientScreenSliders(t *testing.T) {
 }
 
 func itoaMillis(d time.Duration) string { return fmt.Sprintf("%dms", d.Milliseconds()) }
+
+// TestClientScreenInjectWithoutUnits: when the host finds no unit to corrupt, the screen says
+// so instead of claiming a desync.
+func TestClientScreenInjectWithoutUnits(t *testing.T) {
+	f := newFakeClient(t)
+	f.injectErr = errNothingToCorrupt
+	sa, _ := fakeClientScreen(t, f, 120, 36)
+	sa.rune('i')
+	waitText(sa, "the refusal", "no desync injected")
+	if strings.Contains(sa.text(), "desync injected: one") {
+		t.Fatal("the screen claims a desync that did not happen")
+	}
+}
+
+// TestClientScreenDebugToggleGivesKeysBackToTheMap: on a terminal too short for both, the debug
+// panel takes the map's place; closing it must give the keys back to the map, or the arrows
+// would move the loss slider instead of the cursor.
+func TestClientScreenDebugToggleGivesKeysBackToTheMap(t *testing.T) {
+	f := newFakeClient(t)
+	sa, cs := fakeClientScreen(t, f, 80, 24)
+	var x0 int32
+	sa.do(func() { x0, _ = cs.MapView().Cursor() })
+	sa.rune('d')
+	waitText(sa, "the panel in the map's place", "the map is hidden")
+	sa.rune('d')
+	sa.key(tcell.KeyRight)
+	sa.waitFor("the cursor moved", func() bool { x, _ := cs.MapView().Cursor(); return x == x0+1 })
+	if ls, _ := f.Link(); ls.LossPercent != 0 {
+		t.Fatalf("the arrow changed the link: %+v", ls)
+	}
+}

@@ -187,7 +187,12 @@ func (p *DebugPanel) NextView() { p.view = (p.view + 1) % debugViews }
 // package function DOT); with no link, an empty graph.
 func (p *DebugPanel) DOT() string {
 	r, s := p.waits()
-	return NamedDOT(r, s, p.names())
+	head := ""
+	if p.data.Title != "" {
+		// Which link the graph is of, for whoever opens the file later.
+		head = "// " + strings.ReplaceAll(p.data.Title, "\n", " ") + "\n"
+	}
+	return head + NamedDOT(r, s, p.names())
 }
 
 // unackedLines describes the sender's unacknowledged messages outside its graph, oldest first.

@@ -210,7 +210,7 @@ func TestDebugPanelNotConnected(t *testing.T) {
 	if !strings.Contains(got, "3 pauses") {
 		t.Errorf("the pauses view without a link:\n%s", got)
 	}
-	if got, want := p.DOT(), DOT(nil, nil); got != want {
+	if got, want := p.DOT(), "// player bob\n"+DOT(nil, nil); got != want {
 		t.Errorf("DOT without a link:\n%s\nwant an empty graph:\n%s", got, want)
 	}
 }

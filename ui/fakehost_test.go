@@ -32,6 +32,8 @@ type fakeClient struct {
 	orders  []world.Command
 	said    []string
 	injects int
+	// injectErr, if set, is the host's answer to InjectDesync: no unit to corrupt.
+	injectErr error
 }
 
 var fakeNow = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
@@ -117,11 +119,17 @@ func (f *fakeClient) Say(text string) bool {
 	return true
 }
 
-func (f *fakeClient) InjectDesync() bool {
+func (f *fakeClient) InjectDesync() (*OrderTicket, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.injects++
-	return true
+	t := &OrderTicket{}
+	if f.injectErr != nil {
+		t.settle(0, f.injectErr)
+	} else {
+		t.settle(1, nil)
+	}
+	return t, true
 }
 
 func (f *fakeClient) setPeer(p transport.PeerStats) {

@@ -44,7 +44,11 @@ func drawFrame(screen tcell.Screen, box *tview.Box, p tview.Primitive) {
 	screen.Put(x, y+height-1, string(bl), style)
 	screen.Put(x+width-1, y+height-1, string(br), style)
 	if title := box.GetTitle(); title != "" && width >= 4 {
-		printed, _ := tview.Print(screen, title, x+1, y, width-2, tview.AlignCenter, tview.Styles.TitleColor)
+		align := tview.AlignCenter
+		if tview.TaggedStringWidth(title) > width-2 {
+			align = tview.AlignLeft // too long: keep its start, where it says what the box is
+		}
+		printed, _ := tview.Print(screen, title, x+1, y, width-2, align, tview.Styles.TitleColor)
 		if len(title)-printed > 0 && printed > 0 {
 			tview.Print(screen, string(tview.SemigraphicsHorizontalEllipsis), x+width-2, y, 1, tview.AlignLeft, tview.Styles.TitleColor)
 		}
@@ -59,13 +63,20 @@ type layeredPages struct {
 	shown func(i int) bool
 }
 
-// Draw draws the visible pages, bottom first, each over the whole area.
+// Draw draws the visible pages, bottom first: the main page over the whole area, the ones
+// above it over all but the last row, so an overlay never hides the status line (the state
+// of the game must stay in sight).
 func (p *layeredPages) Draw(screen tcell.Screen) {
 	x, y, width, height := p.GetInnerRect()
 	for i, page := range p.pages {
-		if p.shown(i) {
-			page.SetRect(x, y, width, height)
-			page.Draw(screen)
+		if !p.shown(i) {
+			continue
 		}
+		if i == 0 {
+			page.SetRect(x, y, width, height)
+		} else {
+			page.SetRect(x, y, width, max(height-1, 0))
+		}
+		page.Draw(screen)
 	}
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"sync"
 	"time"
 
@@ -29,7 +30,9 @@ type ClientHost interface {
 	// the host has taken it (nil, false: the host's queue was full).
 	Order(kind world.CommandKind, units []uint32, x, y int32, target uint32) (*OrderTicket, bool)
 	Say(text string) bool
-	InjectDesync() bool
+	// InjectDesync asks the host to corrupt one of the player's units; the ticket's frame is
+	// the number of units corrupted (0, with an error, when there was none to corrupt).
+	InjectDesync() (*OrderTicket, bool)
 }
 
 // GameClient returns the ClientHost of c.
@@ -85,9 +88,22 @@ func (g gameClient) Say(text string) bool {
 	return g.c.TryDo(func(c *game.Client) { c.Say(time.Now(), text) })
 }
 
-func (g gameClient) InjectDesync() bool {
-	return g.c.TryDo(func(c *game.Client) { c.InjectDesync(1) })
+func (g gameClient) InjectDesync() (*OrderTicket, bool) {
+	t := &OrderTicket{}
+	ok := g.c.TryDo(func(c *game.Client) {
+		if n := c.InjectDesync(1); n == 0 {
+			t.settle(0, errNothingToCorrupt)
+		} else {
+			t.settle(uint32(n), nil)
+		}
+	})
+	if !ok {
+		return nil, false
+	}
+	return t, true
 }
+
+var errNothingToCorrupt = errors.New("no unit of yours to corrupt (none left with hit points to spare)")
 
 // OrderTicket is an order on its way into the host: the host's loop settles it with the frame
 // the order was scheduled for (or why it was refused), and the screen reads it on its next frame.

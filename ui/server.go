@@ -50,7 +50,10 @@ type ServerScreen struct {
 // NewServerScreen builds the screen for host, serving on addr.
 func NewServerScreen(host ServerHost, addr, exportDir string, setFocus func(p tview.Primitive)) *ServerScreen {
 	s := &ServerScreen{host: host, addr: addr, seat: -1, followLog: true}
-	s.players = tview.NewTable().SetSelectable(true, false).SetFixed(1, 0)
+	// The selected row in reverse video: tview's default (white background, default text)
+	// is unreadable on a dark terminal now that text uses the terminal's own colours.
+	s.players = tview.NewTable().SetSelectable(true, false).SetFixed(1, 0).
+		SetSelectedStyle(tcell.StyleDefault.Reverse(true))
 	s.players.SetBorder(true).SetTitle(" players (↑↓ selects the debug panel's) ")
 	s.players.SetSelectionChangedFunc(func(row, _ int) {
 		if row >= 1 && row-1 < len(s.rowSeats) {
@@ -234,6 +237,11 @@ func (s *ServerScreen) fillPlayers(snap *game.ServerSnapshot) {
 		}
 		for c, text := range []string{fmt.Sprint(st.Seat), st.Name, state, rtt, loss, st.LastHash, lead, addr} {
 			cell := tview.NewTableCell(tview.Escape(text))
+			if c == 2 || c == 5 {
+				// A long leave reason or hash result would push every later column off the
+				// screen; the event log has the whole text.
+				cell.SetMaxWidth(26)
+			}
 			switch c {
 			case 1:
 				cell.SetTextColor(color)
@@ -275,8 +283,9 @@ func (s *ServerScreen) refreshDebug() {
 		}
 		d.Title = "player " + st.Name
 		d.Peer, d.HasPeer = s.peerOf(st)
+		s.who = "server-" + fileSafe(st.Name) // the DOT export's file names the player
 		if st.Bot {
-			d.Title += " (a bot on the server: no network link)"
+			d.Title += " (bot: no link)"
 		}
 	}
 	for _, r := range snap.Mismatches {
@@ -341,4 +350,18 @@ func (s *ServerScreen) HandleKey(ev *tcell.EventKey, quit func()) *tcell.EventKe
 		}
 	}
 	return ev
+}
+
+// fileSafe keeps the letters, digits, '-' and '_' of a name, for a file name.
+func fileSafe(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			b.WriteRune(r)
+		}
+	}
+	if b.Len() == 0 {
+		return "player"
+	}
+	return b.String()
 }
