@@ -13,6 +13,9 @@ import (
 	"github.com/ackattack/ackattack/world"
 )
 
+// wideTable is the terminal width from which the player table has all its columns.
+const wideTable = 120
+
 // StateWaitingPlayers is the server's state before the game starts.
 const StateWaitingPlayers = "WAITING FOR PLAYERS"
 
@@ -197,9 +200,15 @@ func (s *ServerScreen) peerOf(st game.SeatInfo) (transport.PeerStats, bool) {
 func (s *ServerScreen) fillPlayers(snap *game.ServerSnapshot) {
 	t := s.players
 	t.Clear()
-	// The columns a teacher reads first come first: on a narrow terminal the table is cut on
-	// the right (and scrolls with ← →), where the address and the lead (the same for all) are.
-	for i, h := range []string{"seat", "name", "state", "rtt", "loss", "last hash", "lead", "address"} {
+	// The columns a teacher reads first come first. Below wideTable columns the lead (the
+	// same for every player, and on the status line) and the address (also in the debug
+	// panel's title) are left out rather than cut: a table cut on the right hides them
+	// without a sign.
+	columns := 8
+	if s.width < wideTable {
+		columns = 6
+	}
+	for i, h := range []string{"seat", "name", "state", "rtt", "loss", "last hash", "lead", "address"}[:columns] {
 		t.SetCell(0, i, tview.NewTableCell(h).SetSelectable(false).SetTextColor(tcell.ColorYellow))
 	}
 	rows := len(s.rowSeats)
@@ -235,7 +244,7 @@ func (s *ServerScreen) fillPlayers(snap *game.ServerSnapshot) {
 		} else if strings.HasPrefix(st.LastHash, "real-time") {
 			hashColor = tcell.ColorYellow
 		}
-		for c, text := range []string{fmt.Sprint(st.Seat), st.Name, state, rtt, loss, st.LastHash, lead, addr} {
+		for c, text := range []string{fmt.Sprint(st.Seat), st.Name, state, rtt, loss, st.LastHash, lead, addr}[:columns] {
 			cell := tview.NewTableCell(tview.Escape(text))
 			if c == 2 || c == 5 {
 				// A long leave reason or hash result would push every later column off the
@@ -283,6 +292,9 @@ func (s *ServerScreen) refreshDebug() {
 		}
 		d.Title = "player " + st.Name
 		d.Peer, d.HasPeer = s.peerOf(st)
+		if d.HasPeer {
+			d.Title += " " + d.Peer.Addr.String()
+		}
 		s.who = "server-" + fileSafe(st.Name) // the DOT export's file names the player
 		if st.Bot {
 			d.Title += " (bot: no link)"
