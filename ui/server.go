@@ -219,9 +219,7 @@ func (s *ServerScreen) fillPlayers(snap *game.ServerSnapshot) {
 		r := i + 1
 		s.rowSeats = append(s.rowSeats, st.Seat)
 		addr, rtt, loss := "-", "-", "-"
-		if st.Bot {
-			addr = "(bot on the server)"
-		}
+
 		if p, ok := s.peerOf(st); ok {
 			addr = p.Addr.String()
 			rtt = rttText(p.RTT)
@@ -246,10 +244,11 @@ func (s *ServerScreen) fillPlayers(snap *game.ServerSnapshot) {
 		}
 		for c, text := range []string{fmt.Sprint(st.Seat), st.Name, state, rtt, loss, st.LastHash, lead, addr}[:columns] {
 			cell := tview.NewTableCell(tview.Escape(text))
-			if c == 2 || c == 5 {
+			switch c {
+			case 2, 5:
 				// A long leave reason or hash result would push every later column off the
 				// screen; the event log has the whole text.
-				cell.SetMaxWidth(26)
+				cell.SetMaxWidth(22)
 			}
 			switch c {
 			case 1:
