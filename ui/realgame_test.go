@@ -20,12 +20,14 @@ func startRealGame(t *testing.T) (*game.Server, *game.Client) {
 	t.Helper()
 	scfg := game.ServerConfig{Listen: "127.0.0.1:0", Bots: 1, MinPlayers: 1, StartDelay: 200 * time.Millisecond}
 	scfg.Transport.Link = &transport.LinkSettings{}
+	scfg.Transport.DebugViews = true
 	srv, err := game.NewServer(scfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ccfg := game.ClientConfig{Connect: srv.Addr(), Name: "ann"}
 	ccfg.Transport.Link = &transport.LinkSettings{}
+	ccfg.Transport.DebugViews = true
 	c, err := game.NewClient(ccfg)
 	if err != nil {
 		t.Fatal(err)

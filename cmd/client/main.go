@@ -123,6 +123,7 @@ func run(args []string) int {
 
 	cfg := game.ClientConfig{Connect: addr, Name: *name, Bot: *bot, Seed: *seed, InjectDesync: *inject, Logger: logger}
 	cfg.Transport.Link = ls
+	cfg.Transport.DebugViews = !*headless // the UI's debug panel reads them
 	if *tracePath != "" {
 		f, err := os.Create(*tracePath)
 		if err != nil {

@@ -81,6 +81,7 @@ func run(args []string) int {
 	logger := out.Logger
 	cfg := game.ServerConfig{Listen: *listen, Map: *mapName, Seed: *seed, Bots: *bots, MinPlayers: *minPlayers, Logger: logger}
 	cfg.Transport.Link = ls
+	cfg.Transport.DebugViews = !*headless // the UI's debug panel reads them
 	if *tracePath != "" {
 		f, err := os.Create(*tracePath)
 		if err != nil {

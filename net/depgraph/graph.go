@@ -622,7 +622,13 @@ func (g *Graph[T]) depPending(d link) bool {
 // order read around the circle from half a circle before the oldest node (so across a wrap
 // 32767 comes before 0). It reuses the WaitsFor slices of dst's spare capacity. It is meant
 // for the debug panel: it walks every node.
-func (g *Graph[T]) Waiting(dst []Waiting) []Waiting {
+func (g *Graph[T]) Waiting(dst []Waiting) []Waiting { return g.WaitingUpTo(dst, -1) }
+
+// WaitingUpTo is Waiting that stops after max entries (max < 0: no limit), for a view that
+// shows a few lines of a graph that may hold tens of thousands of nodes: it still walks the
+// nodes, but copies no more than it shows. With a limit the entries are the first found, not
+// necessarily the oldest, in the same sequence order.
+func (g *Graph[T]) WaitingUpTo(dst []Waiting, max int) []Waiting {
 	start := len(dst)
 	var oldest uint64
 	var ref uint16
@@ -630,6 +636,9 @@ func (g *Graph[T]) Waiting(dst []Waiting) []Waiting {
 		n := &g.nodes[i]
 		if n.flags&flagLive == 0 || n.flags&flagExecuted != 0 {
 			continue
+		}
+		if max >= 0 && len(dst)-start >= max {
+			break
 		}
 		if oldest == 0 || n.birth < oldest {
 			oldest, ref = n.birth, n.seq

@@ -256,6 +256,9 @@ func (s *Sender) Len() int { return s.g.Len() }
 // Graph.Waiting); a message that is acknowledged but waiting shows Arrived.
 func (s *Sender) Waiting(dst []Waiting) []Waiting { return s.g.Waiting(dst) }
 
+// WaitingUpTo is Waiting with at most max entries (see Graph.WaitingUpTo).
+func (s *Sender) WaitingUpTo(dst []Waiting, max int) []Waiting { return s.g.WaitingUpTo(dst, max) }
+
 // Pruned is the number of dependencies left off the wire because they had executed locally.
 func (s *Sender) Pruned() uint64 { return s.pruned }
 

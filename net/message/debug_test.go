@@ -1,6 +1,7 @@
 package message
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -72,6 +73,7 @@ func TestDebugUnackedOldestFirstAcrossWrap(t *testing.T) {
 	now := base
 	for _, p := range []string{"a", "b", "c", "d"} {
 		mustSend(t, srv.conn, now, p, nil, nil)
+		srv.packet(t, now, false) // sent (and lost): one packet each
 	}
 	var got []uint16
 	for _, u := range srv.conn.Debug().Unacked {
@@ -79,5 +81,38 @@ func TestDebugUnackedOldestFirstAcrossWrap(t *testing.T) {
 	}
 	if want := []uint16{32766, 32767, 0, 1}; !slices.Equal(got, want) {
 		t.Fatalf("unacked seqs %v, want %v", got, want)
+	}
+}
+
+// TestDebugIsBounded: a connection with tens of thousands of messages in flight gives debug
+// lists of at most DebugLimit entries each, so the snapshots taken several times a second stay
+// cheap in the owner's loop.
+func TestDebugIsBounded(t *testing.T) {
+	srv, cli := newEndpoint("server", Config{}), newEndpoint("client", Config{})
+	now := base
+	var prev depgraph.Dependency
+	for i := range 5000 {
+		// A chain, so that every message but the first waits on the receiver.
+		mustSend(t, srv.conn, now, fmt.Sprint(i), []*depgraph.Dependency{&prev}, &prev)
+	}
+	for i := 0; i < 40; i++ {
+		d, ok := srv.conn.AppendPacket(nil, now, false)
+		if !ok {
+			break
+		}
+		if i > 0 { // the first packet, with the head of the chain, is lost
+			cli.deliver(t, now, d)
+		}
+	}
+	for _, d := range []Debug{srv.conn.Debug(), cli.conn.Debug()} {
+		if len(d.ReceiverWaits) > DebugLimit || len(d.SenderWaits) > DebugLimit || len(d.Unacked) > DebugLimit {
+			t.Fatalf("debug lists of %d, %d and %d entries, want at most %d", len(d.ReceiverWaits), len(d.SenderWaits), len(d.Unacked), DebugLimit)
+		}
+	}
+	if d := cli.conn.Debug(); len(d.ReceiverWaits) != DebugLimit {
+		t.Fatalf("receiver waits %d, want the limit %d (thousands are waiting)", len(d.ReceiverWaits), DebugLimit)
+	}
+	if d := srv.conn.Debug(); len(d.Unacked) != DebugLimit || d.Unacked[0].First != '0' {
+		t.Fatalf("unacked %d (first %+v), want the limit, oldest first", len(d.Unacked), d.Unacked[0])
 	}
 }

@@ -101,6 +101,48 @@ func TestNextDeadlineUnreliable(t *testing.T) {
 	}
 }
 
+// TestNextDeadlineNotDueWhilePaced: with the packets in flight at the cap, queued messages and
+// resends cannot go out until acks arrive, so NextDeadline must not report them as due now (a
+// transport that trusted it would spin, starving the goroutines that bring the acks). Once an
+// ack frees the window, the queue is due again.
+func TestNextDeadlineNotDueWhilePaced(t *testing.T) {
+	const inFlight = 4
+	srv, cli := newEndpoint("server", Config{MaxInFlight: inFlight}), newEndpoint("client", Config{})
+	now := base
+	payload := make([]byte, 1000) // one message a packet
+	for range inFlight + 3 {
+		if _, err := srv.conn.SendGuaranteed(now, payload, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var sent [][]byte
+	for {
+		d, ok := srv.conn.AppendPacket(nil, now, false)
+		if !ok {
+			break
+		}
+		sent = append(sent, d)
+	}
+	if len(sent) != inFlight {
+		t.Fatalf("sent %d packets, want the cap of %d", len(sent), inFlight)
+	}
+	// Long past every resend delay: still nothing can go out, so nothing is due before the
+	// resend limit.
+	later := now.Add(time.Second)
+	if d := srv.conn.NextDeadline(later); !d.IsZero() && !d.After(later) {
+		t.Fatalf("NextDeadline = %v (now %v) while paced: would spin", d.Sub(base), later.Sub(base))
+	}
+	if _, ok := srv.conn.AppendPacket(nil, later, false); ok {
+		t.Fatal("setup: a packet went out past the cap")
+	}
+	// The client acks the first packet: room in the window, and work due at once.
+	cli.deliver(t, later, sent[0])
+	srv.deliver(t, later, cli.packet(t, later, true))
+	if d := srv.conn.NextDeadline(later); d.IsZero() || d.After(later) {
+		t.Fatalf("NextDeadline = %v after an ack freed the window, want now", d)
+	}
+}
+
 // TestResendLimitDeadlineMakesProgress: a driver that jumps from one NextDeadline to the next
 // must make progress; at firstSent + ResendLimit the limit fires (it does not keep reporting the
 // same instant with nothing happening).

@@ -1,8 +1,6 @@
 package message
 
 import (
-	"github.com/ackattack/ackattack/net/wire"
-	"slices"
 	"time"
 
 	"github.com/ackattack/ackattack/net/depgraph"
@@ -81,12 +79,17 @@ func (c *Conn) NextDeadline(now time.Time) time.Time {
 			next = t
 		}
 	}
-	if c.trimResend() {
-		ref := c.resend.front()
-		earliest(ref.m.units[ref.idx].lastSent.Add(c.pkt.ResendDelay()))
-	}
-	if (c.queue.len() > 0 && !c.syncBlocking()) || len(c.unrel) > 0 {
-		earliest(now) // something new to send right away
+	// While the packets in flight are at the cap, neither a resend nor anything new can go
+	// out (AppendPacket waits for acks, which come as datagrams): reporting them as due would
+	// wake the transport in a busy loop that starves the very goroutines bringing the acks.
+	if paced := c.contentInFlight >= c.cfg.MaxInFlight; !paced {
+		if c.trimResend() {
+			ref := c.resend.front()
+			earliest(ref.m.units[ref.idx].lastSent.Add(c.pkt.ResendDelay()))
+		}
+		if (c.queue.len() > 0 && !c.syncBlocking()) || len(c.unrel) > 0 {
+			earliest(now) // something new to send right away
+		}
 	}
 	earliest(c.recv.NextExpiry())
 	for _, re := range c.reasm {
@@ -112,27 +115,32 @@ type Debug struct {
 	// the one above (a game's message type) does, and names the nodes of the panel's graph.
 	ReceiverFirst []int16
 	SenderFirst   []int16
-	// Unacked lists every guaranteed message sent (or queued) and not yet fully acknowledged,
-	// oldest first: with or without dependencies, whether or not anything depends on it.
+	// Unacked lists the guaranteed messages sent and not yet fully acknowledged, oldest first
+	// send first: with or without dependencies, whether or not anything depends on it.
 	Unacked []Unacked
 }
 
 // Unacked is one guaranteed message still waiting for its acknowledgement.
 type Unacked struct {
 	Seq       uint16
-	First     int16     // first payload byte, -1 for an empty payload (see Debug)
-	FirstSent time.Time // zero while it is still queued
-	Pieces    int       // fragments (1 for a whole message)
-	Acked     int       // pieces acknowledged so far
+	First     int16 // first payload byte, -1 for an empty payload (see Debug)
+	FirstSent time.Time
+	Pieces    int // fragments (1 for a whole message)
+	Acked     int // pieces acknowledged so far
 	Sync      bool
 }
 
-// Debug returns a fresh copy of the connection's debug views.
+// DebugLimit is how many entries each list of Debug holds at most: more than a panel shows,
+// few enough that a snapshot of a connection with tens of thousands of messages in flight
+// stays cheap (it is taken a few times a second, in the owner's loop).
+const DebugLimit = 64
+
+// Debug returns a fresh copy of the connection's debug views, each list cut at DebugLimit.
 func (c *Conn) Debug() Debug {
 	d := Debug{
 		History:       c.pkt.History(nil),
-		ReceiverWaits: c.recv.Waiting(nil),
-		SenderWaits:   c.sender.Waiting(nil),
+		ReceiverWaits: c.recv.WaitingUpTo(nil, DebugLimit),
+		SenderWaits:   c.sender.WaitingUpTo(nil, DebugLimit),
 	}
 	d.ReceiverFirst = make([]int16, len(d.ReceiverWaits))
 	for i, w := range d.ReceiverWaits {
@@ -148,25 +156,21 @@ func (c *Conn) Debug() Debug {
 			d.SenderFirst[i] = int16(m.payload[0])
 		}
 	}
-	for _, m := range c.inflight { // a debug copy for a few calls a second; sorted below
+	// Oldest first send first, from the ring the resend limit uses; a message is listed once
+	// (with fragments it appears there once per fragment).
+	listed := make(map[*outMsg]bool)
+	for i := 0; i < c.sentOrder.len() && len(d.Unacked) < DebugLimit; i++ {
+		ref := c.sentOrder.at(i)
+		m := ref.m
+		if ref.gen != m.gen() || m.units[ref.idx].acked || listed[m] {
+			continue
+		}
+		listed[m] = true
 		u := Unacked{Seq: m.seq, First: -1, FirstSent: m.firstSent, Pieces: len(m.units), Acked: m.acked, Sync: m.sync}
 		if len(m.payload) > 0 {
 			u.First = int16(m.payload[0])
 		}
 		d.Unacked = append(d.Unacked, u)
-	}
-	// Oldest first: in sequence order read from the oldest, across a wrap (sequence numbers in
-	// flight span less than half the circle).
-	if n := len(d.Unacked); n > 0 {
-		oldest := d.Unacked[0].Seq
-		for _, u := range d.Unacked {
-			if int16((u.Seq-oldest)<<1) < 0 {
-				oldest = u.Seq
-			}
-		}
-		slices.SortFunc(d.Unacked, func(a, b Unacked) int {
-			return int((a.Seq-oldest)&wire.SeqMask) - int((b.Seq-oldest)&wire.SeqMask)
-		})
 	}
 	return d
 }

@@ -232,7 +232,7 @@ func (c *Client) sendResponse(now time.Time) {
 }
 
 func (c *Client) connected(now time.Time, acc wire.Accepted) {
-	p := &Peer{addr: c.server, key: acc.Key, seat: int(acc.Seat), player: c.cfg.PlayerID, name: c.cfg.Name,
+	p := &Peer{debug: c.cfg.DebugViews, addr: c.server, key: acc.Key, seat: int(acc.Seat), player: c.cfg.PlayerID, name: c.cfg.Name,
 		connectedAt: now, lastRecv: now, lastSend: now, nextPing: now, reconnected: acc.Reconnected}
 	mc := c.cfg.Message
 	mc.Key = acc.Key

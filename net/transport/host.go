@@ -38,6 +38,10 @@ type Config struct {
 	Link *LinkSettings
 	// LinkSeed seeds the conditioner (default 1).
 	LinkSeed uint64
+	// DebugViews puts the message layer's debug views (message.Debug: ack cells, waiting and
+	// unacknowledged messages) into every PeerStats snapshot, for a debug panel. Off by
+	// default: copying them costs a walk of the dependency graphs several times a second.
+	DebugViews bool
 	// Callbacks are called from the owner loop.
 	OnConnect    func(p *Peer)
 	OnDisconnect func(p *Peer, reason wire.DisconnectReason, text string)

@@ -310,3 +310,23 @@ func checkErrorBye(t *testing.T, failed, told bye) {
 	}
 	t.Logf("failing side: %q; other side: %q", failed.text, told.text)
 }
+
+// TestDebugViewsOnlyWhenAsked: the snapshots carry the message layer's debug views only with
+// Config.DebugViews (a panel wants them; copying them costs a walk of the graphs).
+func TestDebugViewsOnlyWhenAsked(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		cfg := ServerConfig{}
+		cfg.DebugViews = on
+		p := newPair(t, cfg)
+		ccfg := ClientConfig{}
+		ccfg.DebugViews = on
+		c, _ := p.dial(ccfg)
+		waitFor(t, "a server snapshot of the client", 5*time.Second, func() bool { return len(p.srv.Stats().Peers) == 1 })
+		for side, st := range map[string]PeerStats{"client": c.Stats().Server, "server": p.srv.Stats().Peers[0]} {
+			if (st.Debug != nil) != on {
+				t.Errorf("DebugViews %v: the %s's snapshot has Debug %v", on, side, st.Debug != nil)
+			}
+		}
+		p.close()
+	}
+}

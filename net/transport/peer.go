@@ -15,6 +15,7 @@ import (
 // client, the server. It is owned by the loop that owns its Server or Client: call its methods
 // only from there (Stats has a copy that is safe anywhere).
 type Peer struct {
+	debug  bool // Config.DebugViews
 	addr   netip.AddrPort
 	key    uint64
 	seat   int
@@ -155,15 +156,16 @@ type PeerStats struct {
 
 	// Message is the message layer's full snapshot, for the debug panel.
 	Message message.Stats
-	// Debug is the message layer's debug views (ack cells, waiting messages), for the panel.
-	// Like the rest of the snapshot it is never changed after it is published.
+	// Debug is the message layer's debug views (ack cells, waiting messages), for the panel;
+	// nil unless Config.DebugViews. Like the rest of the snapshot it is never changed after it
+	// is published.
 	Debug *message.Debug
 }
 
 func (p *Peer) snapshot() PeerStats {
 	m := p.conn.Stats()
 	pk := m.Packet
-	return PeerStats{
+	st := PeerStats{
 		Addr: p.addr, Seat: p.seat, PlayerID: p.player, Name: p.name, Connected: !p.gone, Since: p.connectedAt,
 		RTT: pk.RTT, MinRTT: pk.MinRTT, MaxRTT: pk.MaxRTT, Jitter: pk.Jitter,
 		PingRTT: p.pingRTT, PingMin: p.pingMin, PingMax: p.pingMax, PingAvg: p.pingAvg, ClockOffset: p.clockOffset,
@@ -177,8 +179,11 @@ func (p *Peer) snapshot() PeerStats {
 		PendingGuaranteed: m.PendingGuaranteed, ReceiverGraph: m.ReceiverGraph, ReceiverWaiting: m.ReceiverWaiting,
 		SenderGraph: m.SenderGraph, WaitingForSync: m.WaitingForSync,
 		Message: m,
-		Debug:   ptr(p.conn.Debug()),
 	}
+	if p.debug {
+		st.Debug = ptr(p.conn.Debug())
+	}
+	return st
 }
 
 func ptr[T any](v T) *T { return &v }

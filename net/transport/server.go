@@ -291,7 +291,7 @@ func (s *Server) accept(now time.Time, from netip.AddrPort, resp wire.ChallengeR
 	if old := s.byAddr[from]; old != nil {
 		s.drop(old, now, wire.DisconnectReplaced, "a new connection from the same address", true)
 	}
-	p := &Peer{addr: from, key: newKey(), seat: i, player: player, name: resp.Name, connectedAt: now, lastRecv: now, lastSend: now, nextPing: now,
+	p := &Peer{debug: s.cfg.DebugViews, addr: from, key: newKey(), seat: i, player: player, name: resp.Name, connectedAt: now, lastRecv: now, lastSend: now, nextPing: now,
 		tag: resp.Challenge.Tag, reconnected: reconnected}
 	mc := s.cfg.Message
 	mc.Key = p.key
