@@ -423,6 +423,14 @@ func (s *ClientScreen) letters(sel []uint32) string {
 }
 
 func unitText(u world.Unit, snap *game.ClientSnapshot) string {
+	owner := snap.Players[min(int(u.Owner), len(snap.Players)-1)].Name
+	return describeUnit(u, int(snap.Seat), owner)
+}
+
+// describeUnit says what a unit is for the line under the map: its kind and id, whose it is
+// (own is the viewer's seat, -1 for a spectator; owner the owner's name, "" if unknown) and
+// its hit points.
+func describeUnit(u world.Unit, own int, owner string) string {
 	name := "?"
 	if k, ok := world.KindOf(u.Kind); ok {
 		name = k.Name
@@ -432,14 +440,13 @@ func unitText(u world.Unit, snap *game.ClientSnapshot) string {
 		return fmt.Sprintf("dead %s #%d", name, u.ID)
 	case u.IsEnemy():
 		return fmt.Sprintf("[red]enemy %s #%d %d hp[-]", name, u.ID, u.HP)
-	case u.Owner == snap.Seat:
+	case int(u.Owner) == own:
 		return fmt.Sprintf("your %s #%d %d hp", name, u.ID, u.HP)
 	}
-	owner := snap.Players[u.Owner].Name
 	if owner == "" {
 		owner = fmt.Sprintf("player %d", u.Owner)
 	}
-	return fmt.Sprintf("%s's %s #%d", tview.Escape(owner), name, u.ID)
+	return fmt.Sprintf("%s's %s #%d %d hp", tview.Escape(owner), name, u.ID, u.HP)
 }
 
 // --- orders and selection ---

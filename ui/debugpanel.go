@@ -44,6 +44,9 @@ type DebugData struct {
 
 	Mismatches []game.SyncRecord // oldest first
 	Pauses     []game.PauseRecord
+	// NoHashes, if set, is what the hashes view says instead of "every report matched" when
+	// the player sends no hash reports at all (a bot playing on the server's own world).
+	NoHashes string
 }
 
 // DebugPanel puts the four debug views behind one tab bar:
@@ -131,7 +134,7 @@ func (p *DebugPanel) SetData(d DebugData) *DebugPanel {
 		ack.RTTSamples = p.rtts
 		p.acks.SetData(ack)
 	}
-	p.hashes.SetRecords(d.Mismatches, d.Now)
+	p.hashes.SetRecords(d.Mismatches, d.Now).SetEmptyText(d.NoHashes)
 	p.pauses.SetPauses(d.Pauses, d.Now)
 	return p
 }

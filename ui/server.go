@@ -177,7 +177,17 @@ func (s *ServerScreen) Refresh(now time.Time) {
 	if s.noticeAt.IsZero() {
 		s.noticeAt = now // a notice from before the first frame counts from it
 	}
-	if now.Sub(s.noticeAt) > noticeFor {
+	switch {
+	case now.Sub(s.noticeAt) <= noticeFor:
+	case s.mapView != nil && s.mapView.HasFocus():
+		// The spectator's cursor: what is under it.
+		x, y := s.mapView.Cursor()
+		text := fmt.Sprintf("cursor %d,%d", x, y)
+		if u, ok := s.mapView.UnitAt(x, y); ok {
+			text += " " + s.unitText(u, snap)
+		}
+		s.notice.SetText(text + "  ·  ? help")
+	default:
 		s.notice.SetText(fmt.Sprintf("serving on %s  ·  %d player(s)  ·  Tab focus  ·  d debug  ·  ? help", s.addr, len(snap.Seats)))
 	}
 }
@@ -297,6 +307,7 @@ func (s *ServerScreen) refreshDebug() {
 		s.who = "server-" + fileSafe(st.Name) // the DOT export's file names the player
 		if st.Bot {
 			d.Title += " (bot: no link)"
+			d.NoHashes = "a bot plays on the server's own world: it has no hashes to report"
 		}
 	}
 	for _, r := range snap.Mismatches {
@@ -375,4 +386,15 @@ func fileSafe(name string) string {
 		return "player"
 	}
 	return b.String()
+}
+
+// unitText describes a unit for the spectator.
+func (s *ServerScreen) unitText(u world.Unit, snap *game.ServerSnapshot) string {
+	owner := ""
+	for _, st := range snap.Seats {
+		if st.Seat == u.Owner {
+			owner = st.Name
+		}
+	}
+	return describeUnit(u, -1, owner)
 }

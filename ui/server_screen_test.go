@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"net/netip"
 	"slices"
 	"strings"
@@ -189,4 +190,25 @@ func TestServerScreenNarrowTable(t *testing.T) {
 	sa.key(tcell.KeyDown)
 	sa.key(tcell.KeyDown)
 	waitText(sa, "bob's address in the debug title", "player bob 127.0.0.1:50002")
+}
+
+// TestServerScreenMapCursor: with the map focused, the line above the status line says what
+// is under the spectator's cursor; a bot's hashes view says it has no reports.
+func TestServerScreenMapCursor(t *testing.T) {
+	f := newFakeServer(t)
+	sa, ss := fakeServerScreen(t, f, 120, 40)
+	u := f.Snapshot().Units[0]
+	sa.key(tcell.KeyTab) // the map
+	sa.waitFor("the map focused", func() bool { return ss.mapView != nil && ss.mapView.HasFocus() })
+	// Time passes: the greeting on that line gives way.
+	sa.do(func() { ss.clock = func() time.Time { return fakeNow.Add(time.Minute) } })
+	sa.do(func() { ss.mapView.SetCursor(u.X, u.Y) })
+	k, _ := world.KindOf(u.Kind)
+	waitText(sa, "the unit under the cursor", fmt.Sprintf("bot1's %s #%d", k.Name, u.ID))
+	sa.key(tcell.KeyEscape) // back to the table, on bot1
+	sa.rune('d')
+	sa.rune('3')
+	sa.rune('n')
+	sa.rune('n')
+	waitText(sa, "the bot's hashes view", "it has no hashes to report")
 }

@@ -127,6 +127,14 @@ type MismatchView struct {
 	*tview.Box
 	records []game.SyncRecord // newest first
 	now     time.Time
+	empty   string // what an empty view says, if not the default
+}
+
+// SetEmptyText sets what the view says when it has no record ("" for the default: every
+// report matched).
+func (v *MismatchView) SetEmptyText(text string) *MismatchView {
+	v.empty = text
+	return v
 }
 
 // NewMismatchView returns an empty view.
@@ -200,6 +208,9 @@ func unitHash(h uint64, missing bool) string {
 // lines builds every row for a view width cells wide.
 func (v *MismatchView) lines(width int) []styledLine {
 	if len(v.records) == 0 {
+		if v.empty != "" {
+			return []styledLine{plain(v.empty)}
+		}
 		return []styledLine{plain("no hash mismatch yet: every report matched the server")}
 	}
 	var lines []styledLine
