@@ -170,12 +170,12 @@ func TestMapViewContinentScrolls(t *testing.T) {
 				t.Fatalf("%s: cursor %d, offset %d: on screen at %d, want %d..%d", axis.name, axis.cursor, axis.off, rel, lo, hi)
 			}
 		}
-		r, style := sa.cell(int(cx-ox), int(cy-oy))
+		_, style := sa.cell(int(cx-ox), int(cy-oy))
 		if !reverse(style) {
 			t.Errorf("cursor (%d, %d) not drawn at screen (%d, %d)", cx, cy, cx-ox, cy-oy)
 		}
 		for _, p := range [][2]int32{{0, 0}, {screenW - 1, 0}, {0, screenH - 1}, {screenW - 1, screenH - 1}, {cx - ox, cy - oy}} {
-			if r, _ = sa.cell(int(p[0]), int(p[1])); r != rune(w.Terrain(ox+p[0], oy+p[1])) {
+			if r, _ := sa.cell(int(p[0]), int(p[1])); r != rune(w.Terrain(ox+p[0], oy+p[1])) {
 				t.Errorf("screen (%d, %d) = %q, want the terrain of map cell (%d, %d) %q",
 					p[0], p[1], r, ox+p[0], oy+p[1], rune(w.Terrain(ox+p[0], oy+p[1])))
 			}

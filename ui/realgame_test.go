@@ -104,11 +104,6 @@ func TestClientScreenRealGame(t *testing.T) {
 	sa.waitFor("the link in the status line", func() bool { return strings.Contains(screenText(sa), "loss 1%") })
 }
 
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	return strings.Join(lines[max(len(lines)-n, 0):], "\n")
-}
-
 // TestServerScreenRealGame: the server screen over a real server shows its bot and the player
 // who joined, with the player's address and round-trip time, and its slider sets the server's
 // link conditioner.

@@ -155,9 +155,8 @@ type Conn struct {
 	recs       []wire.Record
 
 	// scratch buffers, reused
-	items   []packet.Item
-	depBuf  []uint16
-	handles [1]*depgraph.Dependency
+	items  []packet.Item
+	depBuf []uint16
 
 	err   error
 	stats counters
