@@ -59,6 +59,15 @@ type Config struct {
 	// receiving side; fragments beyond it are dropped (counted) and arrive again later.
 	// Default 4 MiB.
 	MaxReassemblyBytes int
+	// Keepalive: a connection with nothing to send still sends a packet this often, so that
+	// acks flow both ways even when the traffic is one-way and the peer knows it is alive.
+	// Default 100 ms.
+	Keepalive time.Duration
+	// AckDelay: when packets with messages arrived and nothing is going out, an ack-only
+	// packet leaves after at most this long. Waiting a little lets the ack ride on the next
+	// message instead of costing a packet of its own; the peer's resend timer allows for it
+	// (net/packet counts it into the resend delay). Default 10 ms.
+	AckDelay time.Duration
 	// Key is mixed into every datagram's checksum (wire.SealDatagram): 0 before a handshake,
 	// the connection's secret after it.
 	Key uint64
@@ -85,6 +94,12 @@ func (c Config) withDefaults() Config {
 	}
 	if largest := maxFragments * maxChunk(c.MTU, 0, wire.MaxMessageSize); c.MaxMessageSize <= 0 || c.MaxMessageSize > largest {
 		c.MaxMessageSize = largest
+	}
+	if c.Keepalive <= 0 {
+		c.Keepalive = 100 * time.Millisecond
+	}
+	if c.AckDelay <= 0 {
+		c.AckDelay = 10 * time.Millisecond
 	}
 	if c.MaxReassemblyBytes <= 0 {
 		c.MaxReassemblyBytes = 4 << 20
@@ -147,6 +162,7 @@ type Conn struct {
 	syncBlock   *outMsg
 	free        []*outMsg // recycled outMsgs (payload buffers kept)
 	lastNow     time.Time // the latest now seen, for callbacks that do not carry one
+	lastSend    time.Time // when the latest packet left (zero before the first AppendPacket)
 
 	// receiving side
 	reasm      map[uint16]*reassembly
@@ -334,3 +350,31 @@ const ackUrgentAfter = 16
 // AckUrgent reports whether so many packets arrived since this side last sent one that an ack
 // should leave now rather than after a delay.
 func (c *Conn) AckUrgent() bool { return c.stats.unackedPackets >= ackUrgentAfter }
+
+// packetDue reports whether a packet must leave now even with nothing in it but the header:
+// a keepalive (nothing sent for Keepalive), an ack that cannot wait (AckUrgent), or an owed ack
+// whose AckDelay ran out. This is the whole of the keepalive and ack policy; NextDeadline
+// reports the same times, so a loop that sleeps until NextDeadline never misses one.
+func (c *Conn) packetDue(now time.Time) bool {
+	if c.lastSend.IsZero() {
+		return false // the first AppendPacket starts the clock (see AppendPacket)
+	}
+	since := now.Sub(c.lastSend)
+	return since >= c.cfg.Keepalive || c.AckUrgent() || (c.AckOwed() && since >= c.cfg.AckDelay)
+}
+
+// ackDeadline is when packetDue next turns true with no datagram arriving (zero: not before
+// the first AppendPacket).
+func (c *Conn) ackDeadline() time.Time {
+	if c.lastSend.IsZero() {
+		return time.Time{}
+	}
+	if c.AckUrgent() {
+		return c.lastSend
+	}
+	next := c.lastSend.Add(c.cfg.Keepalive)
+	if c.AckOwed() {
+		next = c.lastSend.Add(min(c.cfg.AckDelay, c.cfg.Keepalive))
+	}
+	return next
+}

@@ -25,12 +25,11 @@ type delivered struct {
 
 // endpoint is a Conn plus everything it delivered, for tests.
 type endpoint struct {
-	name     string
-	node     *linksim.Node
-	conn     *Conn
-	got      []delivered
-	onMsg    func(*Message) // optional, called after recording (payload valid during the call)
-	lastSend time.Time
+	name  string
+	node  *linksim.Node
+	conn  *Conn
+	got   []delivered
+	onMsg func(*Message) // optional, called after recording (payload valid during the call)
 }
 
 func newEndpoint(name string, cfg Config) *endpoint {
@@ -72,16 +71,15 @@ func (e *endpoint) deliver(t testing.TB, now time.Time, d []byte) {
 }
 
 // link runs two endpoints over a simulated network in virtual time. Every tick each side sends
-// what is due and, at least every keepalive interval or when it owes an ack, a packet anyway:
-// what the transport does on a real socket.
+// what its Conn says is due, keepalives and delayed acks included: what the transport does on
+// a real socket.
 type link struct {
-	net       *linksim.Network
-	a, b      *endpoint
-	now       time.Time
-	tick      time.Duration
-	keepalive time.Duration
-	buf       []byte
-	dgrams    []linksim.Datagram
+	net    *linksim.Network
+	a, b   *endpoint
+	now    time.Time
+	tick   time.Duration
+	buf    []byte
+	dgrams []linksim.Datagram
 	// maxPackets caps the packets a side sends per tick (0: no cap). Packets sent together are
 	// reordered among themselves by jitter, and every one that lands behind a newer one is
 	// dropped as stale, so a paced sender loses less.
@@ -94,12 +92,11 @@ func newLink(t testing.TB, seed uint64, ab, ba linksim.Settings, cfg Config) *li
 	na, nb := n.AddNode("a"), n.AddNode("b")
 	n.Link("a", "b", ab, ba)
 	l := &link{
-		net:       n,
-		a:         newEndpoint("a", cfg),
-		b:         newEndpoint("b", cfg),
-		now:       n.Now(),
-		tick:      10 * time.Millisecond,
-		keepalive: 100 * time.Millisecond,
+		net:  n,
+		a:    newEndpoint("a", cfg),
+		b:    newEndpoint("b", cfg),
+		now:  n.Now(),
+		tick: 10 * time.Millisecond,
 	}
 	l.a.node, l.b.node = na, nb
 	return l
@@ -107,15 +104,12 @@ func newLink(t testing.TB, seed uint64, ab, ba linksim.Settings, cfg Config) *li
 
 // flush sends everything e has due now.
 func (l *link) flush(t testing.TB, e *endpoint, to string) {
-	force := e.conn.AckOwed() || e.conn.AckUrgent() || l.now.Sub(e.lastSend) >= l.keepalive
 	for n := 0; l.maxPackets == 0 || n < l.maxPackets; n++ {
-		d, ok := e.conn.AppendPacket(l.buf[:0], l.now, force)
+		d, ok := e.conn.AppendPacket(l.buf[:0], l.now, false)
 		if !ok {
 			break
 		}
 		l.buf = d
-		force = false
-		e.lastSend = l.now
 		if err := e.node.Send(to, d); err != nil {
 			t.Fatal(err)
 		}

@@ -126,14 +126,25 @@ func TestNextDeadlineNotDueWhilePaced(t *testing.T) {
 	if len(sent) != inFlight {
 		t.Fatalf("sent %d packets, want the cap of %d", len(sent), inFlight)
 	}
-	// Long past every resend delay: still nothing can go out, so nothing is due before the
-	// resend limit.
+	// Long past every resend delay: no message can go out, only the keepalive that is due
+	// (empty: it carries acks, not content). After it, nothing is due before the next
+	// keepalive.
 	later := now.Add(time.Second)
+	ka, ok := srv.conn.AppendPacket(nil, later, false)
+	if !ok {
+		t.Fatal("no keepalive at the cap")
+	}
+	if _, ok := srv.conn.AppendPacket(nil, later, false); ok {
+		t.Fatal("setup: a second packet went out past the cap")
+	}
 	if d := srv.conn.NextDeadline(later); !d.IsZero() && !d.After(later) {
 		t.Fatalf("NextDeadline = %v (now %v) while paced: would spin", d.Sub(base), later.Sub(base))
 	}
-	if _, ok := srv.conn.AppendPacket(nil, later, false); ok {
-		t.Fatal("setup: a packet went out past the cap")
+	if err := cli.conn.Receive(later, ka); err != nil {
+		t.Fatal(err)
+	}
+	if got := cli.conn.Stats().GuaranteedExecuted; got != 0 {
+		t.Fatalf("the keepalive at the cap delivered %d messages, want none", got)
 	}
 	// The client acks the first packet: room in the window, and work due at once.
 	cli.deliver(t, later, sent[0])
@@ -393,7 +404,7 @@ func TestIdleKeepalivesDoNotPingPong(t *testing.T) {
 	sent := l.a.conn.Stats().Packet.PacketsSent - before
 	// A keepalive every 100 ms is 100 packets in 10 s.
 	if sent > 150 {
-		t.Fatalf("an idle connection sent %d packets in %v (tick %v, keepalive %v)", sent, idle, l.tick, l.keepalive)
+		t.Fatalf("an idle connection sent %d packets in %v (tick %v, keepalive %v)", sent, idle, l.tick, l.a.conn.cfg.Keepalive)
 	}
 }
 

@@ -80,9 +80,10 @@ type unitRef struct {
 // AppendPacket writes the next datagram to send into b (appended) and reports whether it wrote
 // one. A packet is written when there is something to send: a guaranteed unit whose resend time
 // has come (at least one RTT after its last send), a guaranteed message not yet sent (unless a
-// sync message is waiting for its ack), an unreliable message, or when force is set (a
-// keepalive that carries the acks). Call it in a loop until it reports false to drain
-// everything that is due now.
+// sync message is waiting for its ack), an unreliable message, a keepalive or an ack that is
+// due (Config.Keepalive, Config.AckDelay), or when force is set (the caller wants a packet that
+// carries the acks now). Call it in a loop until it reports false to drain everything that is
+// due now. The first call starts the keepalive clock.
 //
 // Packing order: resends first (they have waited longest), then new guaranteed messages in the
 // order they were queued, then unreliable messages, each as long as it fits the MTU.
@@ -94,6 +95,10 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 	if c.err != nil {
 		return b, false
 	}
+	if c.lastSend.IsZero() {
+		c.lastSend = now
+	}
+	force = force || c.packetDue(now)
 	start := len(b)
 	paced := c.contentInFlight >= c.cfg.MaxInFlight
 	if paced && !force {
@@ -189,6 +194,7 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 	wire.SealDatagram(b[start:], c.cfg.Key)
 	c.stats.ackOwed = false
 	c.stats.unackedPackets = 0
+	c.lastSend = now
 	return b, true
 }
 

@@ -41,10 +41,9 @@ func TestSoak(t *testing.T) {
 	}
 	// Under this link a message may need tens of tries (a try fails when the packet is lost or
 	// arrives behind a newer one and is dropped as stale), so the timeouts are long.
-	cfg := Config{Timeout: 120 * time.Second, ResendLimit: 120 * time.Second}
+	cfg := Config{Timeout: 120 * time.Second, ResendLimit: 120 * time.Second, Keepalive: 50 * time.Millisecond}
 	l := newLink(t, 2026, harsh, harsh, cfg)
 	l.tick = 50 * time.Millisecond
-	l.keepalive = 50 * time.Millisecond
 	l.maxPackets = 1
 
 	rng := rand.New(rand.NewPCG(1, 2))

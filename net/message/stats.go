@@ -69,9 +69,10 @@ func (c *Conn) Stats() Stats {
 }
 
 // NextDeadline is the earliest time at which Poll or AppendPacket has work that no incoming
-// datagram will trigger: a message waiting to go out (now), a resend coming due, a graph node or
-// reassembly expiring, the resend limit. The zero Time means nothing is scheduled. A transport
-// sleeps until then (or until a datagram or the next keepalive).
+// datagram will trigger: a message waiting to go out (now), a resend coming due, a keepalive or
+// a delayed ack, a graph node or reassembly expiring, the resend limit. The zero Time means
+// nothing is scheduled (before the first AppendPacket). A transport sleeps until then or until
+// a datagram arrives, and needs no timers of its own for the connection.
 func (c *Conn) NextDeadline(now time.Time) time.Time {
 	var next time.Time
 	earliest := func(t time.Time) {
@@ -91,6 +92,7 @@ func (c *Conn) NextDeadline(now time.Time) time.Time {
 			earliest(now) // something new to send right away
 		}
 	}
+	earliest(c.ackDeadline())
 	earliest(c.recv.NextExpiry())
 	for _, re := range c.reasm {
 		earliest(re.progress.Add(c.cfg.Expiry()))
