@@ -16,7 +16,7 @@ import (
 //	2  ConnectRequest      c→s   0         version u8 ‖ player id [16] ‖ name ‖ zero padding
 //	3  Challenge           s→c   0         issued u64 ‖ tag [16]
 //	4  ChallengeResponse   c→s   0         version u8 ‖ player id [16] ‖ name ‖ issued u64 ‖ tag [16] ‖ zero padding
-//	5  Accepted            s→c   0         connection key u64 (never 0) ‖ seat u8 ‖ flags u8 (bit 0 reconnected)
+//	5  Accepted            s→c   0         connection key u64 (never 0)
 //	6  Denied              s→c   0         reason u8
 //	7  Disconnect          both  conn key  reason u8 ‖ text
 //	8  Ping                both  conn key  id u32 ‖ t0 i64
@@ -65,16 +65,10 @@ const (
 	handshakePacketSize = HandshakeSize - ChecksumSize
 	challengeBodySize   = 8 + 16
 	challengeSize       = 1 + challengeBodySize
-	acceptedSize        = 1 + 8 + 1 + 1
+	acceptedSize        = 1 + 8
 	deniedSize          = 1 + 1
 	pingSize            = 1 + 4 + 8
 	pongSize            = 1 + 4 + 3*8
-)
-
-// Accepted flag bits.
-const (
-	acceptedReconnected = 0x01
-	acceptedReserved    = 0xFE
 )
 
 // PlayerID names a player across connections. A client draws it at random
@@ -106,11 +100,11 @@ type ChallengeResponse struct {
 	Challenge Challenge // copied from the Challenge packet
 }
 
-// Accepted tells a client that it is connected.
+// Accepted tells a client that it is connected. It carries nothing about the game: a
+// transport has connections, not seats, and the game above says where a player sits in a
+// message of its own.
 type Accepted struct {
-	Key         uint64 // the connection key for every later checksum; never 0
-	Seat        uint8  // the client's place in the game
-	Reconnected bool   // the seat was this player's before
+	Key uint64 // the connection key for every later checksum; never 0
 }
 
 // DenyReason says why a server refused a connection.
@@ -478,25 +472,17 @@ func ParseChallengeResponse(b []byte) (ChallengeResponse, error) {
 //
 //	0   1   type 5
 //	1   8   connection key
-//	9   1   seat
-//	10  1   flags: bit 0 reconnected, bits 1..7 zero
 func AppendAccepted(b []byte, m *Accepted) ([]byte, error) {
 	if m.Key == 0 {
 		return b, fmt.Errorf("wire: %v: connection key 0: %w", TypeAccepted, ErrRange)
 	}
 	b = append(b, byte(TypeAccepted))
-	b = binary.BigEndian.AppendUint64(b, m.Key)
-	var flags byte
-	if m.Reconnected {
-		flags |= acceptedReconnected
-	}
-	return append(b, m.Seat, flags), nil
+	return binary.BigEndian.AppendUint64(b, m.Key), nil
 }
 
 // ParseAccepted reads an Accepted from b, the whole packet from its type byte
 // on. A packet of another type is ErrBadType; a wrong length is ErrShort or
-// ErrTrailing; a zero key is ErrRange; reserved flag bits are
-// ErrNonCanonical.
+// ErrTrailing; a zero key is ErrRange.
 func ParseAccepted(b []byte) (Accepted, error) {
 	if err := checkSize(b, TypeAccepted, acceptedSize); err != nil {
 		return Accepted{}, err
@@ -505,11 +491,7 @@ func ParseAccepted(b []byte) (Accepted, error) {
 	if key == 0 {
 		return Accepted{}, fmt.Errorf("wire: %v: connection key 0: %w", TypeAccepted, ErrRange)
 	}
-	flags := b[10]
-	if flags&acceptedReserved != 0 {
-		return Accepted{}, fmt.Errorf("wire: %v: reserved flag bits %#02x set: %w", TypeAccepted, flags&acceptedReserved, ErrNonCanonical)
-	}
-	return Accepted{Key: key, Seat: b[9], Reconnected: flags&acceptedReconnected != 0}, nil
+	return Accepted{Key: key}, nil
 }
 
 func checkDenyReason(r DenyReason) error {

@@ -134,10 +134,10 @@ var connectionPacketTests = []struct {
 		padded("04 01 " + testPlayerHex + " 03 416461 0000018bcfe56800 " + testTagHex)},
 	{"challenge response, longest name", &ChallengeResponse{Version: 1, Player: testPlayer, Name: strings.Repeat("n", MaxNameLen), Challenge: Challenge{Issued: 1<<64 - 1, Tag: testTag}},
 		padded("04 01 " + testPlayerHex + " 20 " + strings.Repeat("6e", 32) + " ffffffffffffffff " + testTagHex)},
-	{"accepted", &Accepted{Key: 0x0123456789abcdef, Seat: 2},
-		"05 0123456789abcdef 02 00"},
-	{"accepted, reconnected", &Accepted{Key: 1, Seat: 255, Reconnected: true},
-		"05 0000000000000001 ff 01"},
+	{"accepted", &Accepted{Key: 0x0123456789abcdef},
+		"05 0123456789abcdef"},
+	{"accepted, largest key", &Accepted{Key: 1<<64 - 1},
+		"05 ffffffffffffffff"},
 	{"denied, server full", &Denied{Reason: DenyServerFull}, "06 01"},
 	{"denied, version", &Denied{Reason: DenyVersion}, "06 02"},
 	{"denied, challenge", &Denied{Reason: DenyChallenge}, "06 03"},
@@ -216,7 +216,7 @@ func TestHandshakeDatagramSize(t *testing.T) {
 func TestNoAmplification(t *testing.T) {
 	replies := []any{
 		&Challenge{Issued: 1<<64 - 1, Tag: testTag},
-		&Accepted{Key: 1<<64 - 1, Seat: 255, Reconnected: true},
+		&Accepted{Key: 1<<64 - 1},
 		&Denied{Reason: DenyBadRequest},
 	}
 	for _, m := range replies {
@@ -254,7 +254,7 @@ func TestAppendConnectionPacketRejects(t *testing.T) {
 		{"request, line break", &ConnectRequest{Name: "A\nda"}, ErrBadName},
 		{"response, empty name", &ChallengeResponse{}, ErrBadName},
 		{"response, escape", &ChallengeResponse{Name: "\x1b[31mAda"}, ErrBadName},
-		{"accepted, key 0", &Accepted{Seat: 1}, ErrRange},
+		{"accepted, key 0", &Accepted{}, ErrRange},
 		{"denied, reason 0", &Denied{}, ErrRange},
 		{"denied, reason 5", &Denied{Reason: 5}, ErrRange},
 		{"disconnect, reason 0", &Disconnect{}, ErrRange},
@@ -321,11 +321,9 @@ func TestParseConnectionPacketRejects(t *testing.T) {
 		{"challenge, trailing", TypeChallenge, "03 0000018bcfe56800 " + testTagHex + " 00", ErrTrailing},
 		{"challenge, padded like a request", TypeChallenge, padded("03 0000018bcfe56800 " + testTagHex), ErrTrailing},
 
-		{"accepted, key 0", TypeAccepted, "05 0000000000000000 01 00", ErrRange},
-		{"accepted, flag bit 1", TypeAccepted, "05 0000000000000001 01 02", ErrNonCanonical},
-		{"accepted, flag bit 7", TypeAccepted, "05 0000000000000001 01 81", ErrNonCanonical},
-		{"accepted, short", TypeAccepted, "05 0000000000000001 01", ErrShort},
-		{"accepted, trailing", TypeAccepted, "05 0000000000000001 01 00 00", ErrTrailing},
+		{"accepted, key 0", TypeAccepted, "05 0000000000000000", ErrRange},
+		{"accepted, short", TypeAccepted, "05 00000000000001", ErrShort},
+		{"accepted, old layout with seat and flags", TypeAccepted, "05 0000000000000001 01 00", ErrTrailing},
 
 		{"denied, reason 0", TypeDenied, "06 00", ErrRange},
 		{"denied, reason 5", TypeDenied, "06 05", ErrRange},
@@ -433,7 +431,7 @@ func TestConnectionPacketsNoAlloc(t *testing.T) {
 	ping := Ping{ID: 3, T0: 1_700_000_000_123_456_789}
 	pong := Pong{ID: 3, T0: 1, T1: 2, T2: 3}
 	challenge := Challenge{Issued: 9, Tag: testTag}
-	accepted := Accepted{Key: 77, Seat: 1}
+	accepted := Accepted{Key: 77}
 	denied := Denied{Reason: DenyServerFull}
 	allocs := testing.AllocsPerRun(100, func() {
 		buf = AppendPing(buf[:0], &ping)

@@ -146,14 +146,14 @@
 //	ConnectRequest     1200 bytes, key 0  →
 //	                                      ←  Challenge      29 bytes, key 0
 //	ChallengeResponse  1200 bytes, key 0  →
-//	                                      ←  Accepted       15 bytes, key 0 (or Denied, 6 bytes)
+//	                                      ←  Accepted       13 bytes, key 0 (or Denied, 6 bytes)
 //	Data, Ping, Pong, Disconnect: sealed with the connection key, both ways
 //
 //	type                   body
 //	2  ConnectRequest      version u8 ‖ player id [16] ‖ name ‖ zero padding
 //	3  Challenge           issued u64 ‖ tag [16]
 //	4  ChallengeResponse   version u8 ‖ player id [16] ‖ name ‖ issued u64 ‖ tag [16] ‖ zero padding
-//	5  Accepted            connection key u64 (never 0) ‖ seat u8 ‖ flags u8 (bit 0: reconnected)
+//	5  Accepted            connection key u64 (never 0)
 //	6  Denied              reason u8
 //	7  Disconnect          reason u8 ‖ text
 //	8  Ping                id u32 ‖ t0 i64
