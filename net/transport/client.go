@@ -17,8 +17,8 @@ import (
 // ClientConfig configures a Client. The zero value of each field means its default.
 type ClientConfig struct {
 	Config
-	// PlayerID identifies the player across reconnects: the server gives the same id the same
-	// seat. Default: a new random id.
+	// PlayerID identifies the player across reconnects: a new connection with the same id replaces the
+	// old one (and the game gives it its seat back). Default: a new random id.
 	PlayerID uuid.UUID
 	// Name is the player's name, 1 to 32 bytes of UTF-8 without control characters.
 	Name string
@@ -27,7 +27,7 @@ type ClientConfig struct {
 	// Retry is how often a handshake packet is sent again while no answer comes. Default 250 ms.
 	Retry time.Duration
 	// OnDenied is called when the server refuses the connection.
-	OnDenied func(reason wire.DenyReason)
+	OnDenied func(reason wire.DenyReason, now time.Time)
 }
 
 // ClientState is where a client is in its life.
@@ -95,33 +95,65 @@ type ClientStats struct {
 // the owner loop (Tick sends the requests; Handle takes the answers); OnConnect fires when it
 // completes.
 func Dial(addr string, cfg ClientConfig) (*Client, error) {
+	server, err := ResolveServer(addr)
+	if err != nil {
+		return nil, err
+	}
+	sock, err := OpenSocket(LocalFor(server), cfg.Link, cfg.LinkSeed)
+	if err != nil {
+		return nil, fmt.Errorf("transport: open a socket: %w", err)
+	}
+	c, err := NewClient(server, cfg, sock)
+	if err != nil {
+		sock.Close()
+		return nil, err
+	}
+	c.sock = sock
+	return c, nil
+}
+
+// ResolveServer turns a server address ("127.0.0.1:7777", "localhost:7777") into an address
+// and port, IPv4-mapped addresses unmapped.
+func ResolveServer(addr string) (netip.AddrPort, error) {
 	server, err := netip.ParseAddrPort(addr)
 	if err != nil {
 		ua, rerr := net.ResolveUDPAddr("udp", addr)
 		if rerr != nil {
-			return nil, fmt.Errorf("transport: server address %q: %w", addr, rerr)
+			return netip.AddrPort{}, fmt.Errorf("transport: server address %q: %w", addr, rerr)
 		}
 		server = ua.AddrPort()
 	}
-	server = netip.AddrPortFrom(server.Addr().Unmap(), server.Port())
-	// Listen on the loopback interface for a loopback server (nothing else can reach it), on
-	// every interface otherwise.
-	network, local := "udp4", ":0"
-	if server.Addr().Is6() {
-		network = "udp6"
-	}
+	return netip.AddrPortFrom(server.Addr().Unmap(), server.Port()), nil
+}
+
+// LocalFor is the local address a client of server listens on: the loopback interface for a
+// loopback server (nothing else can reach it), every interface otherwise, any free port.
+func LocalFor(server netip.AddrPort) string {
 	if server.Addr().IsLoopback() {
-		local = netip.AddrPortFrom(server.Addr(), 0).String()
+		return netip.AddrPortFrom(server.Addr(), 0).String()
 	}
-	pc, err := net.ListenPacket(network, local)
-	if err != nil {
-		return nil, fmt.Errorf("transport: open a socket: %w", err)
+	if server.Addr().Is6() {
+		return "[::]:0"
 	}
-	return DialOn(pc, server, cfg)
+	return "0.0.0.0:0"
 }
 
 // DialOn is Dial on a socket the caller opened.
 func DialOn(pc net.PacketConn, server netip.AddrPort, cfg ClientConfig) (*Client, error) {
+	sock := NewSocket(pc, cfg.Link, cfg.LinkSeed)
+	c, err := NewClient(server, cfg, sock)
+	if err != nil {
+		sock.Close()
+		return nil, err
+	}
+	c.sock = sock
+	return c, nil
+}
+
+// NewClient returns a client of server that sends through out and owns no socket: its owner
+// reads the socket (or a simulated network) and hands the server's datagrams to Handle. The
+// error is a player name that a ConnectRequest cannot carry.
+func NewClient(server netip.AddrPort, cfg ClientConfig, out Writer) (*Client, error) {
 	cfg.Config = cfg.Config.withDefaults()
 	if cfg.ConnectTimeout <= 0 {
 		cfg.ConnectTimeout = 5 * time.Second
@@ -133,15 +165,17 @@ func DialOn(pc net.PacketConn, server netip.AddrPort, cfg ClientConfig) (*Client
 		cfg.PlayerID = uuid.New()
 	}
 	if _, err := wire.AppendConnectRequest(wire.BeginDatagram(nil), &wire.ConnectRequest{Version: wire.ProtocolVersion, Player: wire.PlayerID(cfg.PlayerID), Name: cfg.Name}); err != nil {
-		pc.Close()
 		return nil, fmt.Errorf("transport: player name %q: %w", cfg.Name, err)
 	}
 	c := &Client{cfg: cfg, server: server, state: Connecting}
 	c.host.cfg = cfg.Config
-	c.open(pc)
+	c.init(out, nil)
 	c.stats.Store(&ClientStats{State: Connecting})
 	return c, nil
 }
+
+// Server is the address of the server this client connects to.
+func (c *Client) Server() netip.AddrPort { return c.server }
 
 // State is where the client is. Owner loop only (Stats has a copy for other goroutines).
 func (c *Client) State() ClientState { return c.state }
@@ -157,10 +191,11 @@ func (c *Client) Stats() ClientStats { return *c.stats.Load() }
 
 // Handle processes one datagram from the socket (owner loop only).
 func (c *Client) Handle(now time.Time, d Datagram) {
-	defer c.sock.release(d)
+	defer c.release(d)
 	if c.closed || c.state == Disconnected {
 		return
 	}
+	c.now = now
 	if d.From != c.server {
 		c.spoofed.Add(1)
 		return
@@ -211,7 +246,7 @@ func (c *Client) Handle(now time.Time, d Datagram) {
 		c.state = Disconnected
 		c.publish(now)
 		if c.cfg.OnDenied != nil {
-			c.cfg.OnDenied(den.Reason)
+			c.cfg.OnDenied(den.Reason, now)
 		}
 	default:
 		// A late challenge or a repeated Accepted after we connected: harmless, counted.
@@ -232,27 +267,24 @@ func (c *Client) sendResponse(now time.Time) {
 }
 
 func (c *Client) connected(now time.Time, acc wire.Accepted) {
-	p := &Peer{debug: c.cfg.DebugViews, addr: c.server, key: acc.Key, seat: int(acc.Seat), player: c.cfg.PlayerID, name: c.cfg.Name,
-		connectedAt: now, lastRecv: now, lastSend: now, nextPing: now, reconnected: acc.Reconnected}
+	p := &Peer{debug: c.cfg.DebugViews, addr: c.server, key: acc.Key, player: c.cfg.PlayerID, name: c.cfg.Name,
+		connectedAt: now, lastRecv: now, nextPing: now}
 	mc := c.cfg.Message
 	mc.Key = acc.Key
 	p.conn = message.New(mc, func(m *message.Message) {
 		if c.cfg.OnMessage != nil {
-			c.cfg.OnMessage(p, m)
+			c.cfg.OnMessage(p, c.now, m)
 		}
 	})
 	c.peer, c.state = p, Connected
-	c.cfg.Logger.Info("connected", "server", c.server, "seat", p.seat, "reconnected", acc.Reconnected)
+	c.cfg.Logger.Info("connected", "server", c.server)
 	// The first packet goes out now: it tells the server the key works.
 	c.pump(p, now)
 	c.publish(now)
 	if c.cfg.OnConnect != nil {
-		c.cfg.OnConnect(p)
+		c.cfg.OnConnect(p, now)
 	}
 }
-
-// Reconnected reports whether the server gave this client back the seat its player id held.
-func (p *Peer) Reconnected() bool { return p.reconnected }
 
 func (c *Client) checkConn(now time.Time) {
 	if c.peer != nil {
@@ -282,7 +314,7 @@ func (c *Client) end(now time.Time, reason wire.DisconnectReason, text string, n
 	}
 	c.publish(now)
 	if p != nil && c.cfg.OnDisconnect != nil {
-		c.cfg.OnDisconnect(p, reason, text)
+		c.cfg.OnDisconnect(p, now, reason, text)
 	}
 }
 
@@ -298,6 +330,7 @@ func (c *Client) Tick(now time.Time) {
 	if c.closed {
 		return
 	}
+	c.now = now
 	switch c.state {
 	case Connecting, Challenged:
 		if c.started.IsZero() {
@@ -348,8 +381,9 @@ func (c *Client) NextTick(now time.Time) time.Time {
 
 func (c *Client) publish(now time.Time) {
 	st := &ClientStats{At: now, State: c.state, Reason: c.reason, Text: c.text,
-		Malformed: c.malformed.Load(), Spoofed: c.spoofed.Load(),
-		Overflow: c.sock.overflow.Load(), Oversize: c.sock.oversize.Load(), SendErrors: c.sendErrs.Load()}
+		Malformed: c.malformed.Load(), Spoofed: c.spoofed.Load(), SendErrors: c.sendErrs.Load()}
+	ss := c.socketStats()
+	st.Overflow, st.Oversize = ss.Overflow, ss.Oversize
 	if c.err != nil {
 		st.Err = c.err.Error()
 	}
@@ -362,17 +396,26 @@ func (c *Client) publish(now time.Time) {
 	c.published = now
 }
 
-// Close disconnects cleanly if connected (the server learns DisconnectClosed), closes the
-// socket and waits for the reader goroutine. Call it from the owner loop or after it returned.
-func (c *Client) Close() error {
+// Shutdown disconnects cleanly if connected (the server learns DisconnectClosed) and stops
+// the client: it handles nothing more. Owner loop only.
+func (c *Client) Shutdown(now time.Time) {
 	if c.closed {
-		return nil
+		return
 	}
-	now := time.Now()
+	c.now = now
 	if c.state == Connected {
 		c.end(now, wire.DisconnectClosed, "client closed", true)
 	}
 	c.closed = true
 	c.publish(now)
-	return c.sock.close()
+}
+
+// Close is Shutdown now, then closes the client's own socket (Dial, DialOn) and waits for its
+// reader goroutine. Call it from the owner loop or after it returned.
+func (c *Client) Close() error {
+	c.Shutdown(time.Now())
+	if c.sock == nil {
+		return nil
+	}
+	return c.sock.Close()
 }

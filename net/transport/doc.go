@@ -4,11 +4,15 @@
 //
 // # Who owns what
 //
-// Each Server or Client has exactly two goroutines. One reads the socket and does nothing else:
-// it copies every datagram into a channel (Datagrams). The other is the owner loop, which the
-// caller runs (Run is a ready-made one; the game runs its own, with a frame ticker beside it):
-// it hands each datagram to Handle, calls Tick when NextTick says time made work due, and is
-// the only goroutine that touches connection state, so there are no locks around it. Stats are
+// A Server or Client is an endpoint that does no I/O of its own: datagrams come in through
+// Handle(now, datagram), time passes through Tick(now), NextTick says when to call again, and
+// what it sends goes to a Writer. NewServer and NewClient make such endpoints; the owner of the
+// socket (a game host with one socket for its server connection and its direct links, or a
+// test that runs a whole game over a linksim.Network in virtual time) feeds them. Callbacks
+// carry the time of the call that caused them. Listen and Dial are the ready-made version
+// with a Socket of its own: one goroutine reads the socket and copies every datagram into a
+// channel (Datagrams), and the owner loop (Run is one) is the only goroutine that touches
+// connection state, so there are no locks around it. Stats are
 // published by the loop as immutable snapshots behind an atomic pointer, so a user interface can
 // read them at any moment without waiting for the loop. Close stops the reader goroutine and
 // waits for it.
@@ -24,15 +28,16 @@
 //	                                           time, player id), 29 bytes
 //	ChallengeResponse (echo, 1200 bytes)   ◄─  Challenge
 //	                                       ─►  checks the HMAC and its age: only now does the
-//	                                           client get state, a seat and a connection key
-//	Data packets sealed with the key       ◄─  Accepted (key, seat)
+//	                                           client get state and a connection key
+//	Data packets sealed with the key       ◄─  Accepted (key)
 //
 // The request is padded so that no answer is ever larger than what provoked it. The challenge
 // costs the server no memory: it recomputes the HMAC when the response comes, so a flood of
 // requests from forged addresses creates nothing; a client that cannot receive at its claimed
 // address never learns the challenge. A used challenge is remembered until it expires, so a
 // replay is refused. Requests beyond MaxPendingHandshakes per ChallengeTTL are not answered at
-// all; a server with every seat taken answers "server full".
+// all; a server with MaxClients connections, or whose owner's Admit refuses the player (the
+// game has no seat for it), answers "server full".
 //
 // After the handshake every datagram of the connection is sealed with the connection key (it
 // is mixed into the checksum, see net/wire). A datagram from the client's address that fails
@@ -43,13 +48,15 @@
 //
 // A connection with nothing to send still sends a packet every Keepalive (100 ms), so acks flow
 // both ways even when the game traffic is one-way; a packet that arrived is acknowledged within
-// AckDelay. Pings go both ways once a second and measure the round trip and the offset between
+// AckDelay. Both are the message layer's policy (message.Conn decides when a packet is due and
+// includes it in NextDeadline); the transport only sets the durations. Pings go both ways once a second and measure the round trip and the offset between
 // the two clocks (t0..t3, as in NTP). A connection that hears nothing for Timeout (5 s) ends
 // with DisconnectTimeout. A clean disconnect, a kick, the server shutting down, or an error of
 // the message layer (an unexecuted dependency expired, a message passed the resend limit) sends
 // a Disconnect with the reason, three times since nothing acknowledges it, so both sides and
-// their user interfaces learn why. A client that connects again with the same player id gets its
-// seat back.
+// their user interfaces learn why. A client that connects again with the same player id
+// replaces its older connection. Seats are not the transport's business: the game above keeps
+// them, and Accepted carries only the connection key.
 //
 // # Breaking the network on purpose
 //

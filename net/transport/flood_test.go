@@ -115,12 +115,12 @@ func TestRandomDatagramFlood(t *testing.T) {
 	downSink := []*sink{newSink(100, most, errs), newSink(101, most, errs)}
 	var finished atomic.Bool
 	srv := Serve(fc, ServerConfig{Config: Config{
-		OnMessage: func(p *Peer, m *message.Message) {
+		OnMessage: func(p *Peer, _ time.Time, m *message.Message) {
 			if i := playerIndex(p.PlayerID()); i < len(upSink) {
 				upSink[i].deliver(m)
 			}
 		},
-		OnDisconnect: func(p *Peer, r wire.DisconnectReason, text string) {
+		OnDisconnect: func(p *Peer, _ time.Time, r wire.DisconnectReason, text string) {
 			if !finished.Load() {
 				errs.add("server: %v disconnected: %v %q", p, r, text)
 			}
@@ -132,8 +132,8 @@ func TestRandomDatagramFlood(t *testing.T) {
 	cloops := make([]*loop, 2)
 	for i := range cls {
 		cls[i], err = DialOn(taps[i], srv.LocalAddr(), ClientConfig{PlayerID: playerID(9, i), Name: "honest", Config: Config{
-			OnMessage: func(p *Peer, m *message.Message) { downSink[i].deliver(m) },
-			OnDisconnect: func(p *Peer, r wire.DisconnectReason, text string) {
+			OnMessage: func(p *Peer, _ time.Time, m *message.Message) { downSink[i].deliver(m) },
+			OnDisconnect: func(p *Peer, _ time.Time, r wire.DisconnectReason, text string) {
 				if !finished.Load() {
 					errs.add("client %d: disconnected: %v %q", i, r, text)
 				}
@@ -251,7 +251,7 @@ func TestRandomDatagramFlood(t *testing.T) {
 	// unread is how many sent datagrams the server's reader has not got yet; queued is how
 	// many it got that wait for the loop.
 	unread := func() int64 { return int64(sentRaw+sentAsClient) - fc.bad.Load() - lost }
-	queued := func() int64 { return fc.read.Load() - int64(srv.sock.overflow.Load()) - host.handled.Load() }
+	queued := func() int64 { return fc.read.Load() - int64(srv.sock.Stats().Overflow) - host.handled.Load() }
 	hold, held, released := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	stalled := false
 	for k := range total {
@@ -336,7 +336,7 @@ func TestRandomDatagramFlood(t *testing.T) {
 	var d floodCounters
 	waitFor(t, "the loop to handle what was read", 20*time.Second, func() bool {
 		bad := fc.bad.Load()
-		if host.handled.Load()+int64(srv.sock.overflow.Load()) != fc.read.Load() {
+		if host.handled.Load()+int64(srv.sock.Stats().Overflow) != fc.read.Load() {
 			return false
 		}
 		after := countersOf(snapshot())

@@ -13,11 +13,11 @@ import (
 )
 
 // serverState is what a server holds about clients, read on its loop.
-type serverState struct{ peers, byAddr, seats, usedTags int }
+type serverState struct{ peers, byAddr, usedTags int }
 
 func stateOf(l *loop, s *Server) (st serverState) {
 	l.call(func(time.Time) {
-		st = serverState{len(s.peers), len(s.byAddr), len(s.seats), len(s.usedTags)}
+		st = serverState{len(s.peers), len(s.byAddr), len(s.usedTags)}
 	})
 	return st
 }
@@ -161,7 +161,7 @@ func TestHandshakeReplayedResponseRefused(t *testing.T) {
 	var mu sync.Mutex
 	var bye []string
 	srv, sl := startServer(t, ServerConfig{ChallengeTTL: time.Minute, Config: Config{
-		OnDisconnect: func(p *Peer, r wire.DisconnectReason, text string) {
+		OnDisconnect: func(p *Peer, _ time.Time, r wire.DisconnectReason, text string) {
 			mu.Lock()
 			bye = append(bye, r.String()+": "+text)
 			mu.Unlock()
@@ -310,7 +310,7 @@ func TestHandshakeServerFull(t *testing.T) {
 		waitFor(t, "connected", 5*time.Second, func() bool { return c.Stats().State == Connected })
 	}
 	denied := make(chan wire.DenyReason, 1)
-	third, err := Dial(srv.LocalAddr().String(), ClientConfig{Name: "third", OnDenied: func(r wire.DenyReason) { denied <- r }})
+	third, err := Dial(srv.LocalAddr().String(), ClientConfig{Name: "third", OnDenied: func(r wire.DenyReason, _ time.Time) { denied <- r }})
 	if err != nil {
 		t.Fatal(err)
 	}

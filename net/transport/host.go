@@ -2,9 +2,11 @@ package transport
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/binary"
 	"errors"
+	"io"
 	"log/slog"
-	"net"
 	"net/netip"
 	"sync/atomic"
 	"time"
@@ -23,29 +25,36 @@ type Config struct {
 	// DisconnectTimeout. Default 5 s. The dependency graphs' expiry is Timeout + 1 s.
 	Timeout time.Duration
 	// Keepalive: a connection with nothing to send still sends a packet this often, so acks
-	// flow both ways even when the traffic is one-way. Default 100 ms.
+	// flow both ways even when the traffic is one-way. Default 100 ms. (The policy itself is
+	// the message layer's: message.Config.Keepalive.)
 	Keepalive time.Duration
 	// AckDelay: when packets arrived and nothing is going out, an ack-only packet leaves after
-	// at most this long. Default 10 ms.
+	// at most this long. Default 10 ms (message.Config.AckDelay).
 	AckDelay time.Duration
 	// PingInterval: how often each side pings the other for RTT and clock offset. Default 1 s.
 	PingInterval time.Duration
-	// Message configures each connection's message layer (MTU, resend limit, ...). Its Timeout
-	// and Key are set by the transport.
+	// Message configures each connection's message layer (MTU, resend limit, ...). Its Timeout,
+	// Keepalive, AckDelay and Key are set by the transport.
 	Message message.Config
-	// Link, if set, puts a link conditioner (net/linksim) under the socket with these settings
-	// for outgoing and incoming datagrams; SetLink changes them while running.
+	// Link, if set, puts a link conditioner (net/linksim) under the socket that Listen or Dial
+	// opens, with these settings for outgoing and incoming datagrams; SetLink changes them
+	// while running. (An endpoint made with NewServer or NewClient has no socket: its owner's
+	// socket has the conditioner.)
 	Link *LinkSettings
 	// LinkSeed seeds the conditioner (default 1).
 	LinkSeed uint64
+	// Rand is where connection keys and the server's secret come from. Default crypto/rand;
+	// a test that wants the same run twice gives a seeded source.
+	Rand io.Reader
 	// DebugViews puts the message layer's debug views (message.Debug: ack cells, waiting and
 	// unacknowledged messages) into every PeerStats snapshot, for a debug panel. Off by
 	// default: copying them costs a walk of the dependency graphs several times a second.
 	DebugViews bool
-	// Callbacks are called from the owner loop.
-	OnConnect    func(p *Peer)
-	OnDisconnect func(p *Peer, reason wire.DisconnectReason, text string)
-	OnMessage    func(p *Peer, m *message.Message)
+	// Callbacks are called from the owner loop, during Handle, Tick or an intent, with the
+	// time that call was given.
+	OnConnect    func(p *Peer, now time.Time)
+	OnDisconnect func(p *Peer, now time.Time, reason wire.DisconnectReason, text string)
+	OnMessage    func(p *Peer, now time.Time, m *message.Message)
 	// Logger receives connection events (default: discard).
 	Logger *slog.Logger
 }
@@ -71,72 +80,108 @@ func (c Config) withDefaults() Config {
 	if c.LinkSeed == 0 {
 		c.LinkSeed = 1
 	}
+	if c.Rand == nil {
+		c.Rand = rand.Reader
+	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	c.Message.Timeout = c.Timeout
+	c.Message.Keepalive = c.Keepalive
+	c.Message.AckDelay = c.AckDelay
 	return c
 }
 
 // disconnectCopies: a Disconnect is not acknowledged, so it is sent this many times.
 const disconnectCopies = 3
 
-// host is what Server and Client share: the socket, the write buffer, the peers' packet
-// pumping, pings, keepalives and timeouts.
+// host is what Server and Client share: where datagrams go, the write buffer, the peers'
+// packet pumping, pings and timeouts.
 type host struct {
 	cfg  Config
-	sock *socket
-	link *linksim.PacketConn
+	out  Writer
+	sock *Socket // the socket Listen or Dial opened; nil for NewServer and NewClient
 	buf  []byte
 	// counters for datagrams that belong to no connection
 	malformed atomic.Uint64
 	spoofed   atomic.Uint64
 	sendErrs  atomic.Uint64
 	published time.Time
+	// now is the time of the Handle, Tick or intent being run, for the message layer's
+	// delivery callback (which carries none).
+	now time.Time
 }
 
-func (h *host) open(pc net.PacketConn) {
-	if h.cfg.Link != nil {
-		h.link = linksim.WrapPacketConn(pc, h.cfg.LinkSeed, h.cfg.Link.Out, h.cfg.Link.In)
-		pc = h.link
-	}
-	h.sock = newSocket(pc)
+func (h *host) init(out Writer, sock *Socket) {
+	h.out, h.sock = out, sock
 	h.buf = make([]byte, 0, wire.MaxDatagram)
 }
 
-// Datagrams is the channel of datagrams read from the socket, for the owner loop. It is
-// closed when the socket closes.
-func (h *host) Datagrams() <-chan Datagram { return h.sock.out }
-
-// LocalAddr is the socket's address.
-func (h *host) LocalAddr() netip.AddrPort {
-	if ua, ok := h.sock.pc.LocalAddr().(*net.UDPAddr); ok {
-		return ua.AddrPort()
+// Datagrams is the channel of datagrams read from the socket, for the owner loop; nil for an
+// endpoint without a socket of its own. It is closed when the socket closes.
+func (h *host) Datagrams() <-chan Datagram {
+	if h.sock == nil {
+		return nil
 	}
-	return netip.AddrPort{}
+	return h.sock.Datagrams()
+}
+
+// LocalAddr is the socket's address (the zero value without a socket of its own).
+func (h *host) LocalAddr() netip.AddrPort {
+	if h.sock == nil {
+		return netip.AddrPort{}
+	}
+	return h.sock.LocalAddr()
 }
 
 // SetLink changes the link conditioner's settings at run time (safe from any goroutine). It
 // fails if the host was not started with a Link.
 func (h *host) SetLink(s LinkSettings) error {
-	if h.link == nil {
-		return errors.New("transport: no link conditioner (start with Config.Link set)")
+	if h.sock == nil {
+		return errors.New("transport: no socket of its own (its owner's socket has the link)")
 	}
-	return h.link.SetSettings(s.Out, s.In)
+	return h.sock.SetLink(s)
 }
 
 // Link returns the conditioner's settings and whether there is one.
 func (h *host) Link() (LinkSettings, bool) {
-	if h.link == nil {
+	if h.sock == nil {
 		return LinkSettings{}, false
 	}
-	out, in := h.link.Settings()
-	return LinkSettings{Out: out, In: in}, true
+	return h.sock.Link()
+}
+
+// release gives a datagram's buffer back when it came from the host's own socket.
+func (h *host) release(d Datagram) {
+	if h.sock != nil {
+		h.sock.Release(d)
+	}
+}
+
+func (h *host) socketStats() SocketStats {
+	if h.sock == nil {
+		return SocketStats{}
+	}
+	return h.sock.Stats()
 }
 
 func (h *host) send(b []byte, to netip.AddrPort) {
-	if err := h.sock.writeTo(b, to); err != nil {
+	if err := h.out.WriteTo(b, to); err != nil {
 		h.sendErrs.Add(1)
+	}
+}
+
+// newKey draws a connection key from the configured source: never 0, the key of datagrams
+// before a connection exists.
+func (h *host) newKey() uint64 {
+	var b [8]byte
+	for {
+		if _, err := io.ReadFull(h.cfg.Rand, b[:]); err != nil {
+			panic("transport: no randomness for a connection key: " + err.Error())
+		}
+		if k := binary.BigEndian.Uint64(b[:]); k != 0 {
+			return k
+		}
 	}
 }
 
@@ -160,16 +205,12 @@ func (h *host) pump(p *Peer, now time.Time) {
 	if p.gone {
 		return
 	}
-	force := now.Sub(p.lastSend) >= h.cfg.Keepalive || p.conn.AckUrgent() ||
-		(p.conn.AckOwed() && now.Sub(p.lastSend) >= h.cfg.AckDelay)
 	for {
-		d, ok := p.conn.AppendPacket(h.buf[:0], now, force)
+		d, ok := p.conn.AppendPacket(h.buf[:0], now, false)
 		if !ok {
 			break
 		}
-		force = false
 		h.send(d, p.addr)
-		p.lastSend = now
 	}
 	if !now.Before(p.nextPing) {
 		p.pingID++
@@ -184,11 +225,7 @@ func (h *host) pump(p *Peer, now time.Time) {
 
 // nextWake is when p next needs the loop's attention if no datagram arrives.
 func (h *host) nextWake(p *Peer, now time.Time) time.Time {
-	next := p.lastSend.Add(h.cfg.Keepalive)
-	if p.conn.AckOwed() {
-		next = Earliest(next, p.lastSend.Add(h.cfg.AckDelay))
-	}
-	next = Earliest(next, p.nextPing)
+	next := p.nextPing
 	next = Earliest(next, p.lastRecv.Add(h.cfg.Timeout))
 	if d := p.conn.NextDeadline(now); !d.IsZero() {
 		next = Earliest(next, d)
@@ -233,7 +270,7 @@ func (h *host) receive(p *Peer, now time.Time, body []byte, d []byte) (bye *wire
 		p.lastRecv = now
 		t1 := now.UnixNano()
 		h.sendControl(p.addr, p.key, 1, func(b []byte) ([]byte, error) {
-			return wire.AppendPong(b, &wire.Pong{ID: m.ID, T0: m.T0, T1: t1, T2: time.Now().UnixNano()}), nil
+			return wire.AppendPong(b, &wire.Pong{ID: m.ID, T0: m.T0, T1: t1, T2: t1}), nil
 		})
 	case wire.TypePong:
 		m, err := wire.ParsePong(body)

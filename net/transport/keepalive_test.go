@@ -22,7 +22,7 @@ func TestKeepaliveOneWayTraffic(t *testing.T) {
 func oneWay(t *testing.T, cfg Config) {
 	var got atomic.Int64
 	scfg := cfg
-	scfg.OnMessage = func(*Peer, *message.Message) { got.Add(1) }
+	scfg.OnMessage = func(*Peer, time.Time, *message.Message) { got.Add(1) }
 	p := newPair(t, ServerConfig{Config: scfg})
 	c, cl := p.dial(ClientConfig{Config: cfg})
 	const rounds, each = 50, 10
@@ -130,7 +130,7 @@ func TestPings(t *testing.T) {
 func TestStatsFromAnotherGoroutine(t *testing.T) {
 	link := &LinkSettings{}
 	var got atomic.Int64
-	p := newPair(t, ServerConfig{Config: Config{Link: link, OnMessage: func(*Peer, *message.Message) { got.Add(1) }}})
+	p := newPair(t, ServerConfig{Config: Config{Link: link, OnMessage: func(*Peer, time.Time, *message.Message) { got.Add(1) }}})
 	clients := make([]*Client, 2)
 	loops := make([]*loop, 2)
 	for i := range clients {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"go.uber.org/goleak"
 
 	"github.com/ackattack/ackattack/net/message"
@@ -23,7 +24,7 @@ type bye struct {
 	text   string
 }
 
-func (b *byes) record(_ *Peer, r wire.DisconnectReason, text string) {
+func (b *byes) record(_ *Peer, _ time.Time, r wire.DisconnectReason, text string) {
 	b.mu.Lock()
 	b.got = append(b.got, bye{r, text})
 	b.mu.Unlock()
@@ -67,8 +68,8 @@ func newPair(t *testing.T, cfg ServerConfig) *pair {
 	return &pair{t: t, srv: srv, sl: sl, stopped: map[*loop]bool{}}
 }
 
-// dial connects a client and waits until it is connected.
-func (p *pair) dial(cfg ClientConfig) (*Client, *loop) {
+// dial connects a client and, unless wait is false, waits until it is connected.
+func (p *pair) dial(cfg ClientConfig, wait ...bool) (*Client, *loop) {
 	p.t.Helper()
 	if cfg.Name == "" {
 		cfg.Name = "player"
@@ -79,7 +80,9 @@ func (p *pair) dial(cfg ClientConfig) (*Client, *loop) {
 	}
 	l := startLoop(c)
 	p.clients, p.cloops = append(p.clients, c), append(p.cloops, l)
-	waitFor(p.t, "connected", 5*time.Second, func() bool { return c.Stats().State == Connected })
+	if len(wait) == 0 || wait[0] {
+		waitFor(p.t, "connected", 5*time.Second, func() bool { return c.Stats().State == Connected })
+	}
 	return c, l
 }
 
@@ -192,57 +195,58 @@ func TestKick(t *testing.T) {
 	p.close()
 }
 
-func TestReconnectSameSeat(t *testing.T) {
+// TestReconnectAndAdmit: the transport has connections, not seats. A player id that comes
+// back after leaving gets a new connection if the owner's Admit lets it in; one that connects
+// again while connected replaces its older connection without asking Admit; a player Admit
+// refuses is told "server full", and so is anybody once MaxClients connections are open.
+func TestReconnectAndAdmit(t *testing.T) {
 	var srvBye byes
-	p := newPair(t, ServerConfig{MaxClients: 4, Config: Config{OnDisconnect: srvBye.record}})
-	seatOf := func(c *Client, l *loop) (seat int, reconnected bool) {
-		l.call(func(time.Time) { seat, reconnected = c.Peer().Seat(), c.Peer().Reconnected() })
-		return seat, reconnected
-	}
-	ann := playerID(8, 0)
+	ann, bob, cat := playerID(8, 0), playerID(8, 1), playerID(8, 2)
+	var refused sync.Map // player ids Admit refuses (read on the server's loop, set by the test)
+	p := newPair(t, ServerConfig{MaxClients: 2, Config: Config{OnDisconnect: srvBye.record},
+		Admit: func(player uuid.UUID, _ time.Time) bool { _, no := refused.Load(player); return !no }})
 	a, al := p.dial(ClientConfig{PlayerID: ann})
-	seatA, re := seatOf(a, al)
-	if re {
-		t.Error("first connection reports Reconnected")
-	}
-	p.dial(ClientConfig{PlayerID: playerID(8, 1)})
+	p.dial(ClientConfig{PlayerID: bob})
 	al.call(func(now time.Time) { a.Disconnect(now, "brb") })
 	srvBye.wait(t, "server")
 
-	// A newcomer must not get the seat held for ann.
-	c, cl := p.dial(ClientConfig{PlayerID: playerID(8, 2)})
-	if s, _ := seatOf(c, cl); s == seatA {
-		t.Errorf("a new player got seat %d, held for the player who left", s)
-	}
-
-	// Ann comes back from a new socket: the same seat, and both sides know it is a reconnect.
-	a2, a2l := p.dial(ClientConfig{PlayerID: ann})
-	seat, re := seatOf(a2, a2l)
-	if seat != seatA || !re {
-		t.Errorf("reconnect: seat %d reconnected %v, want seat %d reconnected true", seat, re, seatA)
-	}
-	var srvSeat int
-	var srvRe bool
-	p.sl.call(func(time.Time) {
-		for _, q := range p.srv.Peers() {
-			if q.PlayerID() == ann {
-				srvSeat, srvRe = q.Seat(), q.Reconnected()
-			}
+	// Ann comes back from a new socket while Admit refuses her: server full.
+	refused.Store(ann, true)
+	denied := make(chan wire.DenyReason, 1)
+	p.dial(ClientConfig{PlayerID: ann, OnDenied: func(r wire.DenyReason, _ time.Time) { denied <- r }}, false)
+	select {
+	case r := <-denied:
+		if r != wire.DenyServerFull {
+			t.Errorf("refused player denied with %v, want server full", r)
 		}
-	})
-	if srvSeat != seatA || !srvRe {
-		t.Errorf("server side: seat %d reconnected %v, want %d true", srvSeat, srvRe, seatA)
+	case <-time.After(5 * time.Second):
+		t.Fatal("a player Admit refuses was not denied")
 	}
 
-	// Ann connects once more while still connected: the older connection is replaced.
+	// Admitted again: connected.
+	refused.Delete(ann)
+	a2, a2l := p.dial(ClientConfig{PlayerID: ann})
+
+	// Two connections open: a third player is refused whatever Admit says.
+	full := make(chan wire.DenyReason, 1)
+	p.dial(ClientConfig{PlayerID: cat, OnDenied: func(r wire.DenyReason, _ time.Time) { full <- r }}, false)
+	select {
+	case r := <-full:
+		if r != wire.DenyServerFull {
+			t.Errorf("over MaxClients: denied with %v, want server full", r)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a connection over MaxClients was not denied")
+	}
+
+	// Ann connects once more while still connected: the older connection is replaced, even
+	// with Admit refusing (she already holds a connection).
+	refused.Store(ann, true)
 	var a2Bye byes
 	a2l.call(func(time.Time) { a2.cfg.OnDisconnect = a2Bye.record })
-	a3, a3l := p.dial(ClientConfig{PlayerID: ann})
+	p.dial(ClientConfig{PlayerID: ann})
 	if b := a2Bye.wait(t, "the replaced client"); b.reason != wire.DisconnectReplaced {
 		t.Errorf("replaced client saw %v %q", b.reason, b.text)
-	}
-	if s, re := seatOf(a3, a3l); s != seatA || !re {
-		t.Errorf("replacing connection: seat %d reconnected %v, want %d true", s, re, seatA)
 	}
 	p.close()
 }

@@ -179,12 +179,12 @@ func TestLoopbackEightClientsTenThousandMessages(t *testing.T) {
 	var finished atomic.Bool // closing at the end disconnects everybody: that is no failure
 	srv, err := Listen("127.0.0.1:0", ServerConfig{Config: Config{
 		Link: lossy, LinkSeed: seed, Timeout: timeout,
-		OnMessage: func(p *Peer, m *message.Message) {
+		OnMessage: func(p *Peer, _ time.Time, m *message.Message) {
 			if i := playerIndex(p.PlayerID()); i < clients {
 				upSink[i].deliver(m)
 			}
 		},
-		OnDisconnect: func(p *Peer, r wire.DisconnectReason, text string) {
+		OnDisconnect: func(p *Peer, _ time.Time, r wire.DisconnectReason, text string) {
 			if !finished.Load() {
 				disconnects.Add(1)
 				errs.add("server: %v disconnected: %v %q", p, r, text)
@@ -202,8 +202,8 @@ func TestLoopbackEightClientsTenThousandMessages(t *testing.T) {
 			PlayerID: playerID(1, i), Name: "player",
 			Config: Config{
 				Link: lossy, LinkSeed: seed + uint64(i) + 1, Timeout: timeout,
-				OnMessage: func(p *Peer, m *message.Message) { downSink[i].deliver(m) },
-				OnDisconnect: func(p *Peer, r wire.DisconnectReason, text string) {
+				OnMessage: func(p *Peer, _ time.Time, m *message.Message) { downSink[i].deliver(m) },
+				OnDisconnect: func(p *Peer, _ time.Time, r wire.DisconnectReason, text string) {
 					if !finished.Load() {
 						disconnects.Add(1)
 						st := p.Conn().Stats()

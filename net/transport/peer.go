@@ -18,17 +18,14 @@ type Peer struct {
 	debug  bool // Config.DebugViews
 	addr   netip.AddrPort
 	key    uint64
-	seat   int
 	player uuid.UUID
 	name   string
 	conn   *message.Conn
 
-	tag         [16]byte // the challenge this connection was accepted with (server side)
-	reconnected bool
+	tag [16]byte // the challenge this connection was accepted with (server side)
 
 	connectedAt time.Time
 	lastRecv    time.Time
-	lastSend    time.Time
 
 	// pings
 	nextPing    time.Time
@@ -55,10 +52,6 @@ type Peer struct {
 // Addr is the peer's UDP address.
 func (p *Peer) Addr() netip.AddrPort { return p.addr }
 
-// Seat is the peer's seat on the server (0-based); a player who reconnects gets the same seat.
-// On a client, it is the client's own seat.
-func (p *Peer) Seat() int { return p.seat }
-
 // PlayerID is the client's player id (on a client: its own).
 func (p *Peer) PlayerID() uuid.UUID { return p.player }
 
@@ -76,7 +69,7 @@ func (p *Peer) Connected() bool { return !p.gone }
 func (p *Peer) Reason() (wire.DisconnectReason, string) { return p.reason, p.text }
 
 func (p *Peer) String() string {
-	return fmt.Sprintf("%s (%s, seat %d, %s)", p.name, p.addr, p.seat, p.player)
+	return fmt.Sprintf("%s (%s, %s)", p.name, p.addr, p.player)
 }
 
 // ping RTT and clock offset, NTP style: t0 ping sent (our clock), t1 ping received and t2 pong
@@ -131,7 +124,6 @@ func (r *rateMeter) update(now time.Time, pktIn, pktOut, bytesIn, bytesOut uint6
 // PeerStats is a snapshot of one connection, safe to read from any goroutine.
 type PeerStats struct {
 	Addr      netip.AddrPort
-	Seat      int
 	PlayerID  uuid.UUID
 	Name      string
 	Connected bool
@@ -166,7 +158,7 @@ func (p *Peer) snapshot() PeerStats {
 	m := p.conn.Stats()
 	pk := m.Packet
 	st := PeerStats{
-		Addr: p.addr, Seat: p.seat, PlayerID: p.player, Name: p.name, Connected: !p.gone, Since: p.connectedAt,
+		Addr: p.addr, PlayerID: p.player, Name: p.name, Connected: !p.gone, Since: p.connectedAt,
 		RTT: pk.RTT, MinRTT: pk.MinRTT, MaxRTT: pk.MaxRTT, Jitter: pk.Jitter,
 		PingRTT: p.pingRTT, PingMin: p.pingMin, PingMax: p.pingMax, PingAvg: p.pingAvg, ClockOffset: p.clockOffset,
 		LossPercent:     pk.LossPercent,

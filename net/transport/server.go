@@ -2,10 +2,10 @@ package transport
 
 import (
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"net"
 	"net/netip"
 	"slices"
@@ -22,7 +22,8 @@ import (
 // ServerConfig configures a Server. The zero value of each field means its default.
 type ServerConfig struct {
 	Config
-	// MaxClients is the number of seats. Default 8.
+	// MaxClients bounds the connections open at once. Default 8. (Seats are the game's: a
+	// transport has connections, each named by its player id.)
 	MaxClients int
 	// MaxPendingHandshakes bounds the challenges handed out per ChallengeTTL: connection
 	// requests beyond it get no answer (and are counted), so a flood of requests costs the
@@ -30,9 +31,11 @@ type ServerConfig struct {
 	MaxPendingHandshakes int
 	// ChallengeTTL is how long a challenge stays valid. Default 5 s.
 	ChallengeTTL time.Duration
-	// SeatHold is how long a seat stays reserved for a player who left, so that reconnecting
-	// with the same player id gets it back. Default 5 minutes.
-	SeatHold time.Duration
+	// Admit, if set, is asked whether a player may connect, at its request and again at its
+	// challenge response (a seat may have been taken in between); false is answered "server
+	// full". It must change nothing: a request creates no state. A player id that already has
+	// a connection is always admitted (it replaces that connection) without asking.
+	Admit func(player uuid.UUID, now time.Time) bool
 }
 
 func (c ServerConfig) withDefaults() ServerConfig {
@@ -49,19 +52,7 @@ func (c ServerConfig) withDefaults() ServerConfig {
 	if c.ChallengeTTL <= 0 {
 		c.ChallengeTTL = 5 * time.Second
 	}
-	if c.SeatHold <= 0 {
-		c.SeatHold = 5 * time.Minute
-	}
 	return c
-}
-
-// seat is one player's place on the server, kept across reconnects.
-type seat struct {
-	player uuid.UUID
-	name   string
-	peer   *Peer     // nil while the player is away
-	left   time.Time // when the player went away
-	used   bool
 }
 
 // Server serves many clients on one UDP socket. Apart from Stats, SetLink, LocalAddr and
@@ -71,9 +62,8 @@ type Server struct {
 	cfg    ServerConfig
 	secret [32]byte
 
-	peers  []*Peer // connected, in seat order
+	peers  []*Peer // connected, in the order they connected
 	byAddr map[netip.AddrPort]*Peer
-	seats  []seat
 
 	// challenge budget: a token bucket refilled at MaxPendingHandshakes per ChallengeTTL
 	tokens   float64
@@ -91,7 +81,7 @@ type serverCounters struct {
 // ServerStats is a snapshot of the server, safe to read from any goroutine.
 type ServerStats struct {
 	At                 time.Time
-	Peers              []PeerStats // connected clients, in seat order
+	Peers              []PeerStats // connected clients, in the order they connected
 	Requests           uint64      // connection requests received
 	Challenges         uint64      // challenges sent
 	Accepted           uint64
@@ -108,23 +98,35 @@ type ServerStats struct {
 // Listen opens a UDP socket on addr ("127.0.0.1:7777", "127.0.0.1:0" for any free port) and
 // starts its reader goroutine. The caller's loop then drives the server (see Run).
 func Listen(addr string, cfg ServerConfig) (*Server, error) {
-	pc, err := net.ListenPacket("udp", addr)
+	sock, err := OpenSocket(addr, cfg.Link, cfg.LinkSeed)
 	if err != nil {
-		return nil, fmt.Errorf("transport: listen on %s: %w", addr, err)
+		return nil, err
 	}
-	return Serve(pc, cfg), nil
+	s := NewServer(cfg, sock)
+	s.sock = sock
+	return s, nil
 }
 
 // Serve is Listen on a socket the caller opened.
 func Serve(pc net.PacketConn, cfg ServerConfig) *Server {
+	sock := NewSocket(pc, cfg.Link, cfg.LinkSeed)
+	s := NewServer(cfg, sock)
+	s.sock = sock
+	return s
+}
+
+// NewServer returns a server that sends through out and owns no socket: its owner reads the
+// socket (or a simulated network) and hands every datagram to Handle. That is how a game host
+// serves several kinds of traffic on one socket, and how a test runs it in virtual time.
+func NewServer(cfg ServerConfig, out Writer) *Server {
 	cfg = cfg.withDefaults()
 	s := &Server{cfg: cfg, byAddr: make(map[netip.AddrPort]*Peer), usedTags: make(map[[16]byte]time.Time)}
 	s.host.cfg = cfg.Config
-	if _, err := rand.Read(s.secret[:]); err != nil {
+	if _, err := io.ReadFull(cfg.Rand, s.secret[:]); err != nil {
 		panic("transport: no randomness for the server secret: " + err.Error())
 	}
 	s.tokens = float64(cfg.MaxPendingHandshakes)
-	s.open(pc)
+	s.init(out, nil)
 	s.stats.Store(&ServerStats{})
 	return s
 }
@@ -133,16 +135,17 @@ func Serve(pc net.PacketConn, cfg ServerConfig) *Server {
 // goroutine; it never waits for the loop.
 func (s *Server) Stats() ServerStats { return *s.stats.Load() }
 
-// Peers returns the connected clients in seat order. Owner loop only.
+// Peers returns the connected clients in the order they connected. Owner loop only.
 func (s *Server) Peers() []*Peer { return s.peers }
 
 // Handle processes one datagram from the socket (owner loop only). Every datagram that does
 // not belong to a connection or to the handshake is dropped and counted.
 func (s *Server) Handle(now time.Time, d Datagram) {
-	defer s.sock.release(d)
+	defer s.release(d)
 	if s.closed {
 		return
 	}
+	s.now = now
 	if p := s.byAddr[d.From]; p != nil {
 		if body, err := wire.OpenDatagram(d.Data, p.key); err == nil {
 			if bye := s.receive(p, now, body, d.Data); bye != nil {
@@ -189,7 +192,7 @@ func (s *Server) handshake(now time.Time, from netip.AddrPort, body []byte) {
 			s.deny(from, wire.DenyVersion)
 			return
 		}
-		if s.seatFor(uuid.UUID(req.Player), now) < 0 {
+		if !s.admits(uuid.UUID(req.Player), now) {
 			s.deny(from, wire.DenyServerFull)
 			return
 		}
@@ -262,7 +265,7 @@ func (s *Server) accept(now time.Time, from netip.AddrPort, resp wire.ChallengeR
 	if p := s.byAddr[from]; p != nil && p.player == player && p.tag == resp.Challenge.Tag {
 		// The client did not get our Accepted and asks again with the same challenge: answer
 		// again, with the same key. No new state.
-		s.sendAccepted(p, p.reconnected)
+		s.sendAccepted(p)
 		return
 	}
 	if _, used := s.usedTags[resp.Challenge.Tag]; used {
@@ -274,79 +277,62 @@ func (s *Server) accept(now time.Time, from netip.AddrPort, resp wire.ChallengeR
 		s.deny(from, wire.DenyVersion)
 		return
 	}
-	i := s.seatFor(player, now)
-	if i < 0 {
+	if !s.admits(player, now) {
 		s.deny(from, wire.DenyServerFull)
 		return
 	}
 	s.usedTags[resp.Challenge.Tag] = issued.Add(s.cfg.ChallengeTTL)
-	if i == len(s.seats) {
-		s.seats = append(s.seats, seat{})
-	}
-	st := &s.seats[i]
-	reconnected := st.used && st.player == player
-	if old := st.peer; old != nil {
+	if old := s.byPlayer(player); old != nil {
 		s.drop(old, now, wire.DisconnectReplaced, "the same player connected again from "+from.String(), true)
 	}
 	if old := s.byAddr[from]; old != nil {
 		s.drop(old, now, wire.DisconnectReplaced, "a new connection from the same address", true)
 	}
-	p := &Peer{debug: s.cfg.DebugViews, addr: from, key: newKey(), seat: i, player: player, name: resp.Name, connectedAt: now, lastRecv: now, lastSend: now, nextPing: now,
-		tag: resp.Challenge.Tag, reconnected: reconnected}
+	p := &Peer{debug: s.cfg.DebugViews, addr: from, key: s.newKey(), player: player, name: resp.Name, connectedAt: now, lastRecv: now, nextPing: now,
+		tag: resp.Challenge.Tag}
 	mc := s.cfg.Message
 	mc.Key = p.key
 	p.conn = message.New(mc, func(m *message.Message) {
 		if s.cfg.OnMessage != nil {
-			s.cfg.OnMessage(p, m)
+			s.cfg.OnMessage(p, s.now, m)
 		}
 	})
-	*st = seat{player: player, name: resp.Name, peer: p, used: true}
 	s.byAddr[from] = p
 	s.peers = append(s.peers, p)
-	slices.SortFunc(s.peers, func(a, b *Peer) int { return a.seat - b.seat })
 	s.counters.accepted++
-	s.sendAccepted(p, reconnected)
-	s.cfg.Logger.Info("client connected", "peer", p.String(), "reconnected", reconnected)
+	s.sendAccepted(p)
+	s.cfg.Logger.Info("client connected", "peer", p.String())
 	if s.cfg.OnConnect != nil {
-		s.cfg.OnConnect(p)
+		s.cfg.OnConnect(p, now)
 	}
 }
 
-func (s *Server) sendAccepted(p *Peer, reconnected bool) {
-	acc := wire.Accepted{Key: p.key, Seat: uint8(p.seat), Reconnected: reconnected}
+func (s *Server) sendAccepted(p *Peer) {
+	acc := wire.Accepted{Key: p.key}
 	s.sendControl(p.addr, 0, 1, func(b []byte) ([]byte, error) { return wire.AppendAccepted(b, &acc) })
 }
 
-// seatFor finds the seat for player: its own (connected or held), else a free one, else one
-// whose hold has expired; len(s.seats) means a new seat. -1: the server is full. It changes
-// nothing: a connection request asks it too, and a request must create no state.
-func (s *Server) seatFor(player uuid.UUID, now time.Time) int {
-	for i := range s.seats {
-		if s.seats[i].used && s.seats[i].player == player {
-			return i
+// byPlayer is the live connection of player, or nil.
+func (s *Server) byPlayer(player uuid.UUID) *Peer {
+	for _, p := range s.peers {
+		if p.player == player {
+			return p
 		}
 	}
-	if len(s.seats) < s.cfg.MaxClients {
-		return len(s.seats)
-	}
-	for i := range s.seats {
-		if st := &s.seats[i]; st.peer == nil && (!st.used || now.Sub(st.left) > s.cfg.SeatHold) {
-			return i
-		}
-	}
-	return -1
+	return nil
 }
 
-func newKey() uint64 {
-	var b [8]byte
-	for {
-		if _, err := rand.Read(b[:]); err != nil {
-			panic("transport: no randomness for a connection key: " + err.Error())
-		}
-		if k := binary.BigEndian.Uint64(b[:]); k != 0 {
-			return k
-		}
+// admits reports whether player may connect now: its own connection is replaced, anybody
+// else needs a free connection and the owner's Admit. It changes nothing: a connection
+// request asks it too, and a request must create no state.
+func (s *Server) admits(player uuid.UUID, now time.Time) bool {
+	if s.byPlayer(player) != nil {
+		return true
 	}
+	if len(s.peers) >= s.cfg.MaxClients {
+		return false
+	}
+	return s.cfg.Admit == nil || s.cfg.Admit(player, now)
 }
 
 // checkConn closes a connection whose message layer failed (an unexecuted dependency expired,
@@ -357,8 +343,8 @@ func (s *Server) checkConn(p *Peer, now time.Time) {
 	}
 }
 
-// drop ends a connection: tells the peer (several times: a disconnect is not acknowledged),
-// frees the address and holds the seat.
+// drop ends a connection: tells the peer (several times: a disconnect is not acknowledged)
+// and frees the address.
 func (s *Server) drop(p *Peer, now time.Time, reason wire.DisconnectReason, text string, notify bool) {
 	if p.gone {
 		return
@@ -370,15 +356,12 @@ func (s *Server) drop(p *Peer, now time.Time, reason wire.DisconnectReason, text
 	p.gone, p.reason, p.text = true, reason, text
 	delete(s.byAddr, p.addr)
 	s.peers = slices.DeleteFunc(s.peers, func(q *Peer) bool { return q == p })
-	if st := &s.seats[p.seat]; st.peer == p {
-		st.peer, st.left = nil, now
-	}
 	if reason == wire.DisconnectTimeout {
 		s.counters.timeouts++
 	}
 	s.cfg.Logger.Info("client disconnected", "peer", p.String(), "reason", reason.String(), "text", text)
 	if s.cfg.OnDisconnect != nil {
-		s.cfg.OnDisconnect(p, reason, text)
+		s.cfg.OnDisconnect(p, now, reason, text)
 	}
 }
 
@@ -405,6 +388,7 @@ func (s *Server) Tick(now time.Time) {
 	if s.closed {
 		return
 	}
+	s.now = now
 	for _, p := range slices.Clone(s.peers) {
 		if now.Sub(p.lastRecv) > s.cfg.Timeout {
 			s.drop(p, now, wire.DisconnectTimeout, fmt.Sprintf("nothing heard for %v", now.Sub(p.lastRecv).Round(time.Millisecond)), true)
@@ -429,9 +413,10 @@ func (s *Server) publish(now time.Time) {
 	st := &ServerStats{
 		At: now, Requests: s.counters.requests, Challenges: s.counters.challenges, Accepted: s.counters.accepted,
 		Denied: s.counters.denied, RefusedChallenges: s.counters.refusedChallenges, Throttled: s.counters.throttled, Timeouts: s.counters.timeouts,
-		Malformed: s.malformed.Load(), Spoofed: s.spoofed.Load(),
-		Overflow: s.sock.overflow.Load(), Oversize: s.sock.oversize.Load(), SendErrors: s.sendErrs.Load(),
+		Malformed: s.malformed.Load(), Spoofed: s.spoofed.Load(), SendErrors: s.sendErrs.Load(),
 	}
+	ss := s.socketStats()
+	st.Overflow, st.Oversize = ss.Overflow, ss.Oversize
 	for _, p := range s.peers {
 		pk := p.conn.Stats().Packet
 		p.rates.update(now, pk.PacketsReceived, pk.PacketsSent, pk.BytesReceived, pk.BytesSent)
@@ -450,17 +435,26 @@ func (s *Server) NextTick(now time.Time) time.Time {
 	return Earliest(next, s.published.Add(100*time.Millisecond))
 }
 
-// Close tells every client the server is shutting down, closes the socket and waits for the
-// reader goroutine to stop. Call it from the owner loop, or after the loop has returned.
-func (s *Server) Close() error {
+// Shutdown tells every client the server is shutting down and stops the server: it handles
+// nothing more. Owner loop only.
+func (s *Server) Shutdown(now time.Time) {
 	if s.closed {
-		return nil
+		return
 	}
-	now := time.Now()
+	s.now = now
 	for _, p := range slices.Clone(s.peers) {
 		s.drop(p, now, wire.DisconnectShutdown, "server shutting down", true)
 	}
 	s.closed = true
 	s.publish(now)
-	return s.sock.close()
+}
+
+// Close is Shutdown now, then closes the server's own socket (Listen, Serve) and waits for its
+// reader goroutine to stop. Call it from the owner loop, or after the loop has returned.
+func (s *Server) Close() error {
+	s.Shutdown(time.Now())
+	if s.sock == nil {
+		return nil
+	}
+	return s.sock.Close()
 }

@@ -53,13 +53,13 @@ func TestSmokeConnectExchangeDisconnect(t *testing.T) {
 	var serverGot, clientGot []string
 	var serverBye wire.DisconnectReason
 	srv, err := Listen("127.0.0.1:0", ServerConfig{Config: Config{
-		OnMessage: func(p *Peer, m *message.Message) {
+		OnMessage: func(p *Peer, _ time.Time, m *message.Message) {
 			mu.Lock()
 			serverGot = append(serverGot, string(m.Payload))
 			mu.Unlock()
 			p.Conn().SendGuaranteed(time.Now(), append([]byte("echo "), m.Payload...), nil, nil)
 		},
-		OnDisconnect: func(p *Peer, r wire.DisconnectReason, text string) {
+		OnDisconnect: func(p *Peer, _ time.Time, r wire.DisconnectReason, text string) {
 			mu.Lock()
 			serverBye = r
 			mu.Unlock()
@@ -70,7 +70,7 @@ func TestSmokeConnectExchangeDisconnect(t *testing.T) {
 	}
 	sl := startLoop(srv)
 	cli, err := Dial(srv.LocalAddr().String(), ClientConfig{Name: "ann", Config: Config{
-		OnMessage: func(p *Peer, m *message.Message) {
+		OnMessage: func(p *Peer, _ time.Time, m *message.Message) {
 			mu.Lock()
 			clientGot = append(clientGot, string(m.Payload))
 			mu.Unlock()

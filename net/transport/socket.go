@@ -2,33 +2,47 @@ package transport
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"net/netip"
 	"sync"
 	"sync/atomic"
+
+	"github.com/ackattack/ackattack/net/linksim"
 )
 
-// Datagram is one datagram read from the socket. Data belongs to the receiver of the
-// Datagram; Handle gives it back to the socket's buffer pool when done.
+// Datagram is one datagram read from a socket. Data belongs to the receiver of the Datagram;
+// the owner loop gives it back to the socket's buffer pool (Socket.Release) when done.
 type Datagram struct {
 	From netip.AddrPort
 	Data []byte
+}
+
+// Writer is where an endpoint's datagrams go: a Socket in a program, a node of a
+// linksim.Network in a test. The endpoints (Server, Client) never open a socket or read one
+// themselves; whoever owns the loop does, and hands them what arrived.
+type Writer interface {
+	WriteTo(b []byte, to netip.AddrPort) error
 }
 
 // socketQueue is how many datagrams may wait between the reader goroutine and the owner loop.
 // A loop that falls this far behind drops datagrams (counted), as a full kernel buffer would.
 const socketQueue = 1024
 
-// socket owns a net.PacketConn and the goroutine that reads it. Everything else about a
-// connection lives in the owner loop; the reader only copies datagrams into a channel.
-type socket struct {
+// Socket owns a net.PacketConn and the goroutine that reads it: the part of a host that is
+// real I/O. Everything else about a connection lives in the owner loop; the reader only copies
+// datagrams into a channel. With a link setting it puts a net/linksim conditioner under the
+// socket, whose settings SetLink changes while the game runs (the sliders).
+type Socket struct {
 	pc   net.PacketConn
+	link *linksim.PacketConn
 	out  chan Datagram
 	done chan struct{}
 	pool sync.Pool
 
 	overflow atomic.Uint64 // datagrams dropped because the loop did not keep up
 	oversize atomic.Uint64 // datagrams longer than a read buffer (truncated by the kernel)
+	sendErrs atomic.Uint64
 	closed   atomic.Bool
 }
 
@@ -36,14 +50,34 @@ type socket struct {
 // silently truncated into something that might parse.
 const readBufferSize = 2048
 
-func newSocket(pc net.PacketConn) *socket {
-	s := &socket{pc: pc, out: make(chan Datagram, socketQueue), done: make(chan struct{})}
+// OpenSocket opens a UDP socket on addr ("127.0.0.1:7777", "127.0.0.1:0" for any free port)
+// and starts its reader goroutine. link, if not nil, puts a conditioner under it, seeded with
+// seed (0: 1).
+func OpenSocket(addr string, link *LinkSettings, seed uint64) (*Socket, error) {
+	pc, err := net.ListenPacket("udp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("transport: listen on %s: %w", addr, err)
+	}
+	return NewSocket(pc, link, seed), nil
+}
+
+// NewSocket is OpenSocket on a socket the caller opened.
+func NewSocket(pc net.PacketConn, link *LinkSettings, seed uint64) *Socket {
+	s := &Socket{out: make(chan Datagram, socketQueue), done: make(chan struct{})}
+	if link != nil {
+		if seed == 0 {
+			seed = 1
+		}
+		s.link = linksim.WrapPacketConn(pc, seed, link.Out, link.In)
+		pc = s.link
+	}
+	s.pc = pc
 	s.pool.New = func() any { b := make([]byte, readBufferSize); return &b }
 	go s.read()
 	return s
 }
 
-func (s *socket) read() {
+func (s *Socket) read() {
 	defer close(s.done)
 	defer close(s.out)
 	for {
@@ -54,12 +88,8 @@ func (s *socket) read() {
 			if errors.Is(err, net.ErrClosed) || s.closed.Load() {
 				return
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
-			}
-			// ICMP errors (port unreachable after a peer left) surface here on some systems;
-			// they say nothing about the datagrams to come.
+			// Timeouts, and ICMP errors (port unreachable after a peer left) that surface
+			// here on some systems: they say nothing about the datagrams to come.
 			continue
 		}
 		if n == len(*bp) {
@@ -83,21 +113,67 @@ func (s *socket) read() {
 	}
 }
 
-// release gives a datagram's buffer back for reuse.
-func (s *socket) release(d Datagram) {
+// Datagrams is the channel of datagrams read from the socket, for the owner loop. It is
+// closed when the socket closes.
+func (s *Socket) Datagrams() <-chan Datagram { return s.out }
+
+// Release gives a datagram's buffer back for reuse, once the loop handled it.
+func (s *Socket) Release(d Datagram) {
 	if cap(d.Data) == readBufferSize {
 		b := d.Data[:readBufferSize]
 		s.pool.Put(&b)
 	}
 }
 
-func (s *socket) writeTo(b []byte, to netip.AddrPort) error {
+// WriteTo sends one datagram. A failure is counted (SendErrors) and returned.
+func (s *Socket) WriteTo(b []byte, to netip.AddrPort) error {
 	_, err := s.pc.WriteTo(b, net.UDPAddrFromAddrPort(to))
+	if err != nil {
+		s.sendErrs.Add(1)
+	}
 	return err
 }
 
-// close closes the socket and waits for the reader goroutine to end.
-func (s *socket) close() error {
+// LocalAddr is the socket's address.
+func (s *Socket) LocalAddr() netip.AddrPort {
+	if ua, ok := s.pc.LocalAddr().(*net.UDPAddr); ok {
+		return ua.AddrPort()
+	}
+	return netip.AddrPort{}
+}
+
+// SetLink changes the link conditioner's settings at run time (safe from any goroutine). It
+// fails if the socket was not opened with a link setting.
+func (s *Socket) SetLink(ls LinkSettings) error {
+	if s.link == nil {
+		return errors.New("transport: no link conditioner (start with a link setting)")
+	}
+	return s.link.SetSettings(ls.Out, ls.In)
+}
+
+// Link returns the conditioner's settings and whether there is one.
+func (s *Socket) Link() (LinkSettings, bool) {
+	if s.link == nil {
+		return LinkSettings{}, false
+	}
+	out, in := s.link.Settings()
+	return LinkSettings{Out: out, In: in}, true
+}
+
+// SocketStats are the socket's own counters.
+type SocketStats struct {
+	Overflow   uint64 // datagrams dropped because the loop did not keep up
+	Oversize   uint64 // datagrams longer than any valid one
+	SendErrors uint64
+}
+
+// Stats returns the socket's counters (safe from any goroutine).
+func (s *Socket) Stats() SocketStats {
+	return SocketStats{Overflow: s.overflow.Load(), Oversize: s.oversize.Load(), SendErrors: s.sendErrs.Load()}
+}
+
+// Close closes the socket and waits for the reader goroutine to end.
+func (s *Socket) Close() error {
 	if s.closed.Swap(true) {
 		<-s.done
 		return nil

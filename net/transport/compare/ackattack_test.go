@@ -28,7 +28,7 @@ func runAckAttack(tb testing.TB, r *run, link linksim.Settings) counts {
 	var zero linksim.Settings
 	spc := listenUDP(tb, 1, zero, zero)
 	srv := transport.Serve(spc, transport.ServerConfig{Config: transport.Config{
-		OnMessage: func(_ *transport.Peer, m *message.Message) { r.receive(m.Payload) },
+		OnMessage: func(_ *transport.Peer, _ time.Time, m *message.Message) { r.receive(m.Payload) },
 	}})
 	srvCtx, srvStop := context.WithCancel(context.Background())
 	srvDo := make(chan func(time.Time))
@@ -38,7 +38,7 @@ func runAckAttack(tb testing.TB, r *run, link linksim.Settings) counts {
 	cpc := listenUDP(tb, 2, link, link)
 	connected := make(chan struct{})
 	cli, err := transport.DialOn(cpc, srv.LocalAddr(), transport.ClientConfig{Name: "bench", Config: transport.Config{
-		OnConnect: func(*transport.Peer) { close(connected) },
+		OnConnect: func(*transport.Peer, time.Time) { close(connected) },
 	}})
 	if err != nil {
 		tb.Fatal(err)
