@@ -1,17 +1,19 @@
 package game
 
 import (
-	"context"
+	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"io"
 	"log/slog"
-	"math/rand/v2"
+	"net/netip"
 	"slices"
 	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/ackattack/ackattack/net/depgraph"
 	"github.com/ackattack/ackattack/net/message"
 	"github.com/ackattack/ackattack/net/transport"
 	"github.com/ackattack/ackattack/world"
@@ -49,15 +51,19 @@ type ClientStats struct {
 	MismatchedUnits  uint64
 	RealtimeResyncs  uint64
 	StopWorldResyncs uint64
-	PauseMillis      []int64
-	Desyncs          uint64 // units corrupted on purpose
+	PauseMillis      []int64 // the latest maxPausesKept pauses, oldest first
+	Desyncs          uint64  // units corrupted on purpose
 	BadMessages      uint64
 	DirectLinks      uint64 // direct links to other players made
 	// CommandsDirectFirst counts other players' commands that arrived on a direct link before
 	// the server's relay.
 	CommandsDirectFirst uint64
-	ChatSent            []string
-	ChatReceived        []ChatLine
+	// SendsRefused counts this player's messages refused by back-pressure (outbox.go): each
+	// refusal was returned to whoever issued the message.
+	SendsRefused uint64
+	// StrayDatagrams counts datagrams from an address that is neither the server nor a direct
+	// link (the client has no listener without direct links).
+	StrayDatagrams uint64
 }
 
 // ClientSnapshot is what a user interface reads: an immutable copy, safe from any goroutine.
@@ -71,7 +77,11 @@ type ClientSnapshot struct {
 	Frame   uint32
 	Lead    uint32
 	Players [world.MaxPlayers]PlayerInfo
-	Report  Report
+	// The report's counters, for a status line (the whole --stats report, with its chat and
+	// hash history, is built once at exit: Client.Report).
+	Net  NetReport
+	Game GameReport
+	Sync SyncReport
 	// The world as of Frame, for drawing: its map and copies of its units and attacks in
 	// flight (empty before the game starts).
 	Map     string
@@ -80,16 +90,20 @@ type ClientSnapshot struct {
 	// For the debug panel and the orders line: the latest hash mismatches and re-sync pauses
 	// seen by this client (oldest first), and its own commands not yet executed.
 	// Chat is the conversation as this player sees it, own lines included, oldest first (the
-	// latest maxChatShown lines).
+	// latest maxChatShown lines); ChatTotal counts every line it ever held, so a reader can tell
+	// which lines are new since its last look.
 	Chat       []ChatLine
+	ChatTotal  uint64
 	Mismatches []SyncRecord
 	Pauses     []PauseRecord
 	Pending    []PendingOrder
 }
 
 // Client is one player's host: it runs its own copy of the world in lockstep with the server,
-// sends the player's (or its bot's) commands, chats, and reports unit hashes. One goroutine
-// owns it: Run.
+// sends the player's (or its bot's) commands, chats, and reports unit hashes. Like Server it
+// is a session that does no I/O: Handle, Tick and NextDeadline, and a transport.Writer for
+// what it sends. The server connection and the direct links to other players share that one
+// writer (one socket), told apart by address. One goroutine owns it.
 type Client struct {
 	cfg ClientConfig
 	tr  *transport.Client
@@ -135,28 +149,24 @@ type Client struct {
 	pauseSeen map[uint32]bool
 
 	p2p     *p2p
-	intents chan func(*Client)
+	out     outbox // to the server
+	begun   bool
 	stats   ClientStats
 	snap    atomic.Pointer[ClientSnapshot]
 	trace   *tracer
 	scratch []event
 	groups  []world.GroupHash
-	chatLog []ChatLine // the conversation for the snapshot (own lines too)
+	// The conversation: chatLog as the player sees it (own lines too), for the snapshot;
+	// chatSent and chatReceived for the report. Each keeps its latest lines and a count.
+	chatLog      boundedLog[ChatLine]
+	chatSent     boundedLog[string]
+	chatReceived boundedLog[ChatLine]
 }
 
-// maxChatShown is how many chat lines a snapshot carries: more than any pane shows.
-const maxChatShown = 200
-
-func pushChat(log []ChatLine, l ChatLine) []ChatLine {
-	log = append(log, l)
-	if len(log) > 2*maxChatShown {
-		log = append(log[:0], log[len(log)-maxChatShown:]...)
-	}
-	return log
-}
-
-// NewClient opens a socket and starts connecting; Run drives it.
-func NewClient(cfg ClientConfig) (*Client, error) {
+// NewClient returns a client session of the server at server that sends its datagrams to out.
+// local is the address out sends from, where other players reach this client's direct links.
+// It starts connecting at its first Tick. The error is a name the handshake cannot carry.
+func NewClient(cfg ClientConfig, out transport.Writer, server, local netip.AddrPort) (*Client, error) {
 	if cfg.GroupSize <= 0 {
 		cfg.GroupSize = DefaultGroupSize
 	}
@@ -166,27 +176,31 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 	if cfg.PlayerID == uuid.Nil {
 		cfg.PlayerID = uuid.New()
 	}
-	c := &Client{cfg: cfg, sched: newSchedule(), lead: minLeadFrames, frameDur: DefaultFrame, intents: make(chan func(*Client), 64), trace: newTracer(cfg.Trace)}
+	if cfg.Transport.Rand == nil {
+		cfg.Transport.Rand = rand.Reader
+	}
+	c := &Client{cfg: cfg, sched: newSchedule(), lead: minLeadFrames, frameDur: DefaultFrame, trace: newTracer(cfg.Trace)}
 	// Command ids name a command with its seat, and every host drops a (seat, id) it has seen.
 	// A player who comes back runs a new client: starting from a random id keeps its first
 	// commands from looking like the previous client's.
-	c.cmdID = uint32(rand.Uint64N(1 << 28))
+	var b [4]byte
+	if _, err := io.ReadFull(cfg.Transport.Rand, b[:]); err != nil {
+		return nil, err
+	}
+	c.cmdID = binary.BigEndian.Uint32(b[:]) >> 4
 	tc := cfg.Transport
 	tc.Name, tc.PlayerID = cfg.Name, cfg.PlayerID
 	tc.OnMessage = c.onMessage
 	if tc.Logger == nil {
 		tc.Logger = cfg.Logger
 	}
-	tr, err := transport.Dial(cfg.Connect, tc)
+	tr, err := transport.NewClient(server, tc, out)
 	if err != nil {
 		return nil, err
 	}
 	c.tr = tr
 	if !cfg.NoDirect {
-		if err := c.openP2P(); err != nil {
-			tr.Close()
-			return nil, err
-		}
+		c.openP2P(out, local)
 	}
 	if cfg.Bot {
 		c.bot = NewBot(0, cfg.Name, cfg.Seed)
@@ -195,73 +209,84 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 	return c, nil
 }
 
-// Transport gives access to the transport (Stats and SetLink are safe from any goroutine).
+// Transport gives access to the transport (its Stats is safe from any goroutine).
 func (c *Client) Transport() *transport.Client { return c.tr }
 
-// Do runs f on the client's loop (an intent from a user interface or a test).
-func (c *Client) Do(f func(*Client)) { c.intents <- f }
-
-// TryDo is Do that never blocks: it reports false, and drops f, when the intent queue is
-// full. A user interface uses it so that a busy host can never freeze the screen.
-func (c *Client) TryDo(f func(*Client)) bool {
-	select {
-	case c.intents <- f:
-		return true
-	default:
-		return false
-	}
-}
-
-// ErrDisconnected is returned by Run when the connection ends; the wrapped text says why.
+// ErrDisconnected is what Ended wraps once the connection ended; the rest of the error says
+// why.
 var ErrDisconnected = errors.New("game: disconnected")
 
-// Run runs the client until ctx is done or the connection ends.
-func (c *Client) Run(ctx context.Context) error {
-	defer c.trace.flush()
-	defer c.tr.Close()
-	defer c.closeP2P()
-	var direct chan tagged
-	if c.p2p != nil {
-		direct = c.p2p.in
-	}
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	for {
-		now := time.Now()
-		c.frames(now)
-		c.tr.Tick(now)
-		nextDirect := c.tickP2P(now)
-		c.publish(now, false)
-		if c.tr.State() == transport.Disconnected {
-			c.cfg.Logger.Warn("disconnected", "err", c.tr.Err())
-			c.publish(now, true) // the final snapshot
-			return errors.Join(ErrDisconnected, c.tr.Err())
-		}
-		next := transport.Earliest(c.tr.NextTick(now), nextDirect)
-		if c.started && (next.IsZero() || c.nextFrame.Before(next)) {
-			next = c.nextFrame
-		}
-		timer.Reset(max(time.Until(next), 0))
-		select {
-		case <-ctx.Done():
-			c.publish(time.Now(), true)
-			return nil
-		case d, ok := <-c.tr.Datagrams():
-			if !ok {
-				return transport.ErrClosed
-			}
-			c.tr.Handle(time.Now(), d)
-		case t := <-direct:
-			t.ep.Handle(time.Now(), t.d)
-		case f := <-c.intents:
-			f(c)
-			// What the intent did (an order given) shows in the very next snapshot, not up to
-			// 100 ms later.
-			c.publish(time.Now(), true)
-		case <-timer.C:
-		}
+// Handle takes one datagram that arrived at now: the server's, or a direct link's.
+func (c *Client) Handle(now time.Time, d transport.Datagram) {
+	c.begin(now)
+	switch {
+	case d.From == c.tr.Server():
+		c.tr.Handle(now, d)
+	case c.p2p != nil:
+		c.p2p.handle(now, d)
+	default:
+		c.stats.StrayDatagrams++
 	}
 }
+
+func (c *Client) begin(now time.Time) {
+	if !c.begun {
+		c.begun = true
+		c.trace.begin(now)
+	}
+}
+
+// Tick does what time has made due by now: frames, the connections' resends, keepalives and
+// handshakes, the outboxes, the snapshot.
+func (c *Client) Tick(now time.Time) {
+	c.begin(now)
+	c.frames(now)
+	if p := c.tr.Peer(); p != nil {
+		c.out.flush(p.Conn(), now)
+	}
+	c.tr.Tick(now)
+	c.tickP2P(now)
+	c.publish(now, false)
+	if c.tr.State() == transport.Disconnected {
+		c.publish(now, true) // the final snapshot says so at once
+	}
+}
+
+// NextDeadline is when Tick next has work if no datagram arrives.
+func (c *Client) NextDeadline(now time.Time) time.Time {
+	next := transport.Earliest(c.tr.NextTick(now), c.nextP2P(now))
+	if c.started {
+		next = transport.Earliest(next, c.nextFrame)
+	}
+	if !c.resumeAt.IsZero() {
+		next = transport.Earliest(next, c.resumeAt)
+	}
+	if old := c.snap.Load(); old != nil {
+		next = transport.Earliest(next, old.At.Add(snapshotEvery))
+	}
+	return next
+}
+
+// Ended says why the client's connection ended, nil while it has not.
+func (c *Client) Ended() error {
+	if c.tr.State() != transport.Disconnected {
+		return nil
+	}
+	return errors.Join(ErrDisconnected, c.tr.Err())
+}
+
+// Shutdown disconnects cleanly (the server learns DisconnectClosed), closes the direct links,
+// flushes the trace and publishes a last snapshot. The session does nothing after it.
+func (c *Client) Shutdown(now time.Time) {
+	c.tr.Shutdown(now)
+	c.closeP2P(now)
+	c.trace.flush()
+	c.publish(now, true)
+}
+
+// Intent marks that something outside the game (a key press) changed the session: the next
+// snapshot comes at once, not up to 100 ms later.
+func (c *Client) Intent(now time.Time) { c.publish(now, true) }
 
 // target is the frame the client should be at now: the server's last reported frame plus the
 // time since (its report took about half a round trip to come).
@@ -364,13 +389,16 @@ func (c *Client) sendPingSummary() {
 }
 
 // Command gives an order to some of this player's units; it executes lead frames from now on
-// every host. It returns the frame it is scheduled for. Owner loop only (use Do).
+// every host. It returns the frame it is scheduled for, or why it was refused (not started, or
+// the connection is too far behind: then it runs nowhere, here included). Owner loop only.
 func (c *Client) Command(now time.Time, kind world.CommandKind, units []uint32, x, y int32, target uint32) (uint32, error) {
 	if !c.started || c.w == nil {
 		return 0, errors.New("game: not started")
 	}
 	cmd := &Command{Frame: c.issueFrame(now), Kind: kind, Units: units, X: x, Y: y, Target: target}
-	c.issue(now, cmd)
+	if err := c.issue(now, cmd); err != nil {
+		return 0, err
+	}
 	return cmd.Frame, nil
 }
 
@@ -381,23 +409,33 @@ func (c *Client) issueFrame(now time.Time) uint32 {
 	return max(c.w.Frame(), c.target(now)) + c.lead
 }
 
-func (c *Client) issue(now time.Time, cmd *Command) {
+// issue sends a command of this player's and schedules it here. A command the server's
+// connection refuses is not scheduled either: a command must run on every host or on none.
+func (c *Client) issue(now time.Time, cmd *Command) error {
+	cmd.Seat, cmd.ID = c.seat, c.cmdID+1
+	payload, err := c.sendGuaranteed(now, cmd, nil)
+	if err != nil {
+		return err
+	}
 	c.cmdID++
-	cmd.Seat, cmd.ID = c.seat, c.cmdID
 	c.stats.CommandsIssued++
 	c.sched.add(event{frame: cmd.Frame, kind: evCommand, seat: cmd.Seat, id: cmd.ID, cmd: cmd})
 	c.pending = append(c.pending, PendingOrder{ID: cmd.ID, Frame: cmd.Frame, Kind: uint8(cmd.Kind), Units: slices.Clone(cmd.Units),
 		X: cmd.X, Y: cmd.Y, Target: cmd.Target})
-	if payload := c.sendGuaranteed(now, cmd, nil); payload != nil {
-		c.sendDirect(now, payload)
-	}
+	c.sendDirect(now, payload)
+	return nil
 }
 
-// Say sends a chat line (a chain: lines keep their order, and hold nothing else back).
-func (c *Client) Say(now time.Time, text string) {
-	c.stats.ChatSent = append(c.stats.ChatSent, text)
-	c.chatLog = pushChat(c.chatLog, ChatLine{From: c.cfg.Name, Text: text})
-	c.sendGuaranteed(now, &Chat{Seat: c.seat, Line: uint32(len(c.stats.ChatSent)), Text: text}, &c.chat)
+// Say sends a chat line (a chain: lines keep their order, and hold nothing else back). A line
+// the connection refuses is not counted as sent, and the error says why.
+func (c *Client) Say(now time.Time, text string) error {
+	line := &Chat{Seat: c.seat, Line: uint32(c.chatSent.total + 1), Text: text}
+	if _, err := c.sendGuaranteed(now, line, &c.chat); err != nil {
+		return err
+	}
+	c.chatSent.add(text, maxChatReport)
+	c.chatLog.add(ChatLine{From: c.cfg.Name, Text: text, Own: true}, maxChatShown)
+	return nil
 }
 
 // InjectDesync corrupts n of this player's units locally (their hit points), so that the
@@ -432,26 +470,33 @@ func (c *Client) InjectDesync(n int) int {
 	return done
 }
 
-func (c *Client) sendGuaranteed(now time.Time, m Msg, chain *message.Chain) []byte {
+// errNotConnected: a message for the server before the connection exists.
+var errNotConnected = errors.New("game: not connected to the server")
+
+// sendGuaranteed encodes m and sends it to the server through the connection's outbox
+// (outbox.go), as the next message of chain if chain is not nil. It returns the encoding, or
+// why the message was refused (counted).
+func (c *Client) sendGuaranteed(now time.Time, m Msg, chain *message.Chain) ([]byte, error) {
 	p := c.tr.Peer()
-	if p == nil {
-		return nil
+	if p == nil || !p.Connected() {
+		return nil, errNotConnected
 	}
 	payload, err := AppendMsg(nil, m)
 	if err != nil {
 		c.cfg.Logger.Error("encode", "type", m.Type(), "err", err)
-		return nil
+		return nil, err
 	}
+	var deps []*depgraph.Dependency
+	var out *depgraph.Dependency
 	if chain != nil {
-		_, err = chain.Send(p.Conn(), now, payload)
-	} else {
-		_, err = p.Conn().SendGuaranteed(now, payload, nil, nil)
+		deps, out = []*depgraph.Dependency{chain.Last()}, chain.Last()
 	}
-	if err != nil {
-		c.cfg.Logger.Warn("send", "type", m.Type(), "err", err)
-		return nil
+	if err := c.out.send(p.Conn(), now, payload, deps, out, false); err != nil {
+		c.stats.SendsRefused++
+		c.cfg.Logger.Warn("send refused", "type", m.Type(), "err", err)
+		return nil, err
 	}
-	return payload
+	return payload, nil
 }
 
 func (c *Client) sendUnreliable(m Msg) {
@@ -466,8 +511,7 @@ func (c *Client) sendUnreliable(m Msg) {
 }
 
 // onMessage handles every message from the server.
-func (c *Client) onMessage(p *transport.Peer, m *message.Message) {
-	now := time.Now()
+func (c *Client) onMessage(p *transport.Peer, now time.Time, m *message.Message) {
 	msg, err := ParseMsg(m.Payload)
 	if err != nil {
 		c.stats.BadMessages++
@@ -501,9 +545,9 @@ func (c *Client) onMessage(p *transport.Peer, m *message.Message) {
 		c.stats.EnemiesKilled++
 		c.sched.add(event{frame: v.Frame, kind: evKill, id: v.ID})
 	case *Chat:
-		from := c.players[v.Seat].Name
-		c.stats.ChatReceived = append(c.stats.ChatReceived, ChatLine{From: from, Text: v.Text})
-		c.chatLog = pushChat(c.chatLog, ChatLine{From: from, Text: v.Text})
+		l := ChatLine{From: c.players[v.Seat].Name, Text: v.Text}
+		c.chatReceived.add(l, maxChatReport)
+		c.chatLog.add(l, maxChatShown)
 	case *LeadTime:
 		c.leadNext = append(c.leadNext, *v)
 	case *HashRequest:
@@ -671,7 +715,7 @@ func (c *Client) resyncBatch(now time.Time, b *ResyncBatch) {
 func (c *Client) resume(now time.Time) {
 	pr := c.runningPause()
 	if !c.pauseReached.IsZero() {
-		c.stats.PauseMillis = append(c.stats.PauseMillis, now.Sub(c.pauseReached).Milliseconds())
+		c.stats.PauseMillis = appendBounded(c.stats.PauseMillis, now.Sub(c.pauseReached).Milliseconds(), maxPausesKept)
 		if pr != nil {
 			pr.Millis = now.Sub(c.pauseReached).Milliseconds()
 		}
@@ -696,7 +740,7 @@ func (c *Client) resume(now time.Time) {
 func (c *Client) Snapshot() *ClientSnapshot { return c.snap.Load() }
 
 func (c *Client) publish(now time.Time, force bool) {
-	if old := c.snap.Load(); !force && old != nil && now.Sub(old.At) < 100*time.Millisecond {
+	if old := c.snap.Load(); !force && old != nil && now.Sub(old.At) < snapshotEvery {
 		return
 	}
 	s := &ClientSnapshot{At: now, State: c.tr.State(), Started: c.started, Paused: c.pausing && !c.pauseReached.IsZero(),
@@ -713,29 +757,43 @@ func (c *Client) publish(now time.Time, force bool) {
 	s.Mismatches = copyRecords(c.syncLog)
 	s.Pauses = slices.Clone(c.pauseLog)
 	s.Pending = copyPending(c.pending)
-	s.Report = c.report()
-	s.Chat = slices.Clone(c.chatLog[max(len(c.chatLog)-maxChatShown, 0):])
+	s.Net, s.Game, s.Sync = c.counters(c.tr.Stats().Server)
+	s.Chat, s.ChatTotal = c.chatLog.last(maxChatShown), c.chatLog.total
 	c.snap.Store(s)
 }
 
-func (c *Client) report() Report {
+// counters are the report's sections that a status line shows, over server the connection's
+// statistics.
+func (c *Client) counters(server transport.PeerStats) (NetReport, GameReport, SyncReport) {
+	var n NetReport
+	if w := 0; c.tr.Peer() != nil || server.PacketsSent > 0 {
+		n.addPeer(server, &w)
+	}
+	g := GameReport{LeadTimeMillis: int64(c.lead) * c.frameDur.Milliseconds(), CommandsIssued: c.stats.CommandsIssued,
+		CommandsLate: c.stats.CommandsLate, EnemiesSpawned: c.stats.EnemiesSpawned, EnemiesKilled: c.stats.EnemiesKilled}
+	sy := SyncReport{HashReports: c.stats.HashReports, MismatchedGroups: c.stats.MismatchedGroups, MismatchedUnits: c.stats.MismatchedUnits,
+		RealtimeResyncs: c.stats.RealtimeResyncs, StopWorldResyncs: c.stats.StopWorldResyncs, PauseMillis: slices.Clone(c.stats.PauseMillis)}
+	return n, g, sy
+}
+
+// Report is the --stats report, built when asked (at exit): the counters, the recent world
+// hashes and the latest chat lines with their counts. Owner loop only, or after it stopped.
+func (c *Client) Report() Report {
 	r := Report{Role: "client", Name: c.cfg.Name, PlayerID: c.cfg.PlayerID.String(), WorldHashes: map[string]string{}}
 	if c.w != nil {
 		r.Frame = c.w.Frame()
 		r.WorldHashes = c.hashes.report(r.Frame)
 	}
-	w := 0
-	if st := c.tr.Stats(); st.State == transport.Connected || st.Server.PacketsSent > 0 {
-		r.Net.addPeer(st.Server, &w)
+	server := c.tr.Stats().Server
+	if p := c.tr.Peer(); p != nil {
+		server = p.Stats() // the live figures, not the latest published ones
 	}
-	r.Game = GameReport{LeadTimeMillis: int64(c.lead) * c.frameDur.Milliseconds(), CommandsIssued: c.stats.CommandsIssued,
-		CommandsLate: c.stats.CommandsLate, EnemiesSpawned: c.stats.EnemiesSpawned, EnemiesKilled: c.stats.EnemiesKilled}
-	r.Sync = SyncReport{HashReports: c.stats.HashReports, MismatchedGroups: c.stats.MismatchedGroups, MismatchedUnits: c.stats.MismatchedUnits,
-		RealtimeResyncs: c.stats.RealtimeResyncs, StopWorldResyncs: c.stats.StopWorldResyncs, PauseMillis: append([]int64{}, c.stats.PauseMillis...)}
-	r.Chat = ChatReport{Sent: append([]string{}, c.stats.ChatSent...), Received: append([]ChatLine{}, c.stats.ChatReceived...)}
+	r.Net, r.Game, r.Sync = c.counters(server)
+	r.Chat = ChatReport{Sent: c.chatSent.last(maxChatReport), Received: c.chatReceived.last(maxChatReport),
+		SentTotal: c.chatSent.total, ReceivedTotal: c.chatReceived.total}
 	return r
 }
 
 // StopBot makes a bot client stop playing (it keeps its connection and its world). Owner loop
-// only: call it through Do.
+// only.
 func (c *Client) StopBot() { c.bot = nil }

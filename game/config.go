@@ -10,18 +10,22 @@ import (
 
 // Defaults of the game's timing and sync.
 const (
-	DefaultFrame        = 100 * time.Millisecond // 10 frames a second
-	DefaultGroupSize    = 16                     // units per grouped hash
-	DefaultRealtimeMax  = 24                     // more mismatched units than this: stop the world
-	DefaultStartDelay   = 2 * time.Second        // the lobby waits this long after the first player
-	DefaultEnemyEvery   = 3 * time.Second
-	DefaultMaxEnemies   = 40
-	DefaultPingReport   = 4 * time.Second // clients report their latency this often
-	hashReportEvery     = 10              // frames between hash reports (once a second)
-	frameSyncEvery      = 10              // frames between FrameSync messages
-	resyncBatchUnits    = 200             // units per ResyncBatch
-	maxCatchUpPerTick   = 5               // frames a client may step at once to catch up
-	pauseMarginFrames   = 5               // a pause is scheduled this far beyond twice the lead
+	DefaultFrame       = 100 * time.Millisecond // 10 frames a second
+	DefaultGroupSize   = 16                     // units per grouped hash
+	DefaultRealtimeMax = 24                     // more mismatched units than this: stop the world
+	DefaultStartDelay  = 2 * time.Second        // the lobby waits this long after the first player
+	DefaultEnemyEvery  = 3 * time.Second
+	DefaultMaxEnemies  = 40
+	DefaultPingReport  = 4 * time.Second // clients report their latency this often
+	// MaxSeatHold is the longest a seat waits for a player who vanished; DefaultSeatHold.
+	MaxSeatHold         = 30 * time.Second
+	DefaultSeatHold     = MaxSeatHold
+	snapshotEvery       = 100 * time.Millisecond // a host publishes at most this often
+	hashReportEvery     = 10                     // frames between hash reports (once a second)
+	frameSyncEvery      = 10                     // frames between FrameSync messages
+	resyncBatchUnits    = 200                    // units per ResyncBatch
+	maxCatchUpPerTick   = 5                      // frames a client may step at once to catch up
+	pauseMarginFrames   = 5                      // a pause is scheduled this far beyond twice the lead
 	minLeadFrames       = 1
 	maxLeadFrames       = 50
 	maxChatQueue        = 64
@@ -45,9 +49,12 @@ type ServerConfig struct {
 	RealtimeMax int
 	EnemyEvery  time.Duration
 	MaxEnemies  int
-	Transport   transport.ServerConfig
-	Logger      *slog.Logger
-	Trace       io.Writer // JSON lines of executed guaranteed messages (see Trace)
+	// SeatHold: a seat whose player vanished is kept for it this long (so that it can come
+	// back to its units), then freed for anybody. Default and maximum MaxSeatHold.
+	SeatHold  time.Duration
+	Transport transport.ServerConfig
+	Logger    *slog.Logger
+	Trace     io.Writer // JSON lines of executed guaranteed messages (see Trace)
 }
 
 func (c ServerConfig) withDefaults() ServerConfig {
@@ -74,6 +81,9 @@ func (c ServerConfig) withDefaults() ServerConfig {
 	}
 	if c.EnemyEvery <= 0 {
 		c.EnemyEvery = DefaultEnemyEvery
+	}
+	if c.SeatHold <= 0 || c.SeatHold > MaxSeatHold {
+		c.SeatHold = MaxSeatHold
 	}
 	if c.MaxEnemies <= 0 {
 		c.MaxEnemies = DefaultMaxEnemies

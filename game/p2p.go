@@ -13,125 +13,115 @@ import (
 )
 
 // Peer-to-peer (seed 002's hybrid). The server hosts the game and relays every command, but a
-// command relayed by the server travels two hops. So each client also listens for direct
+// command relayed by the server travels two hops. So each client also takes direct
 // connections from the other clients, tells the server where (Peers, client → server), learns
-// where the others listen (Peers, server → client), and the client with the higher seat dials
+// where the others are (Peers, server → client), and the client with the higher seat dials
 // the one with the lower. Commands then go straight to every directly connected player as well
 // as to the server; every host takes a command once, whichever path brought it first, and
 // validates it the same way (a player commands only its own units).
+//
+// A client has one socket for all of it. Its direct links are transport endpoints without a
+// socket of their own that write through the client's writer: a transport.Server that accepts
+// the players with a higher seat, and a transport.Client per lower seat. A datagram is handed
+// to the one its source address belongs to: the server's address to the server connection, a
+// dialled player's address to that dial, anything else to the acceptor (whose handshake
+// refuses strangers, and which admits only the players of this game).
 
-// endpoint is a transport host the client drives besides its server connection.
-type endpoint interface {
-	transport.Host
-	Close() error
-}
-
-// tagged is a datagram from one of the direct-link endpoints.
-type tagged struct {
-	ep endpoint
-	d  transport.Datagram
-}
-
-// p2p holds a client's direct links.
+// p2p holds a client's direct links, indexed by seat.
 type p2p struct {
-	listener *transport.Server
-	addr     netip.AddrPort
-	dials    map[uint8]*transport.Client // seat → our connection to that player's listener
-	links    map[uint8]*transport.Peer   // seat → a connected direct link (either direction)
-	in       chan tagged
-	done     chan struct{}
-	known    map[uint8]netip.AddrPort
-	told     bool
+	acceptor *transport.Server
+	addr     netip.AddrPort                      // where the others reach us (our socket)
+	dials    [world.MaxPlayers]*transport.Client // our connection to a lower seat's player
+	links    [world.MaxPlayers]*transport.Peer   // a connected direct link (either direction)
+	outs     [world.MaxPlayers]outbox            // each link's back-pressure (outbox.go)
+	known    [world.MaxPlayers]netip.AddrPort    // where each player is, as the server said
+	told     bool                                // our address went to the server
+	out      transport.Writer                    // the client's one socket
+	cfg      transport.Config                    // for the dials
+	refused  uint64                              // commands a direct link refused (the server relays them anyway)
 }
 
-// openP2P starts the client's listener for direct links on the interface its server
-// connection uses.
-func (c *Client) openP2P() error {
-	local := c.tr.LocalAddr()
+// openP2P makes the acceptor for direct links; dials come when the server says where the
+// lower seats are.
+func (c *Client) openP2P(out transport.Writer, local netip.AddrPort) {
 	cfg := transport.ServerConfig{MaxClients: world.MaxPlayers}
-	cfg.Link = c.cfg.Transport.Link
+	cfg.Rand = c.cfg.Transport.Rand
 	cfg.Logger = c.cfg.Logger
+	cfg.Admit = c.admitsDirect
 	cfg.OnConnect = c.onDirectConnect
 	cfg.OnDisconnect = c.onDirectDisconnect
 	cfg.OnMessage = c.onDirect
-	l, err := transport.Listen(netip.AddrPortFrom(local.Addr(), 0).String(), cfg)
-	if err != nil {
-		return err
-	}
-	c.p2p = &p2p{listener: l, addr: l.LocalAddr(), dials: map[uint8]*transport.Client{}, links: map[uint8]*transport.Peer{},
-		in: make(chan tagged, 256), done: make(chan struct{}), known: map[uint8]netip.AddrPort{}}
-	c.forward(l)
-	return nil
+	c.p2p = &p2p{acceptor: transport.NewServer(cfg, out), addr: local, out: out, cfg: cfg.Config}
 }
 
-// forward copies an endpoint's datagrams into the client's one channel for direct links.
-func (c *Client) forward(ep endpoint) {
-	in, done := c.p2p.in, c.p2p.done
-	go func() {
-		for d := range ep.Datagrams() {
-			select {
-			case in <- tagged{ep, d}:
-			case <-done:
-				return
-			}
+// handle gives a datagram that did not come from the server to the direct link it belongs to.
+func (p *p2p) handle(now time.Time, d transport.Datagram) {
+	for _, dl := range p.dials {
+		if dl != nil && dl.Server() == d.From {
+			dl.Handle(now, d)
+			return
 		}
-	}()
+	}
+	p.acceptor.Handle(now, d)
 }
 
-func (c *Client) closeP2P() {
+func (c *Client) closeP2P(now time.Time) {
 	if c.p2p == nil {
 		return
 	}
-	close(c.p2p.done)
-	c.p2p.listener.Close()
+	c.p2p.acceptor.Shutdown(now)
 	for _, d := range c.p2p.dials {
-		d.Close()
+		if d != nil {
+			d.Shutdown(now)
+		}
 	}
 }
 
-// tellServer sends the server our listener's address once our seat is known.
+// tellServer sends the server our address for direct links once our seat is known.
 func (c *Client) tellServer(now time.Time) {
-	if c.p2p == nil || c.p2p.told || c.tr.Peer() == nil {
+	if c.p2p == nil || c.p2p.told || c.tr.Peer() == nil || !c.p2p.addr.IsValid() {
 		return
 	}
 	c.p2p.told = true
 	c.sendGuaranteed(now, &Peers{List: []PeerAddr{{Seat: c.seat, Addr: c.p2p.addr}}}, nil)
 }
 
-// peers: where the other players listen. Dial the ones with a lower seat.
+// peers: where the other players are. Dial the ones with a lower seat.
 func (c *Client) peers(now time.Time, ps *Peers) {
 	if c.p2p == nil {
 		return
 	}
 	for _, pa := range ps.List {
-		if pa.Seat == c.seat || c.p2p.known[pa.Seat] == pa.Addr {
+		if pa.Seat == c.seat || c.p2p.known[pa.Seat] == pa.Addr || pa.Addr == c.tr.Server() {
 			continue
 		}
 		c.p2p.known[pa.Seat] = pa.Addr
 		if pa.Seat > c.seat {
 			continue // that player dials us
 		}
-		if old := c.p2p.dials[pa.Seat]; old != nil {
-			old.Close()
-		}
 		seat := pa.Seat
-		cfg := transport.ClientConfig{Name: c.cfg.Name, PlayerID: c.cfg.PlayerID}
-		cfg.Link = c.cfg.Transport.Link
-		cfg.Logger = c.cfg.Logger
-		cfg.OnConnect = func(p *transport.Peer) { c.p2p.links[seat] = p; c.stats.DirectLinks++ }
-		cfg.OnDisconnect = func(p *transport.Peer, _ wire.DisconnectReason, _ string) {
-			if c.p2p.links[seat] == p {
-				delete(c.p2p.links, seat)
-			}
+		if old := c.p2p.dials[seat]; old != nil {
+			old.Shutdown(now)
+			c.dropLink(seat, nil)
 		}
+		cfg := transport.ClientConfig{Config: c.p2p.cfg, Name: c.cfg.Name, PlayerID: c.cfg.PlayerID}
+		cfg.OnConnect = func(p *transport.Peer, _ time.Time) { c.p2p.links[seat] = p; c.stats.DirectLinks++ }
+		cfg.OnDisconnect = func(p *transport.Peer, _ time.Time, _ wire.DisconnectReason, _ string) { c.dropLink(seat, p) }
 		cfg.OnMessage = c.onDirect
-		d, err := transport.Dial(pa.Addr.String(), cfg)
+		d, err := transport.NewClient(pa.Addr, cfg, c.p2p.out)
 		if err != nil {
 			c.cfg.Logger.Warn("direct link", "seat", seat, "err", err)
 			continue
 		}
 		c.p2p.dials[seat] = d
-		c.forward(d)
+	}
+}
+
+// dropLink forgets seat's direct link if it is p (nil: whatever it is).
+func (c *Client) dropLink(seat uint8, p *transport.Peer) {
+	if q := c.p2p.links[seat]; q != nil && (p == nil || q == p) {
+		c.p2p.links[seat] = nil
+		c.p2p.outs[seat].reset()
 	}
 }
 
@@ -145,26 +135,35 @@ func (c *Client) seatOfPlayer(id uuid.UUID) (uint8, bool) {
 	return 0, false
 }
 
-func (c *Client) onDirectConnect(p *transport.Peer) {
-	if s, ok := c.seatOfPlayer(p.PlayerID()); ok && s > c.seat {
-		c.p2p.links[s] = p
-		c.stats.DirectLinks++
-		return
-	}
-	// Not a player of this game, or one that should not dial us: refuse it.
-	c.p2p.listener.Kick(p, time.Now(), "not a player of this game")
+// admitsDirect is the acceptor's Admit: only a player of this game with a higher seat dials
+// us. Anybody else is refused in the handshake, before it has a connection.
+func (c *Client) admitsDirect(player uuid.UUID, _ time.Time) bool {
+	s, ok := c.seatOfPlayer(player)
+	return ok && s > c.seat
 }
 
-func (c *Client) onDirectDisconnect(p *transport.Peer, _ wire.DisconnectReason, _ string) {
-	for s, q := range c.p2p.links {
-		if q == p {
-			delete(c.p2p.links, s)
-		}
+func (c *Client) onDirectConnect(p *transport.Peer, now time.Time) {
+	s, ok := c.seatOfPlayer(p.PlayerID())
+	if !ok || s <= c.seat {
+		// Admitted at its request, but the seats changed since: it should not dial us.
+		c.p2p.acceptor.Kick(p, now, "not a player of this game")
+		return
+	}
+	c.p2p.links[s] = p
+	c.stats.DirectLinks++
+}
+
+func (c *Client) onDirectDisconnect(p *transport.Peer, _ time.Time, _ wire.DisconnectReason, _ string) {
+	for s := range c.p2p.links {
+		c.dropLink(uint8(s), p)
 	}
 }
 
 // onDirect: a message on a direct link. Only commands travel there, and only the player's own.
-func (c *Client) onDirect(p *transport.Peer, m *message.Message) {
+func (c *Client) onDirect(p *transport.Peer, _ time.Time, m *message.Message) {
+	if !p.Connected() {
+		return
+	}
 	msg, err := ParseMsg(m.Payload)
 	cmd, ok := msg.(*Command)
 	if err != nil || !ok {
@@ -181,28 +180,49 @@ func (c *Client) onDirect(p *transport.Peer, m *message.Message) {
 	}
 }
 
-// sendDirect sends a command payload on every direct link.
+// sendDirect sends a command payload on every direct link, through each link's outbox. A
+// refusal loses nothing: the server relays every command too. It is counted.
 func (c *Client) sendDirect(now time.Time, payload []byte) {
 	if c.p2p == nil {
 		return
 	}
-	for _, p := range c.p2p.links {
-		if p.Connected() {
-			p.Conn().SendGuaranteed(now, payload, nil, nil)
+	for s, p := range c.p2p.links {
+		if p != nil && p.Connected() {
+			if err := c.p2p.outs[s].send(p.Conn(), now, payload, nil, nil, false); err != nil {
+				c.p2p.refused++
+			}
 		}
 	}
 }
 
-// tickP2P runs the direct links' timers and returns when they next need the loop.
-func (c *Client) tickP2P(now time.Time) time.Time {
+// tickP2P runs the direct links' timers and outboxes.
+func (c *Client) tickP2P(now time.Time) {
+	if c.p2p == nil {
+		return
+	}
+	for s, p := range c.p2p.links {
+		if p != nil && p.Connected() {
+			c.p2p.outs[s].flush(p.Conn(), now)
+		}
+	}
+	c.p2p.acceptor.Tick(now)
+	for _, d := range c.p2p.dials {
+		if d != nil {
+			d.Tick(now)
+		}
+	}
+}
+
+// nextP2P is when the direct links next need a Tick (zero: never).
+func (c *Client) nextP2P(now time.Time) time.Time {
 	if c.p2p == nil {
 		return time.Time{}
 	}
-	c.p2p.listener.Tick(now)
-	next := c.p2p.listener.NextTick(now)
+	next := c.p2p.acceptor.NextTick(now)
 	for _, d := range c.p2p.dials {
-		d.Tick(now)
-		next = transport.Earliest(next, d.NextTick(now))
+		if d != nil {
+			next = transport.Earliest(next, d.NextTick(now))
+		}
 	}
 	return next
 }

@@ -68,15 +68,21 @@ type SyncReport struct {
 }
 
 // ChatReport lists the chat lines this host sent and the ones it showed, in order.
+//
+// The lists hold the latest maxChatReport lines each (a game of an hour keeps no more); the
+// totals count every line.
 type ChatReport struct {
-	Sent     []string   `json:"sent"`
-	Received []ChatLine `json:"received"`
+	Sent          []string   `json:"sent"`
+	Received      []ChatLine `json:"received"`
+	SentTotal     uint64     `json:"sent_total"`
+	ReceivedTotal uint64     `json:"received_total"`
 }
 
 // ChatLine is one received chat line.
 type ChatLine struct {
 	From string `json:"from"`
 	Text string `json:"text"`
+	Own  bool   `json:"-"` // this player's own line (in a snapshot's conversation)
 }
 
 // addPeer adds one connection's counters to the report.
@@ -148,7 +154,14 @@ func newTracer(w io.Writer) *tracer {
 		return nil
 	}
 	bw := bufio.NewWriter(w)
-	return &tracer{w: bw, start: time.Now(), enc: json.NewEncoder(bw)}
+	return &tracer{w: bw, enc: json.NewEncoder(bw)}
+}
+
+// begin sets the trace's time origin (t_ms 0): the session's first moment.
+func (t *tracer) begin(now time.Time) {
+	if t != nil && t.start.IsZero() {
+		t.start = now
+	}
 }
 
 func (t *tracer) executed(now time.Time, frame uint32, peer string, m *message.Message, msg Msg) {

@@ -1,7 +1,6 @@
 package game
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -26,7 +25,6 @@ type seat struct {
 	name      string
 	bot       *Bot // a server-side bot plays this seat
 	peer      *transport.Peer
-	inGame    bool // seated when the game started (has units)
 	started   bool // this client was sent StartGame
 	nextCmdID uint32
 
@@ -39,22 +37,15 @@ type seat struct {
 
 	reportedRTT time.Duration  // from the client's PingSummary
 	lastRequest *HashRequest   // the drill-down waiting for its answer
-	outbox      []pendingSend  // messages refused by back-pressure, sent again later
+	out         outbox         // messages refused by back-pressure, sent again later
 	pauseState  *clientPause   // during a stop-the-world re-sync
 	direct      netip.AddrPort // where the client listens for direct links from other players
+	left        time.Time      // when its player went away (the seat is held SeatHold from then)
 
 	// For the player table only (SeatInfo): the latest hash check of this player's reports,
 	// and why its connection ended (kept until it comes back).
 	lastHash string
 	gone     string
-}
-
-// pendingSend is a guaranteed message the connection refused for now (back-pressure).
-type pendingSend struct {
-	payload []byte
-	deps    []*depgraph.Dependency
-	out     *depgraph.Dependency
-	sync    bool
 }
 
 // clientPause is one client's part in a stop-the-world re-sync.
@@ -74,17 +65,24 @@ type pause struct {
 }
 
 // Server is the authoritative host: it runs the world, relays commands and chat, spawns and
-// kills enemies, sets the lead time and checks every client's unit hashes. One goroutine owns
-// it: Run.
+// kills enemies, sets the lead time and checks every client's unit hashes. It is a session
+// that does no I/O: datagrams come in through Handle, time through Tick, and NextDeadline
+// says when to call again; what it sends goes to the transport.Writer it was made with. One
+// goroutine owns it (game/hostloop runs it on a real socket, the tests over a simulated
+// network in virtual time).
 type Server struct {
 	cfg ServerConfig
 	tr  *transport.Server
 	w   *world.World
 	rng *rand.Rand
 
-	sched     *schedule
-	hist      hashHistory
-	seats     [world.MaxPlayers]*seat
+	sched *schedule
+	hist  hashHistory
+	seats [world.MaxPlayers]*seat // the one seat table: nil is a free seat
+	// inGame: the seat was taken when the game started, so its units are in the world. It
+	// belongs to the seat's place, not its player: whoever takes the seat later plays them.
+	inGame    [world.MaxPlayers]bool
+	begun     bool // the session's clock started (begin)
 	running   bool
 	startAt   time.Time
 	nextFrame time.Time
@@ -110,7 +108,6 @@ type Server struct {
 	syncLog  []SyncRecord
 	pauseLog []PauseRecord
 
-	intents chan func(*Server)
 	stats   ServerStats
 	snap    atomic.Pointer[ServerSnapshot]
 	trace   *tracer
@@ -118,8 +115,9 @@ type Server struct {
 	buf     []byte
 }
 
-// NewServer opens the server's socket; Run starts it.
-func NewServer(cfg ServerConfig) (*Server, error) {
+// NewServer returns a server session that sends its datagrams to out. The error is a map or
+// seed the world refuses, or more bots than seats.
+func NewServer(cfg ServerConfig, out transport.Writer) (*Server, error) {
 	cfg = cfg.withDefaults()
 	if _, err := world.NewWorld(cfg.Map, cfg.Seed); err != nil {
 		return nil, err
@@ -132,35 +130,28 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		nextEnemyID: world.FirstEnemyID,
 		killSent:    make(map[uint32]bool),
 		fixAt:       make(map[uint32]uint32),
-		intents:     make(chan func(*Server), 64),
 		trace:       newTracer(cfg.Trace),
+	}
+	for i := range cfg.Bots {
+		if err := s.seatBot(i); err != nil {
+			return nil, err
+		}
 	}
 	tc := cfg.Transport
 	tc.OnConnect = s.onConnect
 	tc.OnDisconnect = s.onDisconnect
 	tc.OnMessage = s.onMessage
+	tc.Admit = s.admits
+	tc.MaxClients = world.MaxPlayers
 	if tc.Logger == nil {
 		tc.Logger = cfg.Logger
 	}
-	tr, err := transport.Listen(cfg.Listen, tc)
-	if err != nil {
-		return nil, err
-	}
-	s.tr = tr
-	for i := range cfg.Bots {
-		if err := s.seatBot(i); err != nil {
-			tr.Close()
-			return nil, err
-		}
-	}
+	s.tr = transport.NewServer(tc, out)
 	s.snap.Store(&ServerSnapshot{})
 	return s, nil
 }
 
-// Addr is the address the server listens on.
-func (s *Server) Addr() string { return s.tr.LocalAddr().String() }
-
-// Transport gives access to the transport (its Stats and SetLink are safe from any goroutine).
+// Transport gives access to the transport (its Stats is safe from any goroutine).
 func (s *Server) Transport() *transport.Server { return s.tr }
 
 func (s *Server) seatBot(i int) error {
@@ -181,8 +172,7 @@ func (s *Server) seatBot(i int) error {
 	return nil
 }
 
-// StopBots makes the server-side bots stop playing (their units stay). Owner loop only: call
-// it through Do.
+// StopBots makes the server-side bots stop playing (their units stay). Owner loop only.
 func (s *Server) StopBots() {
 	for _, st := range s.seats {
 		if st != nil && st.bot != nil {
@@ -192,61 +182,72 @@ func (s *Server) StopBots() {
 }
 
 // StopSpawning stops new enemies (the ones on the map stay, and fallen ones are still killed).
-// Owner loop only: call it through Do.
+// Owner loop only.
 func (s *Server) StopSpawning() { s.noSpawns = true }
 
-// Do runs f on the server's loop (an intent from a user interface or a test).
-func (s *Server) Do(f func(*Server)) { s.intents <- f }
-
-// TryDo is Do that never blocks: it reports false, and drops f, when the intent queue is
-// full. A user interface uses it so that a busy host can never freeze the screen.
-func (s *Server) TryDo(f func(*Server)) bool {
-	select {
-	case s.intents <- f:
-		return true
-	default:
-		return false
-	}
+// Handle takes one datagram that arrived at now.
+func (s *Server) Handle(now time.Time, d transport.Datagram) {
+	s.begin(now)
+	s.tr.Handle(now, d)
 }
 
-// Run runs the server until ctx is done. It closes the socket when it returns.
-func (s *Server) Run(ctx context.Context) error {
-	defer s.trace.flush()
-	defer s.tr.Close()
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	now := time.Now()
+// begin starts the session's clock at its first call: the start countdown of a server with
+// bots only, and the trace's time origin.
+func (s *Server) begin(now time.Time) {
+	if s.begun {
+		return
+	}
+	s.begun = true
+	s.trace.begin(now)
 	if s.cfg.Bots > 0 && s.cfg.MinPlayers == 0 {
 		s.startAt = now.Add(s.cfg.StartDelay)
 	}
-	for {
-		now = time.Now()
-		s.frames(now)
-		s.flushOutboxes(now) // also while paused or before the start: a Pause may be waiting there
-		s.tr.Tick(now)
-		s.publish(now, false)
-		next := s.tr.NextTick(now)
-		if s.nextFrame.After(now) && (next.IsZero() || s.nextFrame.Before(next)) {
-			next = s.nextFrame
-		}
-		if !s.running && !s.startAt.IsZero() && s.startAt.Before(next) {
-			next = s.startAt
-		}
-		timer.Reset(max(time.Until(next), 0))
-		select {
-		case <-ctx.Done():
-			s.publish(time.Now(), true)
-			return nil
-		case d, ok := <-s.tr.Datagrams():
-			if !ok {
-				return transport.ErrClosed
-			}
-			s.tr.Handle(time.Now(), d)
-		case f := <-s.intents:
-			f(s)
-		case <-timer.C:
+}
+
+// Tick does what time has made due by now: the frames, held seats that expire, the outboxes,
+// the transport's resends, keepalives and timeouts, and the snapshot.
+func (s *Server) Tick(now time.Time) {
+	s.begin(now)
+	s.frames(now)
+	s.freeHeldSeats(now)
+	s.flushOutboxes(now) // also while paused or before the start: a Pause may be waiting there
+	s.tr.Tick(now)
+	s.publish(now, false)
+}
+
+// NextDeadline is when Tick next has work if no datagram arrives.
+func (s *Server) NextDeadline(now time.Time) time.Time {
+	next := s.tr.NextTick(now)
+	if s.running {
+		next = transport.Earliest(next, s.nextFrame)
+	}
+	if !s.running && !s.startAt.IsZero() {
+		next = transport.Earliest(next, s.startAt)
+	}
+	if !s.resumeAt.IsZero() {
+		next = transport.Earliest(next, s.resumeAt)
+	}
+	for _, st := range s.seats {
+		if st != nil && st.bot == nil && st.peer == nil && !st.left.IsZero() {
+			next = transport.Earliest(next, st.left.Add(s.cfg.SeatHold))
 		}
 	}
+	if old := s.snap.Load(); old != nil {
+		next = transport.Earliest(next, old.At.Add(snapshotEvery))
+	}
+	return next
+}
+
+// Intent marks that something outside the game (the teacher's screen) changed the session:
+// the next snapshot comes at once.
+func (s *Server) Intent(now time.Time) { s.publish(now, true) }
+
+// Shutdown tells every client the server is shutting down, flushes the trace and publishes a
+// last snapshot. The session does nothing after it.
+func (s *Server) Shutdown(now time.Time) {
+	s.tr.Shutdown(now)
+	s.trace.flush()
+	s.publish(now, true)
 }
 
 // frames steps the world for every frame whose time has come.
@@ -289,7 +290,7 @@ func (s *Server) start(now time.Time) {
 			if _, err := w.AddPlayerUnits(st.idx); err != nil {
 				s.cfg.Logger.Error("units", "seat", st.idx, "err", err)
 			}
-			st.inGame = true
+			s.inGame[st.idx] = true
 		}
 	}
 	s.running = true
@@ -306,7 +307,7 @@ func (s *Server) start(now time.Time) {
 func (s *Server) seatList() []uint8 {
 	var out []uint8
 	for _, st := range s.seats {
-		if st != nil && st.inGame {
+		if st != nil && s.inGame[st.idx] {
 			out = append(out, st.idx)
 		}
 	}
@@ -389,14 +390,14 @@ func (s *Server) step(now time.Time) {
 	}
 	s.hist.record(s.w)
 	for _, st := range s.seats {
-		if st != nil && st.bot != nil && st.inGame {
+		if st != nil && st.bot != nil && s.inGame[st.idx] {
 			if c := st.bot.Think(s.w, f+s.lead); c != nil {
 				st.nextCmdID++
 				c.Seat, c.ID = st.idx, st.nextCmdID
 				s.command(now, c, nil)
 			}
 			if line, ok := st.bot.Chat(f); ok {
-				s.stats.chatSent = append(s.stats.chatSent, line)
+				s.stats.chatSent.add(line, maxChatReport)
 				s.chat(now, st.idx, line)
 			}
 		}
@@ -571,46 +572,29 @@ func (s *Server) updateLead(now time.Time) {
 	}
 }
 
-// send encodes m and sends it to st as a guaranteed (or sync) message. If the connection is
-// under back-pressure the message waits in the seat's outbox, in order.
+// send encodes m and sends it to st as a guaranteed (or sync) message, through the seat's
+// outbox (outbox.go). A refusal is counted and logged: the server's messages are its own
+// doing, and a client that far behind is about to time out.
 func (s *Server) send(st *seat, now time.Time, m Msg, deps []*depgraph.Dependency, out *depgraph.Dependency, sync bool) {
 	if st.peer == nil {
 		return
 	}
-	payload, err := AppendMsg(nil, m)
+	payload, err := AppendMsg(s.buf[:0], m)
 	if err != nil {
 		s.cfg.Logger.Error("encode", "type", m.Type(), "err", err)
 		return
 	}
-	if len(st.outbox) > 0 {
-		st.outbox = append(st.outbox, pendingSend{payload, deps, out, sync})
-		return
+	s.buf = payload
+	if err := st.out.send(st.peer.Conn(), now, payload, deps, out, sync); err != nil {
+		s.stats.SendsRefused++
+		s.cfg.Logger.Warn("send refused", "seat", st.idx, "type", m.Type(), "err", err)
 	}
-	if err := sendOn(st.peer.Conn(), now, payload, deps, out, sync); errors.Is(err, message.ErrBackpressure) {
-		st.outbox = append(st.outbox, pendingSend{payload, deps, out, sync})
-	}
-}
-
-func sendOn(c *message.Conn, now time.Time, payload []byte, deps []*depgraph.Dependency, out *depgraph.Dependency, sync bool) error {
-	if sync {
-		_, err := c.SendSync(now, payload, deps, out)
-		return err
-	}
-	_, err := c.SendGuaranteed(now, payload, deps, out)
-	return err
 }
 
 func (s *Server) flushOutboxes(now time.Time) {
 	for _, st := range s.seats {
-		if st == nil || st.peer == nil {
-			continue
-		}
-		for len(st.outbox) > 0 {
-			p := st.outbox[0]
-			if err := sendOn(st.peer.Conn(), now, p.payload, p.deps, p.out, p.sync); errors.Is(err, message.ErrBackpressure) {
-				break
-			}
-			st.outbox = st.outbox[1:]
+		if st != nil && st.peer != nil {
+			st.out.flush(st.peer.Conn(), now)
 		}
 	}
 }
@@ -624,34 +608,67 @@ func (s *Server) sendUnreliable(st *seat, m Msg) {
 	st.peer.Conn().SendUnreliable(payload)
 }
 
-// onConnect seats a client: its own seat back if its player id had one, else a free seat.
-func (s *Server) onConnect(p *transport.Peer) {
-	now := time.Now()
-	var st *seat
-	for _, x := range s.seats {
-		if x != nil && x.bot == nil && x.player == p.PlayerID() {
-			st = x
+// admits is the transport's Admit: a player may connect if it holds a seat (its own, connected
+// or held) or a seat is free. It changes nothing; onConnect takes the seat.
+func (s *Server) admits(player uuid.UUID, now time.Time) bool {
+	if s.seatOfPlayer(player) != nil {
+		return true
+	}
+	return s.freeSeat(now) >= 0
+}
+
+// seatOfPlayer is the human seat of player, connected or held, or nil.
+func (s *Server) seatOfPlayer(player uuid.UUID) *seat {
+	for _, st := range s.seats {
+		if st != nil && st.bot == nil && st.player == player {
+			return st
 		}
 	}
-	if st == nil {
-		idx := p.Seat()
-		if idx >= world.MaxPlayers || s.seats[idx] != nil {
-			idx = -1
-			for j, x := range s.seats {
-				if x == nil {
-					idx = j
-					break
-				}
-			}
+	return nil
+}
+
+// freeSeat is the lowest seat nobody holds at now (a hold that ran out counts as free), or -1.
+func (s *Server) freeSeat(now time.Time) int {
+	for i, st := range s.seats {
+		if st == nil || s.holdExpired(st, now) {
+			return i
 		}
+	}
+	return -1
+}
+
+// holdExpired: st's player left more than SeatHold ago, so the seat is anybody's.
+func (s *Server) holdExpired(st *seat, now time.Time) bool {
+	return st.bot == nil && st.peer == nil && !st.left.IsZero() && now.Sub(st.left) >= s.cfg.SeatHold
+}
+
+// freeHeldSeats frees the seats whose player has been gone for SeatHold: a player that
+// vanished (a killed process, a lost laptop) does not keep a seat from the class for good.
+// Its units stay in the world and go with the seat to whoever takes it next.
+func (s *Server) freeHeldSeats(now time.Time) {
+	for i, st := range s.seats {
+		if st != nil && s.holdExpired(st, now) {
+			s.seats[i] = nil
+			s.stats.SeatsFreed++
+			s.event(now, "seat freed", "seat", st.idx, "name", st.name, "held", s.cfg.SeatHold)
+		}
+	}
+}
+
+// onConnect seats a client: its own seat back if its player id has one, else a free seat
+// (Admit made sure there is one when the connection was accepted).
+func (s *Server) onConnect(p *transport.Peer, now time.Time) {
+	st := s.seatOfPlayer(p.PlayerID())
+	if st == nil {
+		idx := s.freeSeat(now)
 		if idx < 0 {
-			s.tr.Kick(p, now, "no free seat")
+			s.tr.Kick(p, now, "server full")
 			return
 		}
-		st = &seat{idx: uint8(idx), player: p.PlayerID(), name: p.Name()}
+		st = &seat{idx: uint8(idx), player: p.PlayerID()}
 		s.seats[idx] = st
 	}
-	*st = seat{idx: st.idx, player: st.player, name: p.Name(), peer: p, inGame: st.inGame, nextCmdID: st.nextCmdID}
+	*st = seat{idx: st.idx, player: st.player, name: p.Name(), peer: p, nextCmdID: st.nextCmdID}
 	s.stats.Joins++
 	s.event(now, "join", "seat", st.idx, "name", st.name, "addr", p.Addr())
 	// Everybody learns who sits where; the newcomer learns about everybody.
@@ -700,11 +717,11 @@ func (s *Server) info(st *seat) *PlayerInfo {
 	return &PlayerInfo{Seat: st.idx, Player: wire.PlayerID(st.player), Name: st.name, Bot: st.bot != nil, Connected: st.bot != nil || st.peer != nil}
 }
 
-func (s *Server) onDisconnect(p *transport.Peer, reason wire.DisconnectReason, text string) {
-	now := time.Now()
+func (s *Server) onDisconnect(p *transport.Peer, now time.Time, reason wire.DisconnectReason, text string) {
 	for _, st := range s.seats {
 		if st != nil && st.peer == p {
-			st.peer, st.started, st.outbox = nil, false, nil
+			st.peer, st.started, st.left = nil, false, now
+			st.out.reset()
 			st.gone = reason.String()
 			if text != "" {
 				st.gone += ": " + text
@@ -733,8 +750,7 @@ func (s *Server) seatOf(p *transport.Peer) *seat {
 }
 
 // onMessage handles every message a client's connection delivers.
-func (s *Server) onMessage(p *transport.Peer, m *message.Message) {
-	now := time.Now()
+func (s *Server) onMessage(p *transport.Peer, now time.Time, m *message.Message) {
 	st := s.seatOf(p)
 	if st == nil {
 		return

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ackattack/ackattack/net/transport"
 	"github.com/ackattack/ackattack/world"
 )
 
@@ -26,10 +27,12 @@ type ServerStats struct {
 	StopWorldResyncs     uint64
 	PauseMillis          []int64
 	Joins, Leaves        uint64
+	SeatsFreed           uint64 // seats freed after their player was gone for SeatHold
+	SendsRefused         uint64 // messages to a client refused by back-pressure (outbox.go)
 	BadMessages          uint64 // messages that failed to parse or broke the rules (a command for another seat)
 
 	chatLines  [world.MaxPlayers]uint32
-	chatSent   []string // lines of the server's own bots
+	chatSent   boundedLog[string] // lines of the server's own bots
 	lastStepAt time.Time
 	lastResync uint32 // frame of the latest re-sync (real-time or stop-the-world)
 	hashes     worldHashLog
@@ -45,7 +48,11 @@ type ServerSnapshot struct {
 	Lead    uint32
 	Stats   ServerStats
 	Events  []string // the latest event log lines
-	Report  Report
+	// The report's counters, for a status line (the whole --stats report is built once at
+	// exit: Server.Report).
+	Net  NetReport
+	Game GameReport
+	Sync SyncReport
 	// The authoritative world as of Frame, for a spectator's map (empty before the start).
 	Map     string
 	Units   []world.Unit
@@ -57,18 +64,13 @@ type ServerSnapshot struct {
 	Pauses     []PauseRecord
 }
 
-const maxEvents = 200
-
 // event logs something a class should see: joins, leaves, mismatches, re-syncs.
 func (s *Server) event(now time.Time, what string, args ...any) {
 	line := fmt.Sprintf("%s frame %d: %s", now.Format("15:04:05.000"), s.frameNow(), what)
 	for i := 0; i+1 < len(args); i += 2 {
 		line += fmt.Sprintf(" %v=%v", args[i], args[i+1])
 	}
-	s.stats.events = append(s.stats.events, line)
-	if len(s.stats.events) > maxEvents {
-		s.stats.events = s.stats.events[len(s.stats.events)-maxEvents:]
-	}
+	s.stats.events = appendBounded(s.stats.events, line, maxEventsShown)
 	s.cfg.Logger.Info(what, args...)
 }
 
@@ -78,13 +80,15 @@ func (s *Server) recordWorldHash() {
 
 // publish stores a fresh snapshot (at most ten times a second, unless forced).
 func (s *Server) publish(now time.Time, force bool) {
-	if old := s.snap.Load(); !force && old != nil && now.Sub(old.At) < 100*time.Millisecond {
+	if old := s.snap.Load(); !force && old != nil && now.Sub(old.At) < snapshotEvery {
 		return
 	}
 	snap := &ServerSnapshot{At: now, Running: s.running, Paused: s.pause != nil && !s.pause.reached.IsZero(),
-		Frame: s.frameNow(), Lead: s.lead, Stats: s.stats, Events: append([]string(nil), s.stats.events...)}
-	snap.Stats.PauseMillis = append([]int64(nil), s.stats.PauseMillis...)
-	snap.Report = s.report()
+		Frame: s.frameNow(), Lead: s.lead, Stats: s.stats, Events: lastOf(s.stats.events, maxEventsShown)}
+	// The snapshot's copy of the counters shares nothing with the loop's bookkeeping.
+	snap.Stats.PauseMillis = slices.Clone(s.stats.PauseMillis)
+	snap.Stats.chatSent, snap.Stats.events, snap.Stats.hashes = boundedLog[string]{}, nil, worldHashLog{}
+	snap.Net, snap.Game, snap.Sync = s.counters(s.tr.Stats().Peers)
 	if s.w != nil {
 		snap.Map, snap.Units, snap.Attacks = s.w.MapName(), slices.Clone(s.w.Units()), slices.Clone(s.w.Attacks())
 	}
@@ -102,7 +106,7 @@ func (s *Server) seatInfos() []SeatInfo {
 			continue
 		}
 		out = append(out, SeatInfo{Seat: st.idx, Player: st.player, Name: st.name, Bot: st.bot != nil, Connected: st.bot != nil || st.peer != nil,
-			InGame: st.inGame, LastHash: st.lastHash, State: s.seatState(st)})
+			InGame: s.inGame[st.idx], LastHash: st.lastHash, State: s.seatState(st)})
 	}
 	return out
 }
@@ -129,18 +133,31 @@ func (s *Server) seatState(st *seat) string {
 // Snapshot returns the latest snapshot. Safe from any goroutine.
 func (s *Server) Snapshot() *ServerSnapshot { return s.snap.Load() }
 
-func (s *Server) report() Report {
-	r := Report{Role: "server", Name: "server", Frame: s.frameNow(), WorldHashes: s.stats.hashes.report(s.frameNow())}
+// counters are the report's sections that a status line shows, summed over peers.
+func (s *Server) counters(peers []transport.PeerStats) (NetReport, GameReport, SyncReport) {
+	var n NetReport
 	w := 0
-	for _, p := range s.tr.Stats().Peers {
-		r.Net.addPeer(p, &w)
+	for _, p := range peers {
+		n.addPeer(p, &w)
 	}
-	r.Game = GameReport{LeadTimeMillis: int64(s.lead) * s.cfg.Frame.Milliseconds(), CommandsIssued: s.stats.CommandsRelayed,
+	g := GameReport{LeadTimeMillis: int64(s.lead) * s.cfg.Frame.Milliseconds(), CommandsIssued: s.stats.CommandsRelayed,
 		CommandsLate: s.stats.CommandsLate, EnemiesSpawned: s.stats.EnemiesSpawned, EnemiesKilled: s.stats.EnemiesKilled,
 		LeadTimeChanges: s.stats.LeadChanges}
-	r.Sync = SyncReport{HashReports: s.stats.HashReports, MismatchedGroups: s.stats.MismatchedGroups, MismatchedUnits: s.stats.MismatchedUnits,
-		RealtimeResyncs: s.stats.RealtimeResyncs, StopWorldResyncs: s.stats.StopWorldResyncs, PauseMillis: append([]int64{}, s.stats.PauseMillis...)}
-	r.Sync.LastResyncFrame = s.stats.lastResync
-	r.Chat = ChatReport{Sent: append([]string{}, s.stats.chatSent...), Received: []ChatLine{}}
+	sy := SyncReport{HashReports: s.stats.HashReports, MismatchedGroups: s.stats.MismatchedGroups, MismatchedUnits: s.stats.MismatchedUnits,
+		RealtimeResyncs: s.stats.RealtimeResyncs, StopWorldResyncs: s.stats.StopWorldResyncs, PauseMillis: slices.Clone(s.stats.PauseMillis),
+		LastResyncFrame: s.stats.lastResync}
+	return n, g, sy
+}
+
+// Report is the --stats report, built when asked (at exit). Owner loop only, or after it
+// stopped.
+func (s *Server) Report() Report {
+	r := Report{Role: "server", Name: "server", Frame: s.frameNow(), WorldHashes: s.stats.hashes.report(s.frameNow())}
+	var peers []transport.PeerStats
+	for _, p := range s.tr.Peers() {
+		peers = append(peers, p.Stats()) // the live figures, not the latest published ones
+	}
+	r.Net, r.Game, r.Sync = s.counters(peers)
+	r.Chat = ChatReport{Sent: s.stats.chatSent.last(maxChatReport), Received: []ChatLine{}, SentTotal: s.stats.chatSent.total}
 	return r
 }

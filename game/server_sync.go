@@ -390,7 +390,7 @@ func (s *Server) checkResume(now time.Time) {
 func (s *Server) resume(now time.Time) {
 	p := s.pause
 	length := now.Sub(p.reached)
-	s.stats.PauseMillis = append(s.stats.PauseMillis, length.Milliseconds())
+	s.stats.PauseMillis = appendBounded(s.stats.PauseMillis, length.Milliseconds(), maxPausesKept)
 	if pr := s.runningPause(); pr != nil {
 		pr.Millis, pr.Running = length.Milliseconds(), false
 	}

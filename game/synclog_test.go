@@ -6,12 +6,9 @@ package game
 // is repaired in real time and then by a stop-the-world re-sync.
 
 import (
-	"context"
 	"fmt"
 	"reflect"
 	"slices"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -47,45 +44,6 @@ func ownUnits(w *world.World, seat uint8) []uint32 {
 func withoutWhen(r SyncRecord) SyncRecord {
 	r.When = time.Time{}
 	return r
-}
-
-func TestTryDoFullQueue(t *testing.T) {
-	c := offlineClient(t)
-	srv, err := NewServer(ServerConfig{Listen: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.tr.Close() })
-	// Neither host runs: nothing takes the intents out of their queues.
-	for _, tt := range []struct {
-		name  string
-		size  int
-		tryDo func() bool
-	}{
-		{"client", cap(c.intents), func() bool { return c.TryDo(func(*Client) {}) }},
-		{"server", cap(srv.intents), func() bool { return srv.TryDo(func(*Server) {}) }},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			if tt.size != 64 {
-				t.Errorf("the intent queue holds %d, want 64", tt.size)
-			}
-			for i := range tt.size {
-				if !tt.tryDo() {
-					t.Fatalf("TryDo refused intent %d of a queue of %d", i+1, tt.size)
-				}
-			}
-			done := make(chan bool)
-			go func() { done <- tt.tryDo() }()
-			select {
-			case ok := <-done:
-				if ok {
-					t.Error("TryDo took an intent into a full queue")
-				}
-			case <-time.After(5 * time.Second):
-				t.Fatal("TryDo blocked on a full queue")
-			}
-		})
-	}
 }
 
 // TestClientLogsRealtimeResync: a UnitUpdate becomes a record with the client's hash and the
@@ -278,11 +236,10 @@ func TestClientPendingOrders(t *testing.T) {
 // and 1, stepped to frame 12. Nobody is connected, so it sends nothing.
 func offlineServer(t *testing.T) *Server {
 	t.Helper()
-	s, err := NewServer(ServerConfig{Listen: "127.0.0.1:0", Bots: 2, Seed: 1})
+	s, err := NewServer(ServerConfig{Bots: 2, Seed: 1}, nowhere{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.tr.Close() })
 	now := time.Now()
 	s.start(now)
 	for s.w.Frame() < 12 {
@@ -434,7 +391,7 @@ func TestSeatInfo(t *testing.T) {
 		paused bool
 		want   string
 	}{
-		{"bot", &seat{bot: NewBot(0, "bot1", 1), inGame: true}, false, "bot"},
+		{"bot", &seat{bot: NewBot(0, "bot1", 1)}, false, "bot"},
 		{"bot during a pause", &seat{bot: NewBot(0, "bot1", 1)}, true, "bot"},
 		{"connected, not started", &seat{peer: peer}, false, "joining"},
 		{"playing", &seat{peer: peer, started: true}, false, "playing"},
@@ -454,8 +411,9 @@ func TestSeatInfo(t *testing.T) {
 	}
 
 	s := &Server{}
-	s.seats[0] = &seat{idx: 0, name: "bot1", bot: NewBot(0, "bot1", 1), inGame: true}
-	s.seats[2] = &seat{idx: 2, name: "ann", peer: peer, started: true, inGame: true, lastHash: "ok at frame 40"}
+	s.seats[0] = &seat{idx: 0, name: "bot1", bot: NewBot(0, "bot1", 1)}
+	s.seats[2] = &seat{idx: 2, name: "ann", peer: peer, started: true, lastHash: "ok at frame 40"}
+	s.inGame[0], s.inGame[2] = true, true
 	s.seats[5] = &seat{idx: 5, name: "bob", gone: "closed: bye"}
 	want := []SeatInfo{
 		{Seat: 0, Name: "bot1", Bot: true, Connected: true, InGame: true, State: "bot"},
@@ -465,202 +423,4 @@ func TestSeatInfo(t *testing.T) {
 	if got := s.seatInfos(); !reflect.DeepEqual(got, want) {
 		t.Errorf("seats\n got %+v\nwant %+v", got, want)
 	}
-}
-
-// syncLogGame runs a loopback game of one server bot and two bot clients until the test ends
-// it, rather than for a fixed time: the test is over as soon as it has seen what it checks.
-func syncLogGame(t *testing.T, realtimeMax int) (*Server, []*Client, context.Context) {
-	t.Helper()
-	srv, err := NewServer(ServerConfig{Listen: "127.0.0.1:0", Bots: desyncBots, StartDelay: 300 * time.Millisecond,
-		MinPlayers: desyncClients, RealtimeMax: realtimeMax})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	var wg sync.WaitGroup
-	t.Cleanup(func() { cancel(); wg.Wait() })
-	wg.Go(func() { srv.Run(ctx) })
-	cs := make([]*Client, desyncClients)
-	for i := range cs {
-		c, err := NewClient(ClientConfig{Connect: srv.Addr(), Name: fmt.Sprintf("c%d", i+1), Bot: true, Seed: uint64(i + 1)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		cs[i] = c
-		wg.Go(func() { c.Run(ctx) })
-	}
-	return srv, cs, ctx
-}
-
-// findIn returns the latest record of seat with action in log.
-func findIn(log []SyncRecord, seat uint8, action string) (SyncRecord, bool) {
-	for i := len(log) - 1; i >= 0; i-- {
-		if log[i].Seat == seat && log[i].Action == action {
-			return log[i], true
-		}
-	}
-	return SyncRecord{}, false
-}
-
-// endedPause is the first pause in log that is over.
-func endedPause(log []PauseRecord) (PauseRecord, bool) {
-	for _, p := range log {
-		if !p.Running {
-			return p, true
-		}
-	}
-	return PauseRecord{}, false
-}
-
-// TestSyncLogLoopback: in a real game, a client's order shows as pending in its next snapshot
-// and goes once its frame ran; one corrupted unit is repaired in real time and both sides
-// record the same units with the same two hashes; then three corrupted units stop the world,
-// and every host records the pause. The player table shows the bot and the clients.
-func TestSyncLogLoopback(t *testing.T) {
-	t.Parallel()
-	srv, cs, ctx := syncLogGame(t, 2)
-	if !waitUntil(ctx, func() bool { return clientsAtFrame(cs, 5) }) {
-		t.Fatal("the clients never reached frame 5")
-	}
-	seat := cs[0].Snapshot().Seat
-
-	// An order given through Do, for a frame far enough ahead to be pending in any snapshot of
-	// the next second.
-	type issued struct {
-		id, frame uint32
-		prev      *ClientSnapshot
-	}
-	got := make(chan issued, 1)
-	cs[1].Do(func(c *Client) {
-		now := time.Now()
-		cmd := &Command{Frame: c.issueFrame(now) + 10, Kind: world.CommandStop, Units: ownUnits(c.w, c.seat)[:1]}
-		c.issue(now, cmd)
-		got <- issued{cmd.ID, cmd.Frame, c.Snapshot()}
-	})
-	order := <-got
-	var next *ClientSnapshot
-	waitUntil(ctx, func() bool { next = cs[1].Snapshot(); return next != order.prev })
-	if !slices.ContainsFunc(next.Pending, func(o PendingOrder) bool { return o.ID == order.id && o.Frame == order.frame }) {
-		t.Errorf("the snapshot after the order (frame %d) does not show it pending: %+v", next.Frame, next.Pending)
-	}
-
-	// One corrupted unit: a real-time re-sync.
-	if _, ok := injectDesync(ctx, cs[0], 1); !ok {
-		t.Fatal("no corruption")
-	}
-	var cr, sr, or SyncRecord
-	waitUntil(ctx, func() bool {
-		var ok1, ok2, ok3 bool
-		cr, ok1 = findIn(cs[0].Snapshot().Mismatches, seat, ActionRealtime)
-		sr, ok2 = findIn(srv.Snapshot().Mismatches, seat, ActionRealtime)
-		or, ok3 = findIn(cs[1].Snapshot().Mismatches, seat, ActionRealtime)
-		return ok1 && ok2 && ok3 && cr.Frame == sr.Frame && or.Frame == sr.Frame
-	})
-	t.Logf("client: %+v", cr)
-	t.Logf("server: %+v", sr)
-	if cr.Action != ActionRealtime || cr.At <= cr.Frame {
-		t.Fatalf("no real-time re-sync in the corrupted client's log (%+v)", cs[0].Snapshot().Mismatches)
-	}
-	if !slices.ContainsFunc(cr.Units, func(u UnitMismatch) bool { return u.LocalKnown && u.Local != u.Server }) {
-		t.Errorf("no unit with two different hashes: %+v", cr.Units)
-	}
-	if sr.Action != ActionRealtime || sr.At != cr.At || !reflect.DeepEqual(sr.Units, cr.Units) {
-		t.Errorf("the server's record %+v does not match the client's %+v", sr, cr)
-	}
-	// The other client learned of the repair too; its own hashes are the server's.
-	for i, u := range or.Units {
-		if i >= len(sr.Units) || u.ID != sr.Units[i].ID || u.Server != sr.Units[i].Server || (u.LocalKnown && u.Local != u.Server) {
-			t.Errorf("the other client's record %+v, the server's %+v", or, sr)
-			break
-		}
-	}
-
-	// The order ran at its frame and left the list.
-	waitUntil(ctx, func() bool { return cs[1].Snapshot().Frame > order.frame })
-	if s := cs[1].Snapshot(); slices.ContainsFunc(s.Pending, func(o PendingOrder) bool { return o.ID == order.id }) {
-		t.Errorf("at frame %d the order for frame %d is still pending", s.Frame, order.frame)
-	}
-
-	// Three corrupted units: more than the real-time limit of 2 stops the world.
-	if _, ok := injectDesync(ctx, cs[0], 3); !ok {
-		t.Fatal("no corruption")
-	}
-	sawPaused := false
-	waitUntil(ctx, func() bool {
-		ss := srv.Snapshot()
-		for _, si := range ss.Seats {
-			sawPaused = sawPaused || (!si.Bot && (si.State == "paused" || si.State == "re-syncing"))
-		}
-		_, ok1 := endedPause(ss.Pauses)
-		_, ok2 := endedPause(cs[0].Snapshot().Pauses)
-		_, ok3 := endedPause(cs[1].Snapshot().Pauses)
-		return ok1 && ok2 && ok3
-	})
-	sp, ok := endedPause(srv.Snapshot().Pauses)
-	if !ok {
-		t.Fatalf("the server's pauses: %+v", srv.Snapshot().Pauses)
-	}
-	t.Logf("server pause: %+v", sp)
-	if sp.Millis <= 0 || sp.Units <= 0 || sp.Start.IsZero() {
-		t.Errorf("the server's pause record %+v, want a length, units and a start", sp)
-	}
-	if r, ok := findIn(srv.Snapshot().Mismatches, seat, ActionStopWorld); !ok || r.At != sp.Frame {
-		t.Errorf("no stop-the-world record at frame %d on the server: %+v", sp.Frame, srv.Snapshot().Mismatches)
-	}
-	for _, c := range cs {
-		s := c.Snapshot()
-		cp, ok := endedPause(s.Pauses)
-		if !ok || cp.Frame != sp.Frame || cp.Millis <= 0 || cp.Units <= 0 || cp.Start.IsZero() {
-			t.Errorf("seat %d: pause record %+v, want the server's pause at frame %d, with a length and units", s.Seat, cp, sp.Frame)
-		}
-		if !slices.ContainsFunc(s.Mismatches, func(r SyncRecord) bool { return r.Action == ActionStopWorld && r.At == sp.Frame }) {
-			t.Errorf("seat %d: no stop-the-world record: %+v", s.Seat, s.Mismatches)
-		}
-	}
-	if !sawPaused {
-		t.Error("the player table never showed a client paused or re-syncing")
-	}
-
-	// The player table.
-	ss := srv.Snapshot()
-	if len(ss.Seats) != desyncBots+desyncClients {
-		t.Fatalf("seats %+v", ss.Seats)
-	}
-	for _, si := range ss.Seats {
-		switch {
-		case si.Bot:
-			if si.Name != "bot1" || !si.Connected || !si.InGame || si.State != "bot" || si.LastHash != "" {
-				t.Errorf("bot row %+v", si)
-			}
-		default:
-			if !strings.HasPrefix(si.Name, "c") || !si.Connected || !si.InGame || si.State != "playing" {
-				t.Errorf("client row %+v", si)
-			}
-			if !strings.Contains(si.LastHash, " at frame ") {
-				t.Errorf("client row %+v: no hash check", si)
-			}
-		}
-	}
-}
-
-// TestServerEventLog: the server's event log, which its screen shows, has the joins, the start,
-// the spawns and the leaves with their reasons.
-func TestServerEventLog(t *testing.T) {
-	t.Parallel()
-	ls := startServer(t, ServerConfig{MinPlayers: 1, StartDelay: 100 * time.Millisecond, EnemyEvery: 150 * time.Millisecond})
-	lc := startClient(t, ls.srv.Addr(), ClientConfig{Name: "ann"})
-	has := func(what string) bool {
-		for _, e := range ls.srv.Snapshot().Events {
-			if strings.Contains(e, ": "+what) {
-				return true
-			}
-		}
-		return false
-	}
-	waitFor(t, 10*time.Second, "join, start and a spawn in the event log", func() bool {
-		return ls.srv.Snapshot() != nil && has("join seat=0 name=ann") && has("game started") && has("spawn enemy=")
-	})
-	lc.cancel() // the client says goodbye as it stops
-	<-lc.done
-	waitFor(t, 10*time.Second, "the leave and its reason", func() bool { return has("leave seat=0 name=ann reason=") })
 }

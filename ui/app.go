@@ -10,12 +10,12 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/ackattack/ackattack/game"
+	"github.com/ackattack/ackattack/game/hostloop"
 )
 
 // ClientOptions configure the client screen.
 type ClientOptions struct {
-	Client *game.Client
+	Client *hostloop.Client
 	// Host replaces Client as the source of snapshots and the receiver of intents (tests).
 	Host ClientHost
 	// Screen is where to draw; nil: the real terminal.
@@ -31,7 +31,7 @@ type ClientOptions struct {
 
 // ServerOptions configure the server screen.
 type ServerOptions struct {
-	Server    *game.Server
+	Server    *hostloop.Server
 	Host      ServerHost // replaces Server (tests)
 	Addr      string     // where the server listens (default: Server.Addr())
 	Screen    tcell.Screen

@@ -49,12 +49,13 @@ type ClientScreen struct {
 	peer     transport.PeerStats
 	hasPeer  bool
 	groups   [maxGroups + 1][]uint32
-	group    int         // the group last recalled or stored, for the orders line
-	boxFrom  *[2]int32   // a keyboard box selection in progress
-	groupKey bool        // 'g' was pressed: the next digit stores a group
-	sent     []sentOrder // orders handed to the host, not yet seen in a snapshot
-	notice   string      // a message for the player (export done, intent refused)
-	noticeAt time.Time   // when it was first shown (zero: not yet, it shows from the next frame)
+	group    int            // the group last recalled or stored, for the orders line
+	boxFrom  *[2]int32      // a keyboard box selection in progress
+	groupKey bool           // 'g' was pressed: the next digit stores a group
+	sent     []sentOrder    // orders handed to the host, not yet seen in a snapshot
+	said     []*OrderTicket // chat lines handed to the host, until it took or refused them
+	notice   string         // a message for the player (export done, intent refused)
+	noticeAt time.Time      // when it was first shown (zero: not yet, it shows from the next frame)
 	linkCtl  *linkControl
 	// injecting is an inject-desync intent whose outcome the next frame reports.
 	injecting *OrderTicket
@@ -85,9 +86,12 @@ func NewClientScreen(host ClientHost, exportDir string, setFocus func(p tview.Pr
 	s.chat = NewChatPane()
 	s.chat.SetBorder(true).SetTitle(" chat (Enter) ")
 	s.chat.SetSendFunc(func(text string) {
-		if !host.Say(text) {
+		t, ok := host.Say(text)
+		if !ok {
 			s.tell("the game is busy: chat line not sent")
+			return
 		}
+		s.said = append(s.said, t)
 	})
 	s.orders = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
 	s.status = NewStatusLine()
@@ -203,6 +207,7 @@ func (s *ClientScreen) Refresh(now time.Time) {
 		Mismatches: snap.Mismatches, Pauses: snap.Pauses})
 	s.status.SetStatus(s.statusOf(snap, now))
 	s.followOrders(snap, now)
+	s.followChat()
 	if t := s.injecting; t != nil {
 		if _, err, ok := t.Result(); ok {
 			s.injecting = nil
@@ -246,7 +251,7 @@ func waitingText(snap *game.ClientSnapshot, peer transport.PeerStats) string {
 
 // statusOf is the status line's content for a snapshot.
 func (s *ClientScreen) statusOf(snap *game.ClientSnapshot, now time.Time) Status {
-	st := Status{Frame: snap.Frame, Lead: time.Duration(snap.Report.Game.LeadTimeMillis) * time.Millisecond,
+	st := Status{Frame: snap.Frame, Lead: time.Duration(snap.Game.LeadTimeMillis) * time.Millisecond,
 		RTT: s.peer.RTT, LossPercent: s.peer.LossPercent, BytesInPerSec: s.peer.BytesInPerSec,
 		BytesOutPerSec: s.peer.BytesOutPerSec, State: StateRunning, Link: LinkText(s.linkCtl.current)}
 	switch {
@@ -291,6 +296,18 @@ func (s *ClientScreen) followOrders(snap *game.ClientSnapshot, now time.Time) {
 	if len(s.sent) > 4 {
 		s.sent = s.sent[len(s.sent)-4:]
 	}
+}
+
+// followChat says so when the host refused a chat line (the connection is too far behind), and
+// forgets the lines it took.
+func (s *ClientScreen) followChat() {
+	s.said = slices.DeleteFunc(s.said, func(t *OrderTicket) bool {
+		_, err, ok := t.Result()
+		if ok && err != nil {
+			s.tell("chat line not sent: " + err.Error())
+		}
+		return ok
+	})
 }
 
 // dropDeadFromSelection forgets selected units that no longer exist.

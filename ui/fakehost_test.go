@@ -62,7 +62,7 @@ func newFakeClient(t testing.TB) *fakeClient {
 		Map: "skirmish", Units: slices.Clone(w.Units())}
 	f.snap.Players[0] = game.PlayerInfo{Seat: 0, Name: "ann"}
 	f.snap.Players[1] = game.PlayerInfo{Seat: 1, Name: "bob"}
-	f.snap.Report.Game.LeadTimeMillis = 200
+	f.snap.Game.LeadTimeMillis = 200
 	f.snap.Chat = []game.ChatLine{{From: "bob", Text: "hello"}}
 	f.peer = transport.PeerStats{Connected: true, RTT: 40 * time.Millisecond, Jitter: 3 * time.Millisecond,
 		LossPercent: 2.5, BytesInPerSec: 1200, BytesOutPerSec: 800}
@@ -111,12 +111,14 @@ func (f *fakeClient) Order(kind world.CommandKind, units []uint32, x, y int32, t
 	return t, true
 }
 
-func (f *fakeClient) Say(text string) bool {
+func (f *fakeClient) Say(text string) (*OrderTicket, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.said = append(f.said, text)
-	f.snap.Chat = append(slices.Clone(f.snap.Chat), game.ChatLine{From: "ann", Text: text})
-	return true
+	f.snap.Chat = append(slices.Clone(f.snap.Chat), game.ChatLine{From: "ann", Text: text, Own: true})
+	t := &OrderTicket{}
+	t.settle(0, nil)
+	return t, true
 }
 
 func (f *fakeClient) InjectDesync() (*OrderTicket, bool) {

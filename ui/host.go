@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ackattack/ackattack/game"
+	"github.com/ackattack/ackattack/game/hostloop"
 	"github.com/ackattack/ackattack/net/linksim"
 	"github.com/ackattack/ackattack/net/transport"
 	"github.com/ackattack/ackattack/world"
@@ -14,7 +15,7 @@ import (
 // ClientHost is what the client screen needs from a game client: snapshots to read and intents
 // to send. Every method is safe from the UI's goroutine and returns at once: an intent is handed
 // to the host's loop (false when its queue is full, and the screen says so), never run here.
-// GameClient adapts a *game.Client; tests may use a fake.
+// GameClient adapts a game client run by hostloop; tests may use a fake.
 type ClientHost interface {
 	Snapshot() *game.ClientSnapshot
 	// Peer returns the latest statistics of the connection to the server (false before it
@@ -29,26 +30,28 @@ type ClientHost interface {
 	// Order hands an order to the host; the ticket tells the frame it was scheduled for once
 	// the host has taken it (nil, false: the host's queue was full).
 	Order(kind world.CommandKind, units []uint32, x, y int32, target uint32) (*OrderTicket, bool)
-	Say(text string) bool
+	// Say hands a chat line to the host; the ticket settles with nil once the host took it,
+	// or with the reason it refused it (nil, false: the host's queue was full).
+	Say(text string) (*OrderTicket, bool)
 	// InjectDesync asks the host to corrupt one of the player's units; the ticket's frame is
 	// the number of units corrupted (0, with an error, when there was none to corrupt).
 	InjectDesync() (*OrderTicket, bool)
 }
 
 // GameClient returns the ClientHost of c.
-func GameClient(c *game.Client) ClientHost { return gameClient{c} }
+func GameClient(c *hostloop.Client) ClientHost { return gameClient{c} }
 
-type gameClient struct{ c *game.Client }
+type gameClient struct{ c *hostloop.Client }
 
 func (g gameClient) Snapshot() *game.ClientSnapshot { return g.c.Snapshot() }
 
 func (g gameClient) Peer() (transport.PeerStats, bool) {
-	st := g.c.Transport().Stats()
+	st := g.c.Stats()
 	return st.Server, st.State == transport.Connected || st.Server.PacketsSent > 0
 }
 
 func (g gameClient) Ended() string {
-	st := g.c.Transport().Stats()
+	st := g.c.Stats()
 	if st.State != transport.Disconnected {
 		return ""
 	}
@@ -62,20 +65,20 @@ func (g gameClient) Ended() string {
 }
 
 func (g gameClient) Link() (linksim.Settings, bool) {
-	ls, ok := g.c.Transport().Link()
+	ls, ok := g.c.Link()
 	return ls.Out, ok
 }
 
 // SetLink applies s in both directions: the sliders describe the link, not one way of it.
 func (g gameClient) SetLink(s linksim.Settings) error {
-	return g.c.Transport().SetLink(transport.LinkSettings{Out: s, In: s})
+	return g.c.SetLink(transport.LinkSettings{Out: s, In: s})
 }
 
 func (g gameClient) Order(kind world.CommandKind, units []uint32, x, y int32, target uint32) (*OrderTicket, bool) {
 	units = append([]uint32(nil), units...)
 	t := &OrderTicket{}
-	ok := g.c.TryDo(func(c *game.Client) {
-		frame, err := c.Command(time.Now(), kind, units, x, y, target)
+	ok := g.c.TryDo(func(c *game.Client, now time.Time) {
+		frame, err := c.Command(now, kind, units, x, y, target)
 		t.settle(frame, err)
 	})
 	if !ok {
@@ -84,13 +87,18 @@ func (g gameClient) Order(kind world.CommandKind, units []uint32, x, y int32, ta
 	return t, true
 }
 
-func (g gameClient) Say(text string) bool {
-	return g.c.TryDo(func(c *game.Client) { c.Say(time.Now(), text) })
+func (g gameClient) Say(text string) (*OrderTicket, bool) {
+	t := &OrderTicket{}
+	ok := g.c.TryDo(func(c *game.Client, now time.Time) { t.settle(0, c.Say(now, text)) })
+	if !ok {
+		return nil, false
+	}
+	return t, true
 }
 
 func (g gameClient) InjectDesync() (*OrderTicket, bool) {
 	t := &OrderTicket{}
-	ok := g.c.TryDo(func(c *game.Client) {
+	ok := g.c.TryDo(func(c *game.Client, _ time.Time) {
 		if n := c.InjectDesync(1); n == 0 {
 			t.settle(0, errNothingToCorrupt)
 		} else {
@@ -137,16 +145,16 @@ type ServerHost interface {
 }
 
 // GameServer returns the ServerHost of s.
-func GameServer(s *game.Server) ServerHost { return gameServer{s} }
+func GameServer(s *hostloop.Server) ServerHost { return gameServer{s} }
 
-type gameServer struct{ s *game.Server }
+type gameServer struct{ s *hostloop.Server }
 
 func (g gameServer) Snapshot() *game.ServerSnapshot { return g.s.Snapshot() }
-func (g gameServer) Peers() []transport.PeerStats   { return g.s.Transport().Stats().Peers }
+func (g gameServer) Peers() []transport.PeerStats   { return g.s.Stats().Peers }
 func (g gameServer) SetLink(s linksim.Settings) error {
-	return g.s.Transport().SetLink(transport.LinkSettings{Out: s, In: s})
+	return g.s.SetLink(transport.LinkSettings{Out: s, In: s})
 }
 func (g gameServer) Link() (linksim.Settings, bool) {
-	ls, ok := g.s.Transport().Link()
+	ls, ok := g.s.Link()
 	return ls.Out, ok
 }

@@ -10,25 +10,26 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/ackattack/ackattack/game"
+	"github.com/ackattack/ackattack/game/hostloop"
 	"github.com/ackattack/ackattack/net/transport"
 	"github.com/ackattack/ackattack/world"
 )
 
 // startRealGame runs a game server with one bot and a client on loopback, each with a link
 // conditioner that starts clean, and stops both when the test ends.
-func startRealGame(t *testing.T) (*game.Server, *game.Client) {
+func startRealGame(t *testing.T) (*hostloop.Server, *hostloop.Client) {
 	t.Helper()
 	scfg := game.ServerConfig{Listen: "127.0.0.1:0", Bots: 1, MinPlayers: 1, StartDelay: 200 * time.Millisecond}
 	scfg.Transport.Link = &transport.LinkSettings{}
 	scfg.Transport.DebugViews = true
-	srv, err := game.NewServer(scfg)
+	srv, err := hostloop.NewServer(scfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ccfg := game.ClientConfig{Connect: srv.Addr(), Name: "ann"}
 	ccfg.Transport.Link = &transport.LinkSettings{}
 	ccfg.Transport.DebugViews = true
-	c, err := game.NewClient(ccfg)
+	c, err := hostloop.NewClient(ccfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func TestClientScreenRealGame(t *testing.T) {
 	sa.rune(']')
 	deadline := time.Now().Add(pollLimit)
 	for {
-		ls, ok := c.Transport().Link()
+		ls, ok := c.Link()
 		if ok && ls.Out.LossPercent == 1 && ls.In.LossPercent == 1 {
 			break
 		}
@@ -115,7 +116,7 @@ func TestServerScreenRealGame(t *testing.T) {
 	sa, _ := startScreen(t, 120, 36, DefaultFPS, func(app *tview.Application) screenModel {
 		return NewServerScreen(GameServer(srv), srv.Addr(), t.TempDir(), func(p tview.Primitive) { app.SetFocus(p) })
 	})
-	addr := c.Transport().LocalAddr().String()
+	addr := c.Addr()
 	waitText(sa, "the bot", "bot1")
 	waitText(sa, "the player's address", addr)
 	waitText(sa, "the game running", "RUNNING")
@@ -124,7 +125,7 @@ func TestServerScreenRealGame(t *testing.T) {
 	sa.rune(']')
 	deadline := time.Now().Add(pollLimit)
 	for {
-		if ls, ok := srv.Transport().Link(); ok && ls.Out.LossPercent == 1 && ls.In.LossPercent == 1 {
+		if ls, ok := srv.Link(); ok && ls.Out.LossPercent == 1 && ls.In.LossPercent == 1 {
 			break
 		}
 		if time.Now().After(deadline) {

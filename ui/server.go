@@ -223,7 +223,7 @@ func (s *ServerScreen) fillPlayers(snap *game.ServerSnapshot) {
 	}
 	rows := len(s.rowSeats)
 	s.rowSeats = s.rowSeats[:0]
-	lead := fmt.Sprintf("%d ms", snap.Report.Game.LeadTimeMillis)
+	lead := fmt.Sprintf("%d ms", snap.Game.LeadTimeMillis)
 	selRow := 0
 	for i, st := range snap.Seats {
 		r := i + 1
@@ -320,8 +320,8 @@ func (s *ServerScreen) refreshDebug() {
 }
 
 func (s *ServerScreen) statusOf(snap *game.ServerSnapshot, now time.Time) Status {
-	st := Status{Frame: snap.Frame, Lead: time.Duration(snap.Report.Game.LeadTimeMillis) * time.Millisecond,
-		RTT: time.Duration(snap.Report.Net.RTTMillis * float64(time.Millisecond)), LossPercent: snap.Report.Net.LossPercent,
+	st := Status{Frame: snap.Frame, Lead: time.Duration(snap.Game.LeadTimeMillis) * time.Millisecond,
+		RTT: time.Duration(snap.Net.RTTMillis * float64(time.Millisecond)), LossPercent: snap.Net.LossPercent,
 		State: StateRunning, Link: LinkText(s.linkCtl.current)}
 	for _, p := range s.peers {
 		st.BytesInPerSec += p.BytesInPerSec

@@ -63,14 +63,14 @@ func newFakeServer(t testing.TB) *fakeServer {
 			Action: game.ActionRealtime, At: 405}},
 		Pauses: []game.PauseRecord{{Frame: 300, Start: fakeNow.Add(-12 * time.Second), Millis: 480, Units: 37}},
 	}
-	f.snap.Report.Game.LeadTimeMillis = 200
-	f.snap.Report.Net.RTTMillis = 42
+	f.snap.Game.LeadTimeMillis = 200
+	f.snap.Net.RTTMillis = 42
 	f.peers = []transport.PeerStats{
 		// The transport numbers its seats its own way (bob joined first there): the screen
 		// must match the players by id.
-		{Seat: 1, PlayerID: bobID, Name: "bob", Connected: true, Addr: netip.MustParseAddrPort("127.0.0.1:50002"), RTT: 46 * time.Millisecond, LossPercent: 12.5, BytesInPerSec: 310, BytesOutPerSec: 950,
+		{PlayerID: bobID, Name: "bob", Connected: true, Addr: netip.MustParseAddrPort("127.0.0.1:50002"), RTT: 46 * time.Millisecond, LossPercent: 12.5, BytesInPerSec: 310, BytesOutPerSec: 950,
 			Debug: heldBackDebug(fakeNow)},
-		{Seat: 0, PlayerID: annID, Name: "ann", Connected: true, Addr: netip.MustParseAddrPort("127.0.0.1:50001"), RTT: 38 * time.Millisecond, LossPercent: 0.5, BytesInPerSec: 300, BytesOutPerSec: 900},
+		{PlayerID: annID, Name: "ann", Connected: true, Addr: netip.MustParseAddrPort("127.0.0.1:50001"), RTT: 38 * time.Millisecond, LossPercent: 0.5, BytesInPerSec: 300, BytesOutPerSec: 900},
 	}
 	return f
 }

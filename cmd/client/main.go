@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/ackattack/ackattack/game"
+	"github.com/ackattack/ackattack/game/hostloop"
 	"github.com/ackattack/ackattack/net/transport"
 	"github.com/ackattack/ackattack/net/wire"
 	"github.com/ackattack/ackattack/ui"
@@ -107,7 +108,7 @@ func run(args []string) int {
 		if !*headless {
 			scfg.Transport.Link = &transport.LinkSettings{}
 		}
-		srv, err := game.NewServer(scfg)
+		srv, err := hostloop.NewServer(scfg)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "client: embedded server:", err)
 			return 1
@@ -133,7 +134,7 @@ func run(args []string) int {
 		defer f.Close()
 		cfg.Trace = f
 	}
-	c, err := game.NewClient(cfg)
+	c, err := hostloop.NewClient(cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "client:", err)
 		return 1
@@ -167,7 +168,7 @@ func run(args []string) int {
 	}
 	<-serverDone
 	if *statsPath != "" {
-		if err := game.WriteReport(*statsPath, c.Snapshot().Report); err != nil {
+		if err := game.WriteReport(*statsPath, c.Report()); err != nil {
 			fmt.Fprintln(os.Stderr, "client:", err)
 			return 1
 		}
@@ -192,7 +193,7 @@ func defaultName() string {
 }
 
 // readChat sends every line typed on standard input as a chat line.
-func readChat(ctx context.Context, c *game.Client) {
+func readChat(ctx context.Context, c *hostloop.Client) {
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
@@ -203,16 +204,20 @@ func readChat(ctx context.Context, c *game.Client) {
 		case <-ctx.Done():
 			return
 		default:
-			c.Do(func(c *game.Client) { c.Say(time.Now(), line) })
+			c.Do(func(c *game.Client, now time.Time) {
+				if err := c.Say(now, line); err != nil {
+					fmt.Fprintln(os.Stderr, "client: chat line not sent:", err)
+				}
+			})
 		}
 	}
 }
 
 // printStatus prints a status line every second and the chat lines as they arrive.
-func printStatus(ctx context.Context, c *game.Client) {
+func printStatus(ctx context.Context, c *hostloop.Client) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
-	shown := 0
+	var shown uint64 // lines of the conversation already looked at
 	for {
 		select {
 		case <-ctx.Done():
@@ -220,11 +225,15 @@ func printStatus(ctx context.Context, c *game.Client) {
 		case <-t.C:
 		}
 		s := c.Snapshot()
-		r := s.Report
-		for _, l := range r.Chat.Received[min(shown, len(r.Chat.Received)):] {
-			fmt.Printf("<%s> %s\n", l.From, l.Text)
+		// The snapshot holds the latest lines of the conversation and a count of all of them:
+		// the new ones are its last ChatTotal-shown (all it holds, if more came).
+		fresh := s.Chat[len(s.Chat)-int(min(s.ChatTotal-shown, uint64(len(s.Chat)))):]
+		for _, l := range fresh {
+			if !l.Own {
+				fmt.Printf("<%s> %s\n", l.From, l.Text)
+			}
 		}
-		shown = len(r.Chat.Received)
+		shown = s.ChatTotal
 		state := "RUNNING"
 		switch {
 		case !s.Started:
@@ -235,7 +244,7 @@ func printStatus(ctx context.Context, c *game.Client) {
 			state = "WAITING FOR SYNC ACK"
 		}
 		fmt.Printf("frame %d  lead %d ms  rtt %.0f ms  loss %.1f%%  late %d  resyncs %d/%d  %s\n",
-			s.Frame, r.Game.LeadTimeMillis, r.Net.RTTMillis, r.Net.LossPercent, r.Game.CommandsLate,
-			r.Sync.RealtimeResyncs, r.Sync.StopWorldResyncs, state)
+			s.Frame, s.Game.LeadTimeMillis, s.Net.RTTMillis, s.Net.LossPercent, s.Game.CommandsLate,
+			s.Sync.RealtimeResyncs, s.Sync.StopWorldResyncs, state)
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"syscall"
 
 	"github.com/ackattack/ackattack/game"
+	"github.com/ackattack/ackattack/game/hostloop"
 	"github.com/ackattack/ackattack/ui"
 	"github.com/ackattack/ackattack/world"
 )
@@ -91,7 +92,7 @@ func run(args []string) int {
 		defer f.Close()
 		cfg.Trace = f
 	}
-	srv, err := game.NewServer(cfg)
+	srv, err := hostloop.NewServer(cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "server:", err)
 		return 1
@@ -127,7 +128,7 @@ func run(args []string) int {
 		return 1
 	}
 	if *statsPath != "" {
-		if err := game.WriteReport(*statsPath, srv.Snapshot().Report); err != nil {
+		if err := game.WriteReport(*statsPath, srv.Report()); err != nil {
 			fmt.Fprintln(os.Stderr, "server:", err)
 			return 1
 		}

@@ -1,0 +1,283 @@
+package game
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ackattack/ackattack/net/linksim"
+)
+
+// The end-to-end games run in virtual time (vgame_test.go): a server with two bots, three bot
+// clients, every link impaired the same way, bots playing and chatting to the last frame. The
+// checks compare what has settled: frames old enough that a difference would have been
+// reported and repaired, chat lines old enough to have arrived.
+
+// detectionFrames is how long the server may take to notice a difference: hash reports cover
+// every group once a second (10 frames), then a drill-down round trip. A difference in the
+// last frames of a run may simply not have been reported yet.
+const detectionFrames = 30
+
+// checkHashesAfterResync: at every frame both recorded after the server's last re-sync (and
+// early enough for a difference to have been detected), every client's world hash equals the
+// server's. A difference at such a frame would be a drift the hash checks missed.
+func checkHashesAfterResync(t *testing.T, res sessionResult) {
+	t.Helper()
+	last := res.server.Sync.LastResyncFrame
+	for _, r := range res.clients {
+		common := 0
+		for f, h := range r.WorldHashes {
+			n, _ := strconv.Atoi(f)
+			sh, ok := res.server.WorldHashes[f]
+			if !ok || uint32(n) <= last || uint32(n)+detectionFrames > res.server.Frame {
+				continue
+			}
+			common++
+			if sh != h {
+				t.Errorf("%s: world hash at frame %s is %s, the server's %s (last re-sync at frame %d)", r.Name, f, h, sh, last)
+			}
+		}
+		if common == 0 {
+			t.Errorf("%s: no common frame with the server after the last re-sync (frame %d)", r.Name, last)
+		}
+	}
+}
+
+// checkChat: every line a player sent reached every other client once, in order. Lines sent
+// in the last moments may still be on their way, so a received list may lack a short tail.
+func checkChat(t *testing.T, res sessionResult) {
+	t.Helper()
+	sent := map[string][]string{}
+	for _, r := range res.clients {
+		sent[r.Name] = r.Chat.Sent
+	}
+	for _, line := range res.server.Chat.Sent { // the server's bots: "<name> N"
+		name := line[:strings.LastIndexByte(line, ' ')]
+		sent[name] = append(sent[name], line)
+	}
+	for _, r := range res.clients {
+		got := map[string][]string{}
+		for _, l := range r.Chat.Received {
+			got[l.From] = append(got[l.From], l.Text)
+		}
+		for from, lines := range sent {
+			if from == r.Name {
+				if len(got[from]) != 0 {
+					t.Errorf("%s received its own lines", r.Name)
+				}
+				continue
+			}
+			g := got[from]
+			if len(g) > len(lines) || len(lines)-len(g) > 2 {
+				t.Errorf("%s got %d of %s's %d lines", r.Name, len(g), from, len(lines))
+			}
+			for i := range g {
+				if i < len(lines) && g[i] != lines[i] {
+					t.Errorf("%s: line %d from %s is %q, want %q (lost, repeated or out of order)", r.Name, i, from, g[i], lines[i])
+					break
+				}
+			}
+		}
+		if len(r.Chat.Received) == 0 {
+			t.Errorf("%s received no chat", r.Name)
+		}
+	}
+}
+
+// checkKillsAfterSpawns: on every host, every executed kill comes after the spawn of its enemy.
+func checkKillsAfterSpawns(t *testing.T, res sessionResult) {
+	t.Helper()
+	for i, tr := range res.traces {
+		spawned := map[uint32]bool{}
+		kills := 0
+		sc := bufio.NewScanner(bytes.NewReader(tr.Bytes()))
+		for sc.Scan() {
+			var l traceLine
+			if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+				t.Fatalf("trace %d: %v: %s", i, err, sc.Text())
+			}
+			switch l.Type {
+			case "SpawnEnemy":
+				spawned[*l.ID] = true
+			case "KillEnemy":
+				kills++
+				if !spawned[*l.ID] {
+					t.Errorf("trace %d: kill of enemy %d executed before its spawn", i, *l.ID)
+				}
+			}
+		}
+		if i < len(res.traces)-1 && len(spawned) == 0 {
+			t.Errorf("client trace %d: no spawn executed", i)
+		}
+	}
+}
+
+func logReports(t *testing.T, res sessionResult) {
+	t.Logf("server: frame %d, sync %+v, game %+v", res.server.Frame, res.server.Sync, res.server.Game)
+	for _, r := range res.clients {
+		t.Logf("%s: frame %d, sync %+v, game %+v, net rtt %.0f ms loss %.1f%%, chat sent %d received %d",
+			r.Name, r.Frame, r.Sync, r.Game, r.Net.RTTMillis, r.Net.LossPercent, len(r.Chat.Sent), len(r.Chat.Received))
+	}
+}
+
+// e2eDuration is the length of the end-to-end games: a minute of game time (a few seconds of
+// wall time).
+const e2eDuration = 60 * time.Second
+
+func TestEndToEndCleanLinkNoMismatch(t *testing.T) {
+	t.Parallel()
+	g := newVGame(t, vspec{seed: 3, bots: 2, clients: 3})
+	g.run(e2eDuration)
+	res := g.result()
+	logReports(t, res)
+	if s := res.server.Sync; s.MismatchedUnits != 0 || s.RealtimeResyncs != 0 || s.StopWorldResyncs != 0 {
+		t.Errorf("mismatches on a clean link: %+v", s)
+	}
+	checkHashesAfterResync(t, res)
+	checkChat(t, res)
+	checkKillsAfterSpawns(t, res)
+}
+
+func TestEndToEndLossyLink(t *testing.T) {
+	t.Parallel()
+	lossy := linksim.Settings{LossPercent: 10, Latency: 50 * time.Millisecond, Jitter: 10 * time.Millisecond}
+	g := newVGame(t, vspec{seed: 7, bots: 2, clients: 3, link: lossy})
+	repairs := g.runWatchingRepairs(e2eDuration)
+	res := g.result()
+	logReports(t, res)
+	late := uint64(0)
+	for _, r := range res.clients {
+		late += r.Game.CommandsLate
+	}
+	t.Logf("late commands on the clients: %d", late)
+	checkDriftRepaired(t, g, res, repairs)
+	checkChat(t, res)
+	checkKillsAfterSpawns(t, res)
+}
+
+// TestVirtualGameIsRepeatable: the same seed at 10% loss gives the same game twice, byte for
+// byte: every host's --stats report and trace.
+func TestVirtualGameIsRepeatable(t *testing.T) {
+	t.Parallel()
+	lossy := linksim.Settings{LossPercent: 10, Latency: 40 * time.Millisecond, Jitter: 10 * time.Millisecond, DupPercent: 2}
+	play := func() (reports [][]byte, traces [][]byte) {
+		g := newVGame(t, vspec{seed: 7, bots: 2, clients: 3, link: lossy})
+		g.run(30 * time.Second)
+		res := g.result()
+		for _, r := range append(res.clients, res.server) {
+			b, err := json.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			reports = append(reports, b)
+		}
+		for _, tr := range res.traces {
+			traces = append(traces, tr.Bytes())
+		}
+		return reports, traces
+	}
+	r1, t1 := play()
+	r2, t2 := play()
+	for i := range r1 {
+		if !bytes.Equal(r1[i], r2[i]) {
+			t.Errorf("report %d differs between two runs of the same seed:\n%s\n%s", i, r1[i], r2[i])
+		}
+	}
+	for i := range t1 {
+		if len(t1[i]) == 0 {
+			t.Errorf("trace %d is empty", i)
+		}
+		if !bytes.Equal(t1[i], t2[i]) {
+			t.Errorf("trace %d differs between two runs of the same seed (%d and %d bytes)", i, len(t1[i]), len(t2[i]))
+		}
+	}
+}
+
+// TestSnapshotsCarryTheWorld: the snapshots a user interface reads carry the map's name and
+// copies of the units, on the server and on a client.
+func TestSnapshotsCarryTheWorld(t *testing.T) {
+	t.Parallel()
+	g := newVGame(t, vspec{bots: 1, clients: 1})
+	g.waitFor(10*time.Second, "both past frame 5", func() bool {
+		return g.srv.Snapshot().Frame > 5 && g.clients[0].Snapshot().Frame > 5
+	})
+	g.run(200 * time.Millisecond) // a fresh snapshot of each
+	ss, cl := g.srv.Snapshot(), g.clients[0].Snapshot()
+	if len(ss.Units) == 0 || len(cl.Units) == 0 {
+		t.Fatalf("snapshots without units: server %d, client %d", len(ss.Units), len(cl.Units))
+	}
+	if cl.Map != "skirmish" || ss.Map != "skirmish" {
+		t.Errorf("maps %q and %q", ss.Map, cl.Map)
+	}
+}
+
+// repairLog is what the server did about drift during a game: every hash check that found a
+// difference (seat and the frame checked) and every stop-the-world pause (its frame).
+type repairLog struct {
+	checked map[[2]uint32]bool // {seat, frame}
+	paused  []uint32
+}
+
+// runWatchingRepairs runs the game for d, collecting the server's sync log as it goes (the
+// log itself keeps only its latest records).
+func (g *vgame) runWatchingRepairs(d time.Duration) repairLog {
+	rl := repairLog{checked: map[[2]uint32]bool{}}
+	seen := map[uint32]bool{}
+	for end := g.now.Add(d); g.now.Before(end); {
+		g.run(min(500*time.Millisecond, end.Sub(g.now)))
+		for _, r := range g.srv.syncLog {
+			rl.checked[[2]uint32{uint32(r.Seat), r.Frame}] = true
+		}
+		for _, p := range g.srv.pauseLog {
+			if !seen[p.Frame] {
+				seen[p.Frame] = true
+				rl.paused = append(rl.paused, p.Frame)
+			}
+		}
+	}
+	return rl
+}
+
+// checkDriftRepaired: at every frame both recorded, old enough for a difference to have been
+// reported, a client whose world differs from the server's was caught by the hash checks: the
+// server checked that client's report of a frame at or soon after it, or stopped the world
+// soon after it. It logs how often the worlds agreed, the figure lockstep under loss is judged
+// by.
+func checkDriftRepaired(t *testing.T, g *vgame, res sessionResult, rl repairLog) {
+	t.Helper()
+	for i, r := range res.clients {
+		seat := uint32(g.clients[i].seat)
+		common, agreed := 0, 0
+		for f, h := range r.WorldHashes {
+			n, _ := strconv.Atoi(f)
+			frame := uint32(n)
+			sh, ok := res.server.WorldHashes[f]
+			if !ok || frame+detectionFrames > res.server.Frame {
+				continue
+			}
+			common++
+			if sh == h {
+				agreed++
+				continue
+			}
+			caught := false
+			for c := frame; c <= frame+detectionFrames && !caught; c++ {
+				caught = rl.checked[[2]uint32{seat, c}]
+			}
+			for _, p := range rl.paused {
+				caught = caught || (p >= frame && p <= frame+detectionFrames+2*maxLeadFrames)
+			}
+			if !caught {
+				t.Errorf("%s: world hash at frame %d differs from the server's, and no hash check or pause followed", r.Name, frame)
+			}
+		}
+		if common == 0 {
+			t.Errorf("%s: no settled frame in common with the server", r.Name)
+		}
+		t.Logf("%s: its world agreed with the server's at %d of %d settled frames", r.Name, agreed, common)
+	}
+}

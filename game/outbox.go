@@ -1,0 +1,94 @@
+package game
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ackattack/ackattack/net/depgraph"
+	"github.com/ackattack/ackattack/net/message"
+)
+
+// The one back-pressure policy of the game, for every connection of every host: the server's
+// link to each client, a client's link to the server, and the direct links between clients.
+//
+// The message layer refuses a guaranteed message when its next sequence number may still be
+// in flight (message.ErrBackpressure): reusing it could make the receiver take the new message
+// for an old one. A refused message is not lost: it waits in the connection's outbox, in the
+// order it was issued, and goes out as soon as the connection takes it again, before anything
+// issued after it (a chain, such as chat, stays a chain). The outbox is bounded: a connection
+// so far behind that maxOutbox messages wait is not coming back soon, and the next message is
+// refused with ErrOutboxFull, returned to whoever issued it (a player's order or chat line is
+// refused on the screen, not dropped in silence) and counted.
+
+// maxOutbox bounds the messages waiting in one connection's outbox. Ten seconds of a busy
+// game's guaranteed traffic to one client is a few hundred messages.
+const maxOutbox = 1024
+
+// ErrOutboxFull: a connection's outbox already holds maxOutbox messages; the message was not
+// sent and will not be.
+var ErrOutboxFull = errors.New("game: the connection is too far behind: message refused")
+
+// pendingSend is a guaranteed message the connection refused for now.
+type pendingSend struct {
+	payload []byte
+	deps    []*depgraph.Dependency
+	out     *depgraph.Dependency
+	sync    bool
+}
+
+// outbox is one connection's queue of refused messages (see the policy above).
+type outbox struct {
+	queue   []pendingSend
+	queued  uint64 // messages that had to wait
+	refused uint64 // messages refused with ErrOutboxFull
+}
+
+// send hands a guaranteed (or sync) message to c, or queues it behind the ones already
+// waiting. The error is ErrOutboxFull or one of the message layer's other refusals (too large,
+// connection failed); nil means it is sent or will be.
+func (o *outbox) send(c *message.Conn, now time.Time, payload []byte, deps []*depgraph.Dependency, out *depgraph.Dependency, sync bool) error {
+	if len(o.queue) == 0 {
+		err := sendOn(c, now, payload, deps, out, sync)
+		if !errors.Is(err, message.ErrBackpressure) {
+			return err
+		}
+	}
+	if len(o.queue) >= maxOutbox {
+		o.refused++
+		return fmt.Errorf("%w (%d waiting)", ErrOutboxFull, len(o.queue))
+	}
+	o.queued++
+	o.queue = append(o.queue, pendingSend{payload: append([]byte(nil), payload...), deps: deps, out: out, sync: sync})
+	return nil
+}
+
+// flush sends what c takes again, in order.
+func (o *outbox) flush(c *message.Conn, now time.Time) {
+	n := 0
+	for ; n < len(o.queue); n++ {
+		p := o.queue[n]
+		if err := sendOn(c, now, p.payload, p.deps, p.out, p.sync); errors.Is(err, message.ErrBackpressure) {
+			break
+		}
+		o.queue[n] = pendingSend{}
+	}
+	if n > 0 {
+		o.queue = append(o.queue[:0], o.queue[n:]...)
+	}
+}
+
+// reset forgets what waits: the connection ended, and a new one starts from nothing.
+func (o *outbox) reset() { clear(o.queue); o.queue = o.queue[:0] }
+
+// waiting is how many messages wait.
+func (o *outbox) waiting() int { return len(o.queue) }
+
+func sendOn(c *message.Conn, now time.Time, payload []byte, deps []*depgraph.Dependency, out *depgraph.Dependency, sync bool) error {
+	if sync {
+		_, err := c.SendSync(now, payload, deps, out)
+		return err
+	}
+	_, err := c.SendGuaranteed(now, payload, deps, out)
+	return err
+}

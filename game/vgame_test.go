@@ -1,0 +1,250 @@
+package game
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ackattack/ackattack/net/linksim"
+	"github.com/ackattack/ackattack/net/transport"
+)
+
+// A whole game in virtual time: a server session, client sessions and their direct links, all
+// over one linksim.Network, with no socket, no goroutine and no wall clock. The network's
+// clock is the game's: the harness moves it to the next datagram or the next deadline any
+// host reported, hands the datagrams to their hosts and ticks every host. Everything random
+// is seeded (the link's losses, the connection keys, the bots), so the same spec gives the
+// same run, byte for byte, and a minute of play takes a fraction of that in wall time.
+
+// vhost is what the harness drives: a *Server or a *Client.
+type vhost interface {
+	Handle(now time.Time, d transport.Datagram)
+	Tick(now time.Time)
+	NextDeadline(now time.Time) time.Time
+	Shutdown(now time.Time)
+}
+
+// vspec describes a game in virtual time.
+type vspec struct {
+	seed    uint64
+	bots    int              // the server's own bots
+	clients int              // bot clients started at once (more with join)
+	link    linksim.Settings // every link, both directions: server↔client and client↔client
+	server  func(*ServerConfig)
+	client  func(i int, c *ClientConfig)
+}
+
+// vgame is a game in virtual time.
+type vgame struct {
+	t       testing.TB
+	spec    vspec
+	nw      *linksim.Network
+	now     time.Time
+	srv     *Server
+	srvAddr netip.AddrPort
+	clients []*Client // in the order they joined; a vanished one stays, gone[i] true
+	caddrs  []netip.AddrPort
+	gone    []bool
+	traces  []*bytes.Buffer // the clients' in join order, then the server's last
+	hosts   map[string]vhost
+	order   []string // hosts by name in the order they were added: ticks go in this order
+	names   []string // every node ever added, for links to new ones
+	dgrams  []linksim.Datagram
+}
+
+// vWriter sends a host's datagrams into the network from its node.
+type vWriter struct{ node *linksim.Node }
+
+func (w vWriter) WriteTo(b []byte, to netip.AddrPort) error { return w.node.Send(to.String(), b) }
+
+// seededRand is a deterministic source for connection keys, secrets and command ids.
+func seededRand(seed uint64, who uint64) *rand.ChaCha8 {
+	var key [32]byte
+	binary.LittleEndian.PutUint64(key[:], seed)
+	binary.LittleEndian.PutUint64(key[8:], who)
+	return rand.NewChaCha8(key)
+}
+
+// newVGame starts the server and the spec's clients (not yet connected: run moves time).
+func newVGame(t testing.TB, sp vspec) *vgame {
+	t.Helper()
+	if sp.seed == 0 {
+		sp.seed = 1
+	}
+	g := &vgame{t: t, spec: sp, nw: linksim.NewNetwork(sp.seed), hosts: map[string]vhost{}}
+	g.now = g.nw.Now()
+	g.srvAddr = netip.MustParseAddrPort("127.0.0.1:7777")
+	trace := new(bytes.Buffer)
+	cfg := ServerConfig{Bots: sp.bots, Seed: sp.seed, MinPlayers: sp.clients, StartDelay: 500 * time.Millisecond, Trace: trace}
+	cfg.Transport.Rand = seededRand(sp.seed, 0)
+	cfg.Transport.DebugViews = true
+	if sp.server != nil {
+		sp.server(&cfg)
+	}
+	node := g.addNode(g.srvAddr)
+	srv, err := NewServer(cfg, vWriter{node})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.srv = srv
+	g.hosts[g.srvAddr.String()] = srv
+	g.order = append(g.order, g.srvAddr.String())
+	g.traces = append(g.traces, trace)
+	for range sp.clients {
+		g.join(nil)
+	}
+	return g
+}
+
+// addNode adds a node for addr, linked to every node before it.
+func (g *vgame) addNode(addr netip.AddrPort) *linksim.Node {
+	name := addr.String()
+	for _, other := range g.names {
+		g.nw.Link(name, other, g.spec.link, g.spec.link)
+	}
+	g.names = append(g.names, name)
+	return g.nw.AddNode(name)
+}
+
+// join starts another bot client (its configuration changed by edit, if not nil) on a new
+// address and returns its index. It connects as time runs.
+func (g *vgame) join(edit func(c *ClientConfig)) int {
+	g.t.Helper()
+	i := len(g.clients)
+	addr := netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 1, byte(1 + i%250)}), uint16(40000+i))
+	trace := new(bytes.Buffer)
+	cfg := ClientConfig{Name: fmt.Sprintf("c%d", i+1), Bot: true, Seed: uint64(i + 1), Trace: trace,
+		PlayerID: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "vgame %d player %d", g.spec.seed, i))}
+	cfg.Transport.Rand = seededRand(g.spec.seed, uint64(i+1))
+	cfg.Transport.DebugViews = true
+	if g.spec.client != nil {
+		g.spec.client(i, &cfg)
+	}
+	if edit != nil {
+		edit(&cfg)
+	}
+	node := g.addNode(addr)
+	c, err := NewClient(cfg, vWriter{node}, g.srvAddr, addr)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	g.clients = append(g.clients, c)
+	g.caddrs = append(g.caddrs, addr)
+	g.gone = append(g.gone, false)
+	g.traces = append(g.traces[:len(g.traces)-1], trace, g.traces[len(g.traces)-1])
+	g.hosts[addr.String()] = c
+	g.order = append(g.order, addr.String())
+	return i
+}
+
+// vanish makes client i disappear without a word, as a killed process does: its datagrams
+// stop, and what is sent to it is lost.
+func (g *vgame) vanish(i int) {
+	g.gone[i] = true
+	delete(g.hosts, g.caddrs[i].String())
+}
+
+// leave makes client i quit cleanly (its server learns why), then vanish.
+func (g *vgame) leave(i int) {
+	g.clients[i].Shutdown(g.now)
+	g.vanish(i)
+}
+
+// run moves time forward by d.
+func (g *vgame) run(d time.Duration) { g.runUntil(g.now.Add(d), nil) }
+
+// runUntil moves time until end, or until cond (checked after every step) holds; it reports
+// whether cond held.
+func (g *vgame) runUntil(end time.Time, cond func() bool) bool {
+	for {
+		for _, name := range g.order {
+			if h := g.hosts[name]; h != nil {
+				h.Tick(g.now)
+			}
+		}
+		if cond != nil && cond() {
+			return true
+		}
+		if !g.now.Before(end) {
+			return false
+		}
+		next := end
+		for _, name := range g.order {
+			if h := g.hosts[name]; h != nil {
+				if d := h.NextDeadline(g.now); !d.IsZero() && d.Before(next) {
+					next = d
+				}
+			}
+		}
+		// A real loop sleeps at least a millisecond too: a deadline already due after a Tick
+		// (a paced sender waiting for acks) must not spin.
+		next = maxTime(next, g.now.Add(time.Millisecond))
+		g.now, g.dgrams = g.nw.Step(next, g.dgrams[:0])
+		for _, d := range g.dgrams {
+			h := g.hosts[d.To]
+			if h == nil {
+				continue // sent to a host that vanished
+			}
+			from, err := netip.ParseAddrPort(d.From)
+			if err != nil {
+				g.t.Fatal(err)
+			}
+			h.Handle(g.now, transport.Datagram{From: from, Data: d.Data})
+		}
+	}
+}
+
+// waitFor runs until cond holds, failing the test after max of virtual time.
+func (g *vgame) waitFor(max time.Duration, what string, cond func() bool) {
+	g.t.Helper()
+	if !g.runUntil(g.now.Add(max), cond) {
+		g.t.Fatalf("not within %v of game time: %s", max, what)
+	}
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// result ends the game (every host shuts down) and returns the reports, as the binaries
+// write them at exit.
+func (g *vgame) result() sessionResult {
+	var res sessionResult
+	for i, c := range g.clients {
+		if !g.gone[i] {
+			c.Shutdown(g.now)
+		}
+		res.clients = append(res.clients, c.Report())
+	}
+	g.srv.Shutdown(g.now)
+	res.server = g.srv.Report()
+	res.traces = g.traces
+	return res
+}
+
+// live are the clients still in the game.
+func (g *vgame) live() []*Client {
+	var out []*Client
+	for i, c := range g.clients {
+		if !g.gone[i] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// sessionResult is what a game leaves behind.
+type sessionResult struct {
+	server  Report
+	clients []Report
+	traces  []*bytes.Buffer // one per client, then the server's
+}
