@@ -28,6 +28,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ackattack/ackattack/cmd/internal/cli"
 	"github.com/ackattack/ackattack/game"
 	"github.com/ackattack/ackattack/net/transport"
 	"github.com/ackattack/ackattack/net/wire"
@@ -56,14 +57,14 @@ func run(args []string) int {
 	logPath := fs.String("log", "", "append the log to this file (default: standard error with --headless, else "+defaultLog+")")
 	logLevel := slog.LevelWarn
 	fs.TextVar(&logLevel, "log-level", slog.LevelWarn, "least `level` logged: debug, info, warn or error")
-	var link game.LinkFlags
+	var link cli.LinkFlags
 	link.Register(fs)
-	if code, ok := game.ParseFlags(fs, args, "Joins an AckAttack game (or hosts one with a bot when --connect is empty)."); !ok {
+	if code, ok := cli.ParseFlags(fs, args, "Joins an AckAttack game (or hosts one with a bot when --connect is empty)."); !ok {
 		return code
 	}
 	ls, err := link.Settings()
 	if err == nil {
-		err = game.CheckDuration(*duration)
+		err = cli.CheckDuration(*duration)
 	}
 	if err == nil && *inject < 0 {
 		err = errors.New("--inject-desync must not be negative")
@@ -79,7 +80,7 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "client: --name %q: 1 to %d bytes of UTF-8 without control characters (%v)\n", *name, wire.MaxNameLen, err)
 		return 2
 	}
-	out, err := game.SetupOutput("client", *headless, *logPath, defaultLog, logLevel, ls)
+	out, err := cli.SetupOutput("client", *headless, *logPath, defaultLog, logLevel, ls)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "client:", err)
 		return 1
@@ -167,7 +168,7 @@ func run(args []string) int {
 	}
 	<-serverDone
 	if *statsPath != "" {
-		if err := game.WriteReport(*statsPath, c.Snapshot().Report); err != nil {
+		if err := cli.WriteReport(*statsPath, c.Snapshot().Report); err != nil {
 			fmt.Fprintln(os.Stderr, "client:", err)
 			return 1
 		}

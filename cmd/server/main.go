@@ -26,6 +26,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/ackattack/ackattack/cmd/internal/cli"
 	"github.com/ackattack/ackattack/game"
 	"github.com/ackattack/ackattack/ui"
 	"github.com/ackattack/ackattack/world"
@@ -52,14 +53,14 @@ func run(args []string) int {
 	logPath := fs.String("log", "", "append the log to this file (default: standard error with --headless, else "+defaultLog+")")
 	logLevel := slog.LevelInfo
 	fs.TextVar(&logLevel, "log-level", slog.LevelInfo, "least `level` logged: debug, info, warn or error")
-	var link game.LinkFlags
+	var link cli.LinkFlags
 	link.Register(fs)
-	if code, ok := game.ParseFlags(fs, args, "Hosts an AckAttack game over UDP."); !ok {
+	if code, ok := cli.ParseFlags(fs, args, "Hosts an AckAttack game over UDP."); !ok {
 		return code
 	}
 	ls, err := link.Settings()
 	if err == nil {
-		err = game.CheckDuration(*duration)
+		err = cli.CheckDuration(*duration)
 	}
 	if err == nil && (*bots < 0 || *bots > world.MaxPlayers) {
 		err = fmt.Errorf("--bots must be 0..%d", world.MaxPlayers)
@@ -71,7 +72,7 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "server:", err)
 		return 2
 	}
-	out, err := game.SetupOutput("server", *headless, *logPath, defaultLog, logLevel, ls)
+	out, err := cli.SetupOutput("server", *headless, *logPath, defaultLog, logLevel, ls)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "server:", err)
 		return 1
@@ -127,7 +128,7 @@ func run(args []string) int {
 		return 1
 	}
 	if *statsPath != "" {
-		if err := game.WriteReport(*statsPath, srv.Snapshot().Report); err != nil {
+		if err := cli.WriteReport(*statsPath, srv.Snapshot().Report); err != nil {
 			fmt.Fprintln(os.Stderr, "server:", err)
 			return 1
 		}

@@ -1,4 +1,4 @@
-package game
+package cli
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/ackattack/ackattack/game"
 	"github.com/ackattack/ackattack/net/linksim"
 	"github.com/ackattack/ackattack/net/transport"
 )
@@ -64,7 +65,7 @@ func ParseFlags(fs *flag.FlagSet, args []string, summary string) (int, bool) {
 }
 
 // WriteReport writes r as indented JSON to path (the --stats file).
-func WriteReport(path string, r Report) error {
+func WriteReport(path string, r game.Report) error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
