@@ -18,16 +18,13 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"os"
-	"os/signal"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/ackattack/ackattack/cmd/internal/cli"
 	"github.com/ackattack/ackattack/game"
 	"github.com/ackattack/ackattack/game/hostloop"
 	"github.com/ackattack/ackattack/net/transport"
@@ -35,67 +32,44 @@ import (
 	"github.com/ackattack/ackattack/ui"
 )
 
-// defaultLog is where the log goes in UI mode when --log is not given.
-var defaultLog = filepath.Join(os.TempDir(), "ackattack-client.log")
-
 func main() {
 	os.Exit(run(os.Args[1:]))
 }
 
 func run(args []string) int {
-	fs := flag.NewFlagSet("client", flag.ContinueOnError)
+	cmd := cli.New(cli.Binary{
+		Name:          "client",
+		Summary:       "Joins an AckAttack game (or hosts one with a bot when --connect is empty).",
+		HeadlessUsage: "run without the terminal UI: status lines on standard output, chat from standard input",
+		LogLevel:      slog.LevelWarn,
+	})
+	fs := cmd.Flags
 	connect := fs.String("connect", "", "server address; empty: host an embedded server with one bot on a free loopback port")
 	name := fs.String("name", "", "player name (default: your user name, or \"player\")")
 	bot := fs.Bool("bot", false, "let a bot play for you")
-	headless := fs.Bool("headless", false, "run without the terminal UI: status lines on standard output, chat from standard input (the default when standard input or output is not a terminal)")
-	duration := fs.Duration("duration", 0, "exit cleanly after this long (0: run until interrupted)")
 	seed := fs.Uint64("seed", 1, "seed of the bot (and of the embedded server's world)")
-	statsPath := fs.String("stats", "", "write a JSON report to this file at exit")
-	tracePath := fs.String("trace", "", "write a JSON line per executed guaranteed message to this file")
 	inject := fs.Duration("inject-desync", 0, "corrupt one of your units every this long (to watch detection and repair)")
 	quiet := fs.Bool("quiet", false, "print no status lines (--headless)")
-	logPath := fs.String("log", "", "append the log to this file (default: standard error with --headless, else "+defaultLog+")")
-	logLevel := slog.LevelWarn
-	fs.TextVar(&logLevel, "log-level", slog.LevelWarn, "least `level` logged: debug, info, warn or error")
-	var link game.LinkFlags
-	link.Register(fs)
-	if code, ok := game.ParseFlags(fs, args, "Joins an AckAttack game (or hosts one with a bot when --connect is empty)."); !ok {
-		return code
+	if exit, ok := cmd.Parse(args); !ok {
+		return exit
 	}
-	ls, err := link.Settings()
-	if err == nil {
-		err = game.CheckDuration(*duration)
-	}
-	if err == nil && *inject < 0 {
-		err = errors.New("--inject-desync must not be negative")
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "client:", err)
-		return 2
+	if *inject < 0 {
+		return cmd.Fail(cli.ExitUsage, errors.New("--inject-desync must not be negative"))
 	}
 	if *name == "" {
 		*name = defaultName()
 	}
 	if err := wire.CheckName(*name); err != nil {
-		fmt.Fprintf(os.Stderr, "client: --name %q: 1 to %d bytes of UTF-8 without control characters (%v)\n", *name, wire.MaxNameLen, err)
-		return 2
+		return cmd.Fail(cli.ExitUsage, fmt.Errorf("--name %q: 1 to %d bytes of UTF-8 without control characters (%v)", *name, wire.MaxNameLen, err))
 	}
-	out, err := game.SetupOutput("client", *headless, *logPath, defaultLog, logLevel, ls)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "client:", err)
-		return 1
+	if err := cmd.Open(); err != nil {
+		return cmd.Fail(cli.ExitFailure, err)
 	}
-	defer out.Close()
-	*headless, *logPath, ls = out.Headless, out.LogPath, out.Link
-	logger := out.Logger
+	defer cmd.Close()
+	logger := cmd.Logger
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cmd.Context()
 	defer stop()
-	if *duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, *duration)
-		defer cancel()
-	}
 
 	// gameCtx ends the game: when ctx ends (signal, --duration), when the player quits the
 	// UI, or when the client's Run returns, which stops the embedded server too.
@@ -105,17 +79,16 @@ func run(args []string) int {
 	addr, hosting := *connect, ""
 	if addr == "" {
 		scfg := game.ServerConfig{Listen: "127.0.0.1:0", Bots: 1, Seed: *seed, MinPlayers: 1, StartDelay: time.Second, Logger: logger}
-		if !*headless {
+		if !cmd.Headless {
 			scfg.Transport.Link = &transport.LinkSettings{}
 		}
 		srv, err := hostloop.NewServer(scfg)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "client: embedded server:", err)
-			return 1
+			return cmd.Fail(cli.ExitFailure, fmt.Errorf("embedded server: %w", err))
 		}
 		addr, hosting = srv.Addr(), srv.Addr()
 		go func() { serverDone <- srv.Run(gameCtx) }()
-		if *headless && !*quiet {
+		if cmd.Headless && !*quiet {
 			fmt.Printf("hosting an embedded game on %s with one bot\n", addr)
 		}
 	} else {
@@ -123,24 +96,15 @@ func run(args []string) int {
 	}
 
 	cfg := game.ClientConfig{Connect: addr, Name: *name, Bot: *bot, Seed: *seed, InjectDesync: *inject, Logger: logger}
-	cfg.Transport.Link = ls
-	cfg.Transport.DebugViews = !*headless // the UI's debug panel reads them
-	if *tracePath != "" {
-		f, err := os.Create(*tracePath)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "client:", err)
-			return 1
-		}
-		defer f.Close()
-		cfg.Trace = f
-	}
+	cfg.Transport.Link = cmd.Link
+	cfg.Transport.DebugViews = !cmd.Headless // the UI's debug panel reads them
+	cfg.Trace = cmd.Trace
 	c, err := hostloop.NewClient(cfg)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "client:", err)
-		return 1
+		return cmd.Fail(cli.ExitFailure, err)
 	}
 	var runErr, uiErr error
-	if *headless {
+	if cmd.Headless {
 		go readChat(gameCtx, c)
 		statusDone := make(chan struct{})
 		go func() {
@@ -157,30 +121,23 @@ func run(args []string) int {
 		// or ctx ends. If the game ends first (disconnected), the UI stays up to show it.
 		runDone := make(chan error, 1)
 		go func() { runDone <- c.Run(gameCtx) }()
-		fmt.Fprintln(os.Stderr, "logs:", *logPath)
-		uiErr = ui.RunClient(ctx, ui.ClientOptions{Client: c, Logger: logger, Hosting: hosting})
+		uiErr = cmd.RunUI(func() error {
+			return ui.RunClient(ctx, ui.ClientOptions{Client: c, Logger: logger, Hosting: hosting})
+		})
 		stopGame()
 		runErr = <-runDone
-		fmt.Fprintln(os.Stderr, "logs:", *logPath)
-		if uiErr != nil {
-			fmt.Fprintln(os.Stderr, "client:", uiErr)
-		}
 	}
 	<-serverDone
-	if *statsPath != "" {
-		if err := game.WriteReport(*statsPath, c.Report()); err != nil {
-			fmt.Fprintln(os.Stderr, "client:", err)
-			return 1
-		}
+	if err := cmd.WriteStats(c.Report()); err != nil {
+		return cmd.Fail(cli.ExitFailure, err)
 	}
 	if uiErr != nil {
-		return 1
+		return cli.ExitFailure
 	}
 	if runErr != nil {
-		fmt.Fprintln(os.Stderr, "client:", runErr)
-		return 1
+		return cmd.Fail(cli.ExitFailure, runErr)
 	}
-	return 0
+	return cli.ExitOK
 }
 
 func defaultName() string {
