@@ -46,8 +46,12 @@ func run(args []string) int {
 	seed := fs.Uint64("seed", 1, "world and bot seed")
 	bots := fs.Int("bots", 0, "server-side bot players")
 	minPlayers := fs.Int("min-players", 0, "connected players needed before the start countdown (0: start with the first)")
+	seatHold := fs.Duration("seat-hold", game.MaxSeatHold, fmt.Sprintf("how long a vanished player's seat waits for it before anybody may take it (at most %v)", game.MaxSeatHold))
 	if exit, ok := cmd.Parse(args); !ok {
 		return exit
+	}
+	if *seatHold <= 0 || *seatHold > game.MaxSeatHold {
+		return cmd.Fail(cli.ExitUsage, fmt.Errorf("--seat-hold must be more than 0 and at most %v", game.MaxSeatHold))
 	}
 	if *bots < 0 || *bots > world.MaxPlayers {
 		return cmd.Fail(cli.ExitUsage, fmt.Errorf("--bots must be 0..%d", world.MaxPlayers))
@@ -60,7 +64,7 @@ func run(args []string) int {
 	}
 	defer cmd.Close()
 	logger := cmd.Logger
-	cfg := game.ServerConfig{Listen: *listen, Map: *mapName, Seed: *seed, Bots: *bots, MinPlayers: *minPlayers, Logger: logger}
+	cfg := game.ServerConfig{Listen: *listen, Map: *mapName, Seed: *seed, Bots: *bots, MinPlayers: *minPlayers, SeatHold: *seatHold, Logger: logger}
 	cfg.Transport.Link = cmd.Link
 	cfg.Transport.DebugViews = !cmd.Headless // the UI's debug panel reads them
 	cfg.Trace = cmd.Trace

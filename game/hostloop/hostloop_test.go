@@ -1,0 +1,98 @@
+package hostloop
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/ackattack/ackattack/game"
+	"github.com/ackattack/ackattack/net/transport"
+)
+
+// TestTryDoFullQueue: TryDo never blocks a screen: with the queue full (nothing runs the
+// loop) it refuses at once.
+func TestTryDoFullQueue(t *testing.T) {
+	srv, err := NewServer(game.ServerConfig{Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewClient(game.ClientConfig{Connect: srv.Addr(), Name: "ann"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.sock.Close(); c.sock.Close() })
+	for _, tt := range []struct {
+		name  string
+		tryDo func() bool
+	}{
+		{"client", func() bool { return c.TryDo(func(*game.Client, time.Time) {}) }},
+		{"server", func() bool { return srv.TryDo(func(*game.Server, time.Time) {}) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for i := range intentQueue {
+				if !tt.tryDo() {
+					t.Fatalf("TryDo refused intent %d of a queue of %d", i+1, intentQueue)
+				}
+			}
+			done := make(chan bool)
+			go func() { done <- tt.tryDo() }()
+			select {
+			case ok := <-done:
+				if ok {
+					t.Error("TryDo took an intent into a full queue")
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("TryDo blocked on a full queue")
+			}
+		})
+	}
+}
+
+// TestRealUDPGame: a server with a bot and a client over real loopback sockets and the wall
+// clock: the client connects, plays in lockstep, an intent runs on its loop, and when the
+// context ends both loops stop, close their sockets, leave no goroutine behind and keep their
+// reports.
+func TestRealUDPGame(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	scfg := game.ServerConfig{Listen: "127.0.0.1:0", Bots: 1, MinPlayers: 1, StartDelay: 200 * time.Millisecond}
+	scfg.Transport.Link = &transport.LinkSettings{}
+	srv, err := NewServer(scfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewClient(game.ClientConfig{Connect: srv.Addr(), Name: "ann", Bot: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 2)
+	go func() { done <- srv.Run(ctx) }()
+	go func() { done <- c.Run(ctx) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for c.Snapshot().Frame < 20 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	said := make(chan error, 1)
+	c.Do(func(c *game.Client, now time.Time) { said <- c.Say(now, "hello") })
+	if err := <-said; err != nil {
+		t.Errorf("Say on the loop: %v", err)
+	}
+	if err := srv.SetLink(transport.LinkSettings{}); err != nil {
+		t.Errorf("SetLink: %v", err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	cancel()
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}
+	if r := c.Report(); r.Frame < 20 || r.Chat.SentTotal != 1 || len(r.WorldHashes) == 0 {
+		t.Errorf("client report: frame %d, %d chat lines sent, %d world hashes", r.Frame, r.Chat.SentTotal, len(r.WorldHashes))
+	}
+	if r := srv.Report(); r.Frame < 20 || r.Role != "server" {
+		t.Errorf("server report: %+v", r)
+	}
+}
