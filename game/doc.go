@@ -2,8 +2,30 @@
 // UDP stack, commands scheduled commandLeadTime ahead, enemies spawned and killed by the server,
 // chat, unit-hash checks, real-time and stop-the-world re-sync, the host loops and the bots.
 //
-// One goroutine owns each host's state (its session, its world, its network endpoints). The
-// user interface reads immutable snapshots and sends intents; nothing else touches the state.
+// # Sessions that do no I/O
+//
+// Server and Client are sessions in the style of net/message.Conn: they never open a socket,
+// read the clock or start a goroutine. A datagram comes in through Handle(now, datagram), time
+// passes through Tick(now), NextDeadline says when the session next has work, and what it
+// sends goes to the transport.Writer it was made with. Spawns, bots, injected desyncs and
+// lead-time changes all run on that clock. A test (sansio_test.go) type-checks the package and
+// fails on any use of the clock, timers, sockets, the OS or a go statement.
+//
+// So the same code runs two ways. game/hostloop is the thin loop of the binaries: it owns a UDP
+// socket and the wall clock, and one goroutine that alone calls the session; a user interface
+// reads the session's immutable snapshots and hands it intents. The tests run a server, its
+// clients and their direct links over a linksim.Network in virtual time, seeded: a minute of
+// play at 10% loss takes a fraction of a second, and the same seed gives the same game, byte
+// for byte (vgame_test.go).
+//
+// One of each. The seats are the game's (the transport has connections named by player id):
+// a player who vanished keeps its seat for SeatHold (at most 30 s), then it is free, so
+// students who kill their clients do not fill the server for good. A client has one socket
+// for the server and its direct links, told apart by address. Every connection of every host
+// has the same back-pressure policy (outbox.go): a message the connection cannot take yet
+// waits, in order, and one that does not fit the bounded outbox is refused to whoever issued
+// it. History that grows with the game (chat, events, pauses) is kept as a count and the
+// latest lines (bounded.go), and the --stats report is built once, at exit.
 //
 // Hosts talk in messages (PlayerInfo, Command, Chat, Pause, …), each the payload of one message
 // of the stack: a type byte, then its fields, with exactly one valid encoding per value.
