@@ -93,7 +93,7 @@ type Server struct {
 	nextEnemyID uint32
 	nextSpawn   time.Time
 	noSpawns    bool
-	killSent    map[uint32]bool
+	killSent    map[uint32]bool // fallen enemies whose kill is scheduled, until it runs
 
 	fixAt   map[uint32]uint32 // unit id → the frame its latest real-time repair takes effect
 	lastFix uint32            // the frame of the latest real-time repair
@@ -382,6 +382,9 @@ func (s *Server) step(now time.Time) {
 		e := &s.scratch[i]
 		if err := apply(s.w, e); err != nil {
 			s.cfg.Logger.Debug("event refused", "frame", f, "kind", e.kind, "err", err)
+		}
+		if e.kind == evKill {
+			delete(s.killSent, e.id) // the enemy is gone: nothing left to remember (a bound)
 		}
 		if e.frame < f {
 			s.stats.CommandsLate++

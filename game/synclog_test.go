@@ -188,27 +188,28 @@ func TestClientLogsStopTheWorld(t *testing.T) {
 // TestClientPendingOrders: an order is pending from when it is issued until its event runs;
 // one whose event never runs goes after pendingStale.
 func TestClientPendingOrders(t *testing.T) {
-	c := startedOfflineClient(t)
-	now := time.Now()
-	unit := ownUnits(c.w, 0)[0]
-	f, err := c.Command(now, world.CommandMove, []uint32{unit}, 7, 8, 0)
+	t.Parallel()
+	g := newVGame(t, vspec{seed: 21, bots: 1, clients: 1, client: func(_ int, c *ClientConfig) { c.Bot = false }})
+	c := g.clients[0]
+	g.waitFor(10*time.Second, "the game to run", func() bool { return clientRunning(c) })
+	unit := ownUnits(c.w, c.seat)[0]
+	f, err := c.Command(g.now, world.CommandMove, []uint32{unit}, 7, 8, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.publish(now, true)
+	c.publish(g.now, true)
 	before := c.Snapshot()
 	want := []PendingOrder{{ID: c.cmdID, Frame: f, Kind: uint8(world.CommandMove), Units: []uint32{unit}, X: 7, Y: 8}}
 	if !reflect.DeepEqual(before.Pending, want) {
 		t.Fatalf("pending %+v, want %+v", before.Pending, want)
 	}
-	for c.w.Frame() < f {
-		c.step(now)
-		if len(c.pending) != 1 {
-			t.Fatalf("at frame %d, before the order's frame %d: pending %+v", c.w.Frame(), f, c.pending)
+	g.runUntil(g.now.Add(5*time.Second), func() bool {
+		if c.w.Frame() <= f && len(c.pending) != 1 {
+			t.Fatalf("at frame %d, before the order's frame %d ran: pending %+v", c.w.Frame(), f, c.pending)
 		}
-	}
-	c.step(now) // runs frame f
-	c.publish(now, true)
+		return c.w.Frame() > f
+	})
+	c.publish(g.now, true)
 	if p := c.Snapshot().Pending; len(p) != 0 {
 		t.Errorf("after frame %d ran: pending %+v", f, p)
 	}
@@ -220,13 +221,12 @@ func TestClientPendingOrders(t *testing.T) {
 	lost := c.w.Frame()
 	c.pending = append(c.pending, PendingOrder{ID: 1, Frame: lost})
 	stale := uint32(pendingStale / c.frameDur)
-	for c.w.Frame() <= lost+stale {
-		c.step(now)
-		if len(c.pending) != 1 {
+	g.runUntil(g.now.Add(pendingStale+5*time.Second), func() bool {
+		if c.w.Frame() <= lost+stale && len(c.pending) != 1 {
 			t.Fatalf("the lost order went at frame %d, %d frames after its frame, before the %d of pendingStale", c.w.Frame(), c.w.Frame()-lost, stale)
 		}
-	}
-	c.step(now)
+		return c.w.Frame() > lost+stale+1 // the step after the last frame it may wait
+	})
 	if len(c.pending) != 0 {
 		t.Errorf("the lost order is still pending at frame %d", c.w.Frame())
 	}
