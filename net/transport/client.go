@@ -103,6 +103,11 @@ func Dial(addr string, cfg ClientConfig) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("transport: open a socket: %w", err)
 	}
+	return onSocket(sock, server, cfg)
+}
+
+// onSocket is a client of server on sock, which it owns (and closes if it cannot start).
+func onSocket(sock *Socket, server netip.AddrPort, cfg ClientConfig) (*Client, error) {
 	c, err := NewClient(server, cfg, sock)
 	if err != nil {
 		sock.Close()
@@ -140,14 +145,7 @@ func LocalFor(server netip.AddrPort) string {
 
 // DialOn is Dial on a socket the caller opened.
 func DialOn(pc net.PacketConn, server netip.AddrPort, cfg ClientConfig) (*Client, error) {
-	sock := NewSocket(pc, cfg.Link, cfg.LinkSeed)
-	c, err := NewClient(server, cfg, sock)
-	if err != nil {
-		sock.Close()
-		return nil, err
-	}
-	c.sock = sock
-	return c, nil
+	return onSocket(NewSocket(pc, cfg.Link, cfg.LinkSeed), server, cfg)
 }
 
 // NewClient returns a client of server that sends through out and owns no socket: its owner
