@@ -20,14 +20,14 @@ import (
 // time: game's TestChurnNeverFillsTheServer.)
 func TestChurnWithTheBinaries(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts real processes for about 20 s")
+		t.Skip("starts real processes for about 15 s")
 	}
 	client := tmuxtest.BuildPackage(t, "client", "github.com/ackattack/ackattack/cmd/client")
 	addr := freeUDPAddr(t)
 	serverDone := make(chan int, 1)
 	stats := filepath.Join(t.TempDir(), "server.json")
 	go func() {
-		serverDone <- run([]string{"--headless", "--listen", addr, "--bots", "1", "--seat-hold", "1s", "--duration", "22s", "--stats", stats, "--log-level", "warn"})
+		serverDone <- run([]string{"--headless", "--listen", addr, "--bots", "1", "--seat-hold", "1s", "--duration", "15s", "--stats", stats, "--log-level", "warn"})
 	}()
 	time.Sleep(300 * time.Millisecond)
 
@@ -37,14 +37,14 @@ func TestChurnWithTheBinaries(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Second)
+		time.Sleep(500 * time.Millisecond) // a loopback join takes milliseconds
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 	}
 	// Every vanished player times out (5 s) and its hold runs out (1 s).
-	time.Sleep(7 * time.Second)
+	time.Sleep(6500 * time.Millisecond)
 	report := filepath.Join(t.TempDir(), "late.json")
-	late := exec.Command(client, "--headless", "--quiet", "--bot", "--connect", addr, "--name", "late", "--duration", "5s", "--stats", report)
+	late := exec.Command(client, "--headless", "--quiet", "--bot", "--connect", addr, "--name", "late", "--duration", "3s", "--stats", report)
 	if out, err := late.CombinedOutput(); err != nil {
 		t.Fatalf("the client after the churn: %v\n%s", err, out)
 	}
