@@ -3,7 +3,10 @@ package world
 import (
 	"bytes"
 	"encoding/binary"
+	"path/filepath"
 	"testing"
+
+	"github.com/ackattack/ackattack/internal/seedcorpus"
 )
 
 // fuzzWorld is a small world with a unit of each side, to apply parsed
@@ -126,4 +129,39 @@ func unitIDs(w *World) []uint32 {
 		ids = append(ids, u.ID)
 	}
 	return ids
+}
+
+// TestFuzzCorpora keeps the seed corpora in testdata/fuzz honest (see
+// package seedcorpus): a file named broken_… is refused, and every other file
+// is exactly one valid value.
+func TestFuzzCorpora(t *testing.T) {
+	parsers := map[string]func([]byte) (int, error){
+		"FuzzParseUnit": func(b []byte) (int, error) {
+			_, n, err := ParseUnit(b)
+			return n, err
+		},
+		"FuzzParseAttack": func(b []byte) (int, error) {
+			_, n, err := ParseAttack(b)
+			return n, err
+		},
+		"FuzzParseState": func(b []byte) (int, error) {
+			_, n, err := ParseState(b)
+			return n, err
+		},
+	}
+	for target, parse := range parsers {
+		for _, seed := range seedcorpus.Read(t, filepath.Join("testdata", "fuzz", target)) {
+			n, err := parse(seed.Data)
+			switch {
+			case seed.Broken:
+				if err == nil {
+					t.Errorf("%s/%s parses", target, seed.Name)
+				}
+			case err != nil:
+				t.Errorf("%s/%s: %v", target, seed.Name, err)
+			case n != len(seed.Data):
+				t.Errorf("%s/%s: %d of %d bytes are the value", target, seed.Name, n, len(seed.Data))
+			}
+		}
+	}
 }
