@@ -23,8 +23,8 @@ import (
 //	seat    u8, 0..7
 //	string  u30 length, then that many bytes of UTF-8 without control characters
 //	list    u30 count, then that many elements
-//	unit    world.AppendUnit's encoding
-//	attack  world.AppendAttack's encoding
+//	unit    world.AppendUnit's encoding: u30s, u8s and i30s (PROTOCOL.md, section 5)
+//	attack  world.AppendAttack's encoding, the same way
 //
 // The layout of each message is in PROTOCOL.md, next to this file, with the
 // reasons for each message's guarantee and dependencies.
@@ -268,7 +268,7 @@ type ResyncBatch struct {
 	Removed    []uint32     // ids of units the server does not have
 	HasAttacks bool         // the batch carries the complete list of attacks in flight (it may be empty)
 	Attacks    []world.Attack
-	// State, if not empty, is the server world's state at Frame in world.AppendState's
+	// State, if not empty, is the server world's state at Frame in World.AppendState's
 	// encoding: its counters, random generator, the ids of every unit and the attacks. The
 	// last batch of a re-sync or a snapshot carries it; it requires HasAttacks.
 	State []byte
@@ -374,11 +374,11 @@ func AppendMsg(b []byte, m Msg) ([]byte, error) {
 // count promises more elements than there are bytes), wire.ErrTrailing
 // (bytes after the last field), wire.ErrBadType (type byte 0 or unknown),
 // wire.ErrRange, wire.ErrTooLong, wire.ErrBadName, wire.ErrNonCanonical (a
-// field breaks the rules AppendMsg enforces, or is not in its one encoding);
-// inside a unit or an attack, one of world's: world.ErrShort,
-// world.ErrRange, world.ErrNonCanonical. ParseMsg never panics, and it never
-// allocates more than the input's length justifies: every count is checked
-// against the bytes left before a slice is made.
+// field breaks the rules AppendMsg enforces, or is not in its one encoding),
+// inside a unit or an attack too: world's codec shares wire's integers and
+// sentinels. ParseMsg never panics, and it never allocates more than the
+// input's length justifies: every count is checked against the bytes left
+// before a slice is made.
 func ParseMsg(b []byte) (Msg, error) {
 	if len(b) == 0 {
 		return nil, fmt.Errorf("game: msgCodec: empty: %w", wire.ErrShort)
