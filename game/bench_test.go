@@ -532,7 +532,8 @@ func benchStopTheWorld(b *testing.B, link linksim.Settings) {
 	}
 	sizes := onServer(b, g.srv, func(s *Server) [2]int {
 		wh, _ := AppendMsg(nil, &WorldHashes{Frame: s.w.Frame(), Hashes: s.w.UnitHashes(1, world.MaxUnitID, nil)})
-		return [2]int{len(wh), len(world.AppendState(nil, s.w))}
+		state, _ := s.w.AppendState(nil)
+		return [2]int{len(wh), len(state)}
 	})
 	hashesLen, stateLen := sizes[0], sizes[1]
 	g.stop()
