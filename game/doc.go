@@ -30,6 +30,9 @@
 // Hosts talk in messages (PlayerInfo, Command, Chat, Pause, …), each the payload of one message
 // of the stack: a type byte, then its fields, with exactly one valid encoding per value.
 // AppendMsg writes one and ParseMsg reads one, refusing anything malformed without panicking.
+// Each type has one home, an entry of the table msgTypes (msg.go) at the index of its type
+// byte, with its name and a constructor: the type's name, the struct ParseMsg fills and every
+// test that visits each type come from that table, so no second list can fall out of step.
 // Each type travels guaranteed, unreliable or sync, and depends only on what it cannot do
 // without, so a lost packet holds back as little as possible: a command depends on nothing,
 // because it names the frame it runs at, while a kill depends on the spawn of its enemy.

@@ -2,11 +2,10 @@ package game
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/ackattack/ackattack/internal/seedcorpus"
 )
 
 // FuzzParseMsg checks the two promises of ParseMsg: it never panics, and
@@ -34,50 +33,22 @@ func FuzzParseMsg(f *testing.F) {
 	})
 }
 
-// msgCorpusDir is FuzzParseMsg's seed corpus.
-var msgCorpusDir = filepath.Join("testdata", "fuzz", "FuzzParseMsg")
-
-// readMsgCorpusFile reads a seed file of the form "go test fuzz v1" followed
-// by one []byte("…") line.
-func readMsgCorpusFile(t *testing.T, path string) []byte {
-	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
-	if len(lines) != 2 || lines[0] != "go test fuzz v1" ||
-		!strings.HasPrefix(lines[1], "[]byte(") || !strings.HasSuffix(lines[1], ")") {
-		t.Fatalf("%s: not a one-value []byte seed file", path)
-	}
-	s, err := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(lines[1], "[]byte("), ")"))
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return []byte(s)
-}
-
 // TestMsgFuzzCorpus keeps the seed corpus honest: a file named broken_… is
 // refused, every other file is a valid message, and every message type has
 // one. A change to an encoding that leaves the corpus behind fails here, not
 // silently in a fuzzer that starts from nothing.
 func TestMsgFuzzCorpus(t *testing.T) {
-	entries, err := os.ReadDir(msgCorpusDir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	seen := map[MsgType]bool{}
-	for _, e := range entries {
-		in := readMsgCorpusFile(t, filepath.Join(msgCorpusDir, e.Name()))
-		m, err := ParseMsg(in)
-		if strings.HasPrefix(e.Name(), "broken_") {
+	for _, seed := range seedcorpus.Read(t, filepath.Join("testdata", "fuzz", "FuzzParseMsg")) {
+		m, err := ParseMsg(seed.Data)
+		if seed.Broken {
 			if err == nil {
-				t.Errorf("%s parses as %+v", e.Name(), m)
+				t.Errorf("%s parses as %+v", seed.Name, m)
 			}
 			continue
 		}
 		if err != nil {
-			t.Errorf("%s: %v", e.Name(), err)
+			t.Errorf("%s: %v", seed.Name, err)
 			continue
 		}
 		seen[m.Type()] = true

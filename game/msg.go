@@ -23,8 +23,8 @@ import (
 //	seat    u8, 0..7
 //	string  u30 length, then that many bytes of UTF-8 without control characters
 //	list    u30 count, then that many elements
-//	unit    world.AppendUnit's encoding
-//	attack  world.AppendAttack's encoding
+//	unit    world.AppendUnit's encoding: u30s, u8s and i30s (PROTOCOL.md, section 5)
+//	attack  world.AppendAttack's encoding, the same way
 //
 // The layout of each message is in PROTOCOL.md, next to this file, with the
 // reasons for each message's guarantee and dependencies.
@@ -60,38 +60,59 @@ const (
 	MsgResume       MsgType = 17 // server→client; guaranteed, deps: every ResyncBatch of this pause
 	MsgFrameSync    MsgType = 18 // server→client; unreliable
 	MsgPeers        MsgType = 19 // server→client; guaranteed
-
-	maxMsgType = MsgPeers
 )
 
-var msgTypeNames = [...]string{
-	MsgPlayerInfo:   "PlayerInfo",
-	MsgStartGame:    "StartGame",
-	MsgCommand:      "Command",
-	MsgSpawnEnemy:   "SpawnEnemy",
-	MsgKillEnemy:    "KillEnemy",
-	MsgChat:         "Chat",
-	MsgLeadTime:     "LeadTime",
-	MsgPingSummary:  "PingSummary",
-	MsgHashReport:   "HashReport",
-	MsgHashRequest:  "HashRequest",
-	MsgUnitHashes:   "UnitHashes",
-	MsgUnitUpdate:   "UnitUpdate",
-	MsgPause:        "Pause",
-	MsgWorldHashes:  "WorldHashes",
-	MsgResyncBatch:  "ResyncBatch",
-	MsgBatchApplied: "BatchApplied",
-	MsgResume:       "Resume",
-	MsgFrameSync:    "FrameSync",
-	MsgPeers:        "Peers",
+// msgTypes is the one home of every message type: indexed by its MsgType, the
+// wire value, each entry holds the type's name and a constructor of an empty
+// message of that type. String, ParseMsg's dispatch and the tests' loops over
+// every type all read this table, so adding a message type is a constant above
+// and an entry here (and its layout in PROTOCOL.md, which a test checks).
+// Entry 0 is empty: type byte 0 is never a message.
+var msgTypes = [...]struct {
+	name   string
+	newMsg func() msgCodec
+}{
+	MsgPlayerInfo:   {"PlayerInfo", func() msgCodec { return new(PlayerInfo) }},
+	MsgStartGame:    {"StartGame", func() msgCodec { return new(StartGame) }},
+	MsgCommand:      {"Command", func() msgCodec { return new(Command) }},
+	MsgSpawnEnemy:   {"SpawnEnemy", func() msgCodec { return new(SpawnEnemy) }},
+	MsgKillEnemy:    {"KillEnemy", func() msgCodec { return new(KillEnemy) }},
+	MsgChat:         {"Chat", func() msgCodec { return new(Chat) }},
+	MsgLeadTime:     {"LeadTime", func() msgCodec { return new(LeadTime) }},
+	MsgPingSummary:  {"PingSummary", func() msgCodec { return new(PingSummary) }},
+	MsgHashReport:   {"HashReport", func() msgCodec { return new(HashReport) }},
+	MsgHashRequest:  {"HashRequest", func() msgCodec { return new(HashRequest) }},
+	MsgUnitHashes:   {"UnitHashes", func() msgCodec { return new(UnitHashes) }},
+	MsgUnitUpdate:   {"UnitUpdate", func() msgCodec { return new(UnitUpdate) }},
+	MsgPause:        {"Pause", func() msgCodec { return new(Pause) }},
+	MsgWorldHashes:  {"WorldHashes", func() msgCodec { return new(WorldHashes) }},
+	MsgResyncBatch:  {"ResyncBatch", func() msgCodec { return new(ResyncBatch) }},
+	MsgBatchApplied: {"BatchApplied", func() msgCodec { return new(BatchApplied) }},
+	MsgResume:       {"Resume", func() msgCodec { return new(Resume) }},
+	MsgFrameSync:    {"FrameSync", func() msgCodec { return new(FrameSync) }},
+	MsgPeers:        {"Peers", func() msgCodec { return new(Peers) }},
 }
+
+// maxMsgType is the largest type in the table; 1..maxMsgType are all known.
+const maxMsgType = MsgType(len(msgTypes) - 1)
+
+// known reports whether t has an entry in msgTypes.
+func (t MsgType) known() bool { return t != 0 && t <= maxMsgType }
 
 // String returns the message type's name, as in the struct that carries it.
 func (t MsgType) String() string {
-	if t != 0 && t <= maxMsgType {
-		return msgTypeNames[t]
+	if t.known() {
+		return msgTypes[t].name
 	}
 	return fmt.Sprintf("MsgType(%d)", uint8(t))
+}
+
+// newMsgOf returns an empty message of type t, or nil if t is unknown.
+func newMsgOf(t MsgType) msgCodec {
+	if !t.known() {
+		return nil
+	}
+	return msgTypes[t].newMsg()
 }
 
 // Limits of the variable-size fields. Player names follow wire.CheckName
@@ -247,7 +268,7 @@ type ResyncBatch struct {
 	Removed    []uint32     // ids of units the server does not have
 	HasAttacks bool         // the batch carries the complete list of attacks in flight (it may be empty)
 	Attacks    []world.Attack
-	// State, if not empty, is the server world's state at Frame in world.AppendState's
+	// State, if not empty, is the server world's state at Frame in World.AppendState's
 	// encoding: its counters, random generator, the ids of every unit and the attacks. The
 	// last batch of a re-sync or a snapshot carries it; it requires HasAttacks.
 	State []byte
@@ -283,6 +304,11 @@ type Peers struct {
 	List []PeerAddr // at most world.MaxPlayers, seats strictly ascending; addresses valid and without a zone
 }
 
+// Each struct's Type method is what makes it a Msg, and Go cannot derive a
+// method from a table, so they are written out here. msgTypes stays the one
+// list of types: TestMsgTypesTable checks that the constructor at each index
+// builds a message whose Type is that index, so the two cannot disagree.
+
 func (*PlayerInfo) Type() MsgType   { return MsgPlayerInfo }
 func (*StartGame) Type() MsgType    { return MsgStartGame }
 func (*Command) Type() MsgType      { return MsgCommand }
@@ -314,51 +340,6 @@ type msgCodec interface {
 	// encode writes the fields after the type byte, decode reads them.
 	encode(e msgWriter) msgWriter
 	decode(d msgReader) msgReader
-}
-
-// newMsgOf returns an empty message of type t, or nil if t is unknown.
-func newMsgOf(t MsgType) msgCodec {
-	switch t {
-	case MsgPlayerInfo:
-		return new(PlayerInfo)
-	case MsgStartGame:
-		return new(StartGame)
-	case MsgCommand:
-		return new(Command)
-	case MsgSpawnEnemy:
-		return new(SpawnEnemy)
-	case MsgKillEnemy:
-		return new(KillEnemy)
-	case MsgChat:
-		return new(Chat)
-	case MsgLeadTime:
-		return new(LeadTime)
-	case MsgPingSummary:
-		return new(PingSummary)
-	case MsgHashReport:
-		return new(HashReport)
-	case MsgHashRequest:
-		return new(HashRequest)
-	case MsgUnitHashes:
-		return new(UnitHashes)
-	case MsgUnitUpdate:
-		return new(UnitUpdate)
-	case MsgPause:
-		return new(Pause)
-	case MsgWorldHashes:
-		return new(WorldHashes)
-	case MsgResyncBatch:
-		return new(ResyncBatch)
-	case MsgBatchApplied:
-		return new(BatchApplied)
-	case MsgResume:
-		return new(Resume)
-	case MsgFrameSync:
-		return new(FrameSync)
-	case MsgPeers:
-		return new(Peers)
-	}
-	return nil
 }
 
 // AppendMsg appends m's encoding, type byte first, to b. It fails, and
@@ -393,11 +374,11 @@ func AppendMsg(b []byte, m Msg) ([]byte, error) {
 // count promises more elements than there are bytes), wire.ErrTrailing
 // (bytes after the last field), wire.ErrBadType (type byte 0 or unknown),
 // wire.ErrRange, wire.ErrTooLong, wire.ErrBadName, wire.ErrNonCanonical (a
-// field breaks the rules AppendMsg enforces, or is not in its one encoding);
-// inside a unit or an attack, one of world's: world.ErrShort,
-// world.ErrRange, world.ErrNonCanonical. ParseMsg never panics, and it never
-// allocates more than the input's length justifies: every count is checked
-// against the bytes left before a slice is made.
+// field breaks the rules AppendMsg enforces, or is not in its one encoding),
+// inside a unit or an attack too: world's codec shares wire's integers and
+// sentinels. ParseMsg never panics, and it never allocates more than the
+// input's length justifies: every count is checked against the bytes left
+// before a slice is made.
 func ParseMsg(b []byte) (Msg, error) {
 	if len(b) == 0 {
 		return nil, fmt.Errorf("game: msgCodec: empty: %w", wire.ErrShort)

@@ -118,34 +118,22 @@ func (e *msgWriter) unitHashes(field string, hs []world.UnitHash) {
 	}
 }
 
-// units writes a list of units in world's codec. world.AppendUnit writes any
-// value, including some that world.ParseUnit refuses (an id of 0, an owner
-// of 9, Order 3) or reads back as another (Order 4 keeps only its low two
-// bits). So each unit is read back at once: a unit the receiver would not get
-// exactly as sent fails here, on the sender, where the bug is.
-func (e *msgWriter) units(field string, us []world.Unit) {
-	e.count(field, len(us))
-	for i := range us {
-		start := len(e.b)
-		e.b = world.AppendUnit(e.b, &us[i])
-		back, n, err := world.ParseUnit(e.b[start:])
-		if err != nil || n != len(e.b)-start || back != us[i] {
-			e.fail(field, fmt.Errorf("unit %d cannot be sent as it is (%v): %w", us[i].ID, err, wire.ErrRange))
+// appendMsgList writes a list of values in world's codec (units, attacks),
+// each with an Append that checks the value before it writes a byte: a value
+// the receiver would refuse, or read back as another, fails here, on the
+// sender, where the bug is.
+func appendMsgList[T any](e *msgWriter, field string, list []T, appendOne func([]byte, *T) ([]byte, error)) {
+	e.count(field, len(list))
+	for i := range list {
+		if e.err != nil {
+			return
 		}
-	}
-}
-
-// attacks writes a list of attacks in world's codec, read back for the same
-// reason as units.
-func (e *msgWriter) attacks(field string, as []world.Attack) {
-	e.count(field, len(as))
-	for i := range as {
-		start := len(e.b)
-		e.b = world.AppendAttack(e.b, &as[i])
-		back, n, err := world.ParseAttack(e.b[start:])
-		if err != nil || n != len(e.b)-start || back != as[i] {
-			e.fail(field, fmt.Errorf("attack %d cannot be sent as it is (%v): %w", as[i].ID, err, wire.ErrRange))
+		b, err := appendOne(e.b, &list[i])
+		if err != nil {
+			e.fail(fmt.Sprintf("%s[%d]", field, i), err)
+			return
 		}
+		e.b = b
 	}
 }
 
@@ -285,38 +273,23 @@ func (d *msgReader) unitHashes(field string) []world.UnitHash {
 	return hs
 }
 
-func (d *msgReader) units(field string) []world.Unit {
-	us := makeMsgList[world.Unit](d.count(field, wire.MaxUInt30, msgMinUnit))
-	for i := range us {
+// parseMsgList reads a list of values in world's codec (units, attacks), each
+// at least minSize bytes long.
+func parseMsgList[T any](d *msgReader, field string, minSize int, parseOne func([]byte) (T, int, error)) []T {
+	list := makeMsgList[T](d.count(field, wire.MaxUInt30, minSize))
+	for i := range list {
 		if d.err != nil {
 			break
 		}
-		u, n, err := world.ParseUnit(d.b[d.n:])
+		v, n, err := parseOne(d.b[d.n:])
 		if err != nil {
 			d.fail(fmt.Sprintf("%s[%d]", field, i), err)
 			break
 		}
-		us[i] = u
+		list[i] = v
 		d.n += n
 	}
-	return us
-}
-
-func (d *msgReader) attacks(field string) []world.Attack {
-	as := makeMsgList[world.Attack](d.count(field, wire.MaxUInt30, msgMinAttack))
-	for i := range as {
-		if d.err != nil {
-			break
-		}
-		a, n, err := world.ParseAttack(d.b[d.n:])
-		if err != nil {
-			d.fail(fmt.Sprintf("%s[%d]", field, i), err)
-			break
-		}
-		as[i] = a
-		d.n += n
-	}
-	return as
+	return list
 }
 
 // Checks shared by several messages.
@@ -708,7 +681,7 @@ func (m *UnitUpdate) check() error {
 
 func (m *UnitUpdate) encode(e msgWriter) msgWriter {
 	e.u30("frame", m.Frame)
-	e.units("units", m.Units)
+	appendMsgList(&e, "units", m.Units, world.AppendUnit)
 	e.ids("removed", m.Removed)
 	e.u8(m.Seat)
 	e.u30("checked", m.Checked)
@@ -718,7 +691,7 @@ func (m *UnitUpdate) encode(e msgWriter) msgWriter {
 
 func (m *UnitUpdate) decode(d msgReader) msgReader {
 	m.Frame = d.u30("frame")
-	m.Units = d.units("units")
+	m.Units = parseMsgList(&d, "units", msgMinUnit, world.ParseUnit)
 	m.Removed = d.ids("removed")
 	m.Seat = d.u8("seat")
 	m.Checked = d.u30("checked")
@@ -759,7 +732,7 @@ func (m *WorldHashes) decode(d msgReader) msgReader {
 
 // ResyncBatch: frame u30 ‖ batch u30 ‖ units list of unit ‖ removed list of
 // u30 ‖ flags u8 (bit 0 has attacks, bit 1 has state) ‖ if bit 0: attacks
-// list of attack ‖ if bit 1: state as u30 length and world.AppendState bytes.
+// list of attack ‖ if bit 1: state as u30 length and World.AppendState bytes.
 
 func (m *ResyncBatch) check() error {
 	if !m.HasAttacks && len(m.Attacks) > 0 {
@@ -774,7 +747,7 @@ func (m *ResyncBatch) check() error {
 func (m *ResyncBatch) encode(e msgWriter) msgWriter {
 	e.u30("frame", m.Frame)
 	e.u30("batch", m.Batch)
-	e.units("units", m.Units)
+	appendMsgList(&e, "units", m.Units, world.AppendUnit)
 	e.ids("removed", m.Removed)
 	if !m.HasAttacks {
 		e.u8(0)
@@ -785,7 +758,7 @@ func (m *ResyncBatch) encode(e msgWriter) msgWriter {
 		flags |= msgBatchHasState
 	}
 	e.u8(flags)
-	e.attacks("attacks", m.Attacks)
+	appendMsgList(&e, "attacks", m.Attacks, world.AppendAttack)
 	if len(m.State) > 0 {
 		if _, n, err := world.ParseState(m.State); err != nil || n != len(m.State) {
 			e.fail("state", fmt.Errorf("not one world state (%v): %w", err, wire.ErrRange))
@@ -799,14 +772,14 @@ func (m *ResyncBatch) encode(e msgWriter) msgWriter {
 func (m *ResyncBatch) decode(d msgReader) msgReader {
 	m.Frame = d.u30("frame")
 	m.Batch = d.u30("batch")
-	m.Units = d.units("units")
+	m.Units = parseMsgList(&d, "units", msgMinUnit, world.ParseUnit)
 	m.Removed = d.ids("removed")
 	flags := d.u8("flags")
 	if flags&msgBatchReserved != 0 {
 		d.fail("flags", fmt.Errorf("reserved bits %#02x set: %w", flags&msgBatchReserved, wire.ErrNonCanonical))
 	}
 	if m.HasAttacks = flags&msgBatchHasAttacks != 0; m.HasAttacks {
-		m.Attacks = d.attacks("attacks")
+		m.Attacks = parseMsgList(&d, "attacks", msgMinAttack, world.ParseAttack)
 	}
 	if flags&msgBatchHasState != 0 {
 		if !m.HasAttacks {

@@ -94,9 +94,14 @@ func moveCommand(t *testing.T, w *world.World, seat uint8, id, frame uint32) *Co
 }
 
 // finalBatch is the last ResyncBatch the server sends: every unit, the attacks and the state.
-func finalBatch(w *world.World, frame, batch uint32) *ResyncBatch {
+func finalBatch(t *testing.T, w *world.World, frame, batch uint32) *ResyncBatch {
+	t.Helper()
+	state, err := w.AppendState(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return &ResyncBatch{Frame: frame, Batch: batch, Units: append([]world.Unit(nil), w.Units()...),
-		HasAttacks: true, Attacks: append([]world.Attack(nil), w.Attacks()...), State: world.AppendState(nil, w)}
+		HasAttacks: true, Attacks: append([]world.Attack(nil), w.Attacks()...), State: state}
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -122,7 +127,7 @@ func TestLatePauseRunsRewoundFramesEventsAgain(t *testing.T) {
 		srv.step()
 	}
 	deliver(t, c, &Pause{Frame: P}) // late: the client pauses where it is
-	deliver(t, c, finalBatch(srv.w, P, 0))
+	deliver(t, c, finalBatch(t, srv.w, P, 0))
 	deliver(t, c, &Resume{Frame: P, AfterMillis: 0})
 	c.resume(now)
 	if c.w.Frame() != P {
@@ -150,7 +155,7 @@ func TestLatePauseRunsRewoundFramesEventsAgain(t *testing.T) {
 func TestStraySnapshotDoesNotRewindRunningWorld(t *testing.T) {
 	c := offlineClient(t)
 	srv := newRef(t, 0, 1)
-	snap := finalBatch(srv.w, 0, 0) // what Server.start → sendStart → sendSnapshot sends
+	snap := finalBatch(t, srv.w, 0, 0) // what Server.start → sendStart → sendSnapshot sends
 	deliver(t, c, &StartGame{Map: "skirmish", Seed: 1, Frame: 0, FrameMillis: 100, LeadFrames: 1, Seats: []uint8{0, 1}})
 	cmd := moveCommand(t, srv.w, 0, 1, 1)
 	deliver(t, c, cmd)
@@ -183,7 +188,7 @@ func TestSnapshotBeforeStartGameIsKept(t *testing.T) {
 	for srv.w.Frame() < 40 {
 		srv.step()
 	}
-	deliver(t, c, finalBatch(srv.w, 40, 0)) // executes first: no dependency on StartGame
+	deliver(t, c, finalBatch(t, srv.w, 40, 0)) // executes first: no dependency on StartGame
 	deliver(t, c, &StartGame{Map: "skirmish", Seed: 1, Frame: 40, FrameMillis: 100, LeadFrames: 1, Seats: []uint8{0, 1}})
 	now := time.Now()
 	for range 20 {

@@ -340,7 +340,11 @@ func (s *Server) sendStart(st *seat, now time.Time, snapshot bool) {
 // sendSnapshot sends a client the whole world (joining or coming back mid-game).
 func (s *Server) sendSnapshot(st *seat, now time.Time) {
 	units := s.w.Units()
-	state := world.AppendState(nil, s.w)
+	state, err := s.w.AppendState(nil)
+	if err != nil {
+		// The joining client then waits for a state that never comes; say why.
+		s.cfg.Logger.Error("snapshot: the world's state cannot be sent", "seat", st.idx, "err", err)
+	}
 	for i := 0; i == 0 || i < len(units); i += resyncBatchUnits {
 		b := &ResyncBatch{Frame: s.w.Frame(), Batch: uint32(i / resyncBatchUnits), Units: slices.Clone(units[i:min(i+resyncBatchUnits, len(units))])}
 		if i+resyncBatchUnits >= len(units) {

@@ -340,7 +340,14 @@ func (s *Server) sendBatches(now time.Time, st *seat, ids, removed []uint32, fin
 		if last {
 			b.Removed = removed
 			if final {
-				b.HasAttacks, b.Attacks, b.State = true, slices.Clone(s.w.Attacks()), world.AppendState(nil, s.w)
+				// A state the codec cannot carry (a world past a billion frames or attacks)
+				// leaves the batch without one: the client keeps its own, and the next hash
+				// report shows the difference.
+				state, err := s.w.AppendState(nil)
+				if err != nil {
+					s.cfg.Logger.Error("resync state", "err", err)
+				}
+				b.HasAttacks, b.Attacks, b.State = true, slices.Clone(s.w.Attacks()), state
 			}
 		}
 		cp.sent++

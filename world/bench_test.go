@@ -105,7 +105,10 @@ func BenchmarkAppendUnit(b *testing.B) {
 	for b.Loop() {
 		buf = buf[:0]
 		for i := range units {
-			buf = AppendUnit(buf, &units[i])
+			var err error
+			if buf, err = AppendUnit(buf, &units[i]); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
 	perUnit(b, len(units))
@@ -117,7 +120,7 @@ func BenchmarkParseUnit(b *testing.B) {
 	w := benchWorld(b, 2000)
 	var buf []byte
 	for i := range w.Units() {
-		buf = AppendUnit(buf, &w.Units()[i])
+		buf = mustAppendUnit(b, buf, &w.Units()[i])
 	}
 	b.ReportAllocs()
 	for b.Loop() {

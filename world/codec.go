@@ -1,10 +1,10 @@
 package world
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math/bits"
 	"math/rand/v2"
+
+	"github.com/ackattack/ackattack/net/wire"
 )
 
 // The re-sync codec: units, attacks and the rest of the state as bytes. The
@@ -13,7 +13,13 @@ import (
 // When hashes show that a client's unit went out of sync, the server sends
 // that unit's whole state and the client puts it in place with SetUnit. In a
 // stop-the-world re-sync the server also sends the rest of the world's state
-// (AppendState), so the client can drop the units the server no longer has.
+// (World.AppendState), so the client can drop the units the server no longer has.
+//
+// The integers are net/wire's UInt30 and Int30, and every error wraps one of
+// net/wire's sentinels, so a unit inside a game message is read and refused
+// exactly like the message around it. Each Append… checks its value against
+// the same rules its Parse… applies before it appends anything: whatever an
+// Append… writes, the Parse… reads back as the same value.
 
 const (
 	flagOrder        = 0x03
@@ -25,9 +31,112 @@ const (
 	flagReserved     = 0x80
 )
 
-// AppendUnit appends the encoding of u to b.
-func AppendUnit(b []byte, u *Unit) []byte {
-	flags := byte(u.Order) & flagOrder
+const (
+	// minAttackSize is the smallest attack, in bytes: eight fields of one
+	// byte or more. ParseState compares a count of attacks times this with
+	// the bytes left before it allocates, so a forged count costs nothing.
+	minAttackSize = 8
+	// maxRNGState is the longest generator state a State may carry; a PCG's
+	// MarshalBinary form is 20 bytes.
+	maxRNGState = 64
+)
+
+// checker applies the codec's rules to values and keeps the first failure,
+// so a check reads straight through its fields and is looked at once. The
+// writers check a value with it before they append; the reader (which embeds
+// it) applies the same checks to what it read, so both sides refuse the same
+// values with the same errors.
+type checker struct {
+	what string // "unit", "attack" or "state", for the errors
+	err  error
+}
+
+func (c *checker) fail(sentinel error, format string, args ...any) {
+	if c.err == nil {
+		c.err = fmt.Errorf("world: %s: %s: %w", c.what, fmt.Sprintf(format, args...), sentinel)
+	}
+}
+
+// within requires lo <= v <= hi. Every unsigned field has hi <= wire.MaxUInt30,
+// so a value within its range is also one a UInt30 holds.
+func (c *checker) within(field string, v, lo, hi uint32) {
+	if c.err == nil && (v < lo || v > hi) {
+		c.fail(wire.ErrRange, "%s %d not in %d..%d", field, v, lo, hi)
+	}
+}
+
+// int30 requires v to fit an Int30: ±wire.MaxInt30.
+func (c *checker) int30(field string, v int32) {
+	if c.err == nil && wire.SizeInt30(v) == 0 {
+		c.fail(wire.ErrRange, "%s %d outside ±%d", field, v, wire.MaxInt30)
+	}
+}
+
+// owner requires a player's seat or EnemyOwner.
+func (c *checker) owner(v uint8) {
+	if c.err == nil && v >= MaxPlayers && v != EnemyOwner {
+		c.fail(wire.ErrRange, "owner %d", v)
+	}
+}
+
+// order requires one of the orders the flags' two bits can name.
+func (c *checker) order(o Order) {
+	if c.err == nil && o > OrderAttack {
+		c.fail(wire.ErrRange, "order %d", o)
+	}
+}
+
+// appendUInt30 and appendInt30 append a value that a checker has passed, so
+// wire's error, a value out of range, cannot happen here.
+func appendUInt30(b []byte, v uint32) []byte {
+	b, _ = wire.AppendUInt30(b, v)
+	return b
+}
+
+func appendInt30(b []byte, v int32) []byte {
+	b, _ = wire.AppendInt30(b, v)
+	return b
+}
+
+// appendChecked is every Append…: it runs check over v and appends v's
+// encoding only if the check passed, so nothing is written that the parser
+// would refuse, and b comes back unchanged, capacity included, on an error.
+func appendChecked[T any](b []byte, v *T, what string, check func(*checker, *T), encode func([]byte, *T) []byte) ([]byte, error) {
+	c := checker{what: what}
+	if check(&c, v); c.err != nil {
+		return b, c.err
+	}
+	return encode(b, v), nil
+}
+
+// unit applies ParseUnit's rules to u. The flags are computed from the
+// fields, so only the order and the values themselves can be out of reach.
+func (c *checker) unit(u *Unit) {
+	c.within("id", u.ID, 1, MaxUnitID)
+	c.owner(u.Owner)
+	c.order(u.Order)
+	c.int30("x", u.X)
+	c.int30("y", u.Y)
+	c.int30("hp", u.HP)
+	c.int30("target x", u.TargetX)
+	c.int30("target y", u.TargetY)
+	c.within("target id", u.TargetID, 0, MaxUnitID)
+	c.int30("cooldown", u.Cooldown)
+	c.int30("move progress", u.MoveProgress)
+}
+
+// AppendUnit appends the encoding of u to b. It fails, and returns b
+// unchanged, if ParseUnit would refuse u or read it back as another unit: an
+// id of 0 or above MaxUnitID, an owner that is neither a seat nor
+// EnemyOwner, an order above OrderAttack, or a number beyond ±wire.MaxInt30.
+// The error wraps wire.ErrRange.
+func AppendUnit(b []byte, u *Unit) ([]byte, error) {
+	return appendChecked(b, u, "unit", (*checker).unit, encodeUnit)
+}
+
+// encodeUnit appends a unit that a checker has passed: the bytes, no checks.
+func encodeUnit(b []byte, u *Unit) []byte {
+	flags := byte(u.Order)
 	if u.Dead {
 		flags |= flagDead
 	}
@@ -43,84 +152,68 @@ func AppendUnit(b []byte, u *Unit) []byte {
 	if u.MoveProgress != 0 {
 		flags |= flagMoveProgress
 	}
-	b = binary.AppendUvarint(b, uint64(u.ID))
+	b = appendUInt30(b, u.ID)
 	b = append(b, u.Owner, u.Kind, flags)
-	b = binary.AppendVarint(b, int64(u.X))
-	b = binary.AppendVarint(b, int64(u.Y))
-	b = binary.AppendVarint(b, int64(u.HP))
+	b = appendInt30(b, u.X)
+	b = appendInt30(b, u.Y)
+	b = appendInt30(b, u.HP)
 	if flags&flagTargetXY != 0 {
-		b = binary.AppendVarint(b, int64(u.TargetX))
-		b = binary.AppendVarint(b, int64(u.TargetY))
+		b = appendInt30(b, u.TargetX)
+		b = appendInt30(b, u.TargetY)
 	}
 	if flags&flagTargetID != 0 {
-		b = binary.AppendUvarint(b, uint64(u.TargetID))
+		b = appendUInt30(b, u.TargetID)
 	}
 	if flags&flagCooldown != 0 {
-		b = binary.AppendVarint(b, int64(u.Cooldown))
+		b = appendInt30(b, u.Cooldown)
 	}
 	if flags&flagMoveProgress != 0 {
-		b = binary.AppendVarint(b, int64(u.MoveProgress))
+		b = appendInt30(b, u.MoveProgress)
 	}
 	return b
 }
 
-// reader reads varints from a byte slice and remembers the first error, so
-// a parser reads straight through and checks once.
+// reader reads fields from b[n:] and checks them with its checker, so a
+// parser reads straight through and looks at the error once; after an error
+// every read returns a zero value.
 type reader struct {
-	b    []byte
-	n    int
-	err  error
-	what string
+	checker
+	b []byte
+	n int
 }
 
-func (r *reader) fail(err error, format string, args ...any) {
+// wrap records an error of wire's parsers with the field it was reading.
+func (r *reader) wrap(field string, err error) {
 	if r.err == nil {
-		r.err = fmt.Errorf("world: %s: %s: %w", r.what, fmt.Sprintf(format, args...), err)
+		r.err = fmt.Errorf("world: %s: %s: %w", r.what, field, err)
 	}
 }
 
-func uvarintLen(v uint64) int { return (bits.Len64(v|1) + 6) / 7 }
-
-func (r *reader) uvarint(field string, lo, hi uint64) uint64 {
+// u30 reads a UInt30 in lo..hi.
+func (r *reader) u30(field string, lo, hi uint32) uint32 {
 	if r.err != nil {
 		return 0
 	}
-	v, n := binary.Uvarint(r.b[r.n:])
-	switch {
-	case n == 0:
-		r.fail(ErrShort, "%s", field)
+	v, n, err := wire.ParseUInt30(r.b[r.n:])
+	if err != nil {
+		r.wrap(field, err)
 		return 0
-	case n < 0:
-		r.fail(ErrRange, "%s overflows 64 bits", field)
-		return 0
-	case n != uvarintLen(v):
-		r.fail(ErrNonCanonical, "%s %d in %d bytes", field, v, n)
-		return 0
-	case v < lo || v > hi:
-		r.fail(ErrRange, "%s %d not in %d..%d", field, v, lo, hi)
+	}
+	if r.within(field, v, lo, hi); r.err != nil {
 		return 0
 	}
 	r.n += n
 	return v
 }
 
-func (r *reader) varint(field string, lo, hi int64) int64 {
+// i30 reads an Int30.
+func (r *reader) i30(field string) int32 {
 	if r.err != nil {
 		return 0
 	}
-	v, n := binary.Varint(r.b[r.n:])
-	switch {
-	case n == 0:
-		r.fail(ErrShort, "%s", field)
-		return 0
-	case n < 0:
-		r.fail(ErrRange, "%s overflows 64 bits", field)
-		return 0
-	case n != uvarintLen(uint64(v<<1)^uint64(v>>63)):
-		r.fail(ErrNonCanonical, "%s %d in %d bytes", field, v, n)
-		return 0
-	case v < lo || v > hi:
-		r.fail(ErrRange, "%s %d not in %d..%d", field, v, lo, hi)
+	v, n, err := wire.ParseInt30(r.b[r.n:])
+	if err != nil {
+		r.wrap(field, err)
 		return 0
 	}
 	r.n += n
@@ -132,21 +225,30 @@ func (r *reader) byte(field string) byte {
 		return 0
 	}
 	if r.n >= len(r.b) {
-		r.fail(ErrShort, "%s", field)
+		r.fail(wire.ErrShort, "%s", field)
 		return 0
 	}
 	r.n++
 	return r.b[r.n-1]
 }
 
-func (r *reader) int32(field string) int32 {
-	return int32(r.varint(field, -1<<31, 1<<31-1))
+// count reads the length of a list whose elements take at least minSize
+// bytes each; a count the bytes left cannot hold is ErrShort.
+func (r *reader) count(field string, minSize int) int {
+	c := r.u30(field, 0, wire.MaxUInt30)
+	if left := len(r.b) - r.n; r.err == nil && int64(c)*int64(minSize) > int64(left) {
+		r.fail(wire.ErrShort, "%d %s of at least %d bytes, %d bytes left", c, field, minSize, left)
+	}
+	if r.err != nil {
+		return 0
+	}
+	return int(c)
 }
 
 // nonZero marks a present field that holds its default: it should have been left out.
 func (r *reader) nonZero(field string, zero bool) {
 	if zero {
-		r.fail(ErrNonCanonical, "%s present but zero", field)
+		r.fail(wire.ErrNonCanonical, "%s present but zero", field)
 	}
 }
 
@@ -154,41 +256,36 @@ func (r *reader) nonZero(field string, zero bool) {
 // of bytes used. It checks the encoding only; SetUnit checks the unit against
 // the world's rules.
 func ParseUnit(b []byte) (Unit, int, error) {
-	r := reader{b: b, what: "unit"}
+	r := reader{checker: checker{what: "unit"}, b: b}
 	var u Unit
-	u.ID = uint32(r.uvarint("id", 1, MaxUnitID))
+	u.ID = r.u30("id", 1, MaxUnitID)
 	u.Owner = r.byte("owner")
 	u.Kind = r.byte("kind")
 	flags := r.byte("flags")
-	if r.err == nil {
-		switch {
-		case u.Owner >= MaxPlayers && u.Owner != EnemyOwner:
-			r.fail(ErrRange, "owner %d", u.Owner)
-		case flags&flagReserved != 0:
-			r.fail(ErrNonCanonical, "reserved flag set")
-		case Order(flags&flagOrder) > OrderAttack:
-			r.fail(ErrRange, "order %d", flags&flagOrder)
-		}
+	r.owner(u.Owner)
+	if r.err == nil && flags&flagReserved != 0 {
+		r.fail(wire.ErrNonCanonical, "reserved flag set")
 	}
 	u.Order = Order(flags & flagOrder)
+	r.order(u.Order)
 	u.Dead = flags&flagDead != 0
-	u.X = r.int32("x")
-	u.Y = r.int32("y")
-	u.HP = r.int32("hp")
+	u.X = r.i30("x")
+	u.Y = r.i30("y")
+	u.HP = r.i30("hp")
 	if flags&flagTargetXY != 0 {
-		u.TargetX = r.int32("target x")
-		u.TargetY = r.int32("target y")
+		u.TargetX = r.i30("target x")
+		u.TargetY = r.i30("target y")
 		r.nonZero("target cell", u.TargetX == 0 && u.TargetY == 0)
 	}
 	if flags&flagTargetID != 0 {
-		u.TargetID = uint32(r.uvarint("target id", 1, MaxUnitID))
+		u.TargetID = r.u30("target id", 1, MaxUnitID)
 	}
 	if flags&flagCooldown != 0 {
-		u.Cooldown = r.int32("cooldown")
+		u.Cooldown = r.i30("cooldown")
 		r.nonZero("cooldown", u.Cooldown == 0)
 	}
 	if flags&flagMoveProgress != 0 {
-		u.MoveProgress = r.int32("move progress")
+		u.MoveProgress = r.i30("move progress")
 		r.nonZero("move progress", u.MoveProgress == 0)
 	}
 	if r.err != nil {
@@ -197,22 +294,43 @@ func ParseUnit(b []byte) (Unit, int, error) {
 	return u, r.n, nil
 }
 
-// AppendAttack appends the encoding of a to b.
-func AppendAttack(b []byte, a *Attack) []byte {
-	b = binary.AppendUvarint(b, uint64(a.ID))
+// attack applies ParseAttack's rules to a.
+func (c *checker) attack(a *Attack) {
+	c.within("id", a.ID, 1, MaxAttackID)
+	c.owner(a.Owner)
+	c.within("from", a.From, 0, MaxUnitID)
+	c.within("target", a.Target, 1, MaxUnitID)
+	c.int30("x", a.X)
+	c.int30("y", a.Y)
+	c.int30("damage", a.Damage)
+	c.int30("speed", a.Speed)
+}
+
+// AppendAttack appends the encoding of a to b. It fails, and returns b
+// unchanged, if ParseAttack would refuse a: an id of 0 or above MaxAttackID,
+// an owner that is neither a seat nor EnemyOwner, a target of 0, a unit id
+// above MaxUnitID, or a number beyond ±wire.MaxInt30. The error wraps
+// wire.ErrRange.
+func AppendAttack(b []byte, a *Attack) ([]byte, error) {
+	return appendChecked(b, a, "attack", (*checker).attack, encodeAttack)
+}
+
+// encodeAttack appends an attack that a checker has passed: the bytes, no checks.
+func encodeAttack(b []byte, a *Attack) []byte {
+	b = appendUInt30(b, a.ID)
 	b = append(b, a.Owner)
-	b = binary.AppendUvarint(b, uint64(a.From))
-	b = binary.AppendUvarint(b, uint64(a.Target))
-	b = binary.AppendVarint(b, int64(a.X))
-	b = binary.AppendVarint(b, int64(a.Y))
-	b = binary.AppendVarint(b, int64(a.Damage))
-	b = binary.AppendVarint(b, int64(a.Speed))
+	b = appendUInt30(b, a.From)
+	b = appendUInt30(b, a.Target)
+	b = appendInt30(b, a.X)
+	b = appendInt30(b, a.Y)
+	b = appendInt30(b, a.Damage)
+	b = appendInt30(b, a.Speed)
 	return b
 }
 
 // ParseAttack reads one attack from the front of b.
 func ParseAttack(b []byte) (Attack, int, error) {
-	r := reader{b: b, what: "attack"}
+	r := reader{checker: checker{what: "attack"}, b: b}
 	a := r.attack()
 	if r.err != nil {
 		return Attack{}, 0, r.err
@@ -222,17 +340,15 @@ func ParseAttack(b []byte) (Attack, int, error) {
 
 func (r *reader) attack() Attack {
 	var a Attack
-	a.ID = uint32(r.uvarint("id", 1, 1<<32-2))
+	a.ID = r.u30("id", 1, MaxAttackID)
 	a.Owner = r.byte("owner")
-	if r.err == nil && a.Owner >= MaxPlayers && a.Owner != EnemyOwner {
-		r.fail(ErrRange, "owner %d", a.Owner)
-	}
-	a.From = uint32(r.uvarint("from", 0, MaxUnitID))
-	a.Target = uint32(r.uvarint("target", 1, MaxUnitID))
-	a.X = r.int32("x")
-	a.Y = r.int32("y")
-	a.Damage = r.int32("damage")
-	a.Speed = r.int32("speed")
+	r.owner(a.Owner)
+	a.From = r.u30("from", 0, MaxUnitID)
+	a.Target = r.u30("target", 1, MaxUnitID)
+	a.X = r.i30("x")
+	a.Y = r.i30("y")
+	a.Damage = r.i30("damage")
+	a.Speed = r.i30("speed")
 	return a
 }
 
@@ -247,26 +363,71 @@ type State struct {
 	Attacks      []Attack // the attacks in flight, by ascending id
 }
 
-const maxRNGState = 64
-
-// AppendState appends the encoding of w's State to b.
-func AppendState(b []byte, w *World) []byte {
-	b = binary.AppendUvarint(b, uint64(w.frame))
-	b = binary.AppendUvarint(b, uint64(w.nextID))
-	b = binary.AppendUvarint(b, uint64(w.nextAttackID))
-	n := len(b)
-	b = append(b, 0)
-	b, _ = w.rng.AppendBinary(b) // cannot fail
-	b[n] = byte(len(b) - n - 1)
-	b = binary.AppendUvarint(b, uint64(len(w.units)))
-	prev := uint32(0)
-	for i := range w.units {
-		b = binary.AppendUvarint(b, uint64(w.units[i].ID-prev))
-		prev = w.units[i].ID
+// generator checks the random generator's state as ParseState does: at most
+// maxRNGState bytes that a PCG accepts.
+func (c *checker) generator(rng []byte) {
+	if c.err != nil {
+		return
 	}
-	b = binary.AppendUvarint(b, uint64(len(w.attacks)))
-	for i := range w.attacks {
-		b = AppendAttack(b, &w.attacks[i])
+	if len(rng) > maxRNGState {
+		c.fail(wire.ErrTooLong, "generator state of %d bytes, at most %d", len(rng), maxRNGState)
+		return
+	}
+	if err := new(rand.PCG).UnmarshalBinary(rng); err != nil {
+		c.fail(wire.ErrRange, "generator state: %v", err)
+	}
+}
+
+// state applies ParseState's rules to s.
+func (c *checker) state(s *State) {
+	c.within("frame", s.Frame, 0, wire.MaxUInt30)
+	c.within("next id", s.NextID, 1, FirstEnemyID)
+	c.within("next attack id", s.NextAttackID, 1, MaxAttackID+1)
+	c.generator(s.RNG)
+	prev := uint32(0)
+	for _, id := range s.UnitIDs {
+		c.within("unit id", id, prev+1, MaxUnitID)
+		prev = id
+	}
+	for i := range s.Attacks {
+		c.attack(&s.Attacks[i])
+		if c.err == nil && i > 0 && s.Attacks[i].ID <= s.Attacks[i-1].ID {
+			c.fail(wire.ErrNonCanonical, "attack %d after attack %d", s.Attacks[i].ID, s.Attacks[i-1].ID)
+		}
+	}
+}
+
+// AppendState appends the encoding of w's State to b. It fails, and returns b
+// unchanged, if the codec cannot carry the state: only a world that has run
+// for more than wire.MaxUInt30 frames or loosed more than MaxAttackID
+// attacks, or one given a value out of the codec's range through SetAttacks
+// or SetUnit. The error wraps one of wire's sentinels.
+func (w *World) AppendState(b []byte) ([]byte, error) {
+	s := w.State()
+	return appendState(b, &s)
+}
+
+// appendState appends the encoding of s, after the checks ParseState makes.
+func appendState(b []byte, s *State) ([]byte, error) {
+	return appendChecked(b, s, "state", (*checker).state, encodeState)
+}
+
+// encodeState appends a state that a checker has passed: the bytes, no checks.
+func encodeState(b []byte, s *State) []byte {
+	b = appendUInt30(b, s.Frame)
+	b = appendUInt30(b, s.NextID)
+	b = appendUInt30(b, s.NextAttackID)
+	b = appendUInt30(b, uint32(len(s.RNG)))
+	b = append(b, s.RNG...)
+	b = appendUInt30(b, uint32(len(s.UnitIDs)))
+	prev := uint32(0)
+	for _, id := range s.UnitIDs {
+		b = appendUInt30(b, id-prev)
+		prev = id
+	}
+	b = appendUInt30(b, uint32(len(s.Attacks)))
+	for i := range s.Attacks {
+		b = encodeAttack(b, &s.Attacks[i])
 	}
 	return b
 }
@@ -285,45 +446,42 @@ func (w *World) State() State {
 
 // ParseState reads a State from the front of b.
 func ParseState(b []byte) (State, int, error) {
-	r := reader{b: b, what: "state"}
+	r := reader{checker: checker{what: "state"}, b: b}
 	var s State
-	s.Frame = uint32(r.uvarint("frame", 0, 1<<32-1))
-	s.NextID = uint32(r.uvarint("next id", 1, FirstEnemyID))
-	s.NextAttackID = uint32(r.uvarint("next attack id", 1, 1<<32-1))
-	n := int(r.byte("generator length"))
+	s.Frame = r.u30("frame", 0, wire.MaxUInt30)
+	s.NextID = r.u30("next id", 1, FirstEnemyID)
+	s.NextAttackID = r.u30("next attack id", 1, MaxAttackID+1)
+	n := int(r.u30("generator length", 0, wire.MaxUInt30))
 	if r.err == nil {
 		switch {
 		case n > maxRNGState:
-			r.fail(ErrTooLong, "generator state of %d bytes", n)
+			r.fail(wire.ErrTooLong, "generator state of %d bytes, at most %d", n, maxRNGState)
 		case len(b)-r.n < n:
-			r.fail(ErrShort, "generator state")
+			r.fail(wire.ErrShort, "generator state")
 		default:
 			s.RNG = append([]byte(nil), b[r.n:r.n+n]...)
 			r.n += n
-			if err := new(rand.PCG).UnmarshalBinary(s.RNG); err != nil {
-				r.fail(ErrRange, "generator state: %v", err)
-			}
+			r.generator(s.RNG)
 		}
 	}
-	// Each id takes at least one byte, so a count beyond the bytes left is a lie.
-	count := r.uvarint("unit count", 0, uint64(len(b)-r.n))
+	// Each id step takes at least one byte.
+	count := r.count("unit ids", 1)
 	if r.err == nil {
 		s.UnitIDs = make([]uint32, 0, count)
 	}
-	prev := uint64(0)
-	for i := uint64(0); i < count && r.err == nil; i++ {
-		d := r.uvarint("unit id step", 1, MaxUnitID-prev)
-		prev += d
-		s.UnitIDs = append(s.UnitIDs, uint32(prev))
+	prev := uint32(0)
+	for i := 0; i < count && r.err == nil; i++ {
+		prev += r.u30("unit id step", 1, MaxUnitID-prev)
+		s.UnitIDs = append(s.UnitIDs, prev)
 	}
-	count = r.uvarint("attack count", 0, uint64(len(b)-r.n)/8) // an attack takes at least 8 bytes
+	count = r.count("attacks", minAttackSize)
 	if r.err == nil {
 		s.Attacks = make([]Attack, 0, count)
 	}
-	for i := uint64(0); i < count && r.err == nil; i++ {
+	for i := 0; i < count && r.err == nil; i++ {
 		a := r.attack()
 		if r.err == nil && i > 0 && a.ID <= s.Attacks[i-1].ID {
-			r.fail(ErrNonCanonical, "attack %d after attack %d", a.ID, s.Attacks[i-1].ID)
+			r.fail(wire.ErrNonCanonical, "attack %d after attack %d", a.ID, s.Attacks[i-1].ID)
 		}
 		s.Attacks = append(s.Attacks, a)
 	}
@@ -339,7 +497,7 @@ func ParseState(b []byte) (State, int, error) {
 func (w *World) ApplyState(s State) error {
 	var rng rand.PCG
 	if err := rng.UnmarshalBinary(s.RNG); err != nil {
-		return fmt.Errorf("world: state: generator: %v: %w", err, ErrRange)
+		return fmt.Errorf("world: state: generator: %v: %w", err, wire.ErrRange)
 	}
 	for i := 1; i < len(s.UnitIDs); i++ {
 		if s.UnitIDs[i] <= s.UnitIDs[i-1] {
@@ -356,7 +514,7 @@ func (w *World) ApplyState(s State) error {
 		}
 	}
 	if s.NextID == 0 || s.NextID > FirstEnemyID || s.NextAttackID == 0 {
-		return fmt.Errorf("world: state: counters: %w", ErrRange)
+		return fmt.Errorf("world: state: counters: %w", wire.ErrRange)
 	}
 	keep := w.units[:0]
 	j := 0

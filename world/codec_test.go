@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/hex"
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ackattack/ackattack/net/wire"
 )
 
 func unhex(t testing.TB, s string) []byte {
@@ -23,35 +26,48 @@ var unitEncodings = []struct {
 	unit Unit
 	hex  string
 }{
-	{"fresh soldier", Unit{ID: 1, HP: 60}, "01 00 00 00 00 00 78"},
+	// id | owner | kind | flags | x | y | hp
+	{"fresh soldier", Unit{ID: 1, HP: 60}, "01 00 00 00 00 00 3c"},
 	{
 		"moving archer",
 		Unit{ID: 300, Owner: 3, Kind: 1, X: 150, Y: 7, HP: 35, Order: OrderMove, TargetX: 199, TargetY: 0, Cooldown: 5, MoveProgress: 80},
 		// id 300 | owner | kind | flags move+cell+cooldown+progress | x 150 | y 7 | hp 35 | target 199,0 | cooldown 5 | progress 80
-		"ac02 03 01 69 ac02 0e 46 8e03 00 0a a001",
+		"812c 03 01 69 8096 07 23 80c7 00 05 8050",
 	},
 	{
 		"dead enemy",
 		Unit{ID: FirstEnemyID, Owner: EnemyOwner, Kind: 3, X: 5, Y: 6, Dead: true},
-		"904e ff 03 04 0a 0c 00",
+		// id 10000 | enemy | kind 3 | flags dead | x 5 | y 6 | hp 0
+		"a710 ff 03 04 05 06 00",
 	},
 	{
 		"attacking knight",
 		Unit{ID: 2, Owner: 7, Kind: 2, X: -1, Y: 2, HP: 1, Order: OrderAttack, TargetID: FirstEnemyID + 1},
-		"02 07 02 12 01 04 02 914e",
+		// id 2 | owner 7 | kind 2 | flags attack+target id | x −1 | y 2 | hp 1 | target 10001
+		"02 07 02 12 41 02 01 a711",
 	},
 	{
 		"extremes",
-		Unit{ID: MaxUnitID, Owner: 0, X: -1 << 31, Y: 1<<31 - 1, HP: -1, TargetX: 0, TargetY: -1, TargetID: MaxUnitID, Cooldown: -1 << 31, MoveProgress: 1<<31 - 1},
-		"ffffffff03 00 00 78 ffffffff0f feffffff0f 01 00 01 ffffffff03 ffffffff0f feffffff0f",
+		Unit{ID: MaxUnitID, Owner: 0, X: -wire.MaxInt30, Y: wire.MaxInt30, HP: -1, TargetX: 0, TargetY: -1, TargetID: MaxUnitID, Cooldown: -wire.MaxInt30, MoveProgress: wire.MaxInt30},
+		"ffffffff 00 00 78 ffffffff dfffffff 41 00 41 ffffffff ffffffff dfffffff",
 	},
+}
+
+// mustAppendUnit encodes a unit the test knows is valid.
+func mustAppendUnit(t testing.TB, b []byte, u *Unit) []byte {
+	t.Helper()
+	b, err := AppendUnit(b, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func TestUnitCodec(t *testing.T) {
 	for _, c := range unitEncodings {
 		t.Run(c.name, func(t *testing.T) {
 			want := unhex(t, c.hex)
-			got := AppendUnit([]byte{0xee}, &c.unit)
+			got := mustAppendUnit(t, []byte{0xee}, &c.unit)
 			if !bytes.Equal(got[1:], want) || got[0] != 0xee {
 				t.Fatalf("AppendUnit = % x, want % x", got[1:], want)
 			}
@@ -60,7 +76,7 @@ func TestUnitCodec(t *testing.T) {
 				t.Fatalf("ParseUnit = %+v, %d, %v; want %+v, %d", u, n, err, c.unit, len(want))
 			}
 			for i := range want {
-				if _, _, err := ParseUnit(want[:i]); !errors.Is(err, ErrShort) {
+				if _, _, err := ParseUnit(want[:i]); !errors.Is(err, wire.ErrShort) {
 					t.Errorf("%d of %d bytes: %v, want ErrShort", i, len(want), err)
 				}
 			}
@@ -73,20 +89,19 @@ func TestUnitCodecRejects(t *testing.T) {
 		name, hex string
 		want      error
 	}{
-		{"id zero", "00 00 00 00 00 00 78", ErrRange},
-		{"id too big", "8080808004 00 00 00 00 00 78", ErrRange},
-		{"id in two bytes", "8100 00 00 00 00 00 78", ErrNonCanonical},
-		{"id overflows 64 bits", "ffffffffffffffffffff01 00 00 00 00 00 78", ErrRange},
-		{"owner 8", "01 08 00 00 00 00 78", ErrRange},
-		{"order 3", "01 00 00 03 00 00 78", ErrRange},
-		{"reserved flag", "01 00 00 80 00 00 78", ErrNonCanonical},
-		{"x in two bytes", "01 00 00 00 8000 00 78", ErrNonCanonical},
-		{"x beyond int32", "01 00 00 00 8080808010 00 78", ErrRange},
-		{"target cell present but zero", "01 00 00 09 00 00 78 00 00", ErrNonCanonical},
-		{"target id zero", "01 00 00 12 00 00 78 00", ErrRange},
-		{"cooldown present but zero", "01 00 00 20 00 00 78 00", ErrNonCanonical},
-		{"progress present but zero", "01 00 00 40 00 00 78 00", ErrNonCanonical},
-		{"empty", "", ErrShort},
+		{"id zero", "00 00 00 00 00 00 3c", wire.ErrRange},
+		{"id in two bytes", "8001 00 00 00 00 00 3c", wire.ErrNonCanonical},
+		{"id cut", "c000", wire.ErrShort},
+		{"owner 8", "01 08 00 00 00 00 3c", wire.ErrRange},
+		{"order 3", "01 00 00 03 00 00 3c", wire.ErrRange},
+		{"reserved flag", "01 00 00 80 00 00 3c", wire.ErrNonCanonical},
+		{"x in two bytes", "01 00 00 00 8000 00 3c", wire.ErrNonCanonical},
+		{"x negative zero", "01 00 00 00 40 00 3c", wire.ErrNonCanonical},
+		{"target cell present but zero", "01 00 00 09 00 00 3c 00 00", wire.ErrNonCanonical},
+		{"target id zero", "01 00 00 12 00 00 3c 00", wire.ErrRange},
+		{"cooldown present but zero", "01 00 00 20 00 00 3c 00", wire.ErrNonCanonical},
+		{"progress present but zero", "01 00 00 40 00 00 3c 00", wire.ErrNonCanonical},
+		{"empty", "", wire.ErrShort},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, n, err := ParseUnit(unhex(t, c.hex))
@@ -97,12 +112,62 @@ func TestUnitCodecRejects(t *testing.T) {
 	}
 }
 
+// refusal is a change that makes a valid value one its Append must refuse,
+// with the error it must wrap.
+type refusal[T any] struct {
+	name   string
+	change func(*T)
+	want   error
+}
+
+// checkRefusals applies each change to a fresh valid value and checks that
+// encode refuses the result with the refusal's error, and returns b as it
+// was without writing a byte, not even in its spare capacity.
+func checkRefusals[T any](t *testing.T, valid func() T, encode func([]byte, *T) ([]byte, error), refusals []refusal[T]) {
+	t.Helper()
+	for _, r := range refusals {
+		t.Run(r.name, func(t *testing.T) {
+			v := valid()
+			r.change(&v)
+			b := make([]byte, 1, 1024)
+			got, err := encode(b, &v)
+			if !errors.Is(err, r.want) {
+				t.Errorf("error %v, want %v", err, r.want)
+			}
+			if len(got) != 1 || &got[0] != &b[0] || slices.ContainsFunc(got[:cap(got)], func(c byte) bool { return c != 0 }) {
+				t.Errorf("wrote % x before it failed", got[:cap(got)])
+			}
+		})
+	}
+}
+
+// TestAppendUnitRejects: AppendUnit refuses every unit that ParseUnit would
+// refuse or read back as another, before it writes a byte.
+func TestAppendUnitRejects(t *testing.T) {
+	valid := func() Unit { return unitEncodings[1].unit }
+	checkRefusals(t, valid, AppendUnit, []refusal[Unit]{
+		{"id zero", func(u *Unit) { u.ID = 0 }, wire.ErrRange},
+		{"id beyond MaxUnitID", func(u *Unit) { u.ID = MaxUnitID + 1 }, wire.ErrRange},
+		{"owner 8", func(u *Unit) { u.Owner = 8 }, wire.ErrRange},
+		{"order 3", func(u *Unit) { u.Order = 3 }, wire.ErrRange},
+		{"order 4, whose low bits are OrderNone", func(u *Unit) { u.Order = 4 }, wire.ErrRange},
+		{"x beyond an Int30", func(u *Unit) { u.X = wire.MaxInt30 + 1 }, wire.ErrRange},
+		{"y most negative", func(u *Unit) { u.Y = math.MinInt32 }, wire.ErrRange},
+		{"hp below an Int30", func(u *Unit) { u.HP = -wire.MaxInt30 - 1 }, wire.ErrRange},
+		{"target x beyond an Int30", func(u *Unit) { u.TargetX = math.MaxInt32 }, wire.ErrRange},
+		{"target y beyond an Int30", func(u *Unit) { u.TargetY = wire.MaxInt30 + 1 }, wire.ErrRange},
+		{"target id beyond MaxUnitID", func(u *Unit) { u.TargetID = MaxUnitID + 1 }, wire.ErrRange},
+		{"cooldown beyond an Int30", func(u *Unit) { u.Cooldown = wire.MaxInt30 + 1 }, wire.ErrRange},
+		{"move progress beyond an Int30", func(u *Unit) { u.MoveProgress = math.MinInt32 }, wire.ErrRange},
+	})
+}
+
 // Every unit of a busy world goes through the codec unchanged.
 func TestUnitCodecRoundTripWorld(t *testing.T) {
 	w := sampleWorld(t)
 	var b []byte
 	for i := range w.Units() {
-		b = AppendUnit(b, &w.Units()[i])
+		b = mustAppendUnit(t, b, &w.Units()[i])
 	}
 	t.Logf("%d units in %d bytes (%.1f a unit)", len(w.Units()), len(b), float64(len(b))/float64(len(w.Units())))
 	for i, want := range w.Units() {
@@ -119,16 +184,17 @@ func TestUnitCodecRoundTripWorld(t *testing.T) {
 
 func TestAttackCodec(t *testing.T) {
 	a := Attack{ID: 1, Owner: 0, From: 1, Target: FirstEnemyID, X: 50, Y: 150, Damage: 7, Speed: 150}
-	want := unhex(t, "01 00 01 904e 64 ac02 0e ac02")
-	if got := AppendAttack(nil, &a); !bytes.Equal(got, want) {
-		t.Fatalf("AppendAttack = % x, want % x", got, want)
+	// id 1 | owner 0 | from 1 | target 10000 | x 50 | y 150 | damage 7 | speed 150
+	want := unhex(t, "01 00 01 a710 32 8096 07 8096")
+	if got, err := AppendAttack(nil, &a); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("AppendAttack = % x, %v; want % x", got, err, want)
 	}
 	got, n, err := ParseAttack(want)
 	if err != nil || n != len(want) || got != a {
 		t.Fatalf("ParseAttack = %+v, %d, %v", got, n, err)
 	}
 	for i := range want {
-		if _, _, err := ParseAttack(want[:i]); !errors.Is(err, ErrShort) {
+		if _, _, err := ParseAttack(want[:i]); !errors.Is(err, wire.ErrShort) {
 			t.Errorf("%d bytes: %v, want ErrShort", i, err)
 		}
 	}
@@ -136,20 +202,38 @@ func TestAttackCodec(t *testing.T) {
 		name, hex string
 		want      error
 	}{
-		{"id zero", "00 00 01 904e 64 ac02 0e ac02", ErrRange},
-		{"owner 9", "01 09 01 904e 64 ac02 0e ac02", ErrRange},
-		{"target zero", "01 00 01 00 64 ac02 0e ac02", ErrRange},
-		{"long from", "01 00 8100 904e 64 ac02 0e ac02", ErrNonCanonical},
+		{"id zero", "00 00 01 a710 32 8096 07 8096", wire.ErrRange},
+		{"id beyond MaxAttackID", "ffffffff 00 01 a710 32 8096 07 8096", wire.ErrRange},
+		{"owner 9", "01 09 01 a710 32 8096 07 8096", wire.ErrRange},
+		{"target zero", "01 00 01 00 32 8096 07 8096", wire.ErrRange},
+		{"long from", "01 00 8001 a710 32 8096 07 8096", wire.ErrNonCanonical},
+		{"speed negative zero", "01 00 01 a710 32 8096 07 40", wire.ErrNonCanonical},
 	} {
 		if _, _, err := ParseAttack(unhex(t, c.hex)); !errors.Is(err, c.want) {
 			t.Errorf("%s: %v, want %v", c.name, err, c.want)
 		}
 	}
+	checkRefusals(t, func() Attack { return a }, AppendAttack, []refusal[Attack]{
+		{"id zero", func(a *Attack) { a.ID = 0 }, wire.ErrRange},
+		{"id beyond MaxAttackID", func(a *Attack) { a.ID = MaxAttackID + 1 }, wire.ErrRange},
+		{"owner 9", func(a *Attack) { a.Owner = 9 }, wire.ErrRange},
+		{"from beyond MaxUnitID", func(a *Attack) { a.From = MaxUnitID + 1 }, wire.ErrRange},
+		{"target zero", func(a *Attack) { a.Target = 0 }, wire.ErrRange},
+		{"target beyond MaxUnitID", func(a *Attack) { a.Target = math.MaxUint32 }, wire.ErrRange},
+		{"x beyond an Int30", func(a *Attack) { a.X = wire.MaxInt30 + 1 }, wire.ErrRange},
+		{"y most negative", func(a *Attack) { a.Y = math.MinInt32 }, wire.ErrRange},
+		{"damage beyond an Int30", func(a *Attack) { a.Damage = math.MaxInt32 }, wire.ErrRange},
+		{"speed beyond an Int30", func(a *Attack) { a.Speed = -wire.MaxInt30 - 1 }, wire.ErrRange},
+	})
 }
 
 func TestStateCodec(t *testing.T) {
 	w := sampleWorld(t)
-	b := AppendState([]byte{1, 2}, w)[2:]
+	b, err := w.AppendState([]byte{1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = b[2:]
 	s, n, err := ParseState(append(slices.Clone(b), 0xff))
 	if err != nil || n != len(b) {
 		t.Fatalf("ParseState: %d of %d bytes, %v", n, len(b), err)
@@ -165,27 +249,73 @@ func TestStateCodec(t *testing.T) {
 			t.Fatalf("%d of %d bytes parsed", i, len(b))
 		}
 	}
-	// Hand-made states.
+	// Hand-made states: frame | next id | next attack id | generator | unit ids | attacks.
 	rng := "14 706367" + strings.Repeat("3a", 1) + strings.Repeat("00", 16)
+	attack1 := " 01 00 01 a710 32 8096 07 8096"
+	attack2 := " 02 00 01 a710 32 8096 07 8096"
 	for _, c := range []struct {
 		name, hex string
 		want      error
 	}{
 		{"empty world", "00 01 01 " + rng + " 00 00", nil},
-		{"ids 1, 2, 10000", "05 04 01 " + rng + " 03 01 01 8e4e 00", nil},
-		{"id step zero", "05 04 01 " + rng + " 02 01 00 00", ErrRange},
-		{"count beyond the input", "05 04 01 " + rng + " 7f 01", ErrRange},
-		{"attack count beyond the input", "05 04 01 " + rng + " 00 05 01", ErrRange},
-		{"attacks out of order", "05 04 05 " + rng + " 00 02" + " 02 00 01 904e 64 ac02 0e ac02" + " 01 00 01 904e 64 ac02 0e ac02", ErrNonCanonical},
-		{"generator too long", "05 04 01 41" + strings.Repeat("00", 65) + " 00 00", ErrTooLong},
-		{"generator garbage", "05 04 01 03 616263 00 00", ErrRange},
-		{"next id in the enemies' range", "05 914e 01 " + rng + " 00 00", ErrRange},
-		{"next id zero", "05 00 01 " + rng + " 00 00", ErrRange},
+		{"ids 1, 2, 10000", "05 04 01 " + rng + " 03 01 01 a70e 00", nil},
+		{"two attacks", "05 04 03 " + rng + " 00 02" + attack1 + attack2, nil},
+		{"frame in a longer form", "8005 04 01 " + rng + " 00 00", wire.ErrNonCanonical},
+		{"id step zero", "05 04 01 " + rng + " 02 01 00 00", wire.ErrRange},
+		{"count beyond the input", "05 04 01 " + rng + " 7f 01", wire.ErrShort},
+		{"attack count beyond the input", "05 04 01 " + rng + " 00 05 01", wire.ErrShort},
+		{"attacks out of order", "05 04 05 " + rng + " 00 02" + attack2 + attack1, wire.ErrNonCanonical},
+		{"generator too long", "05 04 01 41" + strings.Repeat("00", 65) + " 00 00", wire.ErrTooLong},
+		{"generator garbage", "05 04 01 03 616263 00 00", wire.ErrRange},
+		{"next id in the enemies' range", "05 a711 01 " + rng + " 00 00", wire.ErrRange},
+		{"next id zero", "05 00 01 " + rng + " 00 00", wire.ErrRange},
 	} {
-		_, _, err := ParseState(unhex(t, c.hex))
+		s, _, err := ParseState(unhex(t, c.hex))
 		if !errors.Is(err, c.want) || (err == nil) != (c.want == nil) {
 			t.Errorf("%s: %v, want %v", c.name, err, c.want)
+			continue
 		}
+		if err != nil {
+			continue
+		}
+		// What parses encodes back to the same bytes.
+		if again, err := appendState(nil, &s); err != nil || !bytes.Equal(again, unhex(t, c.hex)) {
+			t.Errorf("%s: encodes back as % x, %v", c.name, again, err)
+		}
+	}
+}
+
+// TestAppendStateRejects: a State that ParseState would refuse is not
+// written, and neither is a world whose state the codec cannot carry.
+func TestAppendStateRejects(t *testing.T) {
+	good := sampleWorld(t).State()
+	if len(good.UnitIDs) < 2 || len(good.Attacks) < 2 {
+		t.Fatalf("the sample world has %d units and %d attacks, want two of each", len(good.UnitIDs), len(good.Attacks))
+	}
+	valid := func() State {
+		s := good
+		s.UnitIDs, s.Attacks = slices.Clone(good.UnitIDs), slices.Clone(good.Attacks)
+		return s
+	}
+	checkRefusals(t, valid, appendState, []refusal[State]{
+		{"frame beyond a UInt30", func(s *State) { s.Frame = wire.MaxUInt30 + 1 }, wire.ErrRange},
+		{"next id zero", func(s *State) { s.NextID = 0 }, wire.ErrRange},
+		{"next id in the enemies' range", func(s *State) { s.NextID = FirstEnemyID + 1 }, wire.ErrRange},
+		{"next attack id beyond a UInt30", func(s *State) { s.NextAttackID = wire.MaxUInt30 + 1 }, wire.ErrRange},
+		{"generator garbage", func(s *State) { s.RNG = []byte("abc") }, wire.ErrRange},
+		{"generator too long", func(s *State) { s.RNG = make([]byte, maxRNGState+1) }, wire.ErrTooLong},
+		{"unit id zero", func(s *State) { s.UnitIDs[0] = 0 }, wire.ErrRange},
+		{"unit ids descending", func(s *State) { s.UnitIDs[0], s.UnitIDs[1] = s.UnitIDs[1], s.UnitIDs[0] }, wire.ErrRange},
+		{"unit id twice", func(s *State) { s.UnitIDs[1] = s.UnitIDs[0] }, wire.ErrRange},
+		{"attack out of range", func(s *State) { s.Attacks[0].X = math.MaxInt32 }, wire.ErrRange},
+		{"attacks descending", func(s *State) { s.Attacks[0], s.Attacks[1] = s.Attacks[1], s.Attacks[0] }, wire.ErrNonCanonical},
+	})
+
+	// A world that ran beyond the codec's frames.
+	w := sampleWorld(t)
+	w.frame = wire.MaxUInt30 + 1
+	if got, err := w.AppendState([]byte{0xee}); !errors.Is(err, wire.ErrRange) || !bytes.Equal(got, []byte{0xee}) {
+		t.Errorf("World.AppendState past the last frame: % x, %v", got, err)
 	}
 }
 
@@ -233,12 +363,15 @@ func TestResync(t *testing.T) {
 	// The client sends the hash of every unit; the server answers with its
 	// state and every unit the client holds differently or lacks.
 	theirs := client.UnitHashes(0, MaxUnitID, nil)
-	msg := AppendState(nil, server)
+	msg, err := server.AppendState(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	sent := 0
 	for _, u := range server.Units() {
 		i, found := slices.BinarySearchFunc(theirs, u.ID, func(h UnitHash, id uint32) int { return int(h.ID) - int(id) })
 		if !found || theirs[i].Hash != u.Hash() {
-			msg = AppendUnit(msg, &u)
+			msg = mustAppendUnit(t, msg, &u)
 			sent++
 		}
 	}

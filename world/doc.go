@@ -102,7 +102,7 @@
 // lacks still lands in some group. The server drills into a group that
 // differs with UnitHashes, sends the units that differ (AppendUnit, applied
 // with SetUnit) and, in a stop-the-world re-sync, the rest of the state
-// (AppendState, applied with ApplyState): which units exist, the attacks in
+// (World.AppendState, applied with ApplyState): which units exist, the attacks in
 // flight, the generator, the frame.
 //
 // # The unit hash
@@ -139,49 +139,64 @@
 //
 // # The re-sync codec
 //
-// Integers are varints from encoding/binary: unsigned ones as uvarints (7 bits
-// a byte, low groups first, the top bit of each byte saying "more follows"),
-// signed ones zig-zagged first so that small negative numbers stay small. A
-// unit with small numbers fits in about 11 bytes. Every value has exactly one
-// encoding: a varint longer than needed, a present field holding its default,
-// or a reserved bit set is rejected (ErrNonCanonical), so parse-then-append
-// gives back the input. Parse functions never panic and never allocate more
-// than the input can justify. ParseUnit checks the encoding; SetUnit checks
-// the unit against the rules of the world it goes into.
+// Integers are the protocol's own, net/wire's UInt30 and Int30: 1, 2 or 4
+// bytes, the first two bits of the first byte giving the length, Int30 in
+// sign-magnitude (see net/PROTOCOL.md, section 1). A unit travels inside a
+// game message whose ids, frames and cells are already UInt30s and Int30s, so
+// one family of integers, with one set of errors (wire.ErrShort,
+// wire.ErrRange, wire.ErrNonCanonical, wire.ErrTooLong), covers the message
+// and the units in it. The price is range: a field holds ±536,870,911 signed
+// or 0..1,073,741,823 unsigned, not all of int32 and uint32. No value a game
+// produces comes near that (cells, hit points from the unit table, cooldowns,
+// hundredths of a cell on a map), but the counters of a world that never
+// stops do: a world past
+// wire.MaxUInt30 frames (three years at 10 a second) or MaxAttackID attacks
+// can no longer send its state.
+//
+// So every Append… checks its value against the rules of its Parse… before it
+// appends a byte, and returns an error and b unchanged if a value is out of
+// reach: whatever AppendUnit writes, ParseUnit reads back as the same unit. A
+// unit of a busy world takes about 10 bytes. Every value has exactly one
+// encoding: an integer longer than needed, negative zero, a present field
+// holding its default, or a reserved bit set is rejected
+// (wire.ErrNonCanonical), so parse-then-append gives back the input. Parse
+// functions never panic and never allocate more than the input can justify.
+// ParseUnit checks the encoding; SetUnit checks the unit against the rules of
+// the world it goes into.
 //
 // Unit:
 //
-//	uvarint  ID (1..MaxUnitID)
-//	byte     Owner (0..7, or 255 for enemies)
-//	byte     Kind
-//	byte     flags: bits 0-1 Order (0 none, 1 move, 2 attack), bit 2 Dead,
-//	         bit 3 TargetX/TargetY present, bit 4 TargetID present,
-//	         bit 5 Cooldown present, bit 6 MoveProgress present, bit 7 reserved (0)
-//	varint   X
-//	varint   Y
-//	varint   HP
-//	varint   TargetX, varint TargetY    if bit 3 (not both 0)
-//	uvarint  TargetID                   if bit 4 (not 0)
-//	varint   Cooldown                   if bit 5 (not 0)
-//	varint   MoveProgress               if bit 6 (not 0)
+//	u30   ID (1..MaxUnitID)
+//	byte  Owner (0..7, or 255 for enemies)
+//	byte  Kind
+//	byte  flags: bits 0-1 Order (0 none, 1 move, 2 attack), bit 2 Dead,
+//	      bit 3 TargetX/TargetY present, bit 4 TargetID present,
+//	      bit 5 Cooldown present, bit 6 MoveProgress present, bit 7 reserved (0)
+//	i30   X
+//	i30   Y
+//	i30   HP
+//	i30   TargetX, i30 TargetY    if bit 3 (not both 0)
+//	u30   TargetID                if bit 4 (not 0)
+//	i30   Cooldown                if bit 5 (not 0)
+//	i30   MoveProgress            if bit 6 (not 0)
 //
 // Attack:
 //
-//	uvarint  ID (not 0)
-//	byte     Owner
-//	uvarint  From
-//	uvarint  Target (not 0)
-//	varint   X, varint Y, varint Damage, varint Speed
+//	u30   ID (1..MaxAttackID)
+//	byte  Owner
+//	u30   From (0..MaxUnitID)
+//	u30   Target (1..MaxUnitID)
+//	i30   X, i30 Y, i30 Damage, i30 Speed
 //
 // State:
 //
-//	uvarint  Frame
-//	uvarint  NextID
-//	uvarint  NextAttackID
-//	byte     n (at most 64), then n bytes: the generator in its MarshalBinary form
-//	uvarint  count of unit ids, then the ids ascending: the first, then each one's
-//	         difference from the one before (at least 1)
-//	uvarint  count of attacks, then each attack as above, ids ascending
+//	u30   Frame
+//	u30   NextID (1..FirstEnemyID)
+//	u30   NextAttackID (1..MaxAttackID+1)
+//	u30   n (at most 64), then n bytes: the generator in its MarshalBinary form
+//	u30   count of unit ids, then the ids ascending: the first, then each one's
+//	      difference from the one before (at least 1)
+//	u30   count of attacks, then each attack as above, ids ascending
 //
 // Unit ids below FirstEnemyID are players' units, numbered by AddPlayerUnits
 // in order; the server numbers its enemies from FirstEnemyID up. Two ranges

@@ -1,5 +1,7 @@
 package world
 
+import "github.com/ackattack/ackattack/net/wire"
+
 // Owners, frames and sizes.
 const (
 	// MaxPlayers is the number of player seats; a player unit's Owner is its seat, 0..7.
@@ -17,7 +19,12 @@ const (
 	// FirstEnemyID..MaxUnitID. Ids are never reused within a game. The
 	// largest fits a UInt30 on the wire, and ids up to 16,383 take 2 bytes.
 	FirstEnemyID = 10000
-	MaxUnitID    = 1<<30 - 1
+	MaxUnitID    = wire.MaxUInt30
+	// MaxAttackID is the largest attack id. Attack ids are UInt30s on the
+	// wire too, and one below the largest, so that the id after it, which a
+	// State carries, is one as well. A world that has loosed that many attacks
+	// (a thousand a second for twelve days) can no longer send its state.
+	MaxAttackID = wire.MaxUInt30 - 1
 )
 
 // Order is what a player told a unit to do.

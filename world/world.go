@@ -390,7 +390,7 @@ func (w *World) checkAttack(a *Attack) error {
 	}
 	lim := int32(w.lv.w+w.lv.h) * CellSize
 	switch {
-	case a.ID == 0 || a.ID == ^uint32(0):
+	case a.ID == 0 || a.ID > MaxAttackID:
 		return bad("id out of range")
 	case a.Owner >= MaxPlayers && a.Owner != EnemyOwner:
 		return bad("owner")

@@ -45,6 +45,12 @@
 // ranges are symmetric. The shortest form that fits is the only valid one,
 // and negative zero is rejected.
 //
+// They are the integers of the layers above too: the game's messages, and the
+// world's codec of the units and attacks inside them, use UInt30 and Int30
+// and wrap this package's sentinel errors. So every variable-length integer
+// in a datagram, from a payload length to a unit's hit points, is one of
+// these two, and every parse error is tested with the same errors.Is.
+//
 // # Sequence lists
 //
 // A guaranteed message carries its own 15-bit sequence number followed by the
