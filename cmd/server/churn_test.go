@@ -20,31 +20,36 @@ import (
 // time: game's TestChurnNeverFillsTheServer.)
 func TestChurnWithTheBinaries(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts real processes for about 15 s")
+		t.Skip("starts real processes for about 11 s")
 	}
+	t.Parallel() // it mostly waits: the other tests of the package run meanwhile
 	client := tmuxtest.BuildPackage(t, "client", "github.com/ackattack/ackattack/cmd/client")
 	addr := freeUDPAddr(t)
 	serverDone := make(chan int, 1)
 	stats := filepath.Join(t.TempDir(), "server.json")
 	go func() {
-		serverDone <- run([]string{"--headless", "--listen", addr, "--bots", "1", "--seat-hold", "1s", "--duration", "15s", "--stats", stats, "--log-level", "warn"})
+		serverDone <- run([]string{"--headless", "--listen", addr, "--bots", "1", "--seat-hold", "1s", "--duration", "11s", "--stats", stats, "--log-level", "warn"})
 	}()
 	time.Sleep(300 * time.Millisecond)
 
-	// Nine starts for seven free seats, each killed once it has had time to join.
+	// Nine starts for seven free seats, all killed once they have had time to join.
+	var kids []*exec.Cmd
 	for i := range 9 {
 		cmd := exec.Command(client, "--headless", "--quiet", "--bot", "--connect", addr, "--name", "kid"+strconv.Itoa(i), "--log-level", "error")
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(500 * time.Millisecond) // a loopback join takes milliseconds
+		kids = append(kids, cmd)
+	}
+	time.Sleep(time.Second) // a loopback join takes milliseconds
+	for _, cmd := range kids {
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 	}
 	// Every vanished player times out (5 s) and its hold runs out (1 s).
 	time.Sleep(6500 * time.Millisecond)
 	report := filepath.Join(t.TempDir(), "late.json")
-	late := exec.Command(client, "--headless", "--quiet", "--bot", "--connect", addr, "--name", "late", "--duration", "3s", "--stats", report)
+	late := exec.Command(client, "--headless", "--quiet", "--bot", "--connect", addr, "--name", "late", "--duration", "2s", "--stats", report)
 	if out, err := late.CombinedOutput(); err != nil {
 		t.Fatalf("the client after the churn: %v\n%s", err, out)
 	}
