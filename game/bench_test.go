@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/netip"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -726,4 +727,130 @@ func (t *benchTypeBytes) table(clientSeconds float64) string {
 	fmt.Fprintf(&sb, "  %-40s %10.0f   (%.1f datagrams/s, %.1f of them without records; record overhead %.0f B/s)", "total",
 		float64(t.total)/clientSeconds, float64(t.datagrams)/clientSeconds, float64(t.ackOnly)/clientSeconds, float64(t.recordOH)/clientSeconds)
 	return sb.String()
+}
+
+// The hour-long game: eight players (two bots on the server, six bot clients, all of them
+// playing and chatting) for an hour of game time over links with 5% loss and 30 ms of latency
+// each way, so that commands come late, hashes differ and the server repairs and pauses now
+// and then. Every minute each seat gets a fresh squad (benchReinforce): the enemies would
+// otherwise win within minutes and leave an hour of chat alone. The heap is read every five
+// minutes of game time (HeapAlloc after a collection): whatever a host keeps of the game's
+// history (chat, events, pauses, sync logs, schedules) must not grow with it. An hour of
+// game time takes about 20 s here, too long for the tests; it is a benchmark only.
+
+const (
+	benchHour           = time.Hour
+	benchHeapEvery      = 5 * time.Minute
+	benchHeapSettled    = 5 * time.Minute // the heap after this much play is the reference
+	benchReinforceEvery = time.Minute
+)
+
+// benchHeapSample is HeapAlloc at one moment of game time.
+type benchHeapSample struct {
+	at   time.Duration
+	heap uint64
+}
+
+// benchHourLongGame plays a game of length and reads the heap every benchHeapEvery of game
+// time (and once at the start). It returns the samples and the reports at the end.
+func benchHourLongGame(tb testing.TB, length time.Duration) ([]benchHeapSample, sessionResult) {
+	tb.Helper()
+	lossy := linksim.Settings{LossPercent: 5, Latency: 30 * time.Millisecond}
+	g := newVGame(tb, vspec{seed: 11, bots: 2, clients: 6, link: lossy,
+		// The harness would keep every host's trace in memory: a log of the whole game.
+		server: func(c *ServerConfig) { c.Trace = nil },
+		client: func(i int, c *ClientConfig) { c.Trace = nil },
+	})
+	var samples []benchHeapSample
+	sample := func(at time.Duration) {
+		var ms runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		samples = append(samples, benchHeapSample{at: at, heap: ms.HeapAlloc})
+	}
+	sample(0)
+	for played := time.Duration(0); played < length; {
+		g.run(benchReinforceEvery)
+		played += benchReinforceEvery
+		if err := g.benchReinforce(); err != nil {
+			tb.Fatal(err)
+		}
+		if played%benchHeapEvery == 0 {
+			sample(played)
+		}
+	}
+	// The one history found to grow with the game: one entry per enemy the server ever sent a
+	// kill for (Server.killSent is never pruned). A few tens of kB an hour.
+	tb.Logf("the server's killSent holds %d entries (%d enemies killed)", len(g.srv.killSent), g.srv.stats.EnemiesKilled)
+	return samples, g.result()
+}
+
+// benchReinforce gives every seat in the game a fresh starting squad at its spawn, a few
+// seconds ahead, on every host: without it the enemies win within minutes and the rest of an
+// hour is a game without players' units. The squad's ids are the ones AddPlayerUnits hands out
+// next in the server's world, the same each time (a re-sync's SetUnit does not move the
+// world's next id), so a squad that still stands is put back at full strength.
+func (g *vgame) benchReinforce() error {
+	s := g.srv
+	w, err := world.NewWorld(s.cfg.Map, s.cfg.Seed)
+	if err != nil {
+		return err
+	}
+	w.CopyFrom(s.w)
+	up := &UnitUpdate{Frame: s.w.Frame() + benchSetupFrames}
+	for _, seat := range s.seatList() {
+		ids, err := w.AddPlayerUnits(seat)
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			u, _ := w.Unit(id)
+			up.Units = append(up.Units, u)
+		}
+	}
+	return g.benchScheduleEverywhere(up)
+}
+
+// benchHeapAt is the heap of the sample at (or the first after) game time at.
+func benchHeapAt(samples []benchHeapSample, at time.Duration) uint64 {
+	for _, s := range samples {
+		if s.at >= at {
+			return s.heap
+		}
+	}
+	return samples[len(samples)-1].heap
+}
+
+// benchLogHourLongGame logs the heap samples and what the game did, so that a reader sees the
+// bounded histories were exercised (more chat lines and events than they keep).
+func benchLogHourLongGame(tb testing.TB, samples []benchHeapSample, res sessionResult) {
+	tb.Helper()
+	var sb strings.Builder
+	for _, s := range samples {
+		fmt.Fprintf(&sb, " %v: %.2f MB;", s.at, float64(s.heap)/1e6)
+	}
+	tb.Logf("heap (HeapAlloc after GC) by game time:%s", strings.TrimSuffix(sb.String(), ";"))
+	sr := res.server
+	tb.Logf("server: frame %d, commands %d (%d late), enemies %d spawned, %d killed, chat lines of its bots %d; %d mismatched units, %d real-time re-syncs, %d stop-the-world",
+		sr.Frame, sr.Game.CommandsIssued, sr.Game.CommandsLate, sr.Game.EnemiesSpawned, sr.Game.EnemiesKilled, sr.Chat.SentTotal,
+		sr.Sync.MismatchedUnits, sr.Sync.RealtimeResyncs, sr.Sync.StopWorldResyncs)
+	for _, r := range res.clients {
+		tb.Logf("%s: frame %d, commands issued %d, late %d, chat sent %d, received %d (kept %d), pauses %d",
+			r.Name, r.Frame, r.Game.CommandsIssued, r.Game.CommandsLate, r.Chat.SentTotal, r.Chat.ReceivedTotal, len(r.Chat.Received), r.Sync.StopWorldResyncs)
+	}
+}
+
+// BenchmarkHourLongGame: the heap of an eight-player game of an hour of game time, read every
+// 5 minutes. heap-5m-MB is the reference (the game under way), heap-30m-MB the middle,
+// heap-60m-MB the end; heap-growth-x is the end over the reference.
+func BenchmarkHourLongGame(b *testing.B) {
+	for b.Loop() {
+		samples, res := benchHourLongGame(b, benchHour)
+		ref, mid, end := benchHeapAt(samples, benchHeapSettled), benchHeapAt(samples, benchHour/2), benchHeapAt(samples, benchHour)
+		b.ReportMetric(float64(ref)/1e6, "heap-5m-MB")
+		b.ReportMetric(float64(mid)/1e6, "heap-30m-MB")
+		b.ReportMetric(float64(end)/1e6, "heap-60m-MB")
+		b.ReportMetric(float64(end)/float64(ref), "heap-growth-x")
+		benchLogHourLongGame(b, samples, res)
+	}
 }
