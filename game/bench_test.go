@@ -481,7 +481,11 @@ func benchStopTheWorld(b *testing.B, link linksim.Settings) {
 	g.playUntil(8*time.Second, func() bool { return g.srv.pause == nil })
 	s := g.srv
 	wh, _ := AppendMsg(nil, &WorldHashes{Frame: s.w.Frame(), Hashes: s.w.UnitHashes(1, world.MaxUnitID, nil)})
-	hashesLen, stateLen := len(wh), len(world.AppendState(nil, s.w))
+	state, err := s.w.AppendState(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	hashesLen, stateLen := len(wh), len(state)
 
 	pauses := slices.Clone(s.stats.PauseMillis)
 	if len(pauses) == 0 {
