@@ -281,3 +281,42 @@ func checkDriftRepaired(t *testing.T, g *vgame, res sessionResult, rl repairLog)
 		t.Logf("%s: its world agreed with the server's at %d of %d settled frames", r.Name, agreed, common)
 	}
 }
+
+// TestLeadTimeFollowsTheRoundTrip: the server sets the command lead time from the worst round
+// trip its players have (75% of it, whole frames), announces the change for a frame ahead, and
+// every client takes it at that frame: at 300 ms of round trip, 3 frames.
+func TestLeadTimeFollowsTheRoundTrip(t *testing.T) {
+	t.Parallel()
+	slow := linksim.Settings{Latency: 150 * time.Millisecond}
+	g := newVGame(t, vspec{seed: 5, bots: 1, clients: 2, link: slow})
+	const want = 3 // ceil(0.75 · 300 ms / 100 ms)
+	g.waitFor(20*time.Second, "the lead time to reach 3 frames everywhere", func() bool {
+		if g.srv.lead != want {
+			return false
+		}
+		for _, c := range g.clients {
+			if c.lead != want {
+				return false
+			}
+		}
+		return true
+	})
+	if g.srv.stats.LeadChanges == 0 {
+		t.Error("the lead time changed without a LeadTime announcement")
+	}
+	// Commands issued from now on reach every host in time: none is late.
+	late := func() (n uint64) {
+		for _, c := range g.clients {
+			n += c.stats.CommandsLate
+		}
+		return n + g.srv.stats.CommandsLate
+	}
+	before := late()
+	g.run(20 * time.Second)
+	if n := late() - before; n != 0 {
+		t.Errorf("%d commands late on a clean link of 300 ms round trip with the lead at %d frames", n, want)
+	}
+	if g.srv.lead != want {
+		t.Errorf("the lead moved to %d frames on a steady link", g.srv.lead)
+	}
+}
