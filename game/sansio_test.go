@@ -4,9 +4,10 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ackattack/ackattack/internal/pkgsource"
 )
 
 // The sessions do no I/O and read no clock: time comes in as an argument, datagrams come in
@@ -27,26 +28,11 @@ var forbiddenTime = map[string]bool{"Now": true, "Since": true, "Until": true, "
 var forbiddenPackages = map[string]bool{"net": true, "os": true, "os/signal": true, "os/exec": true, "syscall": true, "flag": true}
 
 func TestSessionsDoNoIO(t *testing.T) {
-	fset := token.NewFileSet()
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
+	fset, files := pkgsource.Parse(t)
+	if len(files) < 10 {
+		t.Fatalf("only %d source files found", len(files))
 	}
-	var parsed []*ast.File
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		parsed = append(parsed, f)
-	}
-	if len(parsed) < 10 {
-		t.Fatalf("only %d source files found", len(parsed))
-	}
-	for _, p := range ioProblems(t, fset, parsed) {
+	for _, p := range ioProblems(t, fset, files) {
 		t.Error(p)
 	}
 }

@@ -6,9 +6,10 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ackattack/ackattack/internal/pkgsource"
 )
 
 // Go randomises the order in which a range over a map visits its keys, on
@@ -17,25 +18,7 @@ import (
 // source and fails on any range over a value of map type, and on any use of
 // the maps package, whose iterators have the same random order.
 func TestNoRangeOverMaps(t *testing.T) {
-	fset := token.NewFileSet()
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var parsed []*ast.File
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		parsed = append(parsed, f)
-	}
-	if len(parsed) == 0 {
-		t.Fatal("no source files found")
-	}
+	fset, parsed := pkgsource.Parse(t)
 	problems := rangesOverMaps(t, fset, parsed)
 	for _, p := range problems {
 		t.Error(p)
