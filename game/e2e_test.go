@@ -132,6 +132,18 @@ func TestEndToEndCleanLinkNoMismatch(t *testing.T) {
 	t.Parallel()
 	g := newVGame(t, vspec{seed: 3, bots: 2, clients: 3})
 	g.run(e2eDuration)
+	// Every client reached every other one directly, over its one socket, and some commands
+	// came that way first.
+	direct := uint64(0)
+	for _, c := range g.clients {
+		if c.stats.DirectLinks != uint64(len(g.clients)-1) || c.stats.StrayDatagrams != 0 {
+			t.Errorf("seat %d: %d direct links (want %d), %d stray datagrams", c.seat, c.stats.DirectLinks, len(g.clients)-1, c.stats.StrayDatagrams)
+		}
+		direct += c.stats.CommandsDirectFirst
+	}
+	if direct == 0 {
+		t.Error("no command came over a direct link first")
+	}
 	res := g.result()
 	logReports(t, res)
 	if s := res.server.Sync; s.MismatchedUnits != 0 || s.RealtimeResyncs != 0 || s.StopWorldResyncs != 0 {
