@@ -42,8 +42,9 @@
 //
 // Every host runs the same world. Only orders travel: a command issued at frame f runs at
 // f + lead on every host, and the events of a frame run in the same order everywhere (kind,
-// seat, id), whatever order they arrived in. The server sets the lead from the worst average
-// round trip its players report (75% of it, whole frames, at least one), and clients step at the
+// seat, id), whatever order they arrived in. The server sets the lead from the worst path among
+// its players (lead.go): half the round trip, a frame, twice the jitter, and as many resend
+// delays as the loss calls for to leave under 1% of the commands late. Clients step at the
 // server's frame boundaries as they estimate them from its FrameSync. A command that arrives
 // after its frame runs at once and its units are fast-forwarded over the frames they missed:
 // only their walking, so the result can differ from the hosts that had it on time.

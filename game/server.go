@@ -35,12 +35,13 @@ type seat struct {
 	leadChain message.Chain
 	spawnDeps map[uint32]*depgraph.Dependency
 
-	reportedRTT time.Duration  // from the client's PingSummary
-	lastRequest *HashRequest   // the drill-down waiting for its answer
-	out         outbox         // messages refused by back-pressure, sent again later
-	pauseState  *clientPause   // during a stop-the-world re-sync
-	direct      netip.AddrPort // where the client listens for direct links from other players
-	left        time.Time      // when its player went away (the seat is held SeatHold from then)
+	reportedRTT  time.Duration  // from the client's PingSummary
+	reportedLoss uint32         // per mille, from the client's PingSummary
+	lastRequest  *HashRequest   // the drill-down waiting for its answer
+	out          outbox         // messages refused by back-pressure, sent again later
+	pauseState   *clientPause   // during a stop-the-world re-sync
+	direct       netip.AddrPort // where the client listens for direct links from other players
+	left         time.Time      // when its player went away (the seat is held SeatHold from then)
 
 	// For the player table only (SeatInfo): the latest hash check of this player's reports,
 	// and why its connection ended (kept until it comes back).
@@ -294,6 +295,9 @@ func (s *Server) start(now time.Time) {
 		}
 	}
 	s.running = true
+	// The first lead comes from what the handshakes and pings measured so far; it is revised
+	// once a second from then on.
+	s.lead, s.lastLead = s.wantLead(), now
 	s.nextFrame = now
 	s.nextSpawn = now.Add(s.cfg.EnemyEvery)
 	for _, st := range s.seats {
@@ -546,25 +550,18 @@ func (s *Server) chat(now time.Time, origin uint8, text string) {
 	}
 }
 
-// updateLead sets the command lead time from the worst average latency: about 75% of it in
-// whole frames, at least one. A change is announced for a frame far enough ahead that every
-// client has it in time.
+// updateLead sets the command lead time from the worst path among the players (lead.go), at
+// most once every 2 s up and every 10 s down. A change is announced for a frame far enough ahead that every client
+// has it in time.
 func (s *Server) updateLead(now time.Time) {
-	var worst time.Duration
-	for _, st := range s.seats {
-		if st == nil || st.peer == nil {
-			continue
-		}
-		rtt := max(st.reportedRTT, st.peer.Stats().PingAvg)
-		worst = max(worst, rtt)
-	}
-	want := uint32((worst*3/4 + s.cfg.Frame - 1) / s.cfg.Frame)
-	want = min(max(want, minLeadFrames), maxLeadFrames)
+	want := s.wantLead()
 	cur := s.lead
 	if n := len(s.leadNext); n > 0 {
 		cur = s.leadNext[n-1].LeadFrames
 	}
-	if want == cur || now.Sub(s.lastLead) < 2*time.Second {
+	// It rises as soon as 2 s after the last change (commands would come late), and falls only
+	// 10 s after it: a loss estimate that wavers would otherwise move it every other second.
+	if want == cur || now.Sub(s.lastLead) < 2*time.Second || (want < cur && now.Sub(s.lastLead) < 10*time.Second) {
 		return
 	}
 	s.lastLead = now
@@ -577,6 +574,24 @@ func (s *Server) updateLead(now time.Time) {
 			s.send(st, now, &lt, []*depgraph.Dependency{st.leadChain.Last()}, st.leadChain.Last(), false)
 		}
 	}
+}
+
+// wantLead is the lead time the players' links call for now (lead.go).
+func (s *Server) wantLead() uint32 {
+	// The worst path: every player's commands go to every other player.
+	var rtt, jitter, resend time.Duration
+	var loss float64
+	for _, st := range s.seats {
+		if st == nil || st.peer == nil {
+			continue
+		}
+		ps := st.peer.Stats()
+		rtt = max(rtt, st.reportedRTT, ps.PingAvg, ps.RTT)
+		jitter = max(jitter, ps.Jitter)
+		resend = max(resend, ps.Message.ResendDelay)
+		loss = max(loss, ps.LossPercent, float64(st.reportedLoss)/10)
+	}
+	return leadFor(s.cfg.Frame, rtt, jitter, loss, resend)
 }
 
 // send encodes m and sends it to st as a guaranteed (or sync) message, through the seat's
@@ -792,6 +807,7 @@ func (s *Server) onMessage(p *transport.Peer, now time.Time, m *message.Message)
 		s.sendPeers(now)
 	case *PingSummary:
 		st.reportedRTT = time.Duration(v.AvgRTTMicros) * time.Microsecond
+		st.reportedLoss = v.LossPermille
 	case *HashReport:
 		s.hashReport(now, st, v)
 	case *UnitHashes:

@@ -1,0 +1,42 @@
+package game
+
+import "time"
+
+// The command lead time (seed 002): a command issued at frame f runs at f + lead on every
+// host, so lead must cover the time a command takes to reach the other hosts. A command that
+// arrives after its frame is late, and a late command makes the worlds differ until a re-sync.
+//
+// What the time is made of:
+//   - the way there: half a round trip over a direct link, or a hop to the server and one on
+//     (the relay); the round trip is the worst of any player's, since every player's commands
+//     go to every other player;
+//   - a frame: a command is issued somewhere inside a frame and must be there by the start of
+//     its frame on a host whose frames start at about the same time;
+//   - the jitter: twice the packet layer's variation of the round trip;
+//   - the losses: a lost packet costs a resend delay. With loss p, a command needs k resends
+//     with probability p^k, so covering k resends leaves p^(k+1) of the commands late. The lead
+//     covers as many resends as it takes to bring that under lateTarget.
+//
+// Measured in virtual time (2 server bots and 3 bot clients, 50 ms ± 10 ms each way, 60 s of
+// play, BENCHMARKS.md): a lead of 1 frame left 2.2% of the commands late on a clean link,
+// 2 frames 0.2%; at 10% loss 3 frames left 0.3% late and 4 frames none; at 30% loss 6 frames
+// left 1.0% late.
+
+// lateTarget is the share of commands the lead time may leave late.
+const lateTarget = 0.01
+
+// maxLeadResends bounds the resends the lead covers: past it, the link is too bad for lockstep
+// to keep up, and re-syncs repair what arrives late.
+const maxLeadResends = 4
+
+// leadFor is the lead time in frames of frame for the worst path of a game: its round trip, the
+// variation of the round trip, the loss in percent and the resend delay.
+func leadFor(frame, rtt, jitter time.Duration, lossPercent float64, resend time.Duration) uint32 {
+	d := rtt/2 + frame + 2*jitter
+	p := min(max(lossPercent/100, 0), 1)
+	for late, k := p, 0; late > lateTarget*(1+1e-9) && k < maxLeadResends; late, k = late*p, k+1 {
+		d += max(resend, rtt)
+	}
+	lead := uint32((d + frame - 1) / frame)
+	return min(max(lead, minLeadFrames), maxLeadFrames)
+}
