@@ -167,6 +167,10 @@ func TestEndToEndLossyLink(t *testing.T) {
 	}
 	t.Logf("late commands on the clients: %d", late)
 	checkDriftRepaired(t, g, res, repairs)
+	// With a lead time that covers a resend, lockstep holds at 10% loss: no stop-the-world.
+	if n := res.server.Sync.StopWorldResyncs; n != 0 {
+		t.Errorf("%d stop-the-world re-syncs at 10%% loss", n)
+	}
 	checkChat(t, res)
 	checkKillsAfterSpawns(t, res)
 }
@@ -291,6 +295,9 @@ func checkDriftRepaired(t *testing.T, g *vgame, res sessionResult, rl repairLog)
 			t.Errorf("%s: no settled frame in common with the server", r.Name)
 		}
 		t.Logf("%s: its world agreed with the server's at %d of %d settled frames", r.Name, agreed, common)
+		if 100*agreed < 99*common {
+			t.Errorf("%s: its world agreed with the server's at only %d of %d settled frames (want 99%%)", r.Name, agreed, common)
+		}
 	}
 }
 
