@@ -34,6 +34,9 @@ type ClientConfig struct {
 	// the server.
 	NoDirect  bool
 	GroupSize int
+	// Late is what the client does with an event that arrives for a frame it already ran:
+	// re-simulate (the default) or the seed's fast-forward (resim.go).
+	Late      LateMode
 	Transport transport.ClientConfig
 	Logger    *slog.Logger
 	Trace     io.Writer
@@ -150,6 +153,9 @@ type Client struct {
 
 	p2p     *p2p
 	out     outbox // to the server
+	rw      rewinder
+	hurts   []hurt // the latest corruptions injected, for re-runs
+	inFrame bool   // between the two halves of a frame's step
 	begun   bool
 	stats   ClientStats
 	snap    atomic.Pointer[ClientSnapshot]
@@ -180,6 +186,7 @@ func NewClient(cfg ClientConfig, out transport.Writer, server, local netip.AddrP
 		cfg.Transport.Rand = rand.Reader
 	}
 	c := &Client{cfg: cfg, sched: newSchedule(), lead: minLeadFrames, frameDur: DefaultFrame, trace: newTracer(cfg.Trace)}
+	c.rw.mode = cfg.Late
 	// Command ids name a command with its seat, and every host drops a (seat, id) it has seen.
 	// A player who comes back runs a new client: starting from a random id keeps its first
 	// commands from looking like the previous client's.
@@ -227,6 +234,7 @@ func (c *Client) Handle(now time.Time, d transport.Datagram) {
 	default:
 		c.stats.StrayDatagrams++
 	}
+	c.resimulate()
 }
 
 func (c *Client) begin(now time.Time) {
@@ -326,6 +334,40 @@ func (c *Client) step(now time.Time) {
 		c.lead = c.leadNext[0].LeadFrames
 		c.leadNext = c.leadNext[1:]
 	}
+	c.beginFrame(false)
+	c.inFrame = true
+	c.dropStalePending(f)
+	c.reportHashes(f)
+	if c.bot != nil {
+		if cmd := c.bot.Think(w, c.issueFrame(now)); cmd != nil {
+			c.issue(now, cmd)
+		}
+		if line, ok := c.bot.Chat(f); ok {
+			c.Say(now, line)
+		}
+	}
+	if c.cfg.InjectDesync > 0 && !now.Before(c.nextHurt) {
+		if !c.nextHurt.IsZero() {
+			c.InjectDesync(1)
+		}
+		c.nextHurt = now.Add(c.cfg.InjectDesync)
+	}
+	c.inFrame = false
+	c.endFrame()
+	if !now.Before(c.nextPing) {
+		c.sendPingSummary()
+		c.nextPing = now.Add(DefaultPingReport)
+	}
+}
+
+// beginFrame is the first half of a frame, the part a re-run repeats: a copy of the world
+// kept for re-runs, the corruptions injected at this frame (a re-run must not heal them), the
+// frame's events, and the hash history. A late event that no re-run covers is fast-forwarded.
+func (c *Client) beginFrame(rerun bool) {
+	w := c.w
+	f := w.Frame()
+	c.rw.keep(w)
+	c.rehurt(rerun, f, false)
 	c.scratch = c.sched.due(f, c.scratch[:0])
 	for i := range c.scratch {
 		e := &c.scratch[i]
@@ -342,28 +384,55 @@ func (c *Client) step(now time.Time) {
 			c.executed(e.id)
 		}
 	}
-	c.dropStalePending(f)
 	c.hist.record(w)
-	c.reportHashes(f)
-	if c.bot != nil {
-		if cmd := c.bot.Think(w, c.issueFrame(now)); cmd != nil {
-			c.issue(now, cmd)
-		}
-		if line, ok := c.bot.Chat(f); ok {
-			c.Say(now, line)
+	c.rehurt(rerun, f, true)
+}
+
+// rehurt repeats, in a re-run, the corruptions injected at frame f before or after its events.
+func (c *Client) rehurt(rerun bool, f uint32, afterEvents bool) {
+	if !rerun {
+		return
+	}
+	for _, h := range c.hurts {
+		if h.frame == f && h.afterEvents == afterEvents {
+			hurtUnit(c.w, h.id)
 		}
 	}
-	if c.cfg.InjectDesync > 0 && !now.Before(c.nextHurt) {
-		if !c.nextHurt.IsZero() {
-			c.InjectDesync(1)
-		}
-		c.nextHurt = now.Add(c.cfg.InjectDesync)
+}
+
+// endFrame is the second half of a frame: the world's step and the world hash log.
+func (c *Client) endFrame() {
+	c.w.Step()
+	c.hashes.record(c.w.Frame(), c.w.Hash())
+}
+
+// schedule takes an event from the network; a late one is run again exactly if it can be
+// (resim.go). It reports false for an event already taken.
+func (c *Client) schedule(e event) bool {
+	if !c.sched.add(e) {
+		return false
 	}
-	w.Step()
-	c.hashes.record(w.Frame(), w.Hash())
-	if !now.Before(c.nextPing) {
-		c.sendPingSummary()
-		c.nextPing = now.Add(DefaultPingReport)
+	if c.w != nil && c.started && !c.awaiting {
+		c.rw.late(e.frame, c.w.Frame())
+	}
+	return true
+}
+
+// resimulate runs again, exactly, the frames that late events changed (resim.go).
+func (c *Client) resimulate() {
+	if c.w == nil || c.awaiting {
+		return
+	}
+	to := c.w.Frame()
+	w, ok := c.rw.rewind(to)
+	if !ok {
+		return
+	}
+	c.w = w
+	c.sched.rewind(w.Frame())
+	for c.w.Frame() < to {
+		c.beginFrame(true)
+		c.endFrame()
 	}
 }
 
@@ -458,16 +527,33 @@ func (c *Client) InjectDesync(n int) int {
 	start := c.hurtNext
 	for i := 0; i < len(mine) && n > 0; i++ {
 		j := (start + i) % len(mine)
-		u := mine[j]
-		u.HP--
-		if c.w.SetUnit(u) == nil {
+		if hurtUnit(c.w, mine[j].ID) {
 			n--
 			done++
 			c.stats.Desyncs++
 			c.hurtNext = j + 1
+			c.hurts = appendBounded(c.hurts, hurt{frame: c.w.Frame(), id: mine[j].ID, afterEvents: c.inFrame}, 64)
 		}
 	}
 	return done
+}
+
+// hurt is a corruption injected on purpose, kept so that a re-run of its frame repeats it
+// (resim.go): a desync the class is waiting to see found must not be healed by a late command.
+type hurt struct {
+	frame       uint32
+	id          uint32
+	afterEvents bool // injected during the frame's step, after its events (a timed injection)
+}
+
+// hurtUnit takes a hit point from unit id, if it has one to spare.
+func hurtUnit(w *world.World, id uint32) bool {
+	u, ok := w.Unit(id)
+	if !ok || u.HP <= 1 {
+		return false
+	}
+	u.HP--
+	return w.SetUnit(u) == nil
 }
 
 // errNotConnected: a message for the server before the connection exists.
@@ -537,13 +623,13 @@ func (c *Client) onMessage(p *transport.Peer, now time.Time, m *message.Message)
 	case *StartGame:
 		c.start(now, v)
 	case *Command:
-		c.sched.add(event{frame: v.Frame, kind: evCommand, seat: v.Seat, id: v.ID, cmd: v})
+		c.schedule(event{frame: v.Frame, kind: evCommand, seat: v.Seat, id: v.ID, cmd: v})
 	case *SpawnEnemy:
 		c.stats.EnemiesSpawned++
-		c.sched.add(event{frame: v.Frame, kind: evSpawn, id: v.ID, spawn: v})
+		c.schedule(event{frame: v.Frame, kind: evSpawn, id: v.ID, spawn: v})
 	case *KillEnemy:
 		c.stats.EnemiesKilled++
-		c.sched.add(event{frame: v.Frame, kind: evKill, id: v.ID})
+		c.schedule(event{frame: v.Frame, kind: evKill, id: v.ID})
 	case *Chat:
 		l := ChatLine{From: c.players[v.Seat].Name, Text: v.Text}
 		c.chatReceived.add(l, maxChatReport)
@@ -555,7 +641,7 @@ func (c *Client) onMessage(p *transport.Peer, now time.Time, m *message.Message)
 	case *UnitUpdate:
 		c.stats.RealtimeResyncs++
 		c.stats.MismatchedUnits += uint64(len(v.Units) + len(v.Removed))
-		c.sched.add(event{frame: v.Frame, kind: evUpdate, update: v})
+		c.schedule(event{frame: v.Frame, kind: evUpdate, update: v})
 		c.logUpdate(now, v)
 	case *Pause:
 		c.stats.StopWorldResyncs++
@@ -597,6 +683,7 @@ func (c *Client) start(now time.Time, sg *StartGame) {
 		}
 	}
 	c.w, c.started = w, true
+	c.rw.reset(sg.Frame)
 	c.frameDur = time.Duration(sg.FrameMillis) * time.Millisecond
 	if c.frameDur <= 0 {
 		c.frameDur = DefaultFrame
@@ -693,6 +780,8 @@ func (c *Client) resyncBatch(now time.Time, b *ResyncBatch) {
 		}
 	}
 	c.hist.clear()
+	// The world was put in place: no re-run may go back before it.
+	c.rw.reset(c.w.Frame())
 	if len(b.State) > 0 && c.pausing {
 		// A stop-the-world re-sync: the world is now the server's as of the paused frame, and
 		// the server applied every late event it had before it sent that state and refuses
@@ -773,6 +862,7 @@ func (c *Client) counters(server transport.PeerStats) (NetReport, GameReport, Sy
 		CommandsLate: c.stats.CommandsLate, EnemiesSpawned: c.stats.EnemiesSpawned, EnemiesKilled: c.stats.EnemiesKilled}
 	sy := SyncReport{HashReports: c.stats.HashReports, MismatchedGroups: c.stats.MismatchedGroups, MismatchedUnits: c.stats.MismatchedUnits,
 		RealtimeResyncs: c.stats.RealtimeResyncs, StopWorldResyncs: c.stats.StopWorldResyncs, PauseMillis: slices.Clone(c.stats.PauseMillis)}
+	sy.addResim(c.rw.stats)
 	return n, g, sy
 }
 

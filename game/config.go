@@ -49,6 +49,9 @@ type ServerConfig struct {
 	RealtimeMax int
 	EnemyEvery  time.Duration
 	MaxEnemies  int
+	// Late is what the server does with a command that arrives for a frame it already ran:
+	// re-simulate (the default) or the seed's fast-forward (resim.go).
+	Late LateMode
 	// SeatHold: a seat whose player vanished is kept for it this long (so that it can come
 	// back to its units), then freed for anybody. Default and maximum MaxSeatHold.
 	SeatHold  time.Duration

@@ -45,9 +45,11 @@
 // seat, id), whatever order they arrived in. The server sets the lead from the worst path among
 // its players (lead.go): half the round trip, a frame, twice the jitter, and as many resend
 // delays as the loss calls for to leave under 1% of the commands late. Clients step at the
-// server's frame boundaries as they estimate them from its FrameSync. A command that arrives
-// after its frame runs at once and its units are fast-forwarded over the frames they missed:
-// only their walking, so the result can differ from the hosts that had it on time.
+// server's frame boundaries as they estimate them from its FrameSync. An event that arrives
+// after its frame sends the world back to a copy from before that frame, and the frames run
+// again with it, exactly (resim.go); later than the window, or with --late fastforward, it runs
+// at once and its units are fast-forwarded over the frames they missed (seed 002): only their
+// walking, so the result can differ from the hosts that had it on time.
 //
 // # Finding and repairing drift
 //

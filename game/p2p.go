@@ -175,7 +175,7 @@ func (c *Client) onDirect(p *transport.Peer, _ time.Time, m *message.Message) {
 		c.stats.BadMessages++ // a player may only send its own commands
 		return
 	}
-	if c.sched.add(event{frame: cmd.Frame, kind: evCommand, seat: cmd.Seat, id: cmd.ID, cmd: cmd}) {
+	if c.schedule(event{frame: cmd.Frame, kind: evCommand, seat: cmd.Seat, id: cmd.ID, cmd: cmd}) {
 		c.stats.CommandsDirectFirst++
 	}
 }

@@ -65,6 +65,13 @@ type SyncReport struct {
 	PauseMillis      []int64 `json:"pause_ms"`
 	// LastResyncFrame is the frame of the latest re-sync the server made (0: none).
 	LastResyncFrame uint32 `json:"last_resync_frame"`
+	// Late events run again exactly (resim.go): how many times the world went back, how many
+	// frames it ran again, the latest event so run (frames after its frame), and the late
+	// events beyond the window that fell back to the fast-forward.
+	Resimulations    uint64 `json:"resimulations"`
+	FramesRerun      uint64 `json:"frames_rerun"`
+	MaxLateFrames    uint32 `json:"max_late_frames"`
+	LateBeyondWindow uint64 `json:"late_beyond_window"`
 }
 
 // ChatReport lists the chat lines this host sent and the ones it showed, in order.
@@ -183,4 +190,9 @@ func (t *tracer) flush() error {
 		return nil
 	}
 	return t.w.Flush()
+}
+
+// addResim puts the re-simulation counters into a sync report.
+func (r *SyncReport) addResim(st ResimStats) {
+	r.Resimulations, r.FramesRerun, r.MaxLateFrames, r.LateBeyondWindow = st.Resimulations, st.FramesRerun, st.MaxLateFrames, st.LateBeyondWindow
 }

@@ -83,7 +83,8 @@ type Server struct {
 	// inGame: the seat was taken when the game started, so its units are in the world. It
 	// belongs to the seat's place, not its player: whoever takes the seat later plays them.
 	inGame    [world.MaxPlayers]bool
-	begun     bool // the session's clock started (begin)
+	begun     bool     // the session's clock started (begin)
+	rw        rewinder // copies of the world for re-running late commands
 	running   bool
 	startAt   time.Time
 	nextFrame time.Time
@@ -133,6 +134,7 @@ func NewServer(cfg ServerConfig, out transport.Writer) (*Server, error) {
 		fixAt:       make(map[uint32]uint32),
 		trace:       newTracer(cfg.Trace),
 	}
+	s.rw.mode = cfg.Late
 	for i := range cfg.Bots {
 		if err := s.seatBot(i); err != nil {
 			return nil, err
@@ -190,6 +192,7 @@ func (s *Server) StopSpawning() { s.noSpawns = true }
 func (s *Server) Handle(now time.Time, d transport.Datagram) {
 	s.begin(now)
 	s.tr.Handle(now, d)
+	s.resimulate()
 }
 
 // begin starts the session's clock at its first call: the start countdown of a server with
@@ -298,6 +301,7 @@ func (s *Server) start(now time.Time) {
 	// The first lead comes from what the handshakes and pings measured so far; it is revised
 	// once a second from then on.
 	s.lead, s.lastLead = s.wantLead(), now
+	s.rw.reset(0)
 	s.nextFrame = now
 	s.nextSpawn = now.Add(s.cfg.EnemyEvery)
 	for _, st := range s.seats {
@@ -385,6 +389,43 @@ func (s *Server) step(now time.Time) {
 		s.lead = s.leadNext[0].LeadFrames
 		s.leadNext = s.leadNext[1:]
 	}
+	s.beginFrame()
+	for _, st := range s.seats {
+		if st != nil && st.bot != nil && s.inGame[st.idx] {
+			if c := st.bot.Think(s.w, f+s.lead); c != nil {
+				st.nextCmdID++
+				c.Seat, c.ID = st.idx, st.nextCmdID
+				s.command(now, c, nil)
+			}
+			if line, ok := st.bot.Chat(f); ok {
+				s.stats.chatSent.add(line, maxChatReport)
+				s.chat(now, st.idx, line)
+			}
+		}
+	}
+	s.enemies(now, f)
+	s.endFrame()
+	s.stats.Frame = s.w.Frame()
+	s.stats.lastStepAt = now
+	s.checkEarly(now)
+	if f%frameSyncEvery == 0 {
+		fs := &FrameSync{Frame: s.w.Frame(), ServerUnixNanos: now.UnixNano()}
+		for _, st := range s.seats {
+			if st != nil && st.peer != nil && st.started {
+				s.sendUnreliable(st, fs)
+			}
+		}
+		s.updateLead(now)
+	}
+	s.flushOutboxes(now)
+}
+
+// beginFrame is the first half of a frame, the part a re-run repeats (resim.go): a copy of
+// the world kept for re-runs, the frame's events, and the hash history. A late event that no
+// re-run covers is fast-forwarded.
+func (s *Server) beginFrame() {
+	f := s.w.Frame()
+	s.rw.keep(s.w)
 	s.scratch = s.sched.due(f, s.scratch[:0])
 	for i := range s.scratch {
 		e := &s.scratch[i]
@@ -400,35 +441,32 @@ func (s *Server) step(now time.Time) {
 		}
 	}
 	s.hist.record(s.w)
-	for _, st := range s.seats {
-		if st != nil && st.bot != nil && s.inGame[st.idx] {
-			if c := st.bot.Think(s.w, f+s.lead); c != nil {
-				st.nextCmdID++
-				c.Seat, c.ID = st.idx, st.nextCmdID
-				s.command(now, c, nil)
-			}
-			if line, ok := st.bot.Chat(f); ok {
-				s.stats.chatSent.add(line, maxChatReport)
-				s.chat(now, st.idx, line)
-			}
-		}
-	}
-	s.enemies(now, f)
+}
+
+// endFrame is the second half of a frame: the world's step and the world hash log.
+func (s *Server) endFrame() {
 	s.w.Step()
-	s.stats.Frame = s.w.Frame()
-	s.stats.lastStepAt = now
-	s.checkEarly(now)
-	if f%frameSyncEvery == 0 {
-		fs := &FrameSync{Frame: s.w.Frame(), ServerUnixNanos: now.UnixNano()}
-		for _, st := range s.seats {
-			if st != nil && st.peer != nil && st.started {
-				s.sendUnreliable(st, fs)
-			}
-		}
-		s.updateLead(now)
-	}
 	s.recordWorldHash()
-	s.flushOutboxes(now)
+}
+
+// resimulate runs again, exactly, the frames that late commands changed (resim.go). Only the
+// world and its hash history run again: the bots' orders, the spawns and the kills of those
+// frames went out already, and are events of their own.
+func (s *Server) resimulate() {
+	if !s.running || s.w == nil {
+		return
+	}
+	to := s.w.Frame()
+	w, ok := s.rw.rewind(to)
+	if !ok {
+		return
+	}
+	s.w = w
+	s.sched.rewind(w.Frame())
+	for s.w.Frame() < to {
+		s.beginFrame()
+		s.endFrame()
+	}
 }
 
 // enemies spawns an enemy now and then and kills the ones that fell.
@@ -522,6 +560,9 @@ func (s *Server) sendKill(st *seat, now time.Time, id, frame uint32) {
 func (s *Server) command(now time.Time, c *Command, from *seat) {
 	if !s.sched.add(event{frame: c.Frame, kind: evCommand, seat: c.Seat, id: c.ID, cmd: c}) {
 		return // it came twice, or for a frame before the last stop-the-world re-sync
+	}
+	if s.running {
+		s.rw.late(c.Frame, s.w.Frame())
 	}
 	s.stats.CommandsRelayed++
 	if s.running && c.Frame < s.w.Frame() {

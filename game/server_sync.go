@@ -259,6 +259,7 @@ func (s *Server) reachPause(now time.Time) {
 		s.w.FastForward(unitsOf(e), int(p.frame-e.frame))
 	}
 	s.sched.dropBefore(p.frame)
+	s.rw.reset(p.frame) // the clients get this state: nothing before it runs again
 	s.event(now, "paused", "frame", p.frame)
 	ids := make([]uint32, 0, len(p.known))
 	for _, u := range s.w.Units() {

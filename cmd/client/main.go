@@ -78,7 +78,7 @@ func run(args []string) int {
 	serverDone := make(chan error, 1)
 	addr, hosting := *connect, ""
 	if addr == "" {
-		scfg := game.ServerConfig{Listen: "127.0.0.1:0", Bots: 1, Seed: *seed, MinPlayers: 1, StartDelay: time.Second, Logger: logger}
+		scfg := game.ServerConfig{Listen: "127.0.0.1:0", Bots: 1, Seed: *seed, MinPlayers: 1, StartDelay: time.Second, Late: cmd.Late, Logger: logger}
 		if !cmd.Headless {
 			scfg.Transport.Link = &transport.LinkSettings{}
 		}
@@ -95,7 +95,7 @@ func run(args []string) int {
 		close(serverDone)
 	}
 
-	cfg := game.ClientConfig{Connect: addr, Name: *name, Bot: *bot, Seed: *seed, InjectDesync: *inject, Logger: logger}
+	cfg := game.ClientConfig{Connect: addr, Name: *name, Bot: *bot, Seed: *seed, InjectDesync: *inject, Late: cmd.Late, Logger: logger}
 	cfg.Transport.Link = cmd.Link
 	cfg.Transport.DebugViews = !cmd.Headless // the UI's debug panel reads them
 	cfg.Trace = cmd.Trace

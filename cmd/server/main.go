@@ -64,7 +64,7 @@ func run(args []string) int {
 	}
 	defer cmd.Close()
 	logger := cmd.Logger
-	cfg := game.ServerConfig{Listen: *listen, Map: *mapName, Seed: *seed, Bots: *bots, MinPlayers: *minPlayers, SeatHold: *seatHold, Logger: logger}
+	cfg := game.ServerConfig{Listen: *listen, Map: *mapName, Seed: *seed, Bots: *bots, MinPlayers: *minPlayers, SeatHold: *seatHold, Late: cmd.Late, Logger: logger}
 	cfg.Transport.Link = cmd.Link
 	cfg.Transport.DebugViews = !cmd.Headless // the UI's debug panel reads them
 	cfg.Trace = cmd.Trace

@@ -29,7 +29,7 @@ func TestServerDurationCleanExit(t *testing.T) {
 }
 
 func TestServerBadFlagsExit2(t *testing.T) {
-	for _, args := range [][]string{{"--bots", "9"}, {"--seat-hold", "31s"}, {"--seat-hold", "0s"}, {"--jitter", "-1s"}, {"--dup", "-3"}, {"--nope"}, {"--log-level", "loud"}} {
+	for _, args := range [][]string{{"--bots", "9"}, {"--seat-hold", "31s"}, {"--seat-hold", "0s"}, {"--late", "soon"}, {"--jitter", "-1s"}, {"--dup", "-3"}, {"--nope"}, {"--log-level", "loud"}} {
 		if code := run(args); code != 2 {
 			t.Errorf("%q: exit code %d, want 2", args, code)
 		}

@@ -52,6 +52,7 @@ type Command struct {
 	LogPath   string        // --log; in UI mode Open sets it to the file it logs to
 	LogLevel  slog.Level    // --log-level
 	LinkFlags LinkFlags     // --loss, --latency, --jitter, --dup
+	Late      game.LateMode // --late: what the game does with a late event
 
 	Link   *transport.LinkSettings // the socket's conditioner (Parse, Open): nil for none, never nil in UI mode
 	Logger *slog.Logger            // set by Open: to LogPath, or to standard error when that is ""
@@ -87,6 +88,7 @@ func New(b Binary) *Command {
 	fs.StringVar(&c.LogPath, "log", "", "append the log to this file (default: standard error with --headless, else "+c.defaultLog+")")
 	fs.TextVar(&c.LogLevel, "log-level", b.LogLevel, "least `level` logged: debug, info, warn or error")
 	c.LinkFlags.Register(fs)
+	fs.TextVar(&c.Late, "late", game.LateRollback, "what the game does with an event that arrives for a frame it already ran: `rollback` (run those frames again, exactly) or fastforward (apply it at once and fast-forward its units, as seed 002)")
 	return c
 }
 

@@ -1,0 +1,162 @@
+package game
+
+import (
+	"fmt"
+
+	"github.com/ackattack/ackattack/world"
+)
+
+// Late events, run again exactly.
+//
+// An event (a command, a spawn, a kill, a unit update) names the frame it runs at. One that
+// arrives after its host ran that frame is late. The seed's answer applies it at once and
+// fast-forwards its units' walking over the frames they missed; everything else those frames
+// did (who shot whom, who was in the way) stays as it was without the event, so the host's
+// world can differ from the hosts that had it in time, and the hash checks must repair it.
+//
+// The exact answer re-simulates. Every host keeps a copy of its world every resimEvery frames
+// for the last resimWindow frames, and the schedule keeps the events it applied over the same
+// frames. A late event within the window puts the world back to the copy before the event's
+// frame, puts the events since then back into the schedule together with the late one, and
+// runs the frames again up to where the host was. The result is the world of a host that had
+// the event in time, bit for bit; only the frames' effects that left the host (hash reports,
+// bots' orders, enemy spawns) are not taken back, and they did not depend on the late event's
+// frames anyway, or are checked again (hash reports: the drill-down reads the history, which
+// the re-run rewrites). An event later than the window, or older than the last re-sync that
+// put the world in place, falls back to the fast-forward, and is counted.
+//
+// LateFastForward keeps the seed's way for every late event, so that a class can watch the
+// difference (the --late flag).
+
+// LateMode is what a host does with an event that arrives for a frame it already ran.
+type LateMode uint8
+
+const (
+	LateRollback    LateMode = iota // re-simulate from before the event's frame (within the window)
+	LateFastForward                 // apply it at once and fast-forward its units (seed 002)
+)
+
+func (m LateMode) String() string {
+	switch m {
+	case LateRollback:
+		return "rollback"
+	case LateFastForward:
+		return "fastforward"
+	}
+	return fmt.Sprintf("LateMode(%d)", uint8(m))
+}
+
+// MarshalText and UnmarshalText make a LateMode a flag value (--late).
+func (m LateMode) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+
+func (m *LateMode) UnmarshalText(b []byte) error {
+	v, err := ParseLateMode(string(b))
+	if err == nil {
+		*m = v
+	}
+	return err
+}
+
+// ParseLateMode reads "rollback" or "fastforward".
+func ParseLateMode(s string) (LateMode, error) {
+	switch s {
+	case "rollback":
+		return LateRollback, nil
+	case "fastforward":
+		return LateFastForward, nil
+	}
+	return 0, fmt.Errorf("late mode %q: rollback or fastforward", s)
+}
+
+const (
+	// resimWindow is how far back a late event is run again exactly: 3 s at 10 frames a
+	// second. With the lead time covering the resends the loss calls for (lead.go), the late
+	// events seen in virtual-time games at 10-30% loss came 1-8 frames late.
+	resimWindow = 30
+	// resimEvery is how often a copy of the world is kept: a late event re-runs at most this
+	// many frames more than it needs.
+	resimEvery  = 5
+	resimCopies = resimWindow/resimEvery + 1
+)
+
+// ResimStats count what the re-simulation did.
+type ResimStats struct {
+	Resimulations    uint64 // times the world was put back and run again
+	FramesRerun      uint64 // frames run again in all
+	MaxLateFrames    uint32 // the latest event run again exactly, in frames after its frame
+	LateBeyondWindow uint64 // late events that fell back to the fast-forward
+}
+
+// rewinder keeps the copies of the world and decides where a late event sends it back to.
+type rewinder struct {
+	mode   LateMode
+	copies [resimCopies]*world.World
+	floor  uint32 // no copy before this frame counts: a re-sync put the world in place there
+	from   uint32 // the earliest frame a late event since the last rewind needs
+	due    bool   // a rewind is due
+	stats  ResimStats
+}
+
+// keep stores a copy of w at the start of its frame (before the frame's events), every
+// resimEvery frames.
+func (r *rewinder) keep(w *world.World) {
+	if r.mode != LateRollback || w.Frame()%resimEvery != 0 {
+		return
+	}
+	// A re-run replaces the copies it passes: they were taken without the late event.
+	r.copies[(w.Frame()/resimEvery)%resimCopies] = w.Clone()
+}
+
+// late takes an event for frame that arrived when the world was at now (the next frame to
+// run). It reports whether a rewind will run it exactly; if not, the fast-forward will.
+func (r *rewinder) late(frame, now uint32) bool {
+	if frame >= now {
+		return false // not late
+	}
+	if r.mode == LateRollback && now-frame <= resimWindow && frame >= r.floor {
+		if _, ok := r.copyFor(frame); ok {
+			if !r.due || frame < r.from {
+				r.from = frame
+			}
+			r.due = true
+			r.stats.MaxLateFrames = max(r.stats.MaxLateFrames, now-frame)
+			return true
+		}
+	}
+	r.stats.LateBeyondWindow++
+	return false
+}
+
+// copyFor is the latest copy at or before frame (and not before the floor).
+func (r *rewinder) copyFor(frame uint32) (*world.World, bool) {
+	var best *world.World
+	for _, c := range r.copies {
+		if c != nil && c.Frame() <= frame && c.Frame() >= r.floor && (best == nil || c.Frame() > best.Frame()) {
+			best = c
+		}
+	}
+	return best, best != nil
+}
+
+// reset forgets every copy: the world was put in place at frame (a re-sync, a snapshot), and
+// nothing before it may be run again.
+func (r *rewinder) reset(frame uint32) {
+	r.copies = [resimCopies]*world.World{}
+	r.floor, r.due = frame, false
+}
+
+// rewind returns the world to run again from and the frame to run it up to, if a rewind is
+// due; the caller puts the schedule back (schedule.rewind) and runs the frames.
+func (r *rewinder) rewind(now uint32) (*world.World, bool) {
+	if !r.due {
+		return nil, false
+	}
+	r.due = false
+	c, ok := r.copyFor(r.from)
+	if !ok {
+		return nil, false
+	}
+	r.stats.Resimulations++
+	r.stats.FramesRerun += uint64(now - c.Frame())
+	return c.Clone(), true
+}

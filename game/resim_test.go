@@ -1,0 +1,112 @@
+package game
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/ackattack/ackattack/net/linksim"
+)
+
+// settledAgreement counts, over every client, the frames both it and the server recorded and
+// old enough to have settled, and how many of them hold the same world hash.
+func settledAgreement(res sessionResult) (agreed, common int) {
+	for _, r := range res.clients {
+		for f, h := range r.WorldHashes {
+			n, _ := strconv.Atoi(f)
+			sh, ok := res.server.WorldHashes[f]
+			if !ok || uint32(n)+detectionFrames > res.server.Frame {
+				continue
+			}
+			common++
+			if sh == h {
+				agreed++
+			}
+		}
+	}
+	return agreed, common
+}
+
+// TestLateEventsRunAgainExactly: with the lead time held at one frame at 10% loss, commands
+// come late all the time. Re-simulating from before each late command's frame (the default)
+// keeps every client's world equal to the server's; the seed's fast-forward
+// (LateFastForward) does not. Bots play and chat to the last frame in both.
+func TestLateEventsRunAgainExactly(t *testing.T) {
+	t.Parallel()
+	lossy := linksim.Settings{LossPercent: 10, Latency: 50 * time.Millisecond, Jitter: 10 * time.Millisecond}
+	type outcome struct {
+		agreed, common int
+		late, rerun    uint64
+		resim          ResimStats
+		res            sessionResult
+	}
+	play := func(mode LateMode) outcome {
+		g := newVGame(t, vspec{seed: 7, bots: 2, clients: 3, link: lossy,
+			server: func(c *ServerConfig) { c.Late = mode },
+			client: func(_ int, c *ClientConfig) { c.Late = mode }})
+		g.waitFor(10*time.Second, "the game to start", func() bool { return g.srv.running })
+		// Hold the lead at one frame: the server never changes it, and every host issues with it.
+		g.srv.lead, g.srv.lastLead = 1, g.now.Add(time.Hour)
+		for _, c := range g.clients {
+			c.lead = 1
+		}
+		g.run(60 * time.Second)
+		o := outcome{res: g.result(), resim: g.srv.rw.stats}
+		o.agreed, o.common = settledAgreement(o.res)
+		for _, c := range g.clients {
+			o.late += c.stats.CommandsLate
+			o.rerun += c.rw.stats.FramesRerun
+			o.resim.Resimulations += c.rw.stats.Resimulations
+			o.resim.MaxLateFrames = max(o.resim.MaxLateFrames, c.rw.stats.MaxLateFrames)
+			o.resim.LateBeyondWindow += c.rw.stats.LateBeyondWindow
+		}
+		return o
+	}
+	rb, ff := play(LateRollback), play(LateFastForward)
+	for _, o := range []struct {
+		name string
+		outcome
+	}{{"rollback", rb}, {"fastforward", ff}} {
+		s := o.res.server.Sync
+		t.Logf("%s: worlds agree at %d of %d settled frames; %d commands fast-forwarded on the clients; %d re-runs (%d frames on the clients), latest %d frames, %d beyond the window; re-syncs %d real-time, %d stop-the-world",
+			o.name, o.agreed, o.common, o.late, o.resim.Resimulations, o.rerun, o.resim.MaxLateFrames, o.resim.LateBeyondWindow, s.RealtimeResyncs, s.StopWorldResyncs)
+	}
+	if rb.common == 0 || 100*rb.agreed < 99*rb.common {
+		t.Errorf("rollback: worlds agree at %d of %d settled frames, want 99%%", rb.agreed, rb.common)
+	}
+	if rb.late != 0 || rb.resim.Resimulations == 0 {
+		t.Errorf("rollback: %d commands fast-forwarded, %d re-runs: want every late command run again", rb.late, rb.resim.Resimulations)
+	}
+	if s := rb.res.server.Sync; s.StopWorldResyncs != 0 {
+		t.Errorf("rollback: %d stop-the-world re-syncs", s.StopWorldResyncs)
+	}
+	if ff.agreed >= rb.agreed || ff.late == 0 {
+		t.Errorf("fastforward agrees at %d frames, rollback at %d, with %d commands fast-forwarded: the comparison shows nothing", ff.agreed, rb.agreed, ff.late)
+	}
+}
+
+// BenchmarkResimulateWindow: the cost of the worst late command that is still run again
+// exactly: the world of about 2000 units goes back resimWindow frames and runs them again.
+func BenchmarkResimulateWindow(b *testing.B) {
+	s, err := NewServer(ServerConfig{Map: "continent", Bots: 8, Seed: 1}, nowhere{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	now := time.Unix(1_000_000, 0)
+	s.start(now)
+	s.StopBots()
+	s.StopSpawning()
+	benchSpawnEnemies(s, now, 1, 2000-len(s.w.Units()), rand.New(rand.NewPCG(1, 1)))
+	for s.w.Frame() < 2*resimWindow {
+		s.step(now)
+	}
+	units := len(s.w.Units())
+	b.ReportAllocs()
+	for b.Loop() {
+		s.rw.late(s.w.Frame()-resimWindow, s.w.Frame())
+		s.resimulate()
+	}
+	b.ReportMetric(float64(units), "units")
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/rerun")
+}
