@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"go.uber.org/goleak"
 
+	"github.com/ackattack/ackattack/net/linksim"
 	"github.com/ackattack/ackattack/net/message"
 	"github.com/ackattack/ackattack/net/wire"
 )
@@ -172,6 +173,27 @@ func TestDisconnectClean(t *testing.T) {
 		t.Errorf("client stats: %v %q", st.Reason, st.Text)
 	}
 	waitStats(t, p.srv, "no peers", func(st ServerStats) bool { return len(st.Peers) == 0 })
+	p.close()
+}
+
+// TestDisconnectLeavesThroughLatency: a client whose link conditioner delays what it sends
+// (--latency) still gets its goodbye out when it closes: Close lets the delayed datagrams
+// leave before the socket goes, so the server sees DisconnectClosed, not a timeout.
+func TestDisconnectLeavesThroughLatency(t *testing.T) {
+	var srvBye byes
+	p := newPair(t, ServerConfig{Config: Config{OnDisconnect: srvBye.record}})
+	c, cl := p.dial(ClientConfig{Config: Config{Link: &LinkSettings{Out: linksim.Settings{Latency: 200 * time.Millisecond}}}})
+	p.stop(cl)
+	start := time.Now()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took < 200*time.Millisecond || took > closeFlush+100*time.Millisecond {
+		t.Errorf("Close took %v, want the latency (200 ms) and at most about %v", took, closeFlush)
+	}
+	if b := srvBye.wait(t, "server"); b.reason != wire.DisconnectClosed {
+		t.Errorf("server saw %+v, want %v", b, wire.DisconnectClosed)
+	}
 	p.close()
 }
 
