@@ -458,11 +458,21 @@ func (c *Client) sendPingSummary() {
 }
 
 // Command gives an order to some of this player's units; it executes lead frames from now on
-// every host. It returns the frame it is scheduled for, or why it was refused (not started, or
+// every host. The fields its kind does not use are sent as 0 (x and y are for a move, target
+// for an attack). It returns the frame it is scheduled for, or why it was refused (not started, or
 // the connection is too far behind: then it runs nowhere, here included). Owner loop only.
 func (c *Client) Command(now time.Time, kind world.CommandKind, units []uint32, x, y int32, target uint32) (uint32, error) {
 	if !c.started || c.w == nil {
 		return 0, errors.New("game: not started")
+	}
+	// A kind sends 0 in the fields it does not use (a cursor's cell under an attack order).
+	switch kind {
+	case world.CommandMove:
+		target = 0
+	case world.CommandAttack:
+		x, y = 0, 0
+	default:
+		x, y, target = 0, 0, 0
 	}
 	cmd := &Command{Frame: c.issueFrame(now), Kind: kind, Units: units, X: x, Y: y, Target: target}
 	if err := c.issue(now, cmd); err != nil {

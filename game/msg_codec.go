@@ -439,6 +439,13 @@ func (m *Command) check() error {
 	case n > world.MaxCommandUnits:
 		return msgErrorf(t, wire.ErrTooLong, "%d units, at most %d", n, world.MaxCommandUnits)
 	}
+	// The fields a kind does not use are 0: one encoding per command.
+	if m.Kind != world.CommandMove && (m.X != 0 || m.Y != 0) {
+		return msgErrorf(t, wire.ErrNonCanonical, "%v with a cell (%d, %d), want (0, 0)", m.Kind, m.X, m.Y)
+	}
+	if m.Kind != world.CommandAttack && m.Target != 0 {
+		return msgErrorf(t, wire.ErrNonCanonical, "%v with target %d, want 0", m.Kind, m.Target)
+	}
 	return nil
 }
 

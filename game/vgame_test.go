@@ -56,6 +56,7 @@ type vgame struct {
 	order   []string // hosts by name in the order they were added: ticks go in this order
 	names   []string // every node ever added, for links to new ones
 	dgrams  []linksim.Datagram
+	tap     func(linksim.Datagram)
 }
 
 // vWriter sends a host's datagrams into the network from its node.
@@ -187,6 +188,9 @@ func (g *vgame) runUntil(end time.Time, cond func() bool) bool {
 		next = maxTime(next, g.now.Add(time.Millisecond))
 		g.now, g.dgrams = g.nw.Step(next, g.dgrams[:0])
 		for _, d := range g.dgrams {
+			if g.tap != nil {
+				g.tap(d)
+			}
 			h := g.hosts[d.To]
 			if h == nil {
 				continue // sent to a host that vanished

@@ -402,9 +402,37 @@ func (p *PacketConn) wakeReaders() {
 	}
 }
 
+// Flush waits until the outgoing datagrams the conditioner still delays have been written to
+// the inner connection, each at its delivery time, or until limit has passed, and reports
+// whether none is left. (Datagrams the conditioner dropped are not waited for: they are
+// lost.) A host that is about to Close and wants its last datagrams, a goodbye, to leave
+// calls Flush first. On a closed conn it does not wait.
+func (p *PacketConn) Flush(limit time.Duration) bool {
+	deadline := time.Now().Add(limit)
+	for {
+		// writeMu too: the writer goroutine holds it while it writes what it took from the
+		// conditioner, so nothing pending means written.
+		p.writeMu.Lock()
+		p.mu.Lock()
+		next, pending := p.out.NextDelivery()
+		closed := p.closed
+		p.mu.Unlock()
+		p.writeMu.Unlock()
+		now := time.Now()
+		switch {
+		case !pending:
+			return true
+		case closed || !now.Before(deadline):
+			return false
+		}
+		time.Sleep(min(max(next.Sub(now), time.Millisecond), deadline.Sub(now)))
+	}
+}
+
 // Close closes the inner connection, stops both goroutines and waits for them, and makes
 // ReadFrom calls, waiting or later, return net.ErrClosed. Datagrams still in flight either way
-// are lost. It returns the inner connection's Close error.
+// are lost (Flush first to let the outgoing ones leave). It returns the inner connection's
+// Close error.
 func (p *PacketConn) Close() error {
 	p.mu.Lock()
 	if p.closed {

@@ -256,6 +256,39 @@ func TestPacketConnLatency(t *testing.T) {
 	}
 }
 
+// TestPacketConnFlush: Flush waits for the delayed outgoing datagrams to be written, each at
+// its time, so that they reach the peer although the conn is closed right after; with a limit
+// shorter than the latency it gives up and reports false.
+func TestPacketConnFlush(t *testing.T) {
+	noLeaks(t)
+	const latency = 100 * time.Millisecond
+	receiver := listenUDP(t)
+	sender := WrapPacketConn(listenUDP(t), 1, Settings{Latency: latency}, Settings{})
+	if !sender.Flush(time.Second) {
+		t.Error("Flush with nothing in flight: false")
+	}
+	writeOne(t, sender, "slow", receiver.LocalAddr())
+	if sender.Flush(latency / 10) {
+		t.Error("Flush shorter than the latency: true")
+	}
+	writeOne(t, sender, "bye", receiver.LocalAddr())
+	start := time.Now()
+	if !sender.Flush(time.Second) {
+		t.Error("Flush: datagrams left after a second")
+	}
+	if took := time.Since(start); took < latency/2 {
+		t.Errorf("Flush returned after %v, before the datagram was due", took)
+	}
+	if err := sender.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"slow", "bye"} {
+		if got, _ := readOne(t, receiver); got != want {
+			t.Errorf("received %q, want %q", got, want)
+		}
+	}
+}
+
 // TestPacketConnSettingsChangeWhileRunning: a datagram sent into a very slow link stays in
 // flight while the link is made fast, and a datagram sent afterwards gets through at once.
 func TestPacketConnSettingsChangeWhileRunning(t *testing.T) {

@@ -233,9 +233,10 @@ func (c *Conn) SendGuaranteed(now time.Time, payload []byte, deps []*depgraph.De
 }
 
 // SendSync queues a sync message (seed 004): stop-and-wait. Until every piece of it is
-// acknowledged no other guaranteed message goes out, and WaitingForSync reports true, so the
-// game can show the host as waiting. It keeps its sequence number on every retransmission, like
-// every guaranteed message.
+// acknowledged no guaranteed message queued after it goes out, and WaitingForSync reports true,
+// so the game can show the host as waiting. Messages sent before it keep being resent until
+// acknowledged (see the package documentation). It keeps its sequence number on every
+// retransmission, like every guaranteed message.
 func (c *Conn) SendSync(now time.Time, payload []byte, deps []*depgraph.Dependency, out *depgraph.Dependency) (uint16, error) {
 	return c.send(now, payload, deps, nil, out, true)
 }

@@ -51,8 +51,12 @@
 //
 // # Sync messages
 //
-// A sync message is stop-and-wait: once it is sent, no other guaranteed message goes out until
-// it is acknowledged, and WaitingForSync reports true so the game can show the host as waiting.
+// A sync message is stop-and-wait: once it is sent, no guaranteed message queued after it goes
+// out until it is acknowledged, and WaitingForSync reports true so the game can show the host
+// as waiting. Messages queued before it go out first. Messages already sent before it keep
+// being resent meanwhile, when their resend delay comes: they are in flight, the receiver may
+// need them, and holding them back would only make them later. So a sync message orders what
+// follows it, not what went before; to order those too, make it depend on them.
 //
 // # Sans-IO
 //

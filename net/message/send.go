@@ -163,7 +163,7 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 		}
 		c.queue.pop()
 		if m.sync {
-			c.syncBlock = m // stop and wait: nothing guaranteed goes out until it is acked
+			c.syncBlock = m // stop and wait: nothing new goes out until it is acked (resends still do)
 		}
 	}
 

@@ -29,7 +29,9 @@
 // the next one carries the same news, so a lost acknowledgement almost never matters: a packet
 // of ours is wrongly taken for lost only if every one of the peer's packets that could have
 // acknowledged it is lost. That costs nothing extra to send: net/wire omits ack-bit bytes that
-// are all ones, so a header on a loss-free link is 5 bytes.
+// are all ones, so a header on a loss-free link is 5 or 6 bytes (5 only for the side whose
+// packet count runs ahead of the peer's by at most 255, which may write Ack as a 1-byte
+// distance back from its own Seq; net/PROTOCOL.md, section 4).
 //
 // # Stale packets are dropped and never acknowledged
 //

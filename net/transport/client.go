@@ -299,7 +299,7 @@ func (c *Client) end(now time.Time, reason wire.DisconnectReason, text string, n
 	}
 	p := c.peer
 	if p != nil && notify {
-		msg := wire.Disconnect{Reason: reason, Text: truncateText(text)}
+		msg := wire.Disconnect{Reason: reason, Text: wire.FitReasonText(text)}
 		c.sendControl(c.server, p.key, disconnectCopies, func(b []byte) ([]byte, error) { return wire.AppendDisconnect(b, &msg) })
 	}
 	c.state, c.reason, c.text = Disconnected, reason, text

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"go.uber.org/goleak"
 
+	"github.com/ackattack/ackattack/net/linksim"
 	"github.com/ackattack/ackattack/net/message"
 	"github.com/ackattack/ackattack/net/wire"
 )
@@ -175,6 +176,27 @@ func TestDisconnectClean(t *testing.T) {
 	p.close()
 }
 
+// TestDisconnectLeavesThroughLatency: a client whose link conditioner delays what it sends
+// (--latency) still gets its goodbye out when it closes: Close lets the delayed datagrams
+// leave before the socket goes, so the server sees DisconnectClosed, not a timeout.
+func TestDisconnectLeavesThroughLatency(t *testing.T) {
+	var srvBye byes
+	p := newPair(t, ServerConfig{Config: Config{OnDisconnect: srvBye.record}})
+	c, cl := p.dial(ClientConfig{Config: Config{Link: &LinkSettings{Out: linksim.Settings{Latency: 200 * time.Millisecond}}}})
+	p.stop(cl)
+	start := time.Now()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took < 200*time.Millisecond || took > closeFlush+100*time.Millisecond {
+		t.Errorf("Close took %v, want the latency (200 ms) and at most about %v", took, closeFlush)
+	}
+	if b := srvBye.wait(t, "server"); b.reason != wire.DisconnectClosed {
+		t.Errorf("server saw %+v, want %v", b, wire.DisconnectClosed)
+	}
+	p.close()
+}
+
 func TestKick(t *testing.T) {
 	var srvBye, cliBye byes
 	p := newPair(t, ServerConfig{Config: Config{OnDisconnect: srvBye.record}})
@@ -193,6 +215,40 @@ func TestKick(t *testing.T) {
 		t.Errorf("client stats: %v %q", st.Reason, st.Text)
 	}
 	p.close()
+}
+
+// TestByeTextCutOnCharacter: a reason text longer than a Disconnect carries reaches the other
+// side cut at a character boundary, on both paths (a client that leaves, a server that kicks),
+// while the side that ended the connection keeps the whole text.
+func TestByeTextCutOnCharacter(t *testing.T) {
+	text := "a" + strings.Repeat("é", 50) // 101 bytes: the limit falls inside the last "é"
+	cut := wire.FitReasonText(text)
+	if len(cut) != 99 {
+		t.Fatalf("cut to %d bytes, want 99", len(cut))
+	}
+	for _, kick := range []bool{false, true} {
+		t.Run(map[bool]string{false: "client leaves", true: "server kicks"}[kick], func(t *testing.T) {
+			var srvBye, cliBye byes
+			p := newPair(t, ServerConfig{Config: Config{OnDisconnect: srvBye.record}})
+			c, cl := p.dial(ClientConfig{Config: Config{OnDisconnect: cliBye.record}})
+			ender, told := srvBye.wait, cliBye.wait
+			want := bye{wire.DisconnectKicked, text}
+			if kick {
+				p.sl.call(func(now time.Time) { p.srv.Kick(p.srv.Peers()[0], now, text) })
+			} else {
+				cl.call(func(now time.Time) { c.Disconnect(now, text) })
+				ender, told, want.reason = cliBye.wait, srvBye.wait, wire.DisconnectClosed
+			}
+			if b := ender(t, "ending side"); b != want {
+				t.Errorf("ending side saw %+v, want %+v", b, want)
+			}
+			want.text = cut
+			if b := told(t, "other side"); b != want {
+				t.Errorf("other side saw %+v, want %+v", b, want)
+			}
+			p.close()
+		})
+	}
 }
 
 // TestReconnectAndAdmit: the transport has connections, not seats. A player id that comes
@@ -309,7 +365,7 @@ func checkErrorBye(t *testing.T, failed, told bye) {
 	if failed.reason != wire.DisconnectError || !strings.Contains(failed.text, "resend limit") {
 		t.Errorf("failing side: %v %q, want a connection error about the resend limit", failed.reason, failed.text)
 	}
-	if want := (bye{wire.DisconnectError, truncateText(failed.text)}); told != want {
+	if want := (bye{wire.DisconnectError, wire.FitReasonText(failed.text)}); told != want {
 		t.Errorf("other side: %+v, want %+v", told, want)
 	}
 	t.Logf("failing side: %q; other side: %q", failed.text, told.text)

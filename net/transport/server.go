@@ -11,7 +11,6 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -350,7 +349,7 @@ func (s *Server) drop(p *Peer, now time.Time, reason wire.DisconnectReason, text
 		return
 	}
 	if notify {
-		msg := wire.Disconnect{Reason: reason, Text: truncateText(text)}
+		msg := wire.Disconnect{Reason: reason, Text: wire.FitReasonText(text)}
 		s.sendControl(p.addr, p.key, disconnectCopies, func(b []byte) ([]byte, error) { return wire.AppendDisconnect(b, &msg) })
 	}
 	p.gone, p.reason, p.text = true, reason, text
@@ -363,18 +362,6 @@ func (s *Server) drop(p *Peer, now time.Time, reason wire.DisconnectReason, text
 	if s.cfg.OnDisconnect != nil {
 		s.cfg.OnDisconnect(p, now, reason, text)
 	}
-}
-
-// truncateText cuts a reason text to what a Disconnect packet carries, on a rune boundary.
-func truncateText(s string) string {
-	if len(s) <= wire.MaxReasonText {
-		return s
-	}
-	s = s[:wire.MaxReasonText]
-	for len(s) > 0 && !utf8.ValidString(s) {
-		s = s[:len(s)-1]
-	}
-	return s
 }
 
 // Kick disconnects a client with DisconnectKicked and the given reason text.

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ackattack/ackattack/net/linksim"
 )
@@ -172,11 +173,20 @@ func (s *Socket) Stats() SocketStats {
 	return SocketStats{Overflow: s.overflow.Load(), Oversize: s.oversize.Load(), SendErrors: s.sendErrs.Load()}
 }
 
-// Close closes the socket and waits for the reader goroutine to end.
+// closeFlush bounds how long Close waits for datagrams the link conditioner still delays.
+const closeFlush = time.Second
+
+// Close closes the socket and waits for the reader goroutine to end. With a link conditioner
+// it first lets the datagrams it still delays leave, for at most closeFlush: the Disconnect a
+// host sends as it closes is among them, and a goodbye dropped here would leave the peer
+// reporting a timeout or a connection error instead.
 func (s *Socket) Close() error {
 	if s.closed.Swap(true) {
 		<-s.done
 		return nil
+	}
+	if s.link != nil {
+		s.link.Flush(closeFlush)
 	}
 	err := s.pc.Close()
 	<-s.done

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -240,6 +241,27 @@ func checkReasonText(text string) error {
 		return fmt.Errorf("wire: disconnect text: %d bytes, at most %d: %w", len(text), MaxReasonText, ErrTooLong)
 	}
 	return checkText("disconnect text", text)
+}
+
+// FitReasonText returns text as a Disconnect can carry it: invalid UTF-8 and
+// control characters become U+FFFD, and a text longer than MaxReasonText bytes
+// is cut at the last character boundary within the limit, never inside a
+// character. AppendDisconnect accepts the result.
+func FitReasonText(text string) string {
+	text = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return utf8.RuneError
+		}
+		return r
+	}, strings.ToValidUTF8(text, string(utf8.RuneError)))
+	if len(text) <= MaxReasonText {
+		return text
+	}
+	cut := MaxReasonText
+	for !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return text[:cut]
 }
 
 // appendString writes a string that has been checked: a length byte, then

@@ -463,3 +463,44 @@ func TestConnectionPacketsNoAlloc(t *testing.T) {
 		t.Errorf("connection packets allocate %v times", allocs)
 	}
 }
+
+// TestFitReasonText: a text too long for a Disconnect is cut at the last character boundary
+// within MaxReasonText bytes, never inside a multi-byte character, and whatever comes in,
+// AppendDisconnect accepts what comes out.
+func TestFitReasonText(t *testing.T) {
+	r := strings.Repeat
+	for _, tt := range []struct {
+		name, in, want string
+	}{
+		{"empty", "", ""},
+		{"short", "bye", "bye"},
+		{"100 ASCII bytes", r("a", 100), r("a", 100)},
+		{"101 ASCII bytes", r("a", 101), r("a", 100)},
+		{"2-byte characters ending at the limit", r("é", 50), r("é", 50)},
+		{"a 2-byte character across the limit", "a" + r("é", 50), "a" + r("é", 49)},
+		{"a 3-byte character across the limit, 1 byte in", r("€", 34), r("€", 33)},
+		{"a 3-byte character across the limit, 2 bytes in", "a" + r("€", 33), "a" + r("€", 33)},
+		{"a 3-byte character across the limit, 2 bytes in, longer", "aa" + r("€", 33), "aa" + r("€", 32)},
+		{"4-byte characters ending at the limit", r("😀", 25), r("😀", 25)},
+		{"a 4-byte character across the limit", "a" + r("😀", 25), "a" + r("😀", 24)},
+		{"a 4-byte character across the limit, 3 bytes in", "aaa" + r("😀", 25), "aaa" + r("😀", 24)},
+		{"invalid UTF-8", "bad \xff\xfe byte", "bad \ufffd byte"},
+		{"a line break", "one\ntwo", "one\ufffdtwo"},
+		{"a C1 control", "a\u0085b", "a\ufffdb"},
+		{"invalid UTF-8 made long by its replacement", r("a", 98) + "\xff", r("a", 98)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := FitReasonText(tt.in)
+			if got != tt.want {
+				t.Errorf("FitReasonText(%q) = %q (%d bytes), want %q", tt.in, got, len(got), tt.want)
+			}
+			b, err := AppendDisconnect(nil, &Disconnect{Reason: DisconnectClosed, Text: got})
+			if err != nil {
+				t.Fatalf("AppendDisconnect refuses %q: %v", got, err)
+			}
+			if m, err := ParseDisconnect(b); err != nil || m.Text != got {
+				t.Errorf("ParseDisconnect: %q, %v", m.Text, err)
+			}
+		})
+	}
+}

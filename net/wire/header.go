@@ -56,8 +56,10 @@ type Header struct {
 // and all four ack-bits bytes.
 const MaxHeaderSize = 10
 
-// MinHeaderSize is the smallest encoded Header, the steady state of a healthy
-// link: type, flags, Seq and a 1-byte Ack distance, every ack bit set.
+// MinHeaderSize is the smallest encoded Header: type, flags, Seq and a 1-byte
+// Ack distance, every ack bit set. On a healthy link it is the header of the
+// side whose Seq is 0 to 255 ahead of the Ack it sends; the other side writes
+// Ack in full, one byte more.
 const MinHeaderSize = 5
 
 // Header flag bits.

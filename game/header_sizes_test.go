@@ -1,0 +1,84 @@
+package game
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ackattack/ackattack/net/linksim"
+	"github.com/ackattack/ackattack/net/wire"
+)
+
+// TestDataHeaderSizes measures the Data packet headers of a 60 s game in virtual time, per
+// direction, for the table in net/PROTOCOL.md section 4 (go test -run DataHeaderSizes -v
+// ./game prints it). It checks the document's claim: on a clean link the 1-byte Ack (and so
+// the 5-byte header) belongs at any moment to one direction, the side whose packet count runs
+// ahead, so the two directions of a connection do not both use it most of the time.
+func TestDataHeaderSizes(t *testing.T) {
+	for _, ls := range []linksim.Settings{{}, {Latency: 50 * time.Millisecond}, {LossPercent: 30, Latency: 50 * time.Millisecond}} {
+		g := newVGame(t, vspec{seed: 3, bots: 2, clients: 3, link: ls})
+		type dir struct{ from, to string }
+		sizes := map[dir]map[int]int{}
+		short := map[dir]int{}
+		g.tap = func(d linksim.Datagram) {
+			p, err := wire.OpenDatagram(d.Data, 0)
+			if err != nil || p[0] != byte(wire.TypeData) {
+				p = d.Data[wire.ChecksumSize:] // sealed with the connection key: read it unchecked
+			}
+			if p[0] != byte(wire.TypeData) {
+				return
+			}
+			h, n, err := wire.ParseHeader(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := dir{d.From, d.To}
+			if sizes[k] == nil {
+				sizes[k] = map[int]int{}
+			}
+			sizes[k][n]++
+			if h.Seq-h.Ack <= 0xFF {
+				short[k]++
+			}
+		}
+		g.run(60 * time.Second)
+		share := func(k dir, n int) float64 {
+			total := 0
+			for _, c := range sizes[k] {
+				total += c
+			}
+			return float64(n) / float64(max(total, 1))
+		}
+		for _, who := range []string{"server → client", "client → server"} {
+			agg := map[int]int{}
+			total := 0
+			for k, m := range sizes {
+				if (k.from == g.srvAddr.String()) != (who == "server → client") || (k.from != g.srvAddr.String() && k.to != g.srvAddr.String()) {
+					continue
+				}
+				for n, c := range m {
+					agg[n] += c
+					total += c
+				}
+			}
+			var parts []string
+			for _, n := range slices.Sorted(maps.Keys(agg)) {
+				parts = append(parts, fmt.Sprintf("%d B: %.0f%%", n, 100*float64(agg[n])/float64(total)))
+			}
+			t.Logf("loss %v%%, latency %v, %s: %s", ls.LossPercent, ls.Latency, who, strings.Join(parts, ", "))
+		}
+		if ls.LossPercent > 0 {
+			continue
+		}
+		for _, addr := range g.caddrs {
+			up, down := dir{addr.String(), g.srvAddr.String()}, dir{g.srvAddr.String(), addr.String()}
+			// Both directions can use it at once only while the two counts are equal.
+			if a, b := share(up, short[up]), share(down, short[down]); a+b > 1.5 {
+				t.Errorf("%v: both directions use the 1-byte Ack mostly (%.0f%%, %.0f%%)", ls, 100*a, 100*b)
+			}
+		}
+	}
+}
