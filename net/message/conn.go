@@ -169,6 +169,8 @@ type Conn struct {
 	free        []*outMsg // recycled outMsgs (payload buffers kept)
 	lastNow     time.Time // the latest now seen, for callbacks that do not carry one
 	lastSend    time.Time // when the latest packet left (zero before the first AppendPacket)
+	// lastContent is when the latest packet with messages left: resends wait for its ack.
+	lastContent time.Time
 
 	// receiving side
 	reasm      map[uint16]*reassembly
