@@ -65,8 +65,8 @@ type Config struct {
 	Keepalive time.Duration
 	// AckDelay: when packets with messages arrived and nothing is going out, an ack-only
 	// packet leaves after at most this long. Waiting a little lets the ack ride on the next
-	// message instead of costing a packet of its own; the peer's resend timer allows for it
-	// (net/packet counts it into the resend delay). Default 10 ms.
+	// message instead of costing a packet of its own. Default and maximum: MaxAckDelay, which
+	// the peer's resend delay allows for.
 	AckDelay time.Duration
 	// Key is mixed into every datagram's checksum (wire.SealDatagram): 0 before a handshake,
 	// the connection's secret after it.
@@ -74,6 +74,12 @@ type Config struct {
 	// Packet configures the packet layer (initial RTT).
 	Packet packet.Config
 }
+
+// MaxAckDelay is the longest a receiver holds the acknowledgement of a packet with messages,
+// a constant of the protocol: both sides know it without telling each other, and each adds
+// it to its resend delay (packet.Config.PeerMaxAckDelay), so that an ack the peer delayed on
+// purpose is never taken for a loss. Config.AckDelay may be shorter, never longer.
+const MaxAckDelay = 10 * time.Millisecond
 
 // MinMTU is the smallest MTU a Conn accepts (an IPv4 host must accept 576-byte datagrams).
 const MinMTU = 576
@@ -98,8 +104,8 @@ func (c Config) withDefaults() Config {
 	if c.Keepalive <= 0 {
 		c.Keepalive = 100 * time.Millisecond
 	}
-	if c.AckDelay <= 0 {
-		c.AckDelay = 10 * time.Millisecond
+	if c.AckDelay <= 0 || c.AckDelay > MaxAckDelay {
+		c.AckDelay = MaxAckDelay
 	}
 	if c.MaxReassemblyBytes <= 0 {
 		c.MaxReassemblyBytes = 4 << 20
@@ -163,6 +169,8 @@ type Conn struct {
 	free        []*outMsg // recycled outMsgs (payload buffers kept)
 	lastNow     time.Time // the latest now seen, for callbacks that do not carry one
 	lastSend    time.Time // when the latest packet left (zero before the first AppendPacket)
+	// lastContent is when the latest packet with messages left: resends wait for its ack.
+	lastContent time.Time
 
 	// receiving side
 	reasm      map[uint16]*reassembly
@@ -189,6 +197,7 @@ func New(cfg Config, deliver func(*Message)) *Conn {
 		depBuf:   make([]uint16, 0, wire.MaxDeps),
 	}
 	pc := cfg.Packet
+	pc.PeerMaxAckDelay = MaxAckDelay
 	pc.OnAcked = c.onPacketAcked
 	pc.OnLost = c.onPacketLost
 	c.pkt = packet.NewEndpoint(pc)

@@ -8,10 +8,27 @@
 //
 // An unreliable message is sent once, in the next packet, and forgotten: a unit's position
 // that the next update will overwrite anyway. A guaranteed message ("spawn enemy 17") is kept
-// until a packet that carried it is acknowledged. If no acknowledgement has come one round-trip
-// time after its last send, it rides again in the next packet, ahead of new messages; it keeps
-// its 15-bit sequence number on every send, which is how the receiver recognises a copy it
-// already executed and ignores it. A message that stays unacknowledged for ResendLimit fails
+// until a packet that carried it is acknowledged, and rides again, ahead of new messages, only
+// when the link lost it. It keeps its 15-bit sequence number on every send, which is how the
+// receiver recognises a copy it already executed and ignores it.
+//
+// # Resending only what was lost
+//
+// A guaranteed unit goes again in two cases. First, at once when net/packet reports the packet
+// of its latest send lost: the peer's acks passed that packet by, and the peer drops a packet
+// older than one it accepted, so it cannot arrive any more. That needs a later packet to be
+// acknowledged, which is what steady traffic provides; and since every ack repeats the last
+// 32, a lost ack is made good by the next one, and never costs a resend. Second, when the
+// link fell silent: the resend delay (net/packet's ResendDelay: the smoothed round trip, twice
+// its variation, and the peer's MaxAckDelay) has passed since both its latest send and the
+// latest packet with messages. The timer waits for the newest packet because that one's ack
+// would settle the older ones too. Only the second case can resend a message that arrived, if
+// the ack-only packet that answered the last message before a silence is lost: a timer cannot
+// tell that from a lost message (QUIC's probe timeout cannot either).
+//
+// The peer holds an ack up to AckDelay, hoping it can ride on a message; MaxAckDelay, 10 ms,
+// is the protocol's bound on that, known to both sides, so the sender allows for it without
+// the peer reporting what it held. On a clean link nothing is ever resent. A message that stays unacknowledged for ResendLimit fails
 // the connection loudly (ErrResendLimit) rather than silently losing game data.
 //
 // # Dependencies instead of channels

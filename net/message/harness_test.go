@@ -84,6 +84,10 @@ type link struct {
 	// reordered among themselves by jitter, and every one that lands behind a newer one is
 	// dropped as stale, so a paced sender loses less.
 	maxPackets int
+	// onSend and onRecv, if set, see every datagram a side sends and every one it is handed
+	// (accepted: the packet layer took it, neither stale nor duplicate).
+	onSend func(from *endpoint, d []byte)
+	onRecv func(to *endpoint, d []byte, accepted bool)
 }
 
 func newLink(t testing.TB, seed uint64, ab, ba linksim.Settings, cfg Config) *link {
@@ -110,6 +114,9 @@ func (l *link) flush(t testing.TB, e *endpoint, to string) {
 			break
 		}
 		l.buf = d
+		if l.onSend != nil {
+			l.onSend(e, d)
+		}
 		if err := e.node.Send(to, d); err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +139,11 @@ func (l *link) step(t testing.TB) {
 			}
 			// Errors are the tests' to check (Err): a malformed datagram is a counted drop,
 			// and a failed connection refuses everything.
+			before := to.conn.PacketsAccepted()
 			to.conn.Receive(at, dg.Data)
+			if l.onRecv != nil {
+				l.onRecv(to, dg.Data, to.conn.PacketsAccepted() > before)
+			}
 		}
 		if !at.Before(end) {
 			break

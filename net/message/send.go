@@ -32,8 +32,10 @@ func (m *outMsg) gen() uint64 { return m.generation }
 type unit struct {
 	firstSent time.Time
 	lastSent  time.Time
+	lastPkt   uint16 // the packet of the latest send
 	sends     int
 	acked     bool
+	lost      bool // the packet of the latest send can no longer be acknowledged
 }
 
 func (m *outMsg) fragmented() bool { return len(m.units) > 1 }
@@ -79,10 +81,10 @@ type unitRef struct {
 
 // AppendPacket writes the next datagram to send into b (appended) and reports whether it wrote
 // one. A packet is written when there is something to send: a guaranteed unit whose resend time
-// has come (at least one RTT after its last send), a guaranteed message not yet sent (unless a
-// sync message is waiting for its ack), an unreliable message, a keepalive or an ack that is
-// due (Config.Keepalive, Config.AckDelay), or when force is set (the caller wants a packet that
-// carries the acks now). Call it in a loop until it reports false to drain everything that is
+// has come (its packet was lost, or the link fell silent for a resend delay: see resendAt), a
+// guaranteed message not yet sent (unless a sync message is waiting for its ack), an
+// unreliable message, a keepalive or an ack that is due (Config.Keepalive, Config.AckDelay),
+// or when force is set (the caller wants a packet that carries the acks now). Call it in a loop until it reports false to drain everything that is
 // due now. The first call starts the keepalive clock.
 //
 // Packing order: resends first (they have waited longest), then new guaranteed messages in the
@@ -112,12 +114,11 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 	records := 0
 
 	// 1. Resends, oldest send first.
-	delay := c.pkt.ResendDelay()
 	for !paced && c.trimResend() {
 		ref := c.resend.front()
 		m := ref.m
 		u := &m.units[ref.idx]
-		if now.Sub(u.lastSent) < delay {
+		if now.Before(c.resendAt(u)) {
 			break
 		}
 		nb, ok := c.appendUnit(b, limit, m, int(ref.idx))
@@ -130,7 +131,7 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 		if m.fragmented() {
 			c.stats.FragmentsResent++
 		}
-		c.sentUnit(now, m, int(ref.idx))
+		c.sentUnit(now, h.Seq, m, int(ref.idx))
 		records++
 	}
 
@@ -154,7 +155,7 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 			if m.fragmented() {
 				c.stats.FragmentsSent++
 			}
-			c.sentUnit(now, m, m.nextUnit)
+			c.sentUnit(now, h.Seq, m, m.nextUnit)
 			m.nextUnit++
 			records++
 		}
@@ -189,6 +190,7 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 	if records > 0 {
 		c.content[h.Seq%packet.SentRingSize] = true
 		c.contentInFlight++
+		c.lastContent = now
 	}
 	c.pkt.Sent(now, h, len(b)-start, c.items)
 	wire.SealDatagram(b[start:], c.cfg.Key)
@@ -224,11 +226,13 @@ func (c *Conn) appendUnit(b []byte, limit int, m *outMsg, i int) ([]byte, bool) 
 	return nb, true
 }
 
-// sentUnit records that unit i of m went out now: in the packet's item list (so its ack finds
-// it) and at the back of the resend queue.
-func (c *Conn) sentUnit(now time.Time, m *outMsg, i int) {
+// sentUnit records that unit i of m went out now in packet pkt: in the packet's item list (so
+// its ack finds it) and at the back of the resend queue.
+func (c *Conn) sentUnit(now time.Time, pkt uint16, m *outMsg, i int) {
 	u := &m.units[i]
 	u.lastSent = now
+	u.lastPkt = pkt
+	u.lost = false
 	u.sends++
 	c.items = append(c.items, packet.Item{Seq: m.seq, Frag: uint8(i)})
 	c.resend.push(unitRef{m: m, seq: m.seq, idx: uint8(i), sends: u.sends, gen: m.gen()})
@@ -245,22 +249,57 @@ func (c *Conn) resolved(seq uint16) {
 	}
 }
 
-// onPacketLost is the packet layer's callback for a packet that can no longer be acknowledged.
-// Nothing is resent because of it: the resend timer (one RTT) does that. It only frees room.
-func (c *Conn) onPacketLost(p *packet.SentPacket) { c.resolved(p.Seq) }
+// resendAt is when unit u, unacknowledged, goes again. At once if the packet of its latest
+// send was lost: the peer's acks passed that packet by, and the peer drops a packet older than
+// one it accepted, so it can never arrive (net/packet). Otherwise only when the peer had time
+// to acknowledge it and everything sent after it: one resend delay (round trip, its variation
+// and the peer's ack delay) after both its latest send and the latest packet with messages.
+// While newer packets are in flight their acks are still to come, and each of them would
+// report this one, acked or lost; an ack-only packet of the peer that went missing is made
+// good by the next one. Only when the link fell silent does the timer alone decide.
+func (c *Conn) resendAt(u *unit) time.Time {
+	if u.lost {
+		return time.Time{}
+	}
+	last := u.lastSent
+	if c.lastContent.After(last) {
+		last = c.lastContent
+	}
+	return last.Add(c.pkt.ResendDelay())
+}
+
+// unitIn is the unit that item it of packet p carried, or nil if that unit is acknowledged
+// already (or the item names an earlier message with this sequence number).
+func (c *Conn) unitIn(p *packet.SentPacket, it packet.Item) (*outMsg, *unit) {
+	m, ok := c.inflight[it.Seq]
+	if !ok || int(it.Frag) >= len(m.units) || m.firstSent.IsZero() || p.Time.Before(m.firstSent) {
+		return nil, nil
+	}
+	if u := &m.units[it.Frag]; !u.acked {
+		return m, u
+	}
+	return nil, nil
+}
+
+// onPacketLost is the packet layer's callback for a packet that can no longer be acknowledged:
+// the units whose latest send it carried are due again at once.
+func (c *Conn) onPacketLost(p *packet.SentPacket) {
+	c.resolved(p.Seq)
+	for _, it := range p.Items {
+		if _, u := c.unitIn(p, it); u != nil && u.lastPkt == p.Seq {
+			u.lost = true
+		}
+	}
+}
 
 // onPacketAcked is the packet layer's callback: every guaranteed unit that rode in the packet is
 // now known to have arrived.
 func (c *Conn) onPacketAcked(p *packet.SentPacket) {
 	c.resolved(p.Seq)
 	for _, it := range p.Items {
-		m, ok := c.inflight[it.Seq]
-		if !ok || int(it.Frag) >= len(m.units) || m.firstSent.IsZero() || p.Time.Before(m.firstSent) {
+		m, u := c.unitIn(p, it)
+		if u == nil {
 			continue // acked before (or a packet of an earlier message with this sequence number)
-		}
-		u := &m.units[it.Frag]
-		if u.acked {
-			continue
 		}
 		u.acked = true
 		m.acked++

@@ -86,7 +86,11 @@ func (c *Conn) NextDeadline(now time.Time) time.Time {
 	if paced := c.contentInFlight >= c.cfg.MaxInFlight; !paced {
 		if c.trimResend() {
 			ref := c.resend.front()
-			earliest(ref.m.units[ref.idx].lastSent.Add(c.pkt.ResendDelay()))
+			at := c.resendAt(&ref.m.units[ref.idx])
+			if at.Before(now) {
+				at = now // lost: due at once
+			}
+			earliest(at)
 		}
 		if (c.queue.len() > 0 && !c.syncBlocking()) || len(c.unrel) > 0 {
 			earliest(now) // something new to send right away

@@ -53,17 +53,36 @@
 //
 // # Round-trip time, jitter, loss
 //
-// Each accepted packet whose Ack newly acknowledges the packet numbered Ack gives one
-// round-trip sample: now minus the time that packet was sent. Only that packet is sampled, as
-// it was the most recently sent of those acknowledged and so gives the freshest time, and only
-// if it carried items: the peer acknowledges a packet with messages within its ack delay, but
-// a keepalive or a pure ack only with whatever it sends next, so that "round trip" would
-// measure the peer's silence (on an idle loopback link it read 60-90 ms). Samples
-// are smoothed as TCP does (RFC 6298: SRTT moves 1/8 and RTTVAR 1/4 of the way to each
-// sample), and jitter is the smoothed change between consecutive samples (RFC 3550, gain
-// 1/16). ResendDelay is the smoothed RTT plus twice its mean deviation, at least one RTT and
-// never below 1 ms: resending a message sooner than one round trip after its last send only
-// repeats a packet whose acknowledgement cannot have arrived yet. The loss estimate covers the last LossWindow resolved packets.
+// Packets are never sent twice (net/message resends messages, in new packets), so an ack
+// never leaves open which send it answers. What can make a sample wrong is the wait before
+// the ack. So an accepted packet gives one sample, now minus the send time of the packet
+// numbered its Ack, only when (1) it newly acknowledges that packet, the most recently sent
+// of those it acknowledges and so the freshest; (2) that packet carried items: the peer
+// acknowledges those within its ack delay, but a keepalive or a pure ack only with whatever
+// it sends next (on an idle loopback link that "round trip" read 60-90 ms); and (3) its Seq
+// directly follows the newest packet accepted from the peer (or is the peer's first packet,
+// Seq 0): it is then the first packet the peer sent after ours reached it. Had the peer's
+// packet before it been lost, that one may have been the prompt ack and this one a keepalive
+// sent a hundred milliseconds later, so no sample is taken. Each sample is the path's round
+// trip plus what the peer held the ack, never more. Samples are smoothed as TCP does
+// (RFC 6298: SRTT moves 1/8 and RTTVAR 1/4 of the way to each sample), and jitter is the
+// smoothed change between consecutive samples (RFC 3550, gain 1/16). The loss estimate
+// covers the last LossWindow resolved packets.
+//
+// # The resend delay
+//
+// ResendDelay is how long net/message waits for the ack of a guaranteed item before it
+// carries the item again without other news: SRTT + max(2·RTTVAR, MinResendDelay) +
+// Config.PeerMaxAckDelay, or InitialRTT + PeerMaxAckDelay before the first sample. It is
+// QUIC's probe timeout (RFC 9002: smoothed_rtt + max(4·rttvar, kGranularity) + max_ack_delay)
+// with the mean deviation doubled as RFC 6298 does, and without QUIC's ack_delay header field.
+// QUIC subtracts the delay the peer reports from each sample; here the peer's maximum ack
+// delay is a constant of the protocol (net/message sets it), no header reports it, and the
+// samples keep what the peer held. SRTT is therefore up to PeerMaxAckDelay longer than the
+// path's round trip, and adding the whole maximum on top errs late by at most that: an ack
+// the peer held on purpose never triggers a resend. MinResendDelay keeps a margin on a link
+// with no measured variation, where a held ack would otherwise arrive at the very instant the
+// resend leaves.
 //
 // # No I/O, no clock, no garbage
 //

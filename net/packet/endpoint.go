@@ -20,8 +20,10 @@ const (
 	HistoryLen = 32
 	// DefaultInitialRTT is the round-trip time assumed before the first measurement.
 	DefaultInitialRTT = 250 * time.Millisecond
-	// MinResendDelay is the floor of ResendDelay, so that a very fast link (or a test on
-	// one host) does not resend on every packet.
+	// MinResendDelay is the least margin ResendDelay leaves for the variation of the round
+	// trip (QUIC's timer granularity, kGranularity): an ack due at the very instant the
+	// resend would leave, on a link with no measured variation (a test on one host, a
+	// loopback), must win the race.
 	MinResendDelay = time.Millisecond
 )
 
@@ -30,6 +32,10 @@ type Config struct {
 	// InitialRTT is the round-trip time assumed before the first sample;
 	// DefaultInitialRTT if zero or negative.
 	InitialRTT time.Duration
+	// PeerMaxAckDelay is the longest the peer may hold the acknowledgement of a packet with
+	// items before sending it (QUIC's max_ack_delay). ResendDelay adds it, so that an ack the
+	// peer delayed on purpose is not taken for a loss. Zero: the peer acknowledges at once.
+	PeerMaxAckDelay time.Duration
 	// OnAcked is called once for each sent packet the peer acknowledged, oldest first.
 	// May be nil.
 	OnAcked func(p *SentPacket)
@@ -258,6 +264,17 @@ func (e *Endpoint) Received(now time.Time, h wire.Header, size int) Verdict {
 		e.stats.Stale++
 		return Stale
 	}
+	// A round-trip sample is sound only when it measures the path plus the peer's deliberate
+	// ack delay, nothing more. The newest packet this header acknowledges (its Ack) is
+	// sampled when (1) the header acknowledges it for the first time, (2) it carried items,
+	// which the peer acknowledges within its ack delay (a keepalive or pure ack waits for
+	// whatever the peer sends next, up to a keepalive interval: QUIC's rule for packets that
+	// are not ack-eliciting), and (3) the peer's previous packet reached us too: that packet
+	// did not acknowledge it (or (1) would fail), so this one is the first the peer sent after
+	// it received ours. When the previous packet was lost it may have been the prompt ack, and
+	// this one a keepalive sent much later: that sample would measure the peer's silence, so
+	// none is taken. (The peer's very first packet, Seq 0, follows nothing.)
+	firstAck := h.Seq == e.ack+1 || !e.anyReceived && h.Seq == 0
 	switch shift := h.Seq - e.ack; {
 	case !e.anyReceived || shift >= AckWindow:
 		e.ackBits = 1
@@ -267,7 +284,7 @@ func (e *Endpoint) Received(now time.Time, h wire.Header, size int) Verdict {
 	e.ack = h.Seq
 	e.anyReceived = true
 	e.stats.PacketsReceived++
-	e.processAcks(now, h.Ack, h.AckBits)
+	e.processAcks(now, h.Ack, h.AckBits, firstAck)
 	return Accepted
 }
 
@@ -277,7 +294,11 @@ func (e *Endpoint) Received(now time.Time, h wire.Header, size int) Verdict {
 // older packet. So a packet of ours older than A whose bit is clear can never be acknowledged,
 // and is lost now, not only once it falls out of the 32-packet window (which would be too
 // late for History to ever show it).
-func (e *Endpoint) processAcks(now time.Time, ack uint16, bits uint32) {
+//
+// firstAck says whether the packet that carries these acks is the first one the peer sent
+// after it received the packet numbered ack (see Received); only then is the round trip
+// sampled.
+func (e *Endpoint) processAcks(now time.Time, ack uint16, bits uint32, firstAck bool) {
 	if bits&1 == 0 {
 		// Bit 0 is Ack itself; clear means the peer has received nothing yet (or speaks
 		// nonsense), and then Ack means nothing.
@@ -290,12 +311,7 @@ func (e *Endpoint) processAcks(now time.Time, ack uint16, bits uint32) {
 		// anything we sent (not an acknowledgement of ours).
 		return
 	}
-	if s := &e.ring[ack%SentRingSize]; s.state == InFlight && len(s.Items) > 0 {
-		// The newest acknowledged packet was sent most recently, so its sample is freshest.
-		// Only a packet with items counts: the peer acknowledges those promptly, while a
-		// packet without (a keepalive, a pure ack) is acknowledged by whatever the peer sends
-		// next, up to a keepalive interval later, and its "round trip" would mostly measure
-		// that wait (QUIC's rule for packets that are not ack-eliciting).
+	if s := &e.ring[ack%SentRingSize]; s.state == InFlight && len(s.Items) > 0 && firstAck {
 		e.sampleRTT(now.Sub(s.Time))
 	}
 	e.busy = true
@@ -388,16 +404,22 @@ func (e *Endpoint) Malformed(size int) {
 	e.stats.MalformedBytes += byteCount(size)
 }
 
-// ResendDelay is how long to wait after sending before carrying a guaranteed item again:
-// at least one round trip, since an acknowledgement cannot come back sooner. Once RTT samples
-// exist it is the smoothed RTT plus twice its mean deviation, so that an ack that is merely a
-// little late (jitter, the peer's ack delay) does not trigger a resend; before the first
-// sample, the initial RTT.
+// ResendDelay is how long to wait after sending before carrying a guaranteed item again: the
+// longest an acknowledgement of a packet that arrived may take. That is the smoothed RTT plus
+// twice its mean deviation (an ack a little late with jitter) but at least MinResendDelay,
+// plus Config.PeerMaxAckDelay (the peer may hold the ack that long on purpose). Before the
+// first sample it is the initial RTT plus PeerMaxAckDelay.
+//
+// The samples already include whatever the peer held each ack, so the smoothed RTT lies
+// between the path's round trip and that plus the peer's ack delay. Adding the whole of the
+// peer's maximum on top (QUIC adds max_ack_delay to a smoothed RTT it has cleaned of the
+// reported delays) errs late by at most that maximum: a resend after a real loss waits a
+// little longer, and one after an ack that was merely held never happens.
 func (e *Endpoint) ResendDelay() time.Duration {
 	if e.rttSamples == 0 {
-		return max(e.srtt, MinResendDelay)
+		return e.srtt + e.cfg.PeerMaxAckDelay // the initial RTT is a guess, and a generous one
 	}
-	return max(e.srtt+2*e.rttVar, MinResendDelay)
+	return e.srtt + max(2*e.rttVar, MinResendDelay) + e.cfg.PeerMaxAckDelay
 }
 
 // Accepted is the number of packets Received accepted (neither stale nor duplicate): Stats'

@@ -360,7 +360,7 @@ func TestRTTSampleOnlyFromNewestNewlyAcked(t *testing.T) {
 	if s := e.Stats(); s.RTTSamples != 1 {
 		t.Fatalf("a repeated ack gave a sample: %d samples", s.RTTSamples)
 	}
-	// A zero round trip is floored at 1ms for resending.
+	// A zero round trip still leaves MinResendDelay of margin for resending.
 	h := e.NextHeader()
 	e.Sent(base.Add(300*ms), h, 10, msg)
 	e.Received(base.Add(300*ms), wire.Header{Seq: 2, Ack: h.Seq, AckBits: 0xf}, 10)
@@ -369,8 +369,8 @@ func TestRTTSampleOnlyFromNewestNewlyAcked(t *testing.T) {
 		e.Sent(base.Add(300*ms), h, 10, msg)
 		e.Received(base.Add(300*ms), wire.Header{Seq: h.Seq, Ack: h.Seq, AckBits: 0xffffffff}, 10)
 	}
-	if s := e.Stats(); s.MinRTT != 0 || e.ResendDelay() != MinResendDelay {
-		t.Errorf("MinRTT %v ResendDelay %v, want 0 and %v", s.MinRTT, e.ResendDelay(), MinResendDelay)
+	if s := e.Stats(); s.MinRTT != 0 || e.ResendDelay()-MinResendDelay > time.Microsecond {
+		t.Errorf("MinRTT %v ResendDelay %v, want 0 and %v (the smoothed RTT decays to 0 from above)", s.MinRTT, e.ResendDelay(), MinResendDelay)
 	}
 }
 
@@ -741,16 +741,50 @@ func BenchmarkSentReceived(b *testing.B) {
 func TestRTTNoSampleFromPacketsWithoutItems(t *testing.T) {
 	ms := time.Millisecond
 	e := NewEndpoint(Config{})
-	h := e.NextHeader()
-	e.Sent(base, h, 10, nil) // a keepalive
-	e.Received(base.Add(95*ms), wire.Header{Seq: 0, Ack: h.Seq, AckBits: 1}, 10)
-	if s := e.Stats(); s.RTTSamples != 0 {
+	if s := sendAndAck(e, 0, 95*ms, nil, 0); s.RTTSamples != 0 { // a keepalive
 		t.Fatalf("the ack of a keepalive gave %d samples (latest %v), want none", s.RTTSamples, s.LatestRTT)
 	}
-	h = e.NextHeader()
-	e.Sent(base.Add(100*ms), h, 10, []Item{{Seq: 1}})
-	e.Received(base.Add(104*ms), wire.Header{Seq: 1, Ack: h.Seq, AckBits: 3}, 10)
-	if s := e.Stats(); s.RTTSamples != 1 || s.LatestRTT != 4*ms {
+	if s := sendAndAck(e, 100*ms, 104*ms, []Item{{Seq: 1}}, 1); s.RTTSamples != 1 || s.LatestRTT != 4*ms {
 		t.Fatalf("samples %d latest %v, want 1 and 4ms from the packet with a message", s.RTTSamples, s.LatestRTT)
+	}
+}
+
+// sendAndAck sends one packet with items at sentAt, hands e the peer's packet numbered peerSeq
+// that acknowledges it at ackedAt, and returns e's stats.
+func sendAndAck(e *Endpoint, sentAt, ackedAt time.Duration, items []Item, peerSeq uint16) Stats {
+	h := e.NextHeader()
+	e.Sent(base.Add(sentAt), h, 10, items)
+	e.Received(base.Add(ackedAt), wire.Header{Seq: peerSeq, Ack: h.Seq, AckBits: 1}, 10)
+	return e.Stats()
+}
+
+// TestRTTNoSampleWhenThePeersPreviousPacketIsMissing: the peer's prompt ack may have been the
+// packet that was lost, and the one that arrives a keepalive sent much later. Only an ack in
+// the packet right after one we accepted (or in the peer's first packet) is known to be the
+// first the peer sent after our packet reached it.
+func TestRTTNoSampleWhenThePeersPreviousPacketIsMissing(t *testing.T) {
+	ms := time.Millisecond
+	e := NewEndpoint(Config{})
+	e.Received(base, wire.Header{Seq: 0}, 10) // the peer's first packet acks nothing
+	// The peer's packet 1 (its prompt ack) is lost; packet 2, a keepalive 100 ms later, acks.
+	if s := sendAndAck(e, 10*ms, 120*ms, []Item{{Seq: 1}}, 2); s.RTTSamples != 0 || s.PacketsAcked != 1 {
+		t.Fatalf("samples %d (latest %v), acked %d: want the packet acked and no sample", s.RTTSamples, s.LatestRTT, s.PacketsAcked)
+	}
+	if s := sendAndAck(e, 200*ms, 220*ms, []Item{{Seq: 2}}, 3); s.RTTSamples != 1 || s.LatestRTT != 20*ms {
+		t.Fatalf("samples %d latest %v, want 1 and 20ms from the ack that follows packet 2", s.RTTSamples, s.LatestRTT)
+	}
+}
+
+// TestResendDelayAddsPeerMaxAckDelay: the peer may hold an ack that long on purpose.
+func TestResendDelayAddsPeerMaxAckDelay(t *testing.T) {
+	ms := time.Millisecond
+	e := NewEndpoint(Config{InitialRTT: 100 * ms, PeerMaxAckDelay: 10 * ms})
+	if got := e.ResendDelay(); got != 110*ms {
+		t.Fatalf("ResendDelay before any sample %v, want 110ms", got)
+	}
+	sendAndAck(e, 0, 40*ms, []Item{{Seq: 1}}, 0)
+	// SRTT 40 ms, RTTVAR 20 ms: 40 + 2 × 20 + 10.
+	if got := e.ResendDelay(); got != 90*ms {
+		t.Fatalf("ResendDelay %v, want 90ms", got)
 	}
 }

@@ -29,7 +29,8 @@ type Config struct {
 	// the message layer's: message.Config.Keepalive.)
 	Keepalive time.Duration
 	// AckDelay: when packets arrived and nothing is going out, an ack-only packet leaves after
-	// at most this long. Default 10 ms (message.Config.AckDelay).
+	// at most this long. Default and maximum 10 ms (message.MaxAckDelay, which the peer's
+	// resend delay allows for).
 	AckDelay time.Duration
 	// PingInterval: how often each side pings the other for RTT and clock offset. Default 1 s.
 	PingInterval time.Duration
@@ -71,8 +72,8 @@ func (c Config) withDefaults() Config {
 	if c.Keepalive <= 0 {
 		c.Keepalive = 100 * time.Millisecond
 	}
-	if c.AckDelay <= 0 {
-		c.AckDelay = 10 * time.Millisecond
+	if c.AckDelay <= 0 || c.AckDelay > message.MaxAckDelay {
+		c.AckDelay = message.MaxAckDelay
 	}
 	if c.PingInterval <= 0 {
 		c.PingInterval = time.Second

@@ -1,0 +1,87 @@
+package game
+
+import (
+	"testing"
+	"time"
+
+	"github.com/ackattack/ackattack/net/linksim"
+	"github.com/ackattack/ackattack/net/transport"
+)
+
+// Resends in a whole game: a guaranteed message goes again only when the link lost it.
+
+// liveNet is every host's report (the server's first) and the stats of every direct link
+// between clients (which the reports leave out), taken while every connection is still up.
+func (g *vgame) liveNet() (reports []Report, direct []transport.PeerStats) {
+	reports = append(reports, g.srv.Report())
+	for _, c := range g.live() {
+		reports = append(reports, c.Report())
+		if c.p2p == nil {
+			continue
+		}
+		for _, p := range c.p2p.links {
+			if p != nil {
+				direct = append(direct, p.Stats())
+			}
+		}
+	}
+	return reports, direct
+}
+
+// TestNoResendsOnCleanGame: a minute of play on links that lose nothing, with and without
+// latency, and not one guaranteed message is sent twice on any host, over any connection
+// (server links and direct links alike), though every ack that has nothing to ride on is held
+// for the ack delay.
+func TestNoResendsOnCleanGame(t *testing.T) {
+	t.Parallel()
+	for _, link := range []linksim.Settings{{}, {Latency: 25 * time.Millisecond}} {
+		g := newVGame(t, vspec{seed: 5, bots: 2, clients: 3, link: link})
+		g.run(e2eDuration)
+		reports, direct := g.liveNet()
+		for _, r := range reports {
+			n := r.Net
+			t.Logf("latency %v, %s %s: sent %d guaranteed, resent %d, rtt %.1f ms", link.Latency, r.Role, r.Name, n.GuaranteedSent, n.GuaranteedResent, n.RTTMillis)
+			if n.GuaranteedSent == 0 {
+				t.Errorf("latency %v, %s %s sent no guaranteed message: the game did not run", link.Latency, r.Role, r.Name)
+			}
+			if n.GuaranteedResent != 0 {
+				t.Errorf("latency %v, %s %s resent %d of %d guaranteed messages on a clean link", link.Latency, r.Role, r.Name, n.GuaranteedResent, n.GuaranteedSent)
+			}
+		}
+		if len(direct) != 6 {
+			t.Errorf("latency %v: %d direct link ends, want 6 (3 clients, each linked to the 2 others)", link.Latency, len(direct))
+		}
+		for i, st := range direct {
+			if st.GuaranteedResent != 0 {
+				t.Errorf("latency %v: direct link end %d resent %d of %d guaranteed messages", link.Latency, i, st.GuaranteedResent, st.GuaranteedSent)
+			}
+		}
+		g.result()
+	}
+}
+
+// TestResendsInLossyGame: at 10% loss each way, the resends and the copies the receivers
+// ignored (each one a resend of a message that had arrived) are logged for BENCHMARKS.md.
+func TestResendsInLossyGame(t *testing.T) {
+	t.Parallel()
+	lossy := linksim.Settings{LossPercent: 10, Latency: 50 * time.Millisecond, Jitter: 10 * time.Millisecond}
+	g := newVGame(t, vspec{seed: 7, bots: 2, clients: 3, link: lossy})
+	g.run(e2eDuration)
+	reports, _ := g.liveNet()
+	g.result()
+	var sent, resent, dups, pkts uint64
+	for _, r := range reports {
+		n := r.Net
+		t.Logf("%s %s: packets sent %d, guaranteed sent %d, resent %d, duplicates ignored %d, loss %.1f%%",
+			r.Role, r.Name, n.PacketsSent, n.GuaranteedSent, n.GuaranteedResent, n.DuplicatesIgnored, n.LossPercent)
+		sent += n.GuaranteedSent
+		resent += n.GuaranteedResent
+		dups += n.DuplicatesIgnored
+		pkts += n.PacketsSent
+	}
+	t.Logf("all hosts: %d guaranteed sent, %d resent (%.1f%%), %d duplicates ignored (%.1f%% of resends)",
+		sent, resent, 100*float64(resent)/float64(sent), dups, 100*float64(dups)/float64(max(resent, 1)))
+	if resent == 0 {
+		t.Error("no resends at 10% loss")
+	}
+}
