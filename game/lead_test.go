@@ -47,7 +47,7 @@ func TestLeadTimeKeepsCommandsOnTime(t *testing.T) {
 		{"clean, 100 ms round trip", 0, 0, 1, 250 * time.Millisecond},
 		// ±10 ms of jitter reorders packets sent close together, and a packet older than the
 		// newest one received is dropped: the packet layer measures 2-9% loss on this link.
-		{"jitter", 0, 10 * time.Millisecond, 1, 600 * time.Millisecond},
+		{"jitter", 0, 10 * time.Millisecond, 1, 800 * time.Millisecond},
 		{"10% loss", 10, 10 * time.Millisecond, 1, time.Second},
 		{"30% loss", 30, 10 * time.Millisecond, 1, 1500 * time.Millisecond},
 	} {

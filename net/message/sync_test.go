@@ -78,8 +78,9 @@ func TestSyncHoldsNewMessagesOnly(t *testing.T) {
 			{op: "waiting"}, {op: "ack"}, {op: "free"}, out(".", "B"),
 		}},
 		{"a lost fragment of an earlier message is resent alone while the sync message is out", []step{
+			// The ack reports F#0's packet lost: F#0 rides again at once, beside S.
 			{op: "big", arg: "F"}, out("x.", "F#0", "F#1"), {op: "ack"},
-			{op: "sync", arg: "S"}, {op: "send", arg: "B"}, out("x", "S"),
+			{op: "sync", arg: "S"}, {op: "send", arg: "B"}, out("x", "F#0", "S"),
 			{op: "wait"}, out("..", "F#0", "S"),
 			{op: "ack"}, {op: "free"}, out(".", "B"),
 		}},
