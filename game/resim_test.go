@@ -28,7 +28,7 @@ func settledAgreement(res sessionResult) (agreed, common int) {
 	return agreed, common
 }
 
-// TestLateEventsRunAgainExactly: with the lead time held at one frame at 10% loss, commands
+// TestLateEventsRunAgainExactly: with the lead time held at one frame at 10% loss for 40 s, commands
 // come late all the time. Re-simulating from before each late command's frame (the default)
 // keeps every client's world equal to the server's; the seed's fast-forward
 // (LateFastForward) does not. Bots play and chat to the last frame in both.
@@ -51,7 +51,7 @@ func TestLateEventsRunAgainExactly(t *testing.T) {
 		for _, c := range g.clients {
 			c.lead = 1
 		}
-		g.run(60 * time.Second)
+		g.run(40 * time.Second)
 		o := outcome{res: g.result(), resim: g.srv.rw.stats}
 		o.agreed, o.common = settledAgreement(o.res)
 		for _, c := range g.clients {
