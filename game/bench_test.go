@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ackattack/ackattack/internal/int30"
 	"github.com/ackattack/ackattack/net/linksim"
 	"github.com/ackattack/ackattack/net/transport"
 	"github.com/ackattack/ackattack/net/wire"
@@ -521,7 +522,7 @@ func benchStopTheWorld(b *testing.B, link linksim.Settings) {
 // bytes: the room of an empty packet (1200 less checksum and the largest header) less the
 // fragment record's overhead.
 func benchFragmentsAt1200(n int) int {
-	chunk := 1200 - wire.ChecksumSize - wire.MaxHeaderSize - (1 + wire.SeqListSize(0) + 2 + wire.SizeUInt30(uint32(n)) + 2)
+	chunk := 1200 - wire.ChecksumSize - wire.MaxHeaderSize - (1 + wire.SeqListSize(0) + 2 + int30.SizeUInt30(uint32(n)) + 2)
 	if n <= chunk {
 		return 1
 	}

@@ -18,7 +18,7 @@ import (
 //	u8      one byte
 //	u16     two bytes, big-endian
 //	u64     eight bytes, big-endian (hashes, the seed, a clock reading)
-//	u30     a wire.UInt30: ids, frames, counts, lengths, durations (1, 2 or 4 bytes)
+//	u30     a UInt30 (internal/int30): ids, frames, counts, lengths, durations (1, 2 or 4 bytes)
 //	i30     a wire.Int30: cells (1, 2 or 4 bytes)
 //	seat    u8, 0..7
 //	string  u30 length, then that many bytes of UTF-8 without control characters

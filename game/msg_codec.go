@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/ackattack/ackattack/internal/int30"
 	"github.com/ackattack/ackattack/net/wire"
 	"github.com/ackattack/ackattack/world"
 )
@@ -74,7 +75,7 @@ func (e *msgWriter) u16(v uint16) { e.b = binary.BigEndian.AppendUint16(e.b, v) 
 func (e *msgWriter) u64(v uint64) { e.b = binary.BigEndian.AppendUint64(e.b, v) }
 
 func (e *msgWriter) u30(field string, v uint32) {
-	b, err := wire.AppendUInt30(e.b, v)
+	b, err := int30.AppendUInt30(e.b, v)
 	if err != nil {
 		e.fail(field, err)
 	}
@@ -82,7 +83,7 @@ func (e *msgWriter) u30(field string, v uint32) {
 }
 
 func (e *msgWriter) i30(field string, v int32) {
-	b, err := wire.AppendInt30(e.b, v)
+	b, err := int30.AppendInt30(e.b, v)
 	if err != nil {
 		e.fail(field, err)
 	}
@@ -91,7 +92,7 @@ func (e *msgWriter) i30(field string, v int32) {
 
 // count writes the length of a list or a string.
 func (e *msgWriter) count(field string, n int) {
-	if n > wire.MaxUInt30 {
+	if n > int30.MaxUInt30 {
 		e.fail(field, fmt.Errorf("%d elements: %w", n, wire.ErrTooLong))
 		return
 	}
@@ -192,7 +193,7 @@ func (d *msgReader) u30(field string) uint32 {
 	if d.err != nil {
 		return 0
 	}
-	v, n, err := wire.ParseUInt30(d.b[d.n:])
+	v, n, err := int30.ParseUInt30(d.b[d.n:])
 	if err != nil {
 		d.fail(field, err)
 		return 0
@@ -205,7 +206,7 @@ func (d *msgReader) i30(field string) int32 {
 	if d.err != nil {
 		return 0
 	}
-	v, n, err := wire.ParseInt30(d.b[d.n:])
+	v, n, err := int30.ParseInt30(d.b[d.n:])
 	if err != nil {
 		d.fail(field, err)
 		return 0
@@ -257,7 +258,7 @@ func makeMsgList[T any](n int) []T {
 }
 
 func (d *msgReader) ids(field string) []uint32 {
-	ids := makeMsgList[uint32](d.count(field, wire.MaxUInt30, msgMinID))
+	ids := makeMsgList[uint32](d.count(field, int30.MaxUInt30, msgMinID))
 	for i := range ids {
 		ids[i] = d.u30(field)
 	}
@@ -265,7 +266,7 @@ func (d *msgReader) ids(field string) []uint32 {
 }
 
 func (d *msgReader) unitHashes(field string) []world.UnitHash {
-	hs := makeMsgList[world.UnitHash](d.count(field, wire.MaxUInt30, msgMinUnitHash))
+	hs := makeMsgList[world.UnitHash](d.count(field, int30.MaxUInt30, msgMinUnitHash))
 	for i := range hs {
 		hs[i].ID = d.u30(field)
 		hs[i].Hash = d.u64(field)
@@ -276,7 +277,7 @@ func (d *msgReader) unitHashes(field string) []world.UnitHash {
 // parseMsgList reads a list of values in world's codec (units, attacks), each
 // at least minSize bytes long.
 func parseMsgList[T any](d *msgReader, field string, minSize int, parseOne func([]byte) (T, int, error)) []T {
-	list := makeMsgList[T](d.count(field, wire.MaxUInt30, minSize))
+	list := makeMsgList[T](d.count(field, int30.MaxUInt30, minSize))
 	for i := range list {
 		if d.err != nil {
 			break

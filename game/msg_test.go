@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ackattack/ackattack/internal/int30"
 	"github.com/ackattack/ackattack/net/wire"
 	"github.com/ackattack/ackattack/world"
 )
@@ -90,7 +91,7 @@ var msgEncodingTests = []struct {
 	{"command, move", &Command{Seat: 2, ID: 5, Frame: 200, Kind: world.CommandMove, Units: []uint32{3, 4}, X: 40, Y: 12},
 		// type | seat | id | frame 200 | move | units 3, 4 | x 40 | y 12 | target 0
 		"03 02 05 80c8 01 02 0304 28 0c 00"},
-	{"command, attack, wide values", &Command{Seat: 7, ID: 16384, Frame: wire.MaxUInt30, Kind: world.CommandAttack, Units: []uint32{10000}, Target: 10001},
+	{"command, attack, wide values", &Command{Seat: 7, ID: 16384, Frame: int30.MaxUInt30, Kind: world.CommandAttack, Units: []uint32{10000}, Target: 10001},
 		// type | seat | id 16384 | frame max | attack | unit 10000 | x 0 | y 0 | target 10001
 		"03 07 c0004000 ffffffff 02 01 a710 00 00 a711"},
 	{"command, move, wide cell", &Command{Seat: 1, ID: 1, Frame: 1, Kind: world.CommandMove, Units: []uint32{1}, X: -64, Y: 8191},
@@ -221,7 +222,7 @@ func msgEdgeValues() []Msg {
 	}
 	maxUnits := make([]uint32, world.MaxCommandUnits)
 	for i := range maxUnits {
-		maxUnits[i] = wire.MaxUInt30 - uint32(i)
+		maxUnits[i] = int30.MaxUInt30 - uint32(i)
 	}
 	groups := make([]world.GroupHash, MaxHashGroups)
 	ranges := make([]IDRange, MaxHashRanges)
@@ -229,7 +230,7 @@ func msgEdgeValues() []Msg {
 		groups[i] = world.GroupHash{Start: uint32(i)*3 + 1, End: uint32(i)*3 + 3, Hash: uint64(i) * 0x9e3779b97f4a7c15}
 		ranges[i] = IDRange{Start: uint32(i), End: uint32(i)}
 	}
-	groups[MaxHashGroups-1].End = wire.MaxUInt30
+	groups[MaxHashGroups-1].End = int30.MaxUInt30
 	hashes := make([]world.UnitHash, 3000)
 	for i := range hashes {
 		hashes[i] = world.UnitHash{ID: uint32(i) * 300_000, Hash: ^uint64(i)}
@@ -239,11 +240,11 @@ func msgEdgeValues() []Msg {
 		{ID: 300, Owner: 3, Kind: 1, X: 150, Y: 7, HP: 35, Order: world.OrderMove, TargetX: 199, Cooldown: 5, MoveProgress: 80},
 		{ID: world.FirstEnemyID, Owner: world.EnemyOwner, Kind: 3, X: 5, Y: 6, Dead: true},
 		{ID: 2, Owner: 7, Kind: 2, X: -1, Y: 2, HP: 1, Order: world.OrderAttack, TargetID: world.FirstEnemyID + 1},
-		{ID: world.MaxUnitID, X: -wire.MaxInt30, Y: wire.MaxInt30, HP: -1, TargetY: -1, TargetID: world.MaxUnitID, Cooldown: -wire.MaxInt30, MoveProgress: wire.MaxInt30},
+		{ID: world.MaxUnitID, X: -int30.MaxInt30, Y: int30.MaxInt30, HP: -1, TargetY: -1, TargetID: world.MaxUnitID, Cooldown: -int30.MaxInt30, MoveProgress: int30.MaxInt30},
 	}
 	attacks := []world.Attack{
 		{ID: 1, Target: 1},
-		{ID: world.MaxAttackID, Owner: world.EnemyOwner, From: world.MaxUnitID, Target: world.MaxUnitID, X: -wire.MaxInt30, Y: wire.MaxInt30, Damage: -1, Speed: wire.MaxInt30},
+		{ID: world.MaxAttackID, Owner: world.EnemyOwner, From: world.MaxUnitID, Target: world.MaxUnitID, X: -int30.MaxInt30, Y: int30.MaxInt30, Damage: -1, Speed: int30.MaxInt30},
 	}
 	var peers []PeerAddr
 	for seat := range uint8(world.MaxPlayers) {
@@ -263,37 +264,37 @@ func msgEdgeValues() []Msg {
 	return []Msg{
 		&PlayerInfo{Seat: 7, Player: ff, Name: strings.Repeat("玩家", 5) + "ab", Bot: true, Connected: true},
 		&PlayerInfo{Name: strings.Repeat("n", wire.MaxNameLen)},
-		&StartGame{Map: strings.Repeat("m", MaxMapNameLen), Seed: math.MaxUint64, Frame: wire.MaxUInt30, FrameMillis: wire.MaxUInt30, LeadFrames: wire.MaxUInt30, Seats: []uint8{0, 1, 2, 3, 4, 5, 6, 7}},
+		&StartGame{Map: strings.Repeat("m", MaxMapNameLen), Seed: math.MaxUint64, Frame: int30.MaxUInt30, FrameMillis: int30.MaxUInt30, LeadFrames: int30.MaxUInt30, Seats: []uint8{0, 1, 2, 3, 4, 5, 6, 7}},
 		&StartGame{Map: "é"},
-		&Command{Seat: 7, ID: wire.MaxUInt30, Frame: wire.MaxUInt30, Kind: world.CommandAttack, Units: maxUnits, Target: wire.MaxUInt30},
-		&Command{Seat: 7, ID: wire.MaxUInt30, Frame: wire.MaxUInt30, Kind: world.CommandMove, Units: maxUnits, X: -wire.MaxInt30, Y: wire.MaxInt30},
+		&Command{Seat: 7, ID: int30.MaxUInt30, Frame: int30.MaxUInt30, Kind: world.CommandAttack, Units: maxUnits, Target: int30.MaxUInt30},
+		&Command{Seat: 7, ID: int30.MaxUInt30, Frame: int30.MaxUInt30, Kind: world.CommandMove, Units: maxUnits, X: -int30.MaxInt30, Y: int30.MaxInt30},
 		&Command{Kind: world.CommandMove, Units: []uint32{0, 0}, X: 8192, Y: -8192},
-		&SpawnEnemy{Frame: wire.MaxUInt30, ID: wire.MaxUInt30, Kind: 255, X: wire.MaxInt30, Y: -wire.MaxInt30},
+		&SpawnEnemy{Frame: int30.MaxUInt30, ID: int30.MaxUInt30, Kind: 255, X: int30.MaxInt30, Y: -int30.MaxInt30},
 		&SpawnEnemy{},
-		&KillEnemy{Frame: wire.MaxUInt30, ID: wire.MaxUInt30},
+		&KillEnemy{Frame: int30.MaxUInt30, ID: int30.MaxUInt30},
 		&KillEnemy{},
-		&Chat{Seat: 7, Line: wire.MaxUInt30, Text: strings.Repeat("ü", MaxChatLen/2)},
+		&Chat{Seat: 7, Line: int30.MaxUInt30, Text: strings.Repeat("ü", MaxChatLen/2)},
 		&Chat{Text: "tab-free, but ☃ and emoji 🎯 are fine"},
-		&LeadTime{Frame: wire.MaxUInt30, LeadFrames: wire.MaxUInt30},
-		&PingSummary{AvgRTTMicros: wire.MaxUInt30, MinRTTMicros: wire.MaxUInt30, MaxRTTMicros: wire.MaxUInt30, LossPermille: MaxLossPermille},
+		&LeadTime{Frame: int30.MaxUInt30, LeadFrames: int30.MaxUInt30},
+		&PingSummary{AvgRTTMicros: int30.MaxUInt30, MinRTTMicros: int30.MaxUInt30, MaxRTTMicros: int30.MaxUInt30, LossPermille: MaxLossPermille},
 		&PingSummary{},
-		&HashReport{Frame: wire.MaxUInt30, Groups: groups},
+		&HashReport{Frame: int30.MaxUInt30, Groups: groups},
 		&HashReport{Groups: []world.GroupHash{{Start: 5, End: 5}}},
-		&HashRequest{Frame: wire.MaxUInt30, Ranges: ranges},
-		&HashRequest{Ranges: []IDRange{{Start: 0, End: wire.MaxUInt30}}},
-		&UnitHashes{Frame: wire.MaxUInt30, Hashes: hashes},
+		&HashRequest{Frame: int30.MaxUInt30, Ranges: ranges},
+		&HashRequest{Ranges: []IDRange{{Start: 0, End: int30.MaxUInt30}}},
+		&UnitHashes{Frame: int30.MaxUInt30, Hashes: hashes},
 		&UnitHashes{},
-		&UnitUpdate{Frame: wire.MaxUInt30, Units: units, Removed: []uint32{0, 1, wire.MaxUInt30}, Seat: 7, Checked: wire.MaxUInt30, Hashes: hashes},
+		&UnitUpdate{Frame: int30.MaxUInt30, Units: units, Removed: []uint32{0, 1, int30.MaxUInt30}, Seat: 7, Checked: int30.MaxUInt30, Hashes: hashes},
 		&UnitUpdate{},
-		&Pause{Frame: wire.MaxUInt30},
+		&Pause{Frame: int30.MaxUInt30},
 		&Pause{},
-		&WorldHashes{Frame: wire.MaxUInt30, Hashes: hashes},
+		&WorldHashes{Frame: int30.MaxUInt30, Hashes: hashes},
 		&WorldHashes{},
-		&ResyncBatch{Frame: wire.MaxUInt30, Batch: wire.MaxUInt30, Units: units, Removed: []uint32{wire.MaxUInt30}, HasAttacks: true, Attacks: attacks},
+		&ResyncBatch{Frame: int30.MaxUInt30, Batch: int30.MaxUInt30, Units: units, Removed: []uint32{int30.MaxUInt30}, HasAttacks: true, Attacks: attacks},
 		&ResyncBatch{},
-		&BatchApplied{Frame: wire.MaxUInt30, Batch: wire.MaxUInt30},
-		&Resume{Frame: wire.MaxUInt30, AfterMillis: wire.MaxUInt30},
-		&FrameSync{Frame: wire.MaxUInt30, ServerUnixNanos: math.MaxInt64},
+		&BatchApplied{Frame: int30.MaxUInt30, Batch: int30.MaxUInt30},
+		&Resume{Frame: int30.MaxUInt30, AfterMillis: int30.MaxUInt30},
+		&FrameSync{Frame: int30.MaxUInt30, ServerUnixNanos: math.MaxInt64},
 		&FrameSync{ServerUnixNanos: math.MinInt64},
 		&Peers{List: peers},
 		&Peers{List: []PeerAddr{{Seat: 7, Addr: netip.MustParseAddrPort("[fe80::1]:8")}}},
@@ -388,61 +389,61 @@ func TestMsgAppendRejects(t *testing.T) {
 		{"seat 8", &StartGame{Map: "m", Seats: []uint8{8}}, wire.ErrRange},
 		{"seats descending", &StartGame{Map: "m", Seats: []uint8{2, 1}}, wire.ErrNonCanonical},
 		{"seat twice", &StartGame{Map: "m", Seats: []uint8{1, 1}}, wire.ErrNonCanonical},
-		{"start frame too large", &StartGame{Map: "m", Frame: wire.MaxUInt30 + 1}, wire.ErrRange},
+		{"start frame too large", &StartGame{Map: "m", Frame: int30.MaxUInt30 + 1}, wire.ErrRange},
 		{"frame millis too large", &StartGame{Map: "m", FrameMillis: math.MaxUint32}, wire.ErrRange},
 		{"command seat 8", &Command{Seat: 8, Kind: world.CommandStop, Units: []uint32{1}}, wire.ErrRange},
 		{"command kind 0", &Command{Units: []uint32{1}}, wire.ErrRange},
 		{"command kind 4", &Command{Kind: 4, Units: []uint32{1}}, wire.ErrRange},
 		{"command without units", &Command{Kind: world.CommandStop}, wire.ErrRange},
 		{"command with too many units", &Command{Kind: world.CommandStop, Units: make([]uint32, world.MaxCommandUnits+1)}, wire.ErrTooLong},
-		{"command unit id too large", &Command{Kind: world.CommandStop, Units: []uint32{wire.MaxUInt30 + 1}}, wire.ErrRange},
+		{"command unit id too large", &Command{Kind: world.CommandStop, Units: []uint32{int30.MaxUInt30 + 1}}, wire.ErrRange},
 		{"command id too large", &Command{ID: math.MaxUint32, Kind: world.CommandStop, Units: []uint32{1}}, wire.ErrRange},
-		{"command frame too large", &Command{Frame: wire.MaxUInt30 + 1, Kind: world.CommandStop, Units: []uint32{1}}, wire.ErrRange},
-		{"command x too large", &Command{Kind: world.CommandMove, Units: []uint32{1}, X: wire.MaxInt30 + 1}, wire.ErrRange},
+		{"command frame too large", &Command{Frame: int30.MaxUInt30 + 1, Kind: world.CommandStop, Units: []uint32{1}}, wire.ErrRange},
+		{"command x too large", &Command{Kind: world.CommandMove, Units: []uint32{1}, X: int30.MaxInt30 + 1}, wire.ErrRange},
 		{"attack with a cell", &Command{Kind: world.CommandAttack, Units: []uint32{1}, X: 1, Target: 5}, wire.ErrNonCanonical},
 		{"stop with a target", &Command{Kind: world.CommandStop, Units: []uint32{1}, Target: 5}, wire.ErrNonCanonical},
 		{"command y most negative", &Command{Kind: world.CommandMove, Units: []uint32{1}, Y: math.MinInt32}, wire.ErrRange},
-		{"command target too large", &Command{Kind: world.CommandAttack, Units: []uint32{1}, Target: wire.MaxUInt30 + 1}, wire.ErrRange},
-		{"spawn x too small", &SpawnEnemy{X: -wire.MaxInt30 - 1}, wire.ErrRange},
-		{"spawn id too large", &SpawnEnemy{ID: wire.MaxUInt30 + 1}, wire.ErrRange},
+		{"command target too large", &Command{Kind: world.CommandAttack, Units: []uint32{1}, Target: int30.MaxUInt30 + 1}, wire.ErrRange},
+		{"spawn x too small", &SpawnEnemy{X: -int30.MaxInt30 - 1}, wire.ErrRange},
+		{"spawn id too large", &SpawnEnemy{ID: int30.MaxUInt30 + 1}, wire.ErrRange},
 		{"kill frame too large", &KillEnemy{Frame: math.MaxUint32}, wire.ErrRange},
 		{"chat seat 8", &Chat{Seat: 8}, wire.ErrRange},
 		{"chat too long", &Chat{Text: strings.Repeat("x", MaxChatLen+1)}, wire.ErrTooLong},
 		{"chat with a line break", &Chat{Text: "one\ntwo"}, wire.ErrBadName},
 		{"chat with a C1 control", &Chat{Text: "\u009b31m"}, wire.ErrBadName},
 		{"chat not UTF-8", &Chat{Text: "caf\xe9"}, wire.ErrBadName},
-		{"lead frames too large", &LeadTime{LeadFrames: wire.MaxUInt30 + 1}, wire.ErrRange},
+		{"lead frames too large", &LeadTime{LeadFrames: int30.MaxUInt30 + 1}, wire.ErrRange},
 		{"loss above 1000", &PingSummary{LossPermille: MaxLossPermille + 1}, wire.ErrRange},
-		{"rtt too large", &PingSummary{MaxRTTMicros: wire.MaxUInt30 + 1}, wire.ErrRange},
+		{"rtt too large", &PingSummary{MaxRTTMicros: int30.MaxUInt30 + 1}, wire.ErrRange},
 		{"too many groups", &HashReport{Groups: make([]world.GroupHash, MaxHashGroups+1)}, wire.ErrTooLong},
 		{"group backwards", &HashReport{Groups: []world.GroupHash{{Start: 1, End: 1}, {Start: 3, End: 2}}}, wire.ErrRange},
 		{"group end too large", &HashReport{Groups: []world.GroupHash{{Start: 1, End: math.MaxUint32}}}, wire.ErrRange},
 		{"too many ranges", &HashRequest{Ranges: make([]IDRange, MaxHashRanges+1)}, wire.ErrTooLong},
 		{"range backwards", &HashRequest{Ranges: []IDRange{{Start: 2, End: 1}}}, wire.ErrRange},
-		{"unit hash id too large", &UnitHashes{Hashes: []world.UnitHash{{ID: wire.MaxUInt30 + 1}}}, wire.ErrRange},
+		{"unit hash id too large", &UnitHashes{Hashes: []world.UnitHash{{ID: int30.MaxUInt30 + 1}}}, wire.ErrRange},
 		{"unit id 0", &UnitUpdate{Units: []world.Unit{{ID: 0}}}, wire.ErrRange},
 		{"unit owner 9", &UnitUpdate{Units: []world.Unit{{ID: 1, Owner: 9}}}, wire.ErrRange},
 		{"unit order 3", &UnitUpdate{Units: []world.Unit{{ID: 1, Order: 3}}}, wire.ErrRange},
 		{"unit order 5", &UnitUpdate{Units: []world.Unit{{ID: 1, Order: 5}}}, wire.ErrRange},
-		{"unit x beyond an Int30", &UnitUpdate{Units: []world.Unit{{ID: 1, X: wire.MaxInt30 + 1}}}, wire.ErrRange},
+		{"unit x beyond an Int30", &UnitUpdate{Units: []world.Unit{{ID: 1, X: int30.MaxInt30 + 1}}}, wire.ErrRange},
 		{"unit hp most negative", &UnitUpdate{Units: []world.Unit{{ID: 1, HP: math.MinInt32}}}, wire.ErrRange},
-		{"second unit bad", &UnitUpdate{Units: []world.Unit{{ID: 1}, {ID: 2, Cooldown: -wire.MaxInt30 - 1}}}, wire.ErrRange},
-		{"removed id too large", &UnitUpdate{Removed: []uint32{wire.MaxUInt30 + 1}}, wire.ErrRange},
+		{"second unit bad", &UnitUpdate{Units: []world.Unit{{ID: 1}, {ID: 2, Cooldown: -int30.MaxInt30 - 1}}}, wire.ErrRange},
+		{"removed id too large", &UnitUpdate{Removed: []uint32{int30.MaxUInt30 + 1}}, wire.ErrRange},
 		{"update seat 8", &UnitUpdate{Seat: 8}, wire.ErrRange},
-		{"update checked too large", &UnitUpdate{Checked: wire.MaxUInt30 + 1}, wire.ErrRange},
+		{"update checked too large", &UnitUpdate{Checked: int30.MaxUInt30 + 1}, wire.ErrRange},
 		{"update hashes descending", &UnitUpdate{Hashes: []world.UnitHash{{ID: 2}, {ID: 1}}}, wire.ErrNonCanonical},
 		{"update hash twice", &UnitUpdate{Hashes: []world.UnitHash{{ID: 2}, {ID: 2}}}, wire.ErrNonCanonical},
-		{"update hash id too large", &UnitUpdate{Hashes: []world.UnitHash{{ID: wire.MaxUInt30 + 1}}}, wire.ErrRange},
-		{"pause frame too large", &Pause{Frame: wire.MaxUInt30 + 1}, wire.ErrRange},
+		{"update hash id too large", &UnitUpdate{Hashes: []world.UnitHash{{ID: int30.MaxUInt30 + 1}}}, wire.ErrRange},
+		{"pause frame too large", &Pause{Frame: int30.MaxUInt30 + 1}, wire.ErrRange},
 		{"world hash id too large", &WorldHashes{Hashes: []world.UnitHash{{ID: math.MaxUint32}}}, wire.ErrRange},
 		{"attacks without HasAttacks", &ResyncBatch{Attacks: []world.Attack{{ID: 1, Target: 1}}}, wire.ErrRange},
 		{"attack id 0", &ResyncBatch{HasAttacks: true, Attacks: []world.Attack{{ID: 0, Target: 1}}}, wire.ErrRange},
 		{"attack id too large", &ResyncBatch{HasAttacks: true, Attacks: []world.Attack{{ID: world.MaxAttackID + 1, Target: 1}}}, wire.ErrRange},
 		{"attack speed beyond an Int30", &ResyncBatch{HasAttacks: true, Attacks: []world.Attack{{ID: 1, Target: 1, Speed: math.MaxInt32}}}, wire.ErrRange},
 		{"resync unit id too large", &ResyncBatch{Units: []world.Unit{{ID: world.MaxUnitID + 1}}}, wire.ErrRange},
-		{"batch too large", &BatchApplied{Batch: wire.MaxUInt30 + 1}, wire.ErrRange},
+		{"batch too large", &BatchApplied{Batch: int30.MaxUInt30 + 1}, wire.ErrRange},
 		{"resume delay too large", &Resume{AfterMillis: math.MaxUint32}, wire.ErrRange},
-		{"frame sync frame too large", &FrameSync{Frame: wire.MaxUInt30 + 1}, wire.ErrRange},
+		{"frame sync frame too large", &FrameSync{Frame: int30.MaxUInt30 + 1}, wire.ErrRange},
 		{"nine peers", &Peers{List: make([]PeerAddr, world.MaxPlayers+1)}, wire.ErrTooLong},
 		{"peer seat 8", &Peers{List: []PeerAddr{{Seat: 8, Addr: v4}}}, wire.ErrRange},
 		{"peers descending", &Peers{List: []PeerAddr{{Seat: 2, Addr: v4}, {Seat: 1, Addr: v4}}}, wire.ErrNonCanonical},

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/ackattack/ackattack/net/wire"
+	"github.com/ackattack/ackattack/internal/int30"
 )
 
 // The re-sync codec: units, attacks and the rest of the state as bytes. The
@@ -15,8 +15,9 @@ import (
 // stop-the-world re-sync the server also sends the rest of the world's state
 // (World.AppendState), so the client can drop the units the server no longer has.
 //
-// The integers are net/wire's UInt30 and Int30, and every error wraps one of
-// net/wire's sentinels, so a unit inside a game message is read and refused
+// The integers are internal/int30's UInt30 and Int30, the protocol's own, and every
+// error wraps one of int30's sentinels (which net/wire's are), so a unit inside a
+// game message is read and refused
 // exactly like the message around it. Each Append… checks its value against
 // the same rules its Parse… applies before it appends anything: whatever an
 // Append… writes, the Parse… reads back as the same value.
@@ -57,44 +58,44 @@ func (c *checker) fail(sentinel error, format string, args ...any) {
 	}
 }
 
-// within requires lo <= v <= hi. Every unsigned field has hi <= wire.MaxUInt30,
+// within requires lo <= v <= hi. Every unsigned field has hi <= int30.MaxUInt30,
 // so a value within its range is also one a UInt30 holds.
 func (c *checker) within(field string, v, lo, hi uint32) {
 	if c.err == nil && (v < lo || v > hi) {
-		c.fail(wire.ErrRange, "%s %d not in %d..%d", field, v, lo, hi)
+		c.fail(int30.ErrRange, "%s %d not in %d..%d", field, v, lo, hi)
 	}
 }
 
-// int30 requires v to fit an Int30: ±wire.MaxInt30.
+// int30 requires v to fit an Int30: ±int30.MaxInt30.
 func (c *checker) int30(field string, v int32) {
-	if c.err == nil && wire.SizeInt30(v) == 0 {
-		c.fail(wire.ErrRange, "%s %d outside ±%d", field, v, wire.MaxInt30)
+	if c.err == nil && int30.SizeInt30(v) == 0 {
+		c.fail(int30.ErrRange, "%s %d outside ±%d", field, v, int30.MaxInt30)
 	}
 }
 
 // owner requires a player's seat or EnemyOwner.
 func (c *checker) owner(v uint8) {
 	if c.err == nil && v >= MaxPlayers && v != EnemyOwner {
-		c.fail(wire.ErrRange, "owner %d", v)
+		c.fail(int30.ErrRange, "owner %d", v)
 	}
 }
 
 // order requires one of the orders the flags' two bits can name.
 func (c *checker) order(o Order) {
 	if c.err == nil && o > OrderAttack {
-		c.fail(wire.ErrRange, "order %d", o)
+		c.fail(int30.ErrRange, "order %d", o)
 	}
 }
 
 // appendUInt30 and appendInt30 append a value that a checker has passed, so
 // wire's error, a value out of range, cannot happen here.
 func appendUInt30(b []byte, v uint32) []byte {
-	b, _ = wire.AppendUInt30(b, v)
+	b, _ = int30.AppendUInt30(b, v)
 	return b
 }
 
 func appendInt30(b []byte, v int32) []byte {
-	b, _ = wire.AppendInt30(b, v)
+	b, _ = int30.AppendInt30(b, v)
 	return b
 }
 
@@ -128,8 +129,8 @@ func (c *checker) unit(u *Unit) {
 // AppendUnit appends the encoding of u to b. It fails, and returns b
 // unchanged, if ParseUnit would refuse u or read it back as another unit: an
 // id of 0 or above MaxUnitID, an owner that is neither a seat nor
-// EnemyOwner, an order above OrderAttack, or a number beyond ±wire.MaxInt30.
-// The error wraps wire.ErrRange.
+// EnemyOwner, an order above OrderAttack, or a number beyond ±int30.MaxInt30.
+// The error wraps int30.ErrRange.
 func AppendUnit(b []byte, u *Unit) ([]byte, error) {
 	return appendChecked(b, u, "unit", (*checker).unit, encodeUnit)
 }
@@ -194,7 +195,7 @@ func (r *reader) u30(field string, lo, hi uint32) uint32 {
 	if r.err != nil {
 		return 0
 	}
-	v, n, err := wire.ParseUInt30(r.b[r.n:])
+	v, n, err := int30.ParseUInt30(r.b[r.n:])
 	if err != nil {
 		r.wrap(field, err)
 		return 0
@@ -211,7 +212,7 @@ func (r *reader) i30(field string) int32 {
 	if r.err != nil {
 		return 0
 	}
-	v, n, err := wire.ParseInt30(r.b[r.n:])
+	v, n, err := int30.ParseInt30(r.b[r.n:])
 	if err != nil {
 		r.wrap(field, err)
 		return 0
@@ -225,7 +226,7 @@ func (r *reader) byte(field string) byte {
 		return 0
 	}
 	if r.n >= len(r.b) {
-		r.fail(wire.ErrShort, "%s", field)
+		r.fail(int30.ErrShort, "%s", field)
 		return 0
 	}
 	r.n++
@@ -235,9 +236,9 @@ func (r *reader) byte(field string) byte {
 // count reads the length of a list whose elements take at least minSize
 // bytes each; a count the bytes left cannot hold is ErrShort.
 func (r *reader) count(field string, minSize int) int {
-	c := r.u30(field, 0, wire.MaxUInt30)
+	c := r.u30(field, 0, int30.MaxUInt30)
 	if left := len(r.b) - r.n; r.err == nil && int64(c)*int64(minSize) > int64(left) {
-		r.fail(wire.ErrShort, "%d %s of at least %d bytes, %d bytes left", c, field, minSize, left)
+		r.fail(int30.ErrShort, "%d %s of at least %d bytes, %d bytes left", c, field, minSize, left)
 	}
 	if r.err != nil {
 		return 0
@@ -248,7 +249,7 @@ func (r *reader) count(field string, minSize int) int {
 // nonZero marks a present field that holds its default: it should have been left out.
 func (r *reader) nonZero(field string, zero bool) {
 	if zero {
-		r.fail(wire.ErrNonCanonical, "%s present but zero", field)
+		r.fail(int30.ErrNonCanonical, "%s present but zero", field)
 	}
 }
 
@@ -264,7 +265,7 @@ func ParseUnit(b []byte) (Unit, int, error) {
 	flags := r.byte("flags")
 	r.owner(u.Owner)
 	if r.err == nil && flags&flagReserved != 0 {
-		r.fail(wire.ErrNonCanonical, "reserved flag set")
+		r.fail(int30.ErrNonCanonical, "reserved flag set")
 	}
 	u.Order = Order(flags & flagOrder)
 	r.order(u.Order)
@@ -309,8 +310,8 @@ func (c *checker) attack(a *Attack) {
 // AppendAttack appends the encoding of a to b. It fails, and returns b
 // unchanged, if ParseAttack would refuse a: an id of 0 or above MaxAttackID,
 // an owner that is neither a seat nor EnemyOwner, a target of 0, a unit id
-// above MaxUnitID, or a number beyond ±wire.MaxInt30. The error wraps
-// wire.ErrRange.
+// above MaxUnitID, or a number beyond ±int30.MaxInt30. The error wraps
+// int30.ErrRange.
 func AppendAttack(b []byte, a *Attack) ([]byte, error) {
 	return appendChecked(b, a, "attack", (*checker).attack, encodeAttack)
 }
@@ -370,17 +371,17 @@ func (c *checker) generator(rng []byte) {
 		return
 	}
 	if len(rng) > maxRNGState {
-		c.fail(wire.ErrTooLong, "generator state of %d bytes, at most %d", len(rng), maxRNGState)
+		c.fail(int30.ErrTooLong, "generator state of %d bytes, at most %d", len(rng), maxRNGState)
 		return
 	}
 	if err := new(rand.PCG).UnmarshalBinary(rng); err != nil {
-		c.fail(wire.ErrRange, "generator state: %v", err)
+		c.fail(int30.ErrRange, "generator state: %v", err)
 	}
 }
 
 // state applies ParseState's rules to s.
 func (c *checker) state(s *State) {
-	c.within("frame", s.Frame, 0, wire.MaxUInt30)
+	c.within("frame", s.Frame, 0, int30.MaxUInt30)
 	c.within("next id", s.NextID, 1, FirstEnemyID)
 	c.within("next attack id", s.NextAttackID, 1, MaxAttackID+1)
 	c.generator(s.RNG)
@@ -392,14 +393,14 @@ func (c *checker) state(s *State) {
 	for i := range s.Attacks {
 		c.attack(&s.Attacks[i])
 		if c.err == nil && i > 0 && s.Attacks[i].ID <= s.Attacks[i-1].ID {
-			c.fail(wire.ErrNonCanonical, "attack %d after attack %d", s.Attacks[i].ID, s.Attacks[i-1].ID)
+			c.fail(int30.ErrNonCanonical, "attack %d after attack %d", s.Attacks[i].ID, s.Attacks[i-1].ID)
 		}
 	}
 }
 
 // AppendState appends the encoding of w's State to b. It fails, and returns b
 // unchanged, if the codec cannot carry the state: only a world that has run
-// for more than wire.MaxUInt30 frames or loosed more than MaxAttackID
+// for more than int30.MaxUInt30 frames or loosed more than MaxAttackID
 // attacks, or one given a value out of the codec's range through SetAttacks
 // or SetUnit. The error wraps one of wire's sentinels.
 func (w *World) AppendState(b []byte) ([]byte, error) {
@@ -448,16 +449,16 @@ func (w *World) State() State {
 func ParseState(b []byte) (State, int, error) {
 	r := reader{checker: checker{what: "state"}, b: b}
 	var s State
-	s.Frame = r.u30("frame", 0, wire.MaxUInt30)
+	s.Frame = r.u30("frame", 0, int30.MaxUInt30)
 	s.NextID = r.u30("next id", 1, FirstEnemyID)
 	s.NextAttackID = r.u30("next attack id", 1, MaxAttackID+1)
-	n := int(r.u30("generator length", 0, wire.MaxUInt30))
+	n := int(r.u30("generator length", 0, int30.MaxUInt30))
 	if r.err == nil {
 		switch {
 		case n > maxRNGState:
-			r.fail(wire.ErrTooLong, "generator state of %d bytes, at most %d", n, maxRNGState)
+			r.fail(int30.ErrTooLong, "generator state of %d bytes, at most %d", n, maxRNGState)
 		case len(b)-r.n < n:
-			r.fail(wire.ErrShort, "generator state")
+			r.fail(int30.ErrShort, "generator state")
 		default:
 			s.RNG = append([]byte(nil), b[r.n:r.n+n]...)
 			r.n += n
@@ -481,7 +482,7 @@ func ParseState(b []byte) (State, int, error) {
 	for i := 0; i < count && r.err == nil; i++ {
 		a := r.attack()
 		if r.err == nil && i > 0 && a.ID <= s.Attacks[i-1].ID {
-			r.fail(wire.ErrNonCanonical, "attack %d after attack %d", a.ID, s.Attacks[i-1].ID)
+			r.fail(int30.ErrNonCanonical, "attack %d after attack %d", a.ID, s.Attacks[i-1].ID)
 		}
 		s.Attacks = append(s.Attacks, a)
 	}
@@ -497,7 +498,7 @@ func ParseState(b []byte) (State, int, error) {
 func (w *World) ApplyState(s State) error {
 	var rng rand.PCG
 	if err := rng.UnmarshalBinary(s.RNG); err != nil {
-		return fmt.Errorf("world: state: generator: %v: %w", err, wire.ErrRange)
+		return fmt.Errorf("world: state: generator: %v: %w", err, int30.ErrRange)
 	}
 	for i := 1; i < len(s.UnitIDs); i++ {
 		if s.UnitIDs[i] <= s.UnitIDs[i-1] {
@@ -514,7 +515,7 @@ func (w *World) ApplyState(s State) error {
 		}
 	}
 	if s.NextID == 0 || s.NextID > FirstEnemyID || s.NextAttackID == 0 {
-		return fmt.Errorf("world: state: counters: %w", wire.ErrRange)
+		return fmt.Errorf("world: state: counters: %w", int30.ErrRange)
 	}
 	keep := w.units[:0]
 	j := 0

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ackattack/ackattack/net/wire"
+	"github.com/ackattack/ackattack/internal/int30"
 )
 
 func unhex(t testing.TB, s string) []byte {
@@ -48,7 +48,7 @@ var unitEncodings = []struct {
 	},
 	{
 		"extremes",
-		Unit{ID: MaxUnitID, Owner: 0, X: -wire.MaxInt30, Y: wire.MaxInt30, HP: -1, TargetX: 0, TargetY: -1, TargetID: MaxUnitID, Cooldown: -wire.MaxInt30, MoveProgress: wire.MaxInt30},
+		Unit{ID: MaxUnitID, Owner: 0, X: -int30.MaxInt30, Y: int30.MaxInt30, HP: -1, TargetX: 0, TargetY: -1, TargetID: MaxUnitID, Cooldown: -int30.MaxInt30, MoveProgress: int30.MaxInt30},
 		"ffffffff 00 00 78 ffffffff dfffffff 41 00 41 ffffffff ffffffff dfffffff",
 	},
 }
@@ -76,7 +76,7 @@ func TestUnitCodec(t *testing.T) {
 				t.Fatalf("ParseUnit = %+v, %d, %v; want %+v, %d", u, n, err, c.unit, len(want))
 			}
 			for i := range want {
-				if _, _, err := ParseUnit(want[:i]); !errors.Is(err, wire.ErrShort) {
+				if _, _, err := ParseUnit(want[:i]); !errors.Is(err, int30.ErrShort) {
 					t.Errorf("%d of %d bytes: %v, want ErrShort", i, len(want), err)
 				}
 			}
@@ -89,19 +89,19 @@ func TestUnitCodecRejects(t *testing.T) {
 		name, hex string
 		want      error
 	}{
-		{"id zero", "00 00 00 00 00 00 3c", wire.ErrRange},
-		{"id in two bytes", "8001 00 00 00 00 00 3c", wire.ErrNonCanonical},
-		{"id cut", "c000", wire.ErrShort},
-		{"owner 8", "01 08 00 00 00 00 3c", wire.ErrRange},
-		{"order 3", "01 00 00 03 00 00 3c", wire.ErrRange},
-		{"reserved flag", "01 00 00 80 00 00 3c", wire.ErrNonCanonical},
-		{"x in two bytes", "01 00 00 00 8000 00 3c", wire.ErrNonCanonical},
-		{"x negative zero", "01 00 00 00 40 00 3c", wire.ErrNonCanonical},
-		{"target cell present but zero", "01 00 00 09 00 00 3c 00 00", wire.ErrNonCanonical},
-		{"target id zero", "01 00 00 12 00 00 3c 00", wire.ErrRange},
-		{"cooldown present but zero", "01 00 00 20 00 00 3c 00", wire.ErrNonCanonical},
-		{"progress present but zero", "01 00 00 40 00 00 3c 00", wire.ErrNonCanonical},
-		{"empty", "", wire.ErrShort},
+		{"id zero", "00 00 00 00 00 00 3c", int30.ErrRange},
+		{"id in two bytes", "8001 00 00 00 00 00 3c", int30.ErrNonCanonical},
+		{"id cut", "c000", int30.ErrShort},
+		{"owner 8", "01 08 00 00 00 00 3c", int30.ErrRange},
+		{"order 3", "01 00 00 03 00 00 3c", int30.ErrRange},
+		{"reserved flag", "01 00 00 80 00 00 3c", int30.ErrNonCanonical},
+		{"x in two bytes", "01 00 00 00 8000 00 3c", int30.ErrNonCanonical},
+		{"x negative zero", "01 00 00 00 40 00 3c", int30.ErrNonCanonical},
+		{"target cell present but zero", "01 00 00 09 00 00 3c 00 00", int30.ErrNonCanonical},
+		{"target id zero", "01 00 00 12 00 00 3c 00", int30.ErrRange},
+		{"cooldown present but zero", "01 00 00 20 00 00 3c 00", int30.ErrNonCanonical},
+		{"progress present but zero", "01 00 00 40 00 00 3c 00", int30.ErrNonCanonical},
+		{"empty", "", int30.ErrShort},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, n, err := ParseUnit(unhex(t, c.hex))
@@ -146,19 +146,19 @@ func checkRefusals[T any](t *testing.T, valid func() T, encode func([]byte, *T) 
 func TestAppendUnitRejects(t *testing.T) {
 	valid := func() Unit { return unitEncodings[1].unit }
 	checkRefusals(t, valid, AppendUnit, []refusal[Unit]{
-		{"id zero", func(u *Unit) { u.ID = 0 }, wire.ErrRange},
-		{"id beyond MaxUnitID", func(u *Unit) { u.ID = MaxUnitID + 1 }, wire.ErrRange},
-		{"owner 8", func(u *Unit) { u.Owner = 8 }, wire.ErrRange},
-		{"order 3", func(u *Unit) { u.Order = 3 }, wire.ErrRange},
-		{"order 4, whose low bits are OrderNone", func(u *Unit) { u.Order = 4 }, wire.ErrRange},
-		{"x beyond an Int30", func(u *Unit) { u.X = wire.MaxInt30 + 1 }, wire.ErrRange},
-		{"y most negative", func(u *Unit) { u.Y = math.MinInt32 }, wire.ErrRange},
-		{"hp below an Int30", func(u *Unit) { u.HP = -wire.MaxInt30 - 1 }, wire.ErrRange},
-		{"target x beyond an Int30", func(u *Unit) { u.TargetX = math.MaxInt32 }, wire.ErrRange},
-		{"target y beyond an Int30", func(u *Unit) { u.TargetY = wire.MaxInt30 + 1 }, wire.ErrRange},
-		{"target id beyond MaxUnitID", func(u *Unit) { u.TargetID = MaxUnitID + 1 }, wire.ErrRange},
-		{"cooldown beyond an Int30", func(u *Unit) { u.Cooldown = wire.MaxInt30 + 1 }, wire.ErrRange},
-		{"move progress beyond an Int30", func(u *Unit) { u.MoveProgress = math.MinInt32 }, wire.ErrRange},
+		{"id zero", func(u *Unit) { u.ID = 0 }, int30.ErrRange},
+		{"id beyond MaxUnitID", func(u *Unit) { u.ID = MaxUnitID + 1 }, int30.ErrRange},
+		{"owner 8", func(u *Unit) { u.Owner = 8 }, int30.ErrRange},
+		{"order 3", func(u *Unit) { u.Order = 3 }, int30.ErrRange},
+		{"order 4, whose low bits are OrderNone", func(u *Unit) { u.Order = 4 }, int30.ErrRange},
+		{"x beyond an Int30", func(u *Unit) { u.X = int30.MaxInt30 + 1 }, int30.ErrRange},
+		{"y most negative", func(u *Unit) { u.Y = math.MinInt32 }, int30.ErrRange},
+		{"hp below an Int30", func(u *Unit) { u.HP = -int30.MaxInt30 - 1 }, int30.ErrRange},
+		{"target x beyond an Int30", func(u *Unit) { u.TargetX = math.MaxInt32 }, int30.ErrRange},
+		{"target y beyond an Int30", func(u *Unit) { u.TargetY = int30.MaxInt30 + 1 }, int30.ErrRange},
+		{"target id beyond MaxUnitID", func(u *Unit) { u.TargetID = MaxUnitID + 1 }, int30.ErrRange},
+		{"cooldown beyond an Int30", func(u *Unit) { u.Cooldown = int30.MaxInt30 + 1 }, int30.ErrRange},
+		{"move progress beyond an Int30", func(u *Unit) { u.MoveProgress = math.MinInt32 }, int30.ErrRange},
 	})
 }
 
@@ -194,7 +194,7 @@ func TestAttackCodec(t *testing.T) {
 		t.Fatalf("ParseAttack = %+v, %d, %v", got, n, err)
 	}
 	for i := range want {
-		if _, _, err := ParseAttack(want[:i]); !errors.Is(err, wire.ErrShort) {
+		if _, _, err := ParseAttack(want[:i]); !errors.Is(err, int30.ErrShort) {
 			t.Errorf("%d bytes: %v, want ErrShort", i, err)
 		}
 	}
@@ -202,28 +202,28 @@ func TestAttackCodec(t *testing.T) {
 		name, hex string
 		want      error
 	}{
-		{"id zero", "00 00 01 a710 32 8096 07 8096", wire.ErrRange},
-		{"id beyond MaxAttackID", "ffffffff 00 01 a710 32 8096 07 8096", wire.ErrRange},
-		{"owner 9", "01 09 01 a710 32 8096 07 8096", wire.ErrRange},
-		{"target zero", "01 00 01 00 32 8096 07 8096", wire.ErrRange},
-		{"long from", "01 00 8001 a710 32 8096 07 8096", wire.ErrNonCanonical},
-		{"speed negative zero", "01 00 01 a710 32 8096 07 40", wire.ErrNonCanonical},
+		{"id zero", "00 00 01 a710 32 8096 07 8096", int30.ErrRange},
+		{"id beyond MaxAttackID", "ffffffff 00 01 a710 32 8096 07 8096", int30.ErrRange},
+		{"owner 9", "01 09 01 a710 32 8096 07 8096", int30.ErrRange},
+		{"target zero", "01 00 01 00 32 8096 07 8096", int30.ErrRange},
+		{"long from", "01 00 8001 a710 32 8096 07 8096", int30.ErrNonCanonical},
+		{"speed negative zero", "01 00 01 a710 32 8096 07 40", int30.ErrNonCanonical},
 	} {
 		if _, _, err := ParseAttack(unhex(t, c.hex)); !errors.Is(err, c.want) {
 			t.Errorf("%s: %v, want %v", c.name, err, c.want)
 		}
 	}
 	checkRefusals(t, func() Attack { return a }, AppendAttack, []refusal[Attack]{
-		{"id zero", func(a *Attack) { a.ID = 0 }, wire.ErrRange},
-		{"id beyond MaxAttackID", func(a *Attack) { a.ID = MaxAttackID + 1 }, wire.ErrRange},
-		{"owner 9", func(a *Attack) { a.Owner = 9 }, wire.ErrRange},
-		{"from beyond MaxUnitID", func(a *Attack) { a.From = MaxUnitID + 1 }, wire.ErrRange},
-		{"target zero", func(a *Attack) { a.Target = 0 }, wire.ErrRange},
-		{"target beyond MaxUnitID", func(a *Attack) { a.Target = math.MaxUint32 }, wire.ErrRange},
-		{"x beyond an Int30", func(a *Attack) { a.X = wire.MaxInt30 + 1 }, wire.ErrRange},
-		{"y most negative", func(a *Attack) { a.Y = math.MinInt32 }, wire.ErrRange},
-		{"damage beyond an Int30", func(a *Attack) { a.Damage = math.MaxInt32 }, wire.ErrRange},
-		{"speed beyond an Int30", func(a *Attack) { a.Speed = -wire.MaxInt30 - 1 }, wire.ErrRange},
+		{"id zero", func(a *Attack) { a.ID = 0 }, int30.ErrRange},
+		{"id beyond MaxAttackID", func(a *Attack) { a.ID = MaxAttackID + 1 }, int30.ErrRange},
+		{"owner 9", func(a *Attack) { a.Owner = 9 }, int30.ErrRange},
+		{"from beyond MaxUnitID", func(a *Attack) { a.From = MaxUnitID + 1 }, int30.ErrRange},
+		{"target zero", func(a *Attack) { a.Target = 0 }, int30.ErrRange},
+		{"target beyond MaxUnitID", func(a *Attack) { a.Target = math.MaxUint32 }, int30.ErrRange},
+		{"x beyond an Int30", func(a *Attack) { a.X = int30.MaxInt30 + 1 }, int30.ErrRange},
+		{"y most negative", func(a *Attack) { a.Y = math.MinInt32 }, int30.ErrRange},
+		{"damage beyond an Int30", func(a *Attack) { a.Damage = math.MaxInt32 }, int30.ErrRange},
+		{"speed beyond an Int30", func(a *Attack) { a.Speed = -int30.MaxInt30 - 1 }, int30.ErrRange},
 	})
 }
 
@@ -260,15 +260,15 @@ func TestStateCodec(t *testing.T) {
 		{"empty world", "00 01 01 " + rng + " 00 00", nil},
 		{"ids 1, 2, 10000", "05 04 01 " + rng + " 03 01 01 a70e 00", nil},
 		{"two attacks", "05 04 03 " + rng + " 00 02" + attack1 + attack2, nil},
-		{"frame in a longer form", "8005 04 01 " + rng + " 00 00", wire.ErrNonCanonical},
-		{"id step zero", "05 04 01 " + rng + " 02 01 00 00", wire.ErrRange},
-		{"count beyond the input", "05 04 01 " + rng + " 7f 01", wire.ErrShort},
-		{"attack count beyond the input", "05 04 01 " + rng + " 00 05 01", wire.ErrShort},
-		{"attacks out of order", "05 04 05 " + rng + " 00 02" + attack2 + attack1, wire.ErrNonCanonical},
-		{"generator too long", "05 04 01 41" + strings.Repeat("00", 65) + " 00 00", wire.ErrTooLong},
-		{"generator garbage", "05 04 01 03 616263 00 00", wire.ErrRange},
-		{"next id in the enemies' range", "05 a711 01 " + rng + " 00 00", wire.ErrRange},
-		{"next id zero", "05 00 01 " + rng + " 00 00", wire.ErrRange},
+		{"frame in a longer form", "8005 04 01 " + rng + " 00 00", int30.ErrNonCanonical},
+		{"id step zero", "05 04 01 " + rng + " 02 01 00 00", int30.ErrRange},
+		{"count beyond the input", "05 04 01 " + rng + " 7f 01", int30.ErrShort},
+		{"attack count beyond the input", "05 04 01 " + rng + " 00 05 01", int30.ErrShort},
+		{"attacks out of order", "05 04 05 " + rng + " 00 02" + attack2 + attack1, int30.ErrNonCanonical},
+		{"generator too long", "05 04 01 41" + strings.Repeat("00", 65) + " 00 00", int30.ErrTooLong},
+		{"generator garbage", "05 04 01 03 616263 00 00", int30.ErrRange},
+		{"next id in the enemies' range", "05 a711 01 " + rng + " 00 00", int30.ErrRange},
+		{"next id zero", "05 00 01 " + rng + " 00 00", int30.ErrRange},
 	} {
 		s, _, err := ParseState(unhex(t, c.hex))
 		if !errors.Is(err, c.want) || (err == nil) != (c.want == nil) {
@@ -298,23 +298,23 @@ func TestAppendStateRejects(t *testing.T) {
 		return s
 	}
 	checkRefusals(t, valid, appendState, []refusal[State]{
-		{"frame beyond a UInt30", func(s *State) { s.Frame = wire.MaxUInt30 + 1 }, wire.ErrRange},
-		{"next id zero", func(s *State) { s.NextID = 0 }, wire.ErrRange},
-		{"next id in the enemies' range", func(s *State) { s.NextID = FirstEnemyID + 1 }, wire.ErrRange},
-		{"next attack id beyond a UInt30", func(s *State) { s.NextAttackID = wire.MaxUInt30 + 1 }, wire.ErrRange},
-		{"generator garbage", func(s *State) { s.RNG = []byte("abc") }, wire.ErrRange},
-		{"generator too long", func(s *State) { s.RNG = make([]byte, maxRNGState+1) }, wire.ErrTooLong},
-		{"unit id zero", func(s *State) { s.UnitIDs[0] = 0 }, wire.ErrRange},
-		{"unit ids descending", func(s *State) { s.UnitIDs[0], s.UnitIDs[1] = s.UnitIDs[1], s.UnitIDs[0] }, wire.ErrRange},
-		{"unit id twice", func(s *State) { s.UnitIDs[1] = s.UnitIDs[0] }, wire.ErrRange},
-		{"attack out of range", func(s *State) { s.Attacks[0].X = math.MaxInt32 }, wire.ErrRange},
-		{"attacks descending", func(s *State) { s.Attacks[0], s.Attacks[1] = s.Attacks[1], s.Attacks[0] }, wire.ErrNonCanonical},
+		{"frame beyond a UInt30", func(s *State) { s.Frame = int30.MaxUInt30 + 1 }, int30.ErrRange},
+		{"next id zero", func(s *State) { s.NextID = 0 }, int30.ErrRange},
+		{"next id in the enemies' range", func(s *State) { s.NextID = FirstEnemyID + 1 }, int30.ErrRange},
+		{"next attack id beyond a UInt30", func(s *State) { s.NextAttackID = int30.MaxUInt30 + 1 }, int30.ErrRange},
+		{"generator garbage", func(s *State) { s.RNG = []byte("abc") }, int30.ErrRange},
+		{"generator too long", func(s *State) { s.RNG = make([]byte, maxRNGState+1) }, int30.ErrTooLong},
+		{"unit id zero", func(s *State) { s.UnitIDs[0] = 0 }, int30.ErrRange},
+		{"unit ids descending", func(s *State) { s.UnitIDs[0], s.UnitIDs[1] = s.UnitIDs[1], s.UnitIDs[0] }, int30.ErrRange},
+		{"unit id twice", func(s *State) { s.UnitIDs[1] = s.UnitIDs[0] }, int30.ErrRange},
+		{"attack out of range", func(s *State) { s.Attacks[0].X = math.MaxInt32 }, int30.ErrRange},
+		{"attacks descending", func(s *State) { s.Attacks[0], s.Attacks[1] = s.Attacks[1], s.Attacks[0] }, int30.ErrNonCanonical},
 	})
 
 	// A world that ran beyond the codec's frames.
 	w := sampleWorld(t)
-	w.frame = wire.MaxUInt30 + 1
-	if got, err := w.AppendState([]byte{0xee}); !errors.Is(err, wire.ErrRange) || !bytes.Equal(got, []byte{0xee}) {
+	w.frame = int30.MaxUInt30 + 1
+	if got, err := w.AppendState([]byte{0xee}); !errors.Is(err, int30.ErrRange) || !bytes.Equal(got, []byte{0xee}) {
 		t.Errorf("World.AppendState past the last frame: % x, %v", got, err)
 	}
 }

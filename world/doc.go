@@ -139,18 +139,19 @@
 //
 // # The re-sync codec
 //
-// Integers are the protocol's own, net/wire's UInt30 and Int30: 1, 2 or 4
+// Integers are the protocol's own, internal/int30's UInt30 and Int30 (a package
+// below both this one and net/wire: the world never imports the network): 1, 2 or 4
 // bytes, the first two bits of the first byte giving the length, Int30 in
 // sign-magnitude (see net/PROTOCOL.md, section 1). A unit travels inside a
 // game message whose ids, frames and cells are already UInt30s and Int30s, so
-// one family of integers, with one set of errors (wire.ErrShort,
-// wire.ErrRange, wire.ErrNonCanonical, wire.ErrTooLong), covers the message
+// one family of integers, with one set of errors (int30.ErrShort,
+// int30.ErrRange, int30.ErrNonCanonical, int30.ErrTooLong), covers the message
 // and the units in it. The price is range: a field holds ±536,870,911 signed
 // or 0..1,073,741,823 unsigned, not all of int32 and uint32. No value a game
 // produces comes near that (cells, hit points from the unit table, cooldowns,
 // hundredths of a cell on a map), but the counters of a world that never
 // stops do: a world past
-// wire.MaxUInt30 frames (three years at 10 a second) or MaxAttackID attacks
+// int30.MaxUInt30 frames (three years at 10 a second) or MaxAttackID attacks
 // can no longer send its state.
 //
 // So every Append… checks its value against the rules of its Parse… before it
@@ -159,7 +160,7 @@
 // unit of a busy world takes about 10 bytes. Every value has exactly one
 // encoding: an integer longer than needed, negative zero, a present field
 // holding its default, or a reserved bit set is rejected
-// (wire.ErrNonCanonical), so parse-then-append gives back the input. Parse
+// (int30.ErrNonCanonical), so parse-then-append gives back the input. Parse
 // functions never panic and never allocate more than the input can justify.
 // ParseUnit checks the encoding; SetUnit checks the unit against the rules of
 // the world it goes into.

@@ -20,7 +20,8 @@ var (
 )
 
 // The codec (AppendUnit, ParseUnit, …) has no sentinels of its own: its
-// integers are net/wire's, and so are its errors (wire.ErrShort,
-// wire.ErrRange, wire.ErrNonCanonical, wire.ErrTooLong; ApplyState's range
-// checks use wire.ErrRange too), so a caller tests a unit inside a game
+// integers are internal/int30's, the same as the network protocol's, and so
+// are its errors (int30.ErrShort,
+// int30.ErrRange, int30.ErrNonCanonical, int30.ErrTooLong; ApplyState's range
+// checks use int30.ErrRange too), so a caller tests a unit inside a game
 // message with the same errors.Is as the message.

@@ -1,6 +1,6 @@
 package world
 
-import "github.com/ackattack/ackattack/net/wire"
+import "github.com/ackattack/ackattack/internal/int30"
 
 // Owners, frames and sizes.
 const (
@@ -19,12 +19,12 @@ const (
 	// FirstEnemyID..MaxUnitID. Ids are never reused within a game. The
 	// largest fits a UInt30 on the wire, and ids up to 16,383 take 2 bytes.
 	FirstEnemyID = 10000
-	MaxUnitID    = wire.MaxUInt30
+	MaxUnitID    = int30.MaxUInt30
 	// MaxAttackID is the largest attack id. Attack ids are UInt30s on the
 	// wire too, and one below the largest, so that the id after it, which a
 	// State carries, is one as well. A world that has loosed that many attacks
 	// (a thousand a second for twelve days) can no longer send its state.
-	MaxAttackID = wire.MaxUInt30 - 1
+	MaxAttackID = int30.MaxUInt30 - 1
 )
 
 // Order is what a player told a unit to do.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ackattack/ackattack/internal/int30"
 	"github.com/ackattack/ackattack/net/depgraph"
 	"github.com/ackattack/ackattack/net/packet"
 	"github.com/ackattack/ackattack/net/wire"
@@ -122,7 +123,7 @@ func roomFor(mtu int) int { return mtu - wire.ChecksumSize - wire.MaxHeaderSize 
 // bytes with nDeps dependencies: the room less the fragment record's overhead (kind, sequence
 // list, index, count, total length, payload length).
 func maxChunk(mtu, nDeps, total int) int {
-	return roomFor(mtu) - (1 + wire.SeqListSize(nDeps) + 2 + wire.SizeUInt30(uint32(total)) + 2)
+	return roomFor(mtu) - (1 + wire.SeqListSize(nDeps) + 2 + int30.SizeUInt30(uint32(total)) + 2)
 }
 
 // Expiry is how long a node stays in a dependency graph after it executed: the connection

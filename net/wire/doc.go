@@ -31,25 +31,11 @@
 //
 // # Variable-length integers: UInt30 and Int30
 //
-// Most numbers in a game are small (a unit id, a payload length), but a few
-// are not. Spending 4 bytes on every one wastes bandwidth, so the first bits
-// of the first byte say how long the number is. All integers are big-endian.
-//
-//	size     layout                               unsigned            signed (sign-magnitude)
-//	1 byte   0ddddddd                             0..127              ±63
-//	2 bytes  10dddddd dddddddd                    0..16,383           ±8,191
-//	4 bytes  11dddddd dddddddd dddddddd dddddddd  0..1,073,741,823    ±536,870,911
-//
-// A signed value is sign-magnitude: the first data bit is the sign (1 =
-// negative) and the other data bits hold the magnitude. That is why the
-// ranges are symmetric. The shortest form that fits is the only valid one,
-// and negative zero is rejected.
-//
-// They are the integers of the layers above too: the game's messages, and the
-// world's codec of the units and attacks inside them, use UInt30 and Int30
-// and wrap this package's sentinel errors. So every variable-length integer
-// in a datagram, from a payload length to a unit's hit points, is one of
-// these two, and every parse error is tested with the same errors.Is.
+// Lengths and counts are UInt30s: 1, 2 or 4 bytes, the first bits of the first byte saying
+// how long (net/PROTOCOL.md section 1). They live in internal/int30, a package below both this
+// one and the world's codec, which writes every number of a unit with them: one family of
+// integers for the whole datagram, and its errors are this package's ErrShort, ErrRange,
+// ErrNonCanonical and ErrTooLong.
 //
 // # Sequence lists
 //

@@ -3,6 +3,7 @@ package wire_test
 import (
 	"fmt"
 
+	"github.com/ackattack/ackattack/internal/int30"
 	"github.com/ackattack/ackattack/net/wire"
 )
 
@@ -46,7 +47,7 @@ func Example() {
 // A UInt30 takes 1, 2 or 4 bytes depending on the value.
 func ExampleAppendUInt30() {
 	for _, v := range []uint32{100, 1000, 100000} {
-		b, _ := wire.AppendUInt30(nil, v)
+		b, _ := int30.AppendUInt30(nil, v)
 		fmt.Printf("%d: %x\n", v, b)
 	}
 	// Output:
@@ -58,7 +59,7 @@ func ExampleAppendUInt30() {
 // A signed Int30 spends one data bit on the sign.
 func ExampleAppendInt30() {
 	for _, v := range []int32{-5, 63, -64} {
-		b, _ := wire.AppendInt30(nil, v)
+		b, _ := int30.AppendInt30(nil, v)
 		fmt.Printf("%d: %x\n", v, b)
 	}
 	// Output:

@@ -11,34 +11,6 @@ import (
 // value, one encoding). Errors must wrap exactly one sentinel. The seed
 // corpora live in testdata/fuzz/FuzzXxx.
 
-func FuzzUInt30(f *testing.F) {
-	f.Fuzz(func(t *testing.T, in []byte) {
-		v, n, err := ParseUInt30(in)
-		if err != nil {
-			checkSentinel(t, err)
-			return
-		}
-		got, err := AppendUInt30(nil, v)
-		if err != nil || !bytes.Equal(got, in[:n]) || SizeUInt30(v) != n {
-			t.Fatalf("%x parsed as %d (%d bytes), encodes as %x, %v", in, v, n, got, err)
-		}
-	})
-}
-
-func FuzzInt30(f *testing.F) {
-	f.Fuzz(func(t *testing.T, in []byte) {
-		v, n, err := ParseInt30(in)
-		if err != nil {
-			checkSentinel(t, err)
-			return
-		}
-		got, err := AppendInt30(nil, v)
-		if err != nil || !bytes.Equal(got, in[:n]) || SizeInt30(v) != n {
-			t.Fatalf("%x parsed as %d (%d bytes), encodes as %x, %v", in, v, n, got, err)
-		}
-	})
-}
-
 func FuzzSeqList(f *testing.F) {
 	buf := make([]uint16, 0, MaxDeps)
 	f.Fuzz(func(t *testing.T, in []byte) {

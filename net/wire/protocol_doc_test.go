@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ackattack/ackattack/internal/int30"
 )
 
 // net/PROTOCOL.md is written for people implementing a compatible peer, so its examples must be
@@ -46,18 +48,18 @@ func TestProtocolDocIntegerTable(t *testing.T) {
 			t.Fatalf("row %q: %v", r[0], err)
 		}
 		if want, ok := hexCell(r[2]); ok {
-			got, err := AppendUInt30(nil, uint32(v))
+			got, err := int30.AppendUInt30(nil, uint32(v))
 			if err != nil || !bytes.Equal(got, want) {
 				t.Errorf("UInt30(%d) = % x, %v; the document says % x", v, got, err, want)
 			}
 		}
 		if want, ok := hexCell(r[3]); ok {
-			got, err := AppendInt30(nil, int32(v))
+			got, err := int30.AppendInt30(nil, int32(v))
 			if err != nil || !bytes.Equal(got, want) {
 				t.Errorf("Int30(%d) = % x, %v; the document says % x", v, got, err, want)
 			}
 		} else if strings.Contains(r[3], "out of range") {
-			if _, err := AppendInt30(nil, int32(v)); err == nil && v <= 1<<31-1 {
+			if _, err := int30.AppendInt30(nil, int32(v)); err == nil && v <= 1<<31-1 {
 				t.Errorf("Int30(%d) encoded; the document says out of range", v)
 			}
 		}

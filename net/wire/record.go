@@ -1,6 +1,10 @@
 package wire
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/ackattack/ackattack/internal/int30"
+)
 
 // MessageKind is the low two bits of a record's kind byte.
 type MessageKind uint8
@@ -63,9 +67,9 @@ func (r *Record) Size() int {
 		n += SeqListSize(len(r.Deps))
 	}
 	if r.Kind == KindFragment {
-		n += 2 + SizeUInt30(r.TotalLen)
+		n += 2 + int30.SizeUInt30(r.TotalLen)
 	}
-	return n + SizeUInt30(uint32(len(r.Payload))) + len(r.Payload)
+	return n + int30.SizeUInt30(uint32(len(r.Payload))) + len(r.Payload)
 }
 
 // check reports why AppendRecord would reject r, or nil.
@@ -87,7 +91,7 @@ func (r *Record) check() error {
 			return err
 		}
 	}
-	if len(r.Payload) > MaxUInt30 {
+	if len(r.Payload) > int30.MaxUInt30 {
 		return fmt.Errorf("wire: record: payload of %d bytes: %w", len(r.Payload), ErrTooLong)
 	}
 	return nil
@@ -123,9 +127,9 @@ func AppendRecord(b []byte, r *Record) ([]byte, error) {
 	}
 	if r.Kind == KindFragment {
 		b = append(b, r.FragIndex, r.FragCount)
-		b, _ = AppendUInt30(b, r.TotalLen) // checked: ≤ MaxMessageSize
+		b, _ = int30.AppendUInt30(b, r.TotalLen) // checked: ≤ MaxMessageSize
 	}
-	b, _ = AppendUInt30(b, uint32(len(r.Payload))) // checked: ≤ MaxUInt30
+	b, _ = int30.AppendUInt30(b, uint32(len(r.Payload))) // checked: ≤ int30.MaxUInt30
 	return append(b, r.Payload...), nil
 }
 
@@ -137,7 +141,7 @@ func AppendRecord(b []byte, r *Record) ([]byte, error) {
 // unreliable record, is ErrBadType; reserved kind bits are ErrNonCanonical; a
 // bad sequence list fails as in ParseSeqList; a fragment count below 2 or an
 // index not below it is ErrRange; a total length above MaxMessageSize is
-// ErrTooLong; integers fail as in ParseUInt30.
+// ErrTooLong; integers fail as in int30.ParseUInt30.
 func ParseRecord(b []byte, r *Record) (n int, err error) {
 	deps := r.Deps[:0]
 	*r = Record{Deps: deps}
@@ -184,7 +188,7 @@ func parseRecord(b []byte, r *Record) (int, error) {
 		}
 		r.FragIndex, r.FragCount = b[n], b[n+1]
 		n += 2
-		total, m, err := ParseUInt30(b[n:])
+		total, m, err := int30.ParseUInt30(b[n:])
 		if err != nil {
 			return 0, fmt.Errorf("wire: record: total length: %w", err)
 		}
@@ -194,7 +198,7 @@ func parseRecord(b []byte, r *Record) (int, error) {
 		}
 		r.TotalLen = total
 	}
-	size, m, err := ParseUInt30(b[n:])
+	size, m, err := int30.ParseUInt30(b[n:])
 	if err != nil {
 		return 0, fmt.Errorf("wire: record: payload length: %w", err)
 	}

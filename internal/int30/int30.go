@@ -1,6 +1,24 @@
-package wire
+package int30
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
+
+// The sentinel errors. Every error of this package wraps exactly one of them; net/wire's
+// errors of the same names are these, so a caller tests either with errors.Is.
+var (
+	// ErrShort: the input ends before the value does.
+	ErrShort = errors.New("input too short")
+	// ErrRange: a value does not fit its field.
+	ErrRange = errors.New("value out of range")
+	// ErrNonCanonical: a value is encoded in a longer form than needed, or as negative zero
+	// (and, in a codec built on these integers, any other second spelling of one value).
+	ErrNonCanonical = errors.New("non-canonical encoding")
+	// ErrTooLong: a list or a length beyond a codec's limits (for the codecs built on these
+	// integers: this package itself has none).
+	ErrTooLong = errors.New("too long")
+)
 
 // MaxUInt30 is the largest value a UInt30 holds: 30 data bits.
 const MaxUInt30 = 1<<30 - 1
@@ -42,7 +60,7 @@ func AppendUInt30(b []byte, v uint32) ([]byte, error) {
 	case v <= MaxUInt30:
 		return append(b, 0xC0|byte(v>>24), byte(v>>16), byte(v>>8), byte(v)), nil
 	}
-	return b, fmt.Errorf("wire: UInt30 %d exceeds %d: %w", v, MaxUInt30, ErrRange)
+	return b, fmt.Errorf("int30: UInt30 %d exceeds %d: %w", v, MaxUInt30, ErrRange)
 }
 
 // ParseUInt30 reads a UInt30 from the front of b and returns it with the
@@ -54,7 +72,7 @@ func ParseUInt30(b []byte) (v uint32, n int, err error) {
 		return 0, 0, err
 	}
 	if SizeUInt30(raw) != n {
-		return 0, 0, fmt.Errorf("wire: UInt30 %d in %d bytes: %w", raw, n, ErrNonCanonical)
+		return 0, 0, fmt.Errorf("int30: UInt30 %d in %d bytes: %w", raw, n, ErrNonCanonical)
 	}
 	return raw, n, nil
 }
@@ -96,7 +114,7 @@ func AppendInt30(b []byte, v int32) ([]byte, error) {
 		}
 		return append(b, 0xC0|byte(mag>>24), byte(mag>>16), byte(mag>>8), byte(mag)), nil
 	}
-	return b, fmt.Errorf("wire: Int30 %d outside ±%d: %w", v, MaxInt30, ErrRange)
+	return b, fmt.Errorf("int30: Int30 %d outside ±%d: %w", v, MaxInt30, ErrRange)
 }
 
 // ParseInt30 reads an Int30 from the front of b and returns it with the number
@@ -121,14 +139,14 @@ func ParseInt30(b []byte) (v int32, n int, err error) {
 	neg := raw>>magBits&1 == 1
 	mag := raw & (1<<magBits - 1)
 	if neg && mag == 0 {
-		return 0, 0, fmt.Errorf("wire: Int30 negative zero: %w", ErrNonCanonical)
+		return 0, 0, fmt.Errorf("int30: Int30 negative zero: %w", ErrNonCanonical)
 	}
 	v = int32(mag)
 	if neg {
 		v = -v
 	}
 	if SizeInt30(v) != n {
-		return 0, 0, fmt.Errorf("wire: Int30 %d in %d bytes: %w", v, n, ErrNonCanonical)
+		return 0, 0, fmt.Errorf("int30: Int30 %d in %d bytes: %w", v, n, ErrNonCanonical)
 	}
 	return v, n, nil
 }
@@ -145,19 +163,19 @@ func magnitude(v int32) uint32 {
 // 4-byte form without any canonical check.
 func parse30(b []byte) (raw uint32, n int, err error) {
 	if len(b) == 0 {
-		return 0, 0, fmt.Errorf("wire: 30-bit integer: empty input: %w", ErrShort)
+		return 0, 0, fmt.Errorf("int30: 30-bit integer: empty input: %w", ErrShort)
 	}
 	switch b[0] >> 6 {
 	case 0, 1:
 		return uint32(b[0]), 1, nil
 	case 2:
 		if len(b) < 2 {
-			return 0, 0, fmt.Errorf("wire: 30-bit integer: need 2 bytes, have %d: %w", len(b), ErrShort)
+			return 0, 0, fmt.Errorf("int30: 30-bit integer: need 2 bytes, have %d: %w", len(b), ErrShort)
 		}
 		return uint32(b[0]&0x3F)<<8 | uint32(b[1]), 2, nil
 	default:
 		if len(b) < 4 {
-			return 0, 0, fmt.Errorf("wire: 30-bit integer: need 4 bytes, have %d: %w", len(b), ErrShort)
+			return 0, 0, fmt.Errorf("int30: 30-bit integer: need 4 bytes, have %d: %w", len(b), ErrShort)
 		}
 		return uint32(b[0]&0x3F)<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]), 4, nil
 	}

@@ -1,11 +1,83 @@
-package wire
+package int30
 
 import (
 	"bytes"
 	"encoding/hex"
+	"errors"
 	"math"
+	"strings"
 	"testing"
 )
+
+// unhex decodes a hex string in which spaces group the fields for the reader.
+func unhex(tb testing.TB, s string) []byte {
+	tb.Helper()
+	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
+	if err != nil {
+		tb.Fatalf("bad hex %q: %v", s, err)
+	}
+	return b
+}
+
+// checkErr fails unless err is want (nil meaning no error), and checks that every error
+// wraps exactly one sentinel and names the package.
+func checkErr(tb testing.TB, err, want error) {
+	tb.Helper()
+	if want == nil {
+		if err != nil {
+			tb.Fatalf("unexpected error: %v", err)
+		}
+		return
+	}
+	if !errors.Is(err, want) {
+		tb.Fatalf("error = %v, want %v", err, want)
+	}
+	checkSentinel(tb, err)
+}
+
+func checkSentinel(tb testing.TB, err error) {
+	tb.Helper()
+	n := 0
+	for _, s := range []error{ErrShort, ErrRange, ErrNonCanonical, ErrTooLong} {
+		if errors.Is(err, s) {
+			n++
+		}
+	}
+	if n != 1 || !strings.HasPrefix(err.Error(), "int30: ") {
+		tb.Fatalf("error %q wraps %d sentinels (want 1) or does not start with the package name", err, n)
+	}
+}
+
+// The fuzz targets check the two promises of a parser: it never panics, and whatever it
+// accepts encodes back to exactly the bytes it read. The seed corpora are in testdata/fuzz.
+
+func FuzzUInt30(f *testing.F) {
+	f.Fuzz(func(t *testing.T, in []byte) {
+		v, n, err := ParseUInt30(in)
+		if err != nil {
+			checkSentinel(t, err)
+			return
+		}
+		got, err := AppendUInt30(nil, v)
+		if err != nil || !bytes.Equal(got, in[:n]) || SizeUInt30(v) != n {
+			t.Fatalf("%x parsed as %d (%d bytes), encodes as %x, %v", in, v, n, got, err)
+		}
+	})
+}
+
+func FuzzInt30(f *testing.F) {
+	f.Fuzz(func(t *testing.T, in []byte) {
+		v, n, err := ParseInt30(in)
+		if err != nil {
+			checkSentinel(t, err)
+			return
+		}
+		got, err := AppendInt30(nil, v)
+		if err != nil || !bytes.Equal(got, in[:n]) || SizeInt30(v) != n {
+			t.Fatalf("%x parsed as %d (%d bytes), encodes as %x, %v", in, v, n, got, err)
+		}
+	})
+}
 
 func TestUInt30(t *testing.T) {
 	tests := []struct {
