@@ -423,17 +423,7 @@ func (c *Client) resimulate() {
 	if c.w == nil || c.awaiting {
 		return
 	}
-	to := c.w.Frame()
-	w, ok := c.rw.rewind(to)
-	if !ok {
-		return
-	}
-	c.w = w
-	c.sched.rewind(w.Frame())
-	for c.w.Frame() < to {
-		c.beginFrame(true)
-		c.endFrame()
-	}
+	c.rw.rerun(c.w, c.sched, func(w *world.World) { c.w = w }, func() { c.beginFrame(true); c.endFrame() })
 }
 
 // reportHashes sends a tenth of the grouped unit hashes every frame, so a large world reports

@@ -91,9 +91,10 @@ type ResimStats struct {
 type rewinder struct {
 	mode   LateMode
 	copies [resimCopies]*world.World
-	floor  uint32 // no copy before this frame counts: a re-sync put the world in place there
-	from   uint32 // the earliest frame a late event since the last rewind needs
-	due    bool   // a rewind is due
+	valid  [resimCopies]bool // a reset invalidates the copies but keeps their memory
+	floor  uint32            // no copy before this frame counts: a re-sync put the world in place there
+	from   uint32            // the earliest frame a late event since the last rewind needs
+	due    bool              // a rewind is due
 	stats  ResimStats
 }
 
@@ -103,8 +104,16 @@ func (r *rewinder) keep(w *world.World) {
 	if r.mode != LateRollback || w.Frame()%resimEvery != 0 {
 		return
 	}
-	// A re-run replaces the copies it passes: they were taken without the late event.
-	r.copies[(w.Frame()/resimEvery)%resimCopies] = w.Clone()
+	// A re-run replaces the copies it passes: they were taken without the late event. The
+	// copy reuses the memory of the one it replaces: a copy every half second of a world of
+	// thousands of units would otherwise be a megabyte of garbage a second.
+	i := (w.Frame() / resimEvery) % resimCopies
+	if r.copies[i] == nil {
+		r.copies[i] = w.Clone()
+	} else {
+		r.copies[i].CopyFrom(w)
+	}
+	r.valid[i] = true
 }
 
 // late takes an event for frame that arrived when the world was at now (the next frame to
@@ -130,8 +139,8 @@ func (r *rewinder) late(frame, now uint32) bool {
 // copyFor is the latest copy at or before frame (and not before the floor).
 func (r *rewinder) copyFor(frame uint32) (*world.World, bool) {
 	var best *world.World
-	for _, c := range r.copies {
-		if c != nil && c.Frame() <= frame && c.Frame() >= r.floor && (best == nil || c.Frame() > best.Frame()) {
+	for i, c := range r.copies {
+		if r.valid[i] && c.Frame() <= frame && c.Frame() >= r.floor && (best == nil || c.Frame() > best.Frame()) {
 			best = c
 		}
 	}
@@ -141,7 +150,7 @@ func (r *rewinder) copyFor(frame uint32) (*world.World, bool) {
 // reset forgets every copy: the world was put in place at frame (a re-sync, a snapshot), and
 // nothing before it may be run again.
 func (r *rewinder) reset(frame uint32) {
-	r.copies = [resimCopies]*world.World{}
+	r.valid = [resimCopies]bool{}
 	r.floor, r.due = frame, false
 }
 
@@ -159,4 +168,20 @@ func (r *rewinder) rewind(now uint32) (*world.World, bool) {
 	r.stats.Resimulations++
 	r.stats.FramesRerun += uint64(now - c.Frame())
 	return c.Clone(), true
+}
+
+// rerun does a due rewind for a host whose world is cur: set puts the copy in its place as
+// the host's world, the schedule gets back the events run since, and frame (the host's re-run
+// of one frame) runs until the world is where it was.
+func (r *rewinder) rerun(cur *world.World, sched *schedule, set func(*world.World), frame func()) {
+	to := cur.Frame()
+	w, ok := r.rewind(to)
+	if !ok {
+		return
+	}
+	set(w)
+	sched.rewind(w.Frame())
+	for w.Frame() < to {
+		frame()
+	}
 }

@@ -456,17 +456,7 @@ func (s *Server) resimulate() {
 	if !s.running || s.w == nil {
 		return
 	}
-	to := s.w.Frame()
-	w, ok := s.rw.rewind(to)
-	if !ok {
-		return
-	}
-	s.w = w
-	s.sched.rewind(w.Frame())
-	for s.w.Frame() < to {
-		s.beginFrame()
-		s.endFrame()
-	}
+	s.rw.rerun(s.w, s.sched, func(w *world.World) { s.w = w }, func() { s.beginFrame(); s.endFrame() })
 }
 
 // enemies spawns an enemy now and then and kills the ones that fell.
