@@ -103,7 +103,7 @@ func startBenchGame(b *testing.B, sp benchGameSpec) *benchGame {
 		}
 	}
 	for name, h := range g.hosts {
-		g.hosts[name] = benchCountingHost{vhost: h, g: g, at: netip.MustParseAddrPort(name)}
+		g.hosts[name] = benchCountingHost{Session: h, g: g, at: netip.MustParseAddrPort(name)}
 	}
 	if !g.runUntil(g.now.Add(20*time.Second), g.allStarted) {
 		b.Fatal("the game did not start within 20 s of game time")
@@ -113,7 +113,7 @@ func startBenchGame(b *testing.B, sp benchGameSpec) *benchGame {
 
 // benchCountingHost counts the datagrams a host receives, then hands them on.
 type benchCountingHost struct {
-	vhost
+	Session
 	g  *benchGame
 	at netip.AddrPort
 }
@@ -132,7 +132,7 @@ func (h benchCountingHost) Handle(now time.Time, d transport.Datagram) {
 			g.direct[i].add(d.Data)
 		}
 	}
-	h.vhost.Handle(now, d)
+	h.Session.Handle(now, d)
 }
 
 func (g *benchGame) allStarted() bool {

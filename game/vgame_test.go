@@ -22,14 +22,6 @@ import (
 // is seeded (the link's losses, the connection keys, the bots), so the same spec gives the
 // same run, byte for byte, and a minute of play takes a fraction of that in wall time.
 
-// vhost is what the harness drives: a *Server or a *Client.
-type vhost interface {
-	Handle(now time.Time, d transport.Datagram)
-	Tick(now time.Time)
-	NextDeadline(now time.Time) time.Time
-	Shutdown(now time.Time)
-}
-
 // vspec describes a game in virtual time.
 type vspec struct {
 	seed    uint64
@@ -52,7 +44,7 @@ type vgame struct {
 	caddrs  []netip.AddrPort
 	gone    []bool
 	traces  []*bytes.Buffer // the clients' in join order, then the server's last
-	hosts   map[string]vhost
+	hosts   map[string]Session
 	order   []string // hosts by name in the order they were added: ticks go in this order
 	names   []string // every node ever added, for links to new ones
 	dgrams  []linksim.Datagram
@@ -78,7 +70,7 @@ func newVGame(t testing.TB, sp vspec) *vgame {
 	if sp.seed == 0 {
 		sp.seed = 1
 	}
-	g := &vgame{t: t, spec: sp, nw: linksim.NewNetwork(sp.seed), hosts: map[string]vhost{}}
+	g := &vgame{t: t, spec: sp, nw: linksim.NewNetwork(sp.seed), hosts: map[string]Session{}}
 	g.now = g.nw.Now()
 	g.srvAddr = netip.MustParseAddrPort("127.0.0.1:7777")
 	trace := new(bytes.Buffer)

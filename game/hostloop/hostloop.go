@@ -10,15 +10,6 @@ import (
 	"github.com/ackattack/ackattack/net/transport"
 )
 
-// session is what the loop drives: a *game.Server or a *game.Client.
-type session interface {
-	Handle(now time.Time, d transport.Datagram)
-	Tick(now time.Time)
-	NextDeadline(now time.Time) time.Time
-	Shutdown(now time.Time)
-	Intent(now time.Time)
-}
-
 // maxBatch bounds the datagrams handled between two Ticks, so that a flood cannot hold off
 // frames, resends and timeouts for long (the same bound as transport.Run's).
 const maxBatch = 8
@@ -27,7 +18,7 @@ const maxBatch = 8
 const intentQueue = 64
 
 // loop is the part Server and Client share.
-type loop[S session] struct {
+type loop[S game.Session] struct {
 	sess    S
 	sock    *transport.Socket
 	intents chan func(S, time.Time)
