@@ -2,8 +2,6 @@ package game
 
 import (
 	"bytes"
-	"encoding/hex"
-	"errors"
 	"math"
 	"net/netip"
 	"reflect"
@@ -11,21 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ackattack/ackattack/internal/codectest"
 	"github.com/ackattack/ackattack/internal/int30"
 	"github.com/ackattack/ackattack/net/wire"
 	"github.com/ackattack/ackattack/world"
 )
 
-// msgUnhex decodes a hex string in which spaces group the fields for the
-// reader.
-func msgUnhex(tb testing.TB, s string) []byte {
-	tb.Helper()
-	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
-	if err != nil {
-		tb.Fatalf("bad hex %q: %v", s, err)
-	}
-	return b
-}
+// msgUnhex decodes a hex string in which spaces group the fields for the reader.
+var msgUnhex = codectest.Unhex
 
 // msgSentinels are the errors a codec error may wrap: wire's, which world's
 // codec of units and attacks shares.
@@ -34,38 +25,16 @@ var msgSentinels = []error{
 	wire.ErrTooLong, wire.ErrTrailing, wire.ErrBadName,
 }
 
-// checkMsgSentinel fails unless err wraps exactly one sentinel and names the
-// package.
+// checkMsgSentinel fails unless err wraps exactly one sentinel and names the package.
 func checkMsgSentinel(tb testing.TB, err error) {
 	tb.Helper()
-	n := 0
-	for _, s := range msgSentinels {
-		if errors.Is(err, s) {
-			n++
-		}
-	}
-	if n != 1 {
-		tb.Fatalf("error %q wraps %d sentinels, want 1", err, n)
-	}
-	if !strings.HasPrefix(err.Error(), "game: ") {
-		tb.Fatalf("error %q does not start with the package name", err)
-	}
+	codectest.CheckSentinel(tb, err, "game: ", msgSentinels...)
 }
 
-// checkMsgErr fails unless err is want (nil meaning no error) and wraps
-// exactly one sentinel.
+// checkMsgErr fails unless err is want (nil meaning no error) and wraps exactly one sentinel.
 func checkMsgErr(tb testing.TB, err, want error) {
 	tb.Helper()
-	if want == nil {
-		if err != nil {
-			tb.Fatalf("unexpected error: %v", err)
-		}
-		return
-	}
-	if !errors.Is(err, want) {
-		tb.Fatalf("error = %v, want %v", err, want)
-	}
-	checkMsgSentinel(tb, err)
+	codectest.CheckErr(tb, err, want, "game: ", msgSentinels...)
 }
 
 var (

@@ -2,24 +2,17 @@ package world
 
 import (
 	"bytes"
-	"encoding/hex"
 	"errors"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ackattack/ackattack/internal/codectest"
 	"github.com/ackattack/ackattack/internal/int30"
 )
 
-func unhex(t testing.TB, s string) []byte {
-	t.Helper()
-	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+var unhex = codectest.Unhex
 
 var unitEncodings = []struct {
 	name string

@@ -3,49 +3,25 @@ package int30
 import (
 	"bytes"
 	"encoding/hex"
-	"errors"
 	"math"
-	"strings"
 	"testing"
+
+	"github.com/ackattack/ackattack/internal/codectest"
 )
 
-// unhex decodes a hex string in which spaces group the fields for the reader.
-func unhex(tb testing.TB, s string) []byte {
-	tb.Helper()
-	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
-	if err != nil {
-		tb.Fatalf("bad hex %q: %v", s, err)
-	}
-	return b
-}
+var (
+	unhex     = codectest.Unhex
+	sentinels = []error{ErrShort, ErrRange, ErrNonCanonical, ErrTooLong}
+)
 
-// checkErr fails unless err is want (nil meaning no error), and checks that every error
-// wraps exactly one sentinel and names the package.
 func checkErr(tb testing.TB, err, want error) {
 	tb.Helper()
-	if want == nil {
-		if err != nil {
-			tb.Fatalf("unexpected error: %v", err)
-		}
-		return
-	}
-	if !errors.Is(err, want) {
-		tb.Fatalf("error = %v, want %v", err, want)
-	}
-	checkSentinel(tb, err)
+	codectest.CheckErr(tb, err, want, "int30: ", sentinels...)
 }
 
 func checkSentinel(tb testing.TB, err error) {
 	tb.Helper()
-	n := 0
-	for _, s := range []error{ErrShort, ErrRange, ErrNonCanonical, ErrTooLong} {
-		if errors.Is(err, s) {
-			n++
-		}
-	}
-	if n != 1 || !strings.HasPrefix(err.Error(), "int30: ") {
-		tb.Fatalf("error %q wraps %d sentinels (want 1) or does not start with the package name", err, n)
-	}
+	codectest.CheckSentinel(tb, err, "int30: ", sentinels...)
 }
 
 // The fuzz targets check the two promises of a parser: it never panics, and whatever it
