@@ -859,7 +859,8 @@ func (c *Client) counters(server transport.PeerStats) (NetReport, GameReport, Sy
 		n.addPeer(server, &w)
 	}
 	g := GameReport{LeadTimeMillis: int64(c.lead) * c.frameDur.Milliseconds(), CommandsIssued: c.stats.CommandsIssued,
-		CommandsLate: c.stats.CommandsLate, EnemiesSpawned: c.stats.EnemiesSpawned, EnemiesKilled: c.stats.EnemiesKilled}
+		CommandsLate: c.stats.CommandsLate, EnemiesSpawned: c.stats.EnemiesSpawned, EnemiesKilled: c.stats.EnemiesKilled,
+		SendsRefused: c.stats.SendsRefused}
 	sy := SyncReport{HashReports: c.stats.HashReports, MismatchedGroups: c.stats.MismatchedGroups, MismatchedUnits: c.stats.MismatchedUnits,
 		RealtimeResyncs: c.stats.RealtimeResyncs, StopWorldResyncs: c.stats.StopWorldResyncs, PauseMillis: slices.Clone(c.stats.PauseMillis)}
 	sy.addResim(c.rw.stats)

@@ -37,11 +37,10 @@ type pendingSend struct {
 	sync    bool
 }
 
-// outbox is one connection's queue of refused messages (see the policy above).
+// outbox is one connection's queue of refused messages (see the policy above). Whoever sends
+// through it counts the refusals it returns.
 type outbox struct {
-	queue   []pendingSend
-	queued  uint64 // messages that had to wait
-	refused uint64 // messages refused with ErrOutboxFull
+	queue []pendingSend
 }
 
 // send hands a guaranteed (or sync) message to c, or queues it behind the ones already
@@ -55,10 +54,8 @@ func (o *outbox) send(c *message.Conn, now time.Time, payload []byte, deps []*de
 		}
 	}
 	if len(o.queue) >= maxOutbox {
-		o.refused++
 		return fmt.Errorf("%w (%d waiting)", ErrOutboxFull, len(o.queue))
 	}
-	o.queued++
 	o.queue = append(o.queue, pendingSend{payload: append([]byte(nil), payload...), deps: deps, out: out, sync: sync})
 	return nil
 }

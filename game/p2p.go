@@ -38,7 +38,6 @@ type p2p struct {
 	told     bool                                // our address went to the server
 	out      transport.Writer                    // the client's one socket
 	cfg      transport.Config                    // for the dials
-	refused  uint64                              // commands a direct link refused (the server relays them anyway)
 }
 
 // openP2P makes the acceptor for direct links; dials come when the server says where the
@@ -189,7 +188,7 @@ func (c *Client) sendDirect(now time.Time, payload []byte) {
 	for s, p := range c.p2p.links {
 		if p != nil && p.Connected() {
 			if err := c.p2p.outs[s].send(p.Conn(), now, payload, nil, nil, false); err != nil {
-				c.p2p.refused++
+				c.stats.SendsRefused++
 			}
 		}
 	}

@@ -53,6 +53,9 @@ type GameReport struct {
 	EnemiesSpawned  uint64 `json:"enemies_spawned"`
 	EnemiesKilled   uint64 `json:"enemies_killed"`
 	LeadTimeChanges uint64 `json:"lead_time_changes"`
+	// SendsRefused counts guaranteed messages a connection's outbox refused because the peer
+	// was too far behind (game/outbox.go); each refusal went back to whoever issued it.
+	SendsRefused uint64 `json:"sends_refused"`
 }
 
 // SyncReport counts the unit-hash checks and re-syncs.

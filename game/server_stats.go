@@ -142,7 +142,7 @@ func (s *Server) counters(peers []transport.PeerStats) (NetReport, GameReport, S
 	}
 	g := GameReport{LeadTimeMillis: int64(s.lead) * s.cfg.Frame.Milliseconds(), CommandsIssued: s.stats.CommandsRelayed,
 		CommandsLate: s.stats.CommandsLate, EnemiesSpawned: s.stats.EnemiesSpawned, EnemiesKilled: s.stats.EnemiesKilled,
-		LeadTimeChanges: s.stats.LeadChanges}
+		LeadTimeChanges: s.stats.LeadChanges, SendsRefused: s.stats.SendsRefused}
 	sy := SyncReport{HashReports: s.stats.HashReports, MismatchedGroups: s.stats.MismatchedGroups, MismatchedUnits: s.stats.MismatchedUnits,
 		RealtimeResyncs: s.stats.RealtimeResyncs, StopWorldResyncs: s.stats.StopWorldResyncs, PauseMillis: slices.Clone(s.stats.PauseMillis),
 		LastResyncFrame: s.stats.lastResync}

@@ -21,7 +21,6 @@ var (
 
 // The codec (AppendUnit, ParseUnit, …) has no sentinels of its own: its
 // integers are internal/int30's, the same as the network protocol's, and so
-// are its errors (int30.ErrShort,
-// int30.ErrRange, int30.ErrNonCanonical, int30.ErrTooLong; ApplyState's range
+// are its errors (int30.ErrShort, int30.ErrRange, int30.ErrNonCanonical, int30.ErrTooLong; ApplyState's range
 // checks use int30.ErrRange too), so a caller tests a unit inside a game
 // message with the same errors.Is as the message.
