@@ -29,8 +29,6 @@ type reassembly struct {
 	have     [maxFragments]bool
 	got      int
 	buf      []byte
-	deps     []uint16 // from the fragment that completed the message (the most pruned list)
-	sync     bool
 	progress time.Time // when the last new fragment arrived
 }
 
