@@ -58,6 +58,7 @@ type ClientStats struct {
 	Desyncs          uint64  // units corrupted on purpose
 	BadMessages      uint64
 	DirectLinks      uint64 // direct links to other players made
+	DirectRedials    uint64 // dials of a direct link tried again after it ended
 	// CommandsDirectFirst counts other players' commands that arrived on a direct link before
 	// the server's relay.
 	CommandsDirectFirst uint64
@@ -116,6 +117,7 @@ type Client struct {
 	hist      hashHistory
 	hashes    worldHashLog
 	seat      uint8
+	seatKnown bool // a PlayerInfo named this client's seat
 	players   [world.MaxPlayers]PlayerInfo
 	started   bool
 	awaiting  bool // a snapshot is on its way (joined a running game)
@@ -614,11 +616,12 @@ func (c *Client) onMessage(p *transport.Peer, now time.Time, m *message.Message)
 	case *PlayerInfo:
 		c.players[v.Seat] = *v
 		if uuid.UUID(v.Player) == c.cfg.PlayerID {
-			c.seat = v.Seat
+			c.seat, c.seatKnown = v.Seat, true
 			if c.bot != nil {
 				c.bot.seat = v.Seat
 			}
 			c.tellServer(now)
+			c.dialLower(now)
 		}
 	case *StartGame:
 		c.start(now, v)
@@ -860,7 +863,7 @@ func (c *Client) counters(server transport.PeerStats) (NetReport, GameReport, Sy
 	}
 	g := GameReport{LeadTimeMillis: int64(c.lead) * c.frameDur.Milliseconds(), CommandsIssued: c.stats.CommandsIssued,
 		CommandsLate: c.stats.CommandsLate, EnemiesSpawned: c.stats.EnemiesSpawned, EnemiesKilled: c.stats.EnemiesKilled,
-		SendsRefused: c.stats.SendsRefused}
+		SendsRefused: c.stats.SendsRefused, DirectLinks: c.stats.DirectLinks, DirectRedials: c.stats.DirectRedials}
 	sy := SyncReport{HashReports: c.stats.HashReports, MismatchedGroups: c.stats.MismatchedGroups, MismatchedUnits: c.stats.MismatchedUnits,
 		RealtimeResyncs: c.stats.RealtimeResyncs, StopWorldResyncs: c.stats.StopWorldResyncs, PauseMillis: slices.Clone(c.stats.PauseMillis)}
 	sy.addResim(c.rw.stats)

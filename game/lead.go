@@ -22,6 +22,12 @@ import "time"
 // 2 frames 0.2%; at 10% loss 3 frames left 0.3% late and 4 frames none; at 30% loss 6 frames
 // left 1.0% late.
 
+// minLossSamples is how many of a connection's packets must have been acked or lost before
+// its loss estimate counts: at the start of a game one loss (or one packet overtaken by the
+// next under jitter) among a dozen packets reads as 8%, and would hold the lead high for the
+// first 12 s. A command that comes late meanwhile is run again at its frame (resim.go).
+const minLossSamples = 100
+
 // lateTarget is the share of commands the lead time may leave late.
 const lateTarget = 0.01
 

@@ -35,9 +35,13 @@ type p2p struct {
 	links    [world.MaxPlayers]*transport.Peer   // a connected direct link (either direction)
 	outs     [world.MaxPlayers]outbox            // each link's back-pressure (outbox.go)
 	known    [world.MaxPlayers]netip.AddrPort    // where each player is, as the server said
-	told     bool                                // our address went to the server
-	out      transport.Writer                    // the client's one socket
-	cfg      transport.Config                    // for the dials
+	// redialAt is when a dial that ended (refused, timed out, closed) is tried again, and
+	// backoff the wait before that try: it doubles from a second up to maxRedialBackoff.
+	redialAt [world.MaxPlayers]time.Time
+	backoff  [world.MaxPlayers]time.Duration
+	told     bool             // our address went to the server
+	out      transport.Writer // the client's one socket
+	cfg      transport.Config // for the dials
 }
 
 // openP2P makes the acceptor for direct links; dials come when the server says where the
@@ -91,28 +95,75 @@ func (c *Client) peers(now time.Time, ps *Peers) {
 		return
 	}
 	for _, pa := range ps.List {
-		if pa.Seat == c.seat || c.p2p.known[pa.Seat] == pa.Addr || pa.Addr == c.tr.Server() {
+		if pa.Addr != c.tr.Server() {
+			c.p2p.known[pa.Seat] = pa.Addr
+		}
+	}
+	c.dialLower(now)
+}
+
+// dialLower dials each player with a lower seat whose address is known and not yet dialled
+// (or dialled at an older address). It runs when the server says where players are and when
+// this client learns its own seat: the two messages may arrive in either order.
+func (c *Client) dialLower(now time.Time) {
+	if c.p2p == nil || !c.seatKnown {
+		return
+	}
+	for s := range c.seat {
+		addr := c.p2p.known[s]
+		if !addr.IsValid() || (c.p2p.dials[s] != nil && c.p2p.dials[s].Server() == addr) {
 			continue
 		}
-		c.p2p.known[pa.Seat] = pa.Addr
-		if pa.Seat > c.seat {
-			continue // that player dials us
-		}
-		seat := pa.Seat
-		if old := c.p2p.dials[seat]; old != nil {
-			old.Shutdown(now)
-			c.dropLink(seat, nil)
-		}
-		cfg := transport.ClientConfig{Config: c.p2p.cfg, Name: c.cfg.Name, PlayerID: c.cfg.PlayerID}
-		cfg.OnConnect = func(p *transport.Peer, _ time.Time) { c.p2p.links[seat] = p; c.stats.DirectLinks++ }
-		cfg.OnDisconnect = func(p *transport.Peer, _ time.Time, _ wire.DisconnectReason, _ string) { c.dropLink(seat, p) }
-		cfg.OnMessage = c.onDirect
-		d, err := transport.NewClient(pa.Addr, cfg, c.p2p.out)
-		if err != nil {
-			c.cfg.Logger.Warn("direct link", "seat", seat, "err", err)
+		c.p2p.backoff[s] = 0
+		c.dial(now, s)
+	}
+}
+
+// maxRedialBackoff bounds the wait between two tries of a direct link that keeps failing.
+const maxRedialBackoff = 8 * time.Second
+
+// dial opens (or opens again) the direct link to seat, at the address the server gave.
+func (c *Client) dial(now time.Time, seat uint8) {
+	if old := c.p2p.dials[seat]; old != nil {
+		old.Shutdown(now)
+		c.dropLink(seat, nil)
+		c.p2p.dials[seat] = nil
+	}
+	c.p2p.redialAt[seat] = time.Time{}
+	cfg := transport.ClientConfig{Config: c.p2p.cfg, Name: c.cfg.Name, PlayerID: c.cfg.PlayerID}
+	cfg.OnConnect = func(p *transport.Peer, _ time.Time) {
+		c.p2p.links[seat] = p
+		c.p2p.backoff[seat] = 0
+		c.stats.DirectLinks++
+	}
+	cfg.OnDisconnect = func(p *transport.Peer, _ time.Time, _ wire.DisconnectReason, _ string) { c.dropLink(seat, p) }
+	cfg.OnMessage = c.onDirect
+	d, err := transport.NewClient(c.p2p.known[seat], cfg, c.p2p.out)
+	if err != nil {
+		c.cfg.Logger.Warn("direct link", "seat", seat, "err", err)
+		return
+	}
+	c.p2p.dials[seat] = d
+}
+
+// redial tries again, after a growing wait, each dial that ended: the other player may have
+// refused it because it had not yet heard of us from the server, or the handshake may have
+// been lost on a lossy link. The server relays every command anyway, so a missing direct link
+// only costs time.
+func (c *Client) redial(now time.Time) {
+	for s, d := range c.p2p.dials {
+		if d == nil || d.State() != transport.Disconnected || !c.p2p.known[s].IsValid() {
 			continue
 		}
-		c.p2p.dials[seat] = d
+		switch {
+		case c.p2p.redialAt[s].IsZero():
+			b := min(max(2*c.p2p.backoff[s], time.Second), maxRedialBackoff)
+			c.p2p.backoff[s] = b
+			c.p2p.redialAt[s] = now.Add(b)
+		case !now.Before(c.p2p.redialAt[s]):
+			c.stats.DirectRedials++
+			c.dial(now, uint8(s))
+		}
 	}
 }
 
@@ -210,6 +261,7 @@ func (c *Client) tickP2P(now time.Time) {
 			d.Tick(now)
 		}
 	}
+	c.redial(now)
 }
 
 // nextP2P is when the direct links next need a Tick (zero: never).
@@ -218,9 +270,16 @@ func (c *Client) nextP2P(now time.Time) time.Time {
 		return time.Time{}
 	}
 	next := c.p2p.acceptor.NextTick(now)
-	for _, d := range c.p2p.dials {
+	for s, d := range c.p2p.dials {
 		if d != nil {
 			next = transport.Earliest(next, d.NextTick(now))
+			if d.State() == transport.Disconnected && c.p2p.known[s].IsValid() {
+				at := c.p2p.redialAt[s]
+				if at.IsZero() {
+					at = now // redial sets the time
+				}
+				next = transport.Earliest(next, at)
+			}
 		}
 	}
 	return next

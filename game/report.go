@@ -28,21 +28,23 @@ type Report struct {
 
 // NetReport sums the transport's counters over every connection of the host.
 type NetReport struct {
-	RTTMillis          float64 `json:"rtt_ms"`
-	LossPercent        float64 `json:"loss_pct"`
-	PacketsSent        uint64  `json:"packets_sent"`
-	PacketsReceived    uint64  `json:"packets_received"`
-	BytesSent          uint64  `json:"bytes_sent"`
-	BytesReceived      uint64  `json:"bytes_received"`
-	Stale              uint64  `json:"stale"`
-	Duplicate          uint64  `json:"duplicate"`
-	Malformed          uint64  `json:"malformed"`
-	Spoofed            uint64  `json:"spoofed"`
-	GuaranteedSent     uint64  `json:"guaranteed_sent"`
-	GuaranteedResent   uint64  `json:"guaranteed_resent"`
-	GuaranteedExecuted uint64  `json:"guaranteed_executed"`
-	DuplicatesIgnored  uint64  `json:"duplicates_ignored"`
-	DependencyBytes    uint64  `json:"dependency_bytes"`
+	RTTMillis        float64 `json:"rtt_ms"`
+	LossPercent      float64 `json:"loss_pct"`
+	PacketsSent      uint64  `json:"packets_sent"`
+	PacketsReceived  uint64  `json:"packets_received"`
+	BytesSent        uint64  `json:"bytes_sent"`
+	BytesReceived    uint64  `json:"bytes_received"`
+	Stale            uint64  `json:"stale"`
+	Duplicate        uint64  `json:"duplicate"`
+	Malformed        uint64  `json:"malformed"`
+	Spoofed          uint64  `json:"spoofed"`
+	GuaranteedSent   uint64  `json:"guaranteed_sent"`
+	GuaranteedResent uint64  `json:"guaranteed_resent"`
+	// SpuriousResends: resends that turned out unneeded (an earlier copy was acknowledged).
+	SpuriousResends    uint64 `json:"spurious_resends"`
+	GuaranteedExecuted uint64 `json:"guaranteed_executed"`
+	DuplicatesIgnored  uint64 `json:"duplicates_ignored"`
+	DependencyBytes    uint64 `json:"dependency_bytes"`
 }
 
 // GameReport counts the game's own events.
@@ -56,6 +58,10 @@ type GameReport struct {
 	// SendsRefused counts guaranteed messages a connection's outbox refused because the peer
 	// was too far behind (game/outbox.go); each refusal went back to whoever issued it.
 	SendsRefused uint64 `json:"sends_refused"`
+	// DirectLinks counts the direct links to other players this client made (either side
+	// dialling), DirectRedials the dials it tried again after one ended (p2p.go). Clients only.
+	DirectLinks   uint64 `json:"direct_links,omitempty"`
+	DirectRedials uint64 `json:"direct_redials,omitempty"`
 }
 
 // SyncReport counts the unit-hash checks and re-syncs.
@@ -107,6 +113,7 @@ func (n *NetReport) addPeer(p transport.PeerStats, weight *int) {
 	n.Spoofed += p.Spoofed
 	n.GuaranteedSent += p.GuaranteedSent
 	n.GuaranteedResent += p.GuaranteedResent
+	n.SpuriousResends += p.SpuriousResends
 	n.GuaranteedExecuted += p.GuaranteedExecuted
 	n.DuplicatesIgnored += p.DuplicatesIgnored
 	n.DependencyBytes += p.DependencyBytes

@@ -60,28 +60,45 @@ func TestNoResendsOnCleanGame(t *testing.T) {
 	}
 }
 
-// TestResendsInLossyGame: at 10% loss each way, the resends and the copies the receivers
-// ignored (each one a resend of a message that had arrived) are logged for BENCHMARKS.md.
+// allLinks is the live stats of every connection end in the game: the server's end of each
+// client's connection, each client's end, and both ends of every direct link.
+func (g *vgame) allLinks() []transport.PeerStats {
+	links := g.srv.Transport().Stats().Peers
+	_, direct := g.liveNet()
+	for _, c := range g.live() {
+		links = append(links, c.Transport().Stats().Server)
+	}
+	return append(links, direct...)
+}
+
+// TestResendsInLossyGame: at 10% loss each way, about one resend per lost packet that carried
+// messages, and under 5% of resends in vain (an earlier copy was acknowledged), counted by the
+// senders over every connection end: server links and direct links. (Seed 9 once left a
+// direct link undialled: the server's Peers overtook the client's own PlayerInfo.)
 func TestResendsInLossyGame(t *testing.T) {
 	t.Parallel()
 	lossy := linksim.Settings{LossPercent: 10, Latency: 50 * time.Millisecond, Jitter: 10 * time.Millisecond}
-	g := newVGame(t, vspec{seed: 7, bots: 2, clients: 3, link: lossy})
+	g := newVGame(t, vspec{seed: 9, bots: 2, clients: 3, link: lossy})
 	g.run(e2eDuration)
-	reports, _ := g.liveNet()
+	links := g.allLinks()
 	g.result()
-	var sent, resent, dups, pkts uint64
-	for _, r := range reports {
-		n := r.Net
-		t.Logf("%s %s: packets sent %d, guaranteed sent %d, resent %d, duplicates ignored %d, loss %.1f%%",
-			r.Role, r.Name, n.PacketsSent, n.GuaranteedSent, n.GuaranteedResent, n.DuplicatesIgnored, n.LossPercent)
-		sent += n.GuaranteedSent
-		resent += n.GuaranteedResent
-		dups += n.DuplicatesIgnored
-		pkts += n.PacketsSent
+	var sent, resent, spurious, lost, pkts uint64
+	for _, p := range links {
+		sent += p.GuaranteedSent
+		resent += p.GuaranteedResent
+		spurious += p.SpuriousResends
+		lost += p.Message.LostWithMessages
+		pkts += p.PacketsSent
 	}
-	t.Logf("all hosts: %d guaranteed sent, %d resent (%.1f%%), %d duplicates ignored (%.1f%% of resends)",
-		sent, resent, 100*float64(resent)/float64(sent), dups, 100*float64(dups)/float64(max(resent, 1)))
+	if len(links) != 12 {
+		t.Errorf("%d connection ends, want 12 (3 server links and 3 direct links, both ends)", len(links))
+	}
+	t.Logf("%d connection ends: %d guaranteed sent, %d resent (%.2f per lost packet with messages: %d lost; %d packets sent in all), %d in vain (%.1f%% of resends)",
+		len(links), sent, resent, float64(resent)/float64(max(lost, 1)), lost, pkts, spurious, 100*float64(spurious)/float64(max(resent, 1)))
 	if resent == 0 {
 		t.Error("no resends at 10% loss")
+	}
+	if 20*spurious >= resent {
+		t.Errorf("%d of %d resends were in vain, want under 5%%", spurious, resent)
 	}
 }

@@ -620,7 +620,9 @@ func (s *Server) wantLead() uint32 {
 		rtt = max(rtt, st.reportedRTT, ps.PingAvg, ps.RTT)
 		jitter = max(jitter, ps.Jitter)
 		resend = max(resend, ps.Message.ResendDelay)
-		loss = max(loss, ps.LossPercent, float64(st.reportedLoss)/10)
+		if ps.Message.Packet.LossSamples >= minLossSamples {
+			loss = max(loss, ps.LossPercent, float64(st.reportedLoss)/10)
+		}
 	}
 	return leadFor(s.cfg.Frame, rtt, jitter, loss, resend)
 }

@@ -22,6 +22,7 @@ type AckData struct {
 	RTTSamples  []time.Duration // recent round-trip samples, oldest first
 	LossPercent float64
 	Resends     uint64 // messages sent again because their packet was lost
+	Spurious    uint64 // of those, resends that turned out unneeded (an earlier copy arrived)
 	Stale       uint64 // packets dropped as too old
 	Duplicate   uint64 // packets dropped as already received
 }
@@ -152,7 +153,7 @@ func (v *AckView) Draw(screen tcell.Screen) {
 		printRunes(screen, x+16, y, width-16, "loss", label)
 	})
 	line(func(y int) {
-		printRunes(screen, x, y, width, fmt.Sprintf("resend %d   stale %d   dup %d", d.Resends, d.Stale, d.Duplicate), base)
+		printRunes(screen, x, y, width, fmt.Sprintf("resend %d   stale %d   dup %d   in vain %d", d.Resends, d.Stale, d.Duplicate, d.Spurious), base)
 	})
 }
 

@@ -67,6 +67,7 @@ func sampleAckData() AckData {
 		RTTSamples:  []time.Duration{40, 42, 44, 50, 41, 38, 43, 45, 80, 46, 41},
 		LossPercent: 2.5,
 		Resends:     4,
+		Spurious:    1,
 		Stale:       1,
 		Duplicate:   0,
 	}
@@ -90,7 +91,7 @@ func TestAckViewText(t *testing.T) {
 				"bits 11111111 11111111 11111011 11111111",
 				"rtt   45.2ms ▅▅▅▅▅▄▅▅█▅▅",
 				"jitter 3.1ms    loss 2.5%",
-				"resend 4   stale 1   dup 0",
+				"resend 4   stale 1   dup 0   in vain 1",
 			},
 		},
 		{
@@ -104,7 +105,7 @@ func TestAckViewText(t *testing.T) {
 				"bits 00000000 00000000 00000000 00000000",
 				"rtt   0.0ms",
 				"jitter 0.0ms    loss 0.0%",
-				"resend 0   stale 0   dup 0",
+				"resend 0   stale 0   dup 0   in vain 0",
 			},
 		},
 		{
@@ -141,7 +142,7 @@ func TestAckViewText(t *testing.T) {
 				"bits 00000000 00000000 00000000 00000000",
 				"rtt   0.0ms ▁▂▃▄▅▆▇█",
 				"jitter 0.0ms    loss 0.0%",
-				"resend 0   stale 0   dup 0",
+				"resend 0   stale 0   dup 0   in vain 0",
 			},
 		},
 	}

@@ -112,6 +112,7 @@ func AckDataFrom(p transport.PeerStats) AckData {
 		Jitter:      p.Jitter,
 		LossPercent: p.LossPercent,
 		Resends:     p.GuaranteedResent,
+		Spurious:    p.SpuriousResends,
 		Stale:       p.Stale,
 		Duplicate:   p.Duplicate,
 	}

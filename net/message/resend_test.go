@@ -182,10 +182,15 @@ func TestResendsUnderLoss(t *testing.T) {
 				if int(st.GuaranteedResent) != sa.resends {
 					t.Errorf("%s: Stats says %d resends, the wire shows %d", e.name, st.GuaranteedResent, sa.resends)
 				}
+				if int(st.SpuriousResends) != sa.spurious {
+					// Each spurious unit in these runs went out twice, so the per-unit count
+					// equals the wire's per-resend count.
+					t.Errorf("%s: Stats says %d spurious resends, the wire shows %d", e.name, st.SpuriousResends, sa.spurious)
+				}
 				lostHere := sa.contentSent - sa.contentGot
-				t.Logf("%s: sent %d, packets with messages lost %d of %d, resent %d (%.2f per lost packet), spurious %d, peer ignored %d duplicates",
+				t.Logf("%s: sent %d, packets with messages lost %d of %d, resent %d (%.2f per lost packet), spurious %d (Stats: %d), peer ignored %d duplicates",
 					e.name, st.GuaranteedSent, lostHere, sa.contentSent, sa.resends, float64(sa.resends)/float64(max(lostHere, 1)), sa.spurious,
-					l.peerOf(e).conn.Stats().DuplicatesIgnored)
+					st.SpuriousResends, l.peerOf(e).conn.Stats().DuplicatesIgnored)
 				resends += sa.resends
 				spurious += sa.spurious
 				lost += lostHere

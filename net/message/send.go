@@ -194,6 +194,11 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 	}
 	c.pkt.Sent(now, h, len(b)-start, c.items)
 	wire.SealDatagram(b[start:], c.cfg.Key)
+	if c.stats.ackOwed && c.pkt.LossSeen() {
+		c.ackRepeatAt = now.Add(c.cfg.AckDelay) // the first ack of these packets: owe a repeat (packetDue)
+	} else {
+		c.ackRepeatAt = time.Time{} // this packet repeats the ack
+	}
 	c.stats.ackOwed = false
 	c.stats.unackedPackets = 0
 	c.lastSend = now
@@ -285,6 +290,9 @@ func (c *Conn) unitIn(p *packet.SentPacket, it packet.Item) (*outMsg, *unit) {
 // the units whose latest send it carried are due again at once.
 func (c *Conn) onPacketLost(p *packet.SentPacket) {
 	c.resolved(p.Seq)
+	if len(p.Items) > 0 {
+		c.stats.LostWithMessages++
+	}
 	for _, it := range p.Items {
 		if _, u := c.unitIn(p, it); u != nil && u.lastPkt == p.Seq {
 			u.lost = true
@@ -300,6 +308,12 @@ func (c *Conn) onPacketAcked(p *packet.SentPacket) {
 		m, u := c.unitIn(p, it)
 		if u == nil {
 			continue // acked before (or a packet of an earlier message with this sequence number)
+		}
+		if u.lastPkt != p.Seq {
+			// An earlier copy arrived, so the resend was not needed. Acks are processed oldest
+			// packet first, and the peer drops a packet older than one it accepted, so an
+			// earlier copy that arrived is always reported before a later one.
+			c.stats.SpuriousResends++
 		}
 		u.acked = true
 		m.acked++

@@ -14,6 +14,12 @@ type counters struct {
 	GuaranteedQueued   uint64
 	GuaranteedSent     uint64 // first sends
 	GuaranteedResent   uint64 // units sent again (whole messages or fragments)
+	// SpuriousResends counts units resent although an earlier copy arrived: the ack of that
+	// copy came after the resend left (once per unit, however many times it went again).
+	SpuriousResends uint64
+	// LostWithMessages counts this side's packets that carried guaranteed messages and were
+	// lost: each needs a resend, so GuaranteedResent / LostWithMessages is the resends per loss.
+	LostWithMessages   uint64
 	GuaranteedExecuted uint64 // executed by the receiver's graph (delivered)
 	DuplicatesIgnored  uint64 // guaranteed messages or fragments that arrived again after arriving once
 	DependencyBytes    uint64 // bytes of dependency words sent (2 per dependency per send)

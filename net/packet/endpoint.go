@@ -145,6 +145,9 @@ type Stats struct {
 	RTTSamples uint64
 	// LossPercent is lost / (acked + lost) over the last LossWindow resolved sent packets.
 	LossPercent float64
+	// LossSamples is how many resolved packets LossPercent is taken over (at most LossWindow):
+	// one loss among the first eight packets reads as 12.5%.
+	LossSamples int
 
 	Seq      uint16 // the sequence number of the next packet to send
 	Ack      uint16 // the newest sequence number received
@@ -406,7 +409,7 @@ func (e *Endpoint) Malformed(size int) {
 
 // ResendDelay is how long to wait after sending before carrying a guaranteed item again: the
 // longest an acknowledgement of a packet that arrived may take. That is the smoothed RTT plus
-// twice its mean deviation (an ack a little late with jitter) but at least MinResendDelay,
+// four times its mean deviation (an ack a little late with jitter) but at least MinResendDelay,
 // plus Config.PeerMaxAckDelay (the peer may hold the ack that long on purpose). Before the
 // first sample it is the initial RTT plus PeerMaxAckDelay.
 //
@@ -419,7 +422,7 @@ func (e *Endpoint) ResendDelay() time.Duration {
 	if e.rttSamples == 0 {
 		return e.srtt + e.cfg.PeerMaxAckDelay // the initial RTT is a guess, and a generous one
 	}
-	return e.srtt + max(2*e.rttVar, MinResendDelay) + e.cfg.PeerMaxAckDelay
+	return e.srtt + max(4*e.rttVar, MinResendDelay) + e.cfg.PeerMaxAckDelay
 }
 
 // Accepted is the number of packets Received accepted (neither stale nor duplicate): Stats'
@@ -452,6 +455,7 @@ func (e *Endpoint) Stats() Stats {
 	s.LatestRTT = e.latestRTT
 	s.Jitter = e.jitter
 	s.RTTSamples = e.rttSamples
+	s.LossSamples = int(e.lossFilled)
 	if e.lossFilled > 0 {
 		s.LossPercent = 100 * float64(e.lossLost) / float64(e.lossFilled)
 	}
@@ -472,3 +476,6 @@ func absDuration(d time.Duration) time.Duration {
 func byteCount(size int) uint64 {
 	return uint64(max(size, 0))
 }
+
+// LossSeen reports whether any of the last LossWindow resolved packets was lost.
+func (e *Endpoint) LossSeen() bool { return e.lossLost > 0 }

@@ -335,9 +335,9 @@ func TestRTT(t *testing.T) {
 				i, got, want, s.RTTSamples, st.samples)
 		}
 	}
-	// SRTT + 2 × RTTVAR = 100 ms + 2 × 52.34375 ms.
-	if got := e.ResendDelay(); got != 204687500 {
-		t.Errorf("ResendDelay %v, want 204.6875ms", got)
+	// SRTT + 4 × RTTVAR = 100 ms + 4 × 52.34375 ms.
+	if got := e.ResendDelay(); got != 309375000 {
+		t.Errorf("ResendDelay %v, want 309.375ms", got)
 	}
 }
 
@@ -783,8 +783,8 @@ func TestResendDelayAddsPeerMaxAckDelay(t *testing.T) {
 		t.Fatalf("ResendDelay before any sample %v, want 110ms", got)
 	}
 	sendAndAck(e, 0, 40*ms, []Item{{Seq: 1}}, 0)
-	// SRTT 40 ms, RTTVAR 20 ms: 40 + 2 × 20 + 10.
-	if got := e.ResendDelay(); got != 90*ms {
-		t.Fatalf("ResendDelay %v, want 90ms", got)
+	// SRTT 40 ms, RTTVAR 20 ms: 40 + 4 × 20 + 10.
+	if got := e.ResendDelay(); got != 130*ms {
+		t.Fatalf("ResendDelay %v, want 130ms", got)
 	}
 }

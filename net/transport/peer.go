@@ -141,6 +141,7 @@ type PeerStats struct {
 	PacketsSent, PacketsReceived, BytesSent, BytesReceived uint64
 	Stale, Duplicate, Malformed, Spoofed                   uint64
 	GuaranteedSent, GuaranteedResent, GuaranteedExecuted   uint64
+	SpuriousResends                                        uint64
 	DuplicatesIgnored, DependencyBytes                     uint64
 	PendingGuaranteed, ReceiverGraph, ReceiverWaiting      int
 	SenderGraph                                            int
@@ -167,6 +168,7 @@ func (p *Peer) snapshot() PeerStats {
 		PacketsSent: pk.PacketsSent, PacketsReceived: pk.PacketsReceived, BytesSent: pk.BytesSent, BytesReceived: pk.BytesReceived,
 		Stale: pk.Stale, Duplicate: pk.Duplicate, Malformed: pk.Malformed, Spoofed: p.spoofed,
 		GuaranteedSent: m.GuaranteedSent, GuaranteedResent: m.GuaranteedResent, GuaranteedExecuted: m.GuaranteedExecuted,
+		SpuriousResends:   m.SpuriousResends,
 		DuplicatesIgnored: m.DuplicatesIgnored, DependencyBytes: m.DependencyBytes,
 		PendingGuaranteed: m.PendingGuaranteed, ReceiverGraph: m.ReceiverGraph, ReceiverWaiting: m.ReceiverWaiting,
 		SenderGraph: m.SenderGraph, WaitingForSync: m.WaitingForSync,
