@@ -429,9 +429,20 @@ func (c *Client) resimulate() {
 }
 
 // reportHashes sends a tenth of the grouped unit hashes every frame, so a large world reports
-// everything once a second without a burst, each group for the frame it describes.
-func (c *Client) reportHashes(f uint32) {
-	c.groups = c.w.GroupHashes(c.cfg.GroupSize, c.groups)
+// everything once a second without a burst, each group for the frame it describes. At frame
+// now it reports the frame that has settled (resim.go): its hashes as they are after every
+// re-run, from the hash history.
+func (c *Client) reportHashes(now uint32) {
+	settle := c.rw.settle(now)
+	if now < settle {
+		return
+	}
+	f := now - settle
+	hs, ok := c.hist.at(f)
+	if !ok {
+		return // before the start, or before the world was put in place by a re-sync
+	}
+	c.groups = world.GroupUnitHashes(hs, c.cfg.GroupSize, c.groups)
 	var part []world.GroupHash
 	for i := int(f % hashReportEvery); i < len(c.groups); i += hashReportEvery {
 		part = append(part, c.groups[i])

@@ -54,8 +54,13 @@
 // # Finding and repairing drift
 //
 // Clients report grouped unit hashes (id range, XOR of the units' hashes), a tenth of the groups
-// every frame, each for the frame it describes. The server compares them with its history of
-// that frame, asks for the hash of every unit in a group that differs, and repairs the units
+// every frame, each for the frame it describes. A frame is reported, and checked, only once it
+// has settled: a late event would run it again, so each host waits a frame longer than the
+// latest event it ran again in the last 30 s (resim.go, settle). The hashes come from the
+// host's history, which every re-run rewrites, so they are the frame's final state: a
+// mismatch is a real drift, not an event one side has not seen yet. The server compares
+// them with its history of that frame, asks for the hash of every unit in a group that
+// differs, and repairs the units
 // that differ in real time: every host puts the server's state of them in place at a future
 // frame, like a command. If a repaired unit is wrong again soon, or too many differ, the server
 // stops the world: every host pauses at a frame far enough ahead (the Pause is a sync message),

@@ -96,6 +96,45 @@ type rewinder struct {
 	from   uint32            // the earliest frame a late event since the last rewind needs
 	due    bool              // a rewind is due
 	stats  ResimStats
+	// lateMax is the latest event run again in each of the last lateSpans spans of
+	// lateSpanFrames frames (lateSpan says which span a slot holds): what settle measures.
+	lateMax  [lateSpans]uint32
+	lateSpan [lateSpans]uint32
+}
+
+// The settling of a frame. A frame's hashes are final once no late event can change it any
+// more, and a late event changes frames until it is resimWindow frames late. Waiting that long
+// before every hash check would find an injected desync 3 s late; so a host waits as long as
+// the events of the last 30 s came late, plus a frame: settle. With a lead time that covers
+// the link, events are rarely late and a frame is checked one frame after it ran.
+const (
+	lateSpanFrames = 50 // 5 s
+	lateSpans      = 6  // 30 s
+)
+
+// noteLate records an event run again lateBy frames after its frame, at frame now.
+func (r *rewinder) noteLate(now, lateBy uint32) {
+	span := now / lateSpanFrames
+	i := span % lateSpans
+	if r.lateSpan[i] != span {
+		r.lateSpan[i], r.lateMax[i] = span, 0
+	}
+	r.lateMax[i] = max(r.lateMax[i], lateBy)
+}
+
+// settle is how many frames after a frame ran its hashes are checked (reported by a client,
+// compared by the server): one more than the latest event run again in the last 30 s, at
+// most the window. With the fast-forward nothing is ever run again, and a frame is final at
+// once: 1.
+func (r *rewinder) settle(now uint32) uint32 {
+	var late uint32
+	span := now / lateSpanFrames
+	for i := range r.lateMax {
+		if span-r.lateSpan[i] < lateSpans {
+			late = max(late, r.lateMax[i])
+		}
+	}
+	return min(late+1, resimWindow)
 }
 
 // keep stores a copy of w at the start of its frame (before the frame's events), every
@@ -129,6 +168,7 @@ func (r *rewinder) late(frame, now uint32) bool {
 			}
 			r.due = true
 			r.stats.MaxLateFrames = max(r.stats.MaxLateFrames, now-frame)
+			r.noteLate(now, now-frame)
 			return true
 		}
 	}

@@ -16,10 +16,11 @@ func (s *Server) hashReport(now time.Time, st *seat, r *HashReport) {
 	if s.pause != nil {
 		return
 	}
-	if s.running && r.Frame >= s.w.Frame() {
-		// The client is ahead of the server (clocks are never exactly aligned): check it when
-		// the server gets there.
-		if len(s.early) < 256 {
+	if s.running && !s.settled(r.Frame) {
+		// The server's own copy of the frame may still change (a late command would run it
+		// again, resim.go), or the client is ahead of the server (clocks are never exactly
+		// aligned): check it when the frame has settled here.
+		if len(s.early) < maxEarlyReports {
 			s.early = append(s.early, earlyReport{st, r})
 		}
 		return
@@ -429,13 +430,23 @@ type earlyReport struct {
 	r  *HashReport
 }
 
-// checkEarly checks the reports that came before the server reached their frame.
+// maxEarlyReports bounds the reports waiting for their frame to settle: one a frame from each
+// player, for as long as a frame can take to settle.
+const maxEarlyReports = world.MaxPlayers * (resimWindow + 2)
+
+// settled reports whether the server's frame f can be checked: the world is settle frames
+// past it (resim.go).
+func (s *Server) settled(f uint32) bool {
+	cur := s.w.Frame()
+	return f+s.rw.settle(cur) <= cur
+}
+
+// checkEarly checks the reports that came before their frame settled on the server.
 func (s *Server) checkEarly(now time.Time) {
-	f := s.w.Frame()
 	keep := s.early[:0]
 	for _, e := range s.early {
 		switch {
-		case e.r.Frame < f:
+		case s.settled(e.r.Frame):
 			s.stats.HashReports-- // counted again
 			s.hashReport(now, e.st, e.r)
 		default:

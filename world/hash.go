@@ -108,17 +108,29 @@ type GroupHash struct {
 // its own world with RangeHash even when the two disagree about which units
 // exist.
 func (w *World) GroupHashes(size int, dst []GroupHash) []GroupHash {
+	return groupHashes(len(w.units), func(i int) (uint32, uint64) { return w.units[i].ID, w.units[i].Hash() }, size, dst)
+}
+
+// GroupUnitHashes is GroupHashes over unit hashes kept from an earlier frame (hs in id
+// order, as UnitHashes returns them): the same groups, without the world of that frame.
+func GroupUnitHashes(hs []UnitHash, size int, dst []GroupHash) []GroupHash {
+	return groupHashes(len(hs), func(i int) (uint32, uint64) { return hs[i].ID, hs[i].Hash }, size, dst)
+}
+
+// groupHashes groups n units, the i-th of which has the id and hash unit(i), in id order.
+func groupHashes(n int, unit func(i int) (uint32, uint64), size int, dst []GroupHash) []GroupHash {
 	dst = dst[:0]
 	size = max(size, 1)
 	next := uint32(1)
-	for start := 0; start < len(w.units); start += size {
-		end := min(start+size, len(w.units))
+	for start := 0; start < n; start += size {
+		end := min(start+size, n)
 		var x uint64
 		for i := start; i < end; i++ {
-			x ^= w.units[i].Hash()
+			_, h := unit(i)
+			x ^= h
 		}
-		last := w.units[end-1].ID
-		if end == len(w.units) {
+		last, _ := unit(end - 1)
+		if end == n {
 			last = MaxUnitID
 		}
 		dst = append(dst, GroupHash{Start: next, End: last, Hash: x})

@@ -188,6 +188,9 @@ func TestGroupHashes(t *testing.T) {
 		if !slices.Equal(got, c.want) {
 			t.Errorf("size %d: %v, want %v", c.size, got, c.want)
 		}
+		if kept := GroupUnitHashes(w.UnitHashes(1, MaxUnitID, nil), c.size, nil); !slices.Equal(kept, got) {
+			t.Errorf("size %d: from kept unit hashes %v, from the world %v", c.size, kept, got)
+		}
 		for _, g := range got {
 			if r := w.RangeHash(g.Start, g.End); r != g.Hash {
 				t.Errorf("RangeHash(%d,%d) = %#x, group says %#x", g.Start, g.End, r, g.Hash)
