@@ -877,7 +877,7 @@ func (c *Client) counters(server transport.PeerStats) (NetReport, GameReport, Sy
 		SendsRefused: c.stats.SendsRefused, DirectLinks: c.stats.DirectLinks, DirectRedials: c.stats.DirectRedials}
 	sy := SyncReport{HashReports: c.stats.HashReports, MismatchedGroups: c.stats.MismatchedGroups, MismatchedUnits: c.stats.MismatchedUnits,
 		RealtimeResyncs: c.stats.RealtimeResyncs, StopWorldResyncs: c.stats.StopWorldResyncs, PauseMillis: slices.Clone(c.stats.PauseMillis)}
-	sy.addResim(c.rw.stats)
+	sy.addResim(&c.rw, c.w)
 	return n, g, sy
 }
 

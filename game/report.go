@@ -10,6 +10,7 @@ import (
 
 	"github.com/ackattack/ackattack/net/message"
 	"github.com/ackattack/ackattack/net/transport"
+	"github.com/ackattack/ackattack/world"
 )
 
 // Report is what --stats writes at exit: one JSON object. Scripts and graders read it; its
@@ -81,6 +82,10 @@ type SyncReport struct {
 	FramesRerun      uint64 `json:"frames_rerun"`
 	MaxLateFrames    uint32 `json:"max_late_frames"`
 	LateBeyondWindow uint64 `json:"late_beyond_window"`
+	// Late is what the host does with a late event (--late); SettleFrames how many frames
+	// after a frame ran its hashes are checked now (resim.go, settle).
+	Late         LateMode `json:"late_mode"`
+	SettleFrames uint32   `json:"settle_frames"`
 }
 
 // ChatReport lists the chat lines this host sent and the ones it showed, in order.
@@ -202,7 +207,13 @@ func (t *tracer) flush() error {
 	return t.w.Flush()
 }
 
-// addResim puts the re-simulation counters into a sync report.
-func (r *SyncReport) addResim(st ResimStats) {
+// addResim puts the re-simulation counters and settings of a host whose world is w (nil
+// before the start) into a sync report.
+func (r *SyncReport) addResim(rw *rewinder, w *world.World) {
+	st := rw.stats
 	r.Resimulations, r.FramesRerun, r.MaxLateFrames, r.LateBeyondWindow = st.Resimulations, st.FramesRerun, st.MaxLateFrames, st.LateBeyondWindow
+	r.Late, r.SettleFrames = rw.mode, 1
+	if w != nil {
+		r.SettleFrames = rw.settle(w.Frame())
+	}
 }

@@ -146,7 +146,7 @@ func (s *Server) counters(peers []transport.PeerStats) (NetReport, GameReport, S
 	sy := SyncReport{HashReports: s.stats.HashReports, MismatchedGroups: s.stats.MismatchedGroups, MismatchedUnits: s.stats.MismatchedUnits,
 		RealtimeResyncs: s.stats.RealtimeResyncs, StopWorldResyncs: s.stats.StopWorldResyncs, PauseMillis: slices.Clone(s.stats.PauseMillis),
 		LastResyncFrame: s.stats.lastResync}
-	sy.addResim(s.rw.stats)
+	sy.addResim(&s.rw, s.w)
 	return n, g, sy
 }
 

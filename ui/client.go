@@ -204,7 +204,7 @@ func (s *ClientScreen) Refresh(now time.Time) {
 	}
 	s.chat.SetLines(snap.Chat)
 	s.debug.SetData(DebugData{Peer: s.peer, HasPeer: s.hasPeer, Title: "server link", Now: now,
-		Mismatches: snap.Mismatches, Pauses: snap.Pauses})
+		Mismatches: snap.Mismatches, Pauses: snap.Pauses, Sync: snap.Sync, HasSync: true})
 	s.status.SetStatus(s.statusOf(snap, now))
 	s.followOrders(snap, now)
 	s.followChat()

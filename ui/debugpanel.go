@@ -47,6 +47,10 @@ type DebugData struct {
 	// NoHashes, if set, is what the hashes view says instead of "every report matched" when
 	// the player sends no hash reports at all (a bot playing on the server's own world).
 	NoHashes string
+	// Sync is the host's sync report, for the hashes view's line on late events (HasSync:
+	// there is one to show).
+	Sync    game.SyncReport
+	HasSync bool
 }
 
 // DebugPanel puts the four debug views behind one tab bar:
@@ -136,6 +140,9 @@ func (p *DebugPanel) SetData(d DebugData) *DebugPanel {
 		p.acks.SetData(ack)
 	}
 	p.hashes.SetRecords(d.Mismatches, d.Now).SetEmptyText(d.NoHashes)
+	if d.HasSync {
+		p.hashes.SetLate(d.Sync)
+	}
 	p.pauses.SetPauses(d.Pauses, d.Now)
 	return p
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/ackattack/ackattack/game"
 	"github.com/ackattack/ackattack/net/depgraph"
 	"github.com/ackattack/ackattack/net/message"
 	"github.com/ackattack/ackattack/net/packet"
@@ -108,6 +109,8 @@ func sampleDebugData() DebugData {
 	return DebugData{
 		Peer: samplePeer(), HasPeer: true, Title: "player ann", Now: syncNow,
 		Mismatches: sampleRecords(), Pauses: samplePauses(),
+		Sync:    game.SyncReport{Late: game.LateRollback, Resimulations: 2, FramesRerun: 9, MaxLateFrames: 3, LateBeyondWindow: 1, SettleFrames: 4},
+		HasSync: true,
 	}
 }
 

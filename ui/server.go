@@ -294,7 +294,7 @@ func (s *ServerScreen) refreshDebug() {
 	if snap == nil {
 		return
 	}
-	d := DebugData{Now: s.now, Pauses: snap.Pauses}
+	d := DebugData{Now: s.now, Pauses: snap.Pauses, Sync: snap.Sync, HasSync: true}
 	for _, st := range snap.Seats {
 		if int(st.Seat) != s.seat {
 			continue

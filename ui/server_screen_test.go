@@ -64,6 +64,7 @@ func newFakeServer(t testing.TB) *fakeServer {
 		Pauses: []game.PauseRecord{{Frame: 300, Start: fakeNow.Add(-12 * time.Second), Millis: 480, Units: 37}},
 	}
 	f.snap.Game.LeadTimeMillis = 200
+	f.snap.Sync = game.SyncReport{Late: game.LateRollback, Resimulations: 3, FramesRerun: 14, MaxLateFrames: 4, SettleFrames: 5}
 	f.snap.Net.RTTMillis = 42
 	f.peers = []transport.PeerStats{
 		// The transport numbers its seats its own way (bob joined first there): the screen

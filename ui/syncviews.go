@@ -128,6 +128,33 @@ type MismatchView struct {
 	records []game.SyncRecord // newest first
 	now     time.Time
 	empty   string // what an empty view says, if not the default
+	late    []span // the late-events line at the top (nil for none)
+}
+
+// SetLate sets the line at the top of the view that says what the host did with late events
+// (from its sync report: re-runs, frames run again, the latest, those beyond the window).
+func (v *MismatchView) SetLate(sy game.SyncReport) *MismatchView {
+	v.late = lateFields(sy)
+	return v
+}
+
+// lateFields is the view's summary of a host's late events: with rollback, how often the world
+// went back and how far, and how many came later than the window; with the fast-forward, how
+// many events were fast-forwarded. Then how long after a frame its hashes are checked.
+func lateFields(sy game.SyncReport) []span {
+	var fs []span
+	if sy.Late == game.LateFastForward {
+		fs = append(fs, span{text: fmt.Sprintf("late events: %d fast-forwarded (--late fastforward)", sy.LateBeyondWindow)})
+	} else {
+		fs = append(fs, span{text: fmt.Sprintf("late events: %s (%s run again)", plural(int(sy.Resimulations), "re-run"), plural(int(sy.FramesRerun), "frame"))})
+		if sy.Resimulations > 0 {
+			fs = append(fs, span{text: fmt.Sprintf("latest %s late", plural(int(sy.MaxLateFrames), "frame"))})
+		}
+		if sy.LateBeyondWindow > 0 {
+			fs = append(fs, span{text: fmt.Sprintf("%d beyond the window, fast-forwarded", sy.LateBeyondWindow), color: tcell.ColorYellow})
+		}
+	}
+	return append(fs, span{text: fmt.Sprintf("hashes checked %s after", plural(int(sy.SettleFrames), "frame")), color: ageColor})
 }
 
 // SetEmptyText sets what the view says when it has no record ("" for the default: every
@@ -207,13 +234,16 @@ func unitHash(h uint64, missing bool) string {
 
 // lines builds every row for a view width cells wide.
 func (v *MismatchView) lines(width int) []styledLine {
+	var lines []styledLine
+	if v.late != nil {
+		lines = append(lines, wrapFields(v.late, width, "    ")...)
+	}
 	if len(v.records) == 0 {
 		if v.empty != "" {
-			return []styledLine{plain(v.empty)}
+			return append(lines, plain(v.empty))
 		}
-		return []styledLine{plain("no hash mismatch yet: every report matched the server")}
+		return append(lines, plain("no hash mismatch yet: every report matched the server"))
 	}
-	var lines []styledLine
 	for _, r := range v.records {
 		fields := []span{
 			{text: fmt.Sprintf("frame %d", r.Frame), bold: true},

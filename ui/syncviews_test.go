@@ -283,3 +283,29 @@ func TestPauseViewGolden(t *testing.T) {
 	got, _ := drawText(t, v, 40, 7)
 	checkGolden(t, "pauses_40", got)
 }
+
+// TestLateFields: the hashes view's line on late events, for each --late mode.
+func TestLateFields(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		sy   game.SyncReport
+		want string
+	}{
+		{"nothing late", game.SyncReport{SettleFrames: 1},
+			"late events: 0 re-runs (0 frames run again)|hashes checked 1 frame after"},
+		{"re-runs", game.SyncReport{Resimulations: 1, FramesRerun: 6, MaxLateFrames: 2, SettleFrames: 3},
+			"late events: 1 re-run (6 frames run again)|latest 2 frames late|hashes checked 3 frames after"},
+		{"beyond the window", game.SyncReport{Resimulations: 4, FramesRerun: 40, MaxLateFrames: 30, LateBeyondWindow: 2, SettleFrames: 30},
+			"late events: 4 re-runs (40 frames run again)|latest 30 frames late|2 beyond the window, fast-forwarded|hashes checked 30 frames after"},
+		{"fast-forward", game.SyncReport{Late: game.LateFastForward, LateBeyondWindow: 7, SettleFrames: 1},
+			"late events: 7 fast-forwarded (--late fastforward)|hashes checked 1 frame after"},
+	} {
+		var parts []string
+		for _, s := range lateFields(tt.sy) {
+			parts = append(parts, s.text)
+		}
+		if got := strings.Join(parts, "|"); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
