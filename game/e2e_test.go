@@ -154,25 +154,55 @@ func TestEndToEndCleanLinkNoMismatch(t *testing.T) {
 	checkKillsAfterSpawns(t, res)
 }
 
+// TestEndToEndLossyLink: lockstep under loss on every link, 2 server bots and 3 bot clients
+// playing and chatting to the last frame, 50 ms ± 10 ms each way, a minute. At 10% loss every
+// client's world equals the server's at 99% of the settled frames and nothing is re-synced;
+// at 30%, 95%, and a pause (if any) lasts under a second. The fast-forward of seed 002 on the
+// 10% link is logged beside them (BENCHMARKS.md).
 func TestEndToEndLossyLink(t *testing.T) {
 	t.Parallel()
-	lossy := linksim.Settings{LossPercent: 10, Latency: 50 * time.Millisecond, Jitter: 10 * time.Millisecond}
-	g := newVGame(t, vspec{seed: 7, bots: 2, clients: 3, link: lossy})
-	repairs := g.runWatchingRepairs(e2eDuration)
-	res := g.result()
-	logReports(t, res)
-	late := uint64(0)
-	for _, r := range res.clients {
-		late += r.Game.CommandsLate
+	for _, tt := range []struct {
+		name       string
+		loss       float64
+		late       LateMode
+		minAgree   int // percent of settled frames, 0: only logged
+		noResyncs  bool
+		maxPauseMs int64
+	}{
+		{"10% loss", 10, LateRollback, 99, true, 0},
+		{"30% loss", 30, LateRollback, 95, false, 999},
+		{"10% loss, fastforward", 10, LateFastForward, 0, false, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			lossy := linksim.Settings{LossPercent: tt.loss, Latency: 50 * time.Millisecond, Jitter: 10 * time.Millisecond}
+			g := newVGame(t, vspec{seed: 7, bots: 2, clients: 3, link: lossy,
+				server: func(c *ServerConfig) { c.Late = tt.late },
+				client: func(_ int, c *ClientConfig) { c.Late = tt.late }})
+			repairs := g.runWatchingRepairs(e2eDuration)
+			res := g.result()
+			logReports(t, res)
+			late := uint64(0)
+			for _, r := range res.clients {
+				late += r.Game.CommandsLate
+			}
+			sy := res.server.Sync
+			t.Logf("late commands on the clients: %d; server: %d real-time and %d stop-the-world re-syncs, pauses %v ms",
+				late, sy.RealtimeResyncs, sy.StopWorldResyncs, sy.PauseMillis)
+			agreed, common := checkDriftRepaired(t, g, res, repairs, tt.minAgree, tt.late == LateRollback)
+			t.Logf("all clients: worlds agreed with the server's at %d of %d settled frames (%.1f%%)", agreed, common, 100*float64(agreed)/float64(max(common, 1)))
+			if tt.noResyncs && sy.RealtimeResyncs+sy.StopWorldResyncs != 0 {
+				t.Errorf("%d real-time and %d stop-the-world re-syncs, want none", sy.RealtimeResyncs, sy.StopWorldResyncs)
+			}
+			for _, ms := range sy.PauseMillis {
+				if tt.maxPauseMs > 0 && ms > tt.maxPauseMs {
+					t.Errorf("a pause of %d ms, want under %d", ms, tt.maxPauseMs+1)
+				}
+			}
+			checkChat(t, res)
+			checkKillsAfterSpawns(t, res)
+		})
 	}
-	t.Logf("late commands on the clients: %d", late)
-	checkDriftRepaired(t, g, res, repairs)
-	// With a lead time that covers a resend, lockstep holds at 10% loss: no stop-the-world.
-	if n := res.server.Sync.StopWorldResyncs; n != 0 {
-		t.Errorf("%d stop-the-world re-syncs at 10%% loss", n)
-	}
-	checkChat(t, res)
-	checkKillsAfterSpawns(t, res)
 }
 
 // TestVirtualGameIsRepeatable: the same seed at 10% loss gives the same game twice, byte for
@@ -262,8 +292,11 @@ func (g *vgame) runWatchingRepairs(d time.Duration) repairLog {
 // reported, a client whose world differs from the server's was caught by the hash checks: the
 // server checked that client's report of a frame at or soon after it, or stopped the world
 // soon after it. It logs how often the worlds agreed, the figure lockstep under loss is judged
-// by.
-func checkDriftRepaired(t *testing.T, g *vgame, res sessionResult, rl repairLog) {
+// by, fails a client below minAgree percent (0: no bound), and returns the totals. With
+// caught false a difference nothing followed is only counted: under the fast-forward the
+// world's random generator and attack list drift too, and no hash report covers them (the
+// units they make differ are caught when they do).
+func checkDriftRepaired(t *testing.T, g *vgame, res sessionResult, rl repairLog, minAgree int, caught bool) (agreedAll, commonAll int) {
 	t.Helper()
 	for i, r := range res.clients {
 		seat := uint32(g.clients[i].seat)
@@ -280,14 +313,14 @@ func checkDriftRepaired(t *testing.T, g *vgame, res sessionResult, rl repairLog)
 				agreed++
 				continue
 			}
-			caught := false
-			for c := frame; c <= frame+detectionFrames && !caught; c++ {
-				caught = rl.checked[[2]uint32{seat, c}]
+			found := false
+			for c := frame; c <= frame+detectionFrames && !found; c++ {
+				found = rl.checked[[2]uint32{seat, c}]
 			}
 			for _, p := range rl.paused {
-				caught = caught || (p >= frame && p <= frame+detectionFrames+2*maxLeadFrames)
+				found = found || (p >= frame && p <= frame+detectionFrames+2*maxLeadFrames)
 			}
-			if !caught {
+			if !found && caught {
 				t.Errorf("%s: world hash at frame %d differs from the server's, and no hash check or pause followed", r.Name, frame)
 			}
 		}
@@ -295,10 +328,13 @@ func checkDriftRepaired(t *testing.T, g *vgame, res sessionResult, rl repairLog)
 			t.Errorf("%s: no settled frame in common with the server", r.Name)
 		}
 		t.Logf("%s: its world agreed with the server's at %d of %d settled frames", r.Name, agreed, common)
-		if 100*agreed < 99*common {
-			t.Errorf("%s: its world agreed with the server's at only %d of %d settled frames (want 99%%)", r.Name, agreed, common)
+		if 100*agreed < minAgree*common {
+			t.Errorf("%s: its world agreed with the server's at only %d of %d settled frames (want %d%%)", r.Name, agreed, common, minAgree)
 		}
+		agreedAll += agreed
+		commonAll += common
 	}
+	return agreedAll, commonAll
 }
 
 // TestLeadTimeFollowsTheRoundTrip: the server sets the command lead time from the worst round
