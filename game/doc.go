@@ -65,7 +65,13 @@
 // frame, like a command. If a repaired unit is wrong again soon, or too many differ, the server
 // stops the world: every host pauses at a frame far enough ahead (the Pause is a sync message),
 // clients send the hash of every unit, the server sends what differs in batches, clients
-// acknowledge each, and the server orders the resume. Pauses are timed and reported. Both
+// acknowledge each, and the server orders the resume. Nobody waits forever: a client that has
+// not finished its part by the pause's deadline is dropped from the round (it resumes with the
+// others, and its next reports show what still differs), so a pause with a silent client
+// still ends within 2 s; a client dropped from two rounds in a row leaves the game. One
+// player's reports cannot stall the others either: they lead to at most one real-time
+// re-sync a second, and to no second stop-the-world within 30 s (a client that would need one
+// leaves the game and rejoins with a fresh copy of the world). Pauses are timed and reported. Both
 // sides log what they saw (synclog.go) for the debug panel: each mismatch with the client's
 // and the server's hash of every unit that differed, and what was done about it. A UnitUpdate
 // carries the server's hashes for that, since a client never computes them.

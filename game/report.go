@@ -75,6 +75,13 @@ type SyncReport struct {
 	PauseMillis      []int64 `json:"pause_ms"`
 	// LastResyncFrame is the frame of the latest re-sync the server made (0: none).
 	LastResyncFrame uint32 `json:"last_resync_frame"`
+	// Server only: clients dropped from a stop-the-world round at its deadline, and clients
+	// disconnected for keeping the game from going on (game/server_sync.go).
+	PauseDropouts  uint64 `json:"pause_dropouts,omitempty"`
+	PlayersDropped uint64 `json:"players_dropped,omitempty"`
+	// RepairsDeferred counts real-time re-syncs the server put off: the player's units had
+	// been repaired less than a second before (server only).
+	RepairsDeferred uint64 `json:"repairs_deferred,omitempty"`
 	// Late events run again exactly (resim.go): how many times the world went back, how many
 	// frames it ran again, the latest event so run (frames after its frame), and the late
 	// events beyond the window that fell back to the fast-forward.

@@ -40,6 +40,9 @@ type seat struct {
 	lastRequest  *HashRequest   // the drill-down waiting for its answer
 	out          outbox         // messages refused by back-pressure, sent again later
 	pauseState   *clientPause   // during a stop-the-world re-sync
+	pauseMisses  int            // stop-the-world rounds in a row this client did not finish in time
+	stoppedWorld time.Time      // when this client's report last made the server stop the world
+	repairedAt   time.Time      // when this client's report last led to a real-time re-sync
 	direct       netip.AddrPort // where the client listens for direct links from other players
 	left         time.Time      // when its player went away (the seat is held SeatHold from then)
 
@@ -56,13 +59,15 @@ type clientPause struct {
 	sent      uint32
 	applied   map[uint32]bool
 	batchDeps []*depgraph.Dependency
+	dropped   bool // it missed the pause's deadline: the round went on without it
 }
 
 // pause is a stop-the-world re-sync in progress.
 type pause struct {
-	frame   uint32
-	reached time.Time // when the server's world reached the frame (zero before)
-	known   map[uint32]bool
+	frame    uint32
+	reached  time.Time // when the server's world reached the frame (zero before)
+	deadline time.Time // when the clients still missing are dropped from the round
+	known    map[uint32]bool
 }
 
 // Server is the authoritative host: it runs the world, relays commands and chat, spawns and
@@ -231,6 +236,9 @@ func (s *Server) NextDeadline(now time.Time) time.Time {
 	if !s.resumeAt.IsZero() {
 		next = transport.Earliest(next, s.resumeAt)
 	}
+	if p := s.pause; p != nil && !p.deadline.IsZero() && s.resumeAt.IsZero() {
+		next = transport.Earliest(next, p.deadline)
+	}
 	for _, st := range s.seats {
 		if st != nil && st.bot == nil && st.peer == nil && !st.left.IsZero() {
 			next = transport.Earliest(next, st.left.Add(s.cfg.SeatHold))
@@ -265,6 +273,7 @@ func (s *Server) frames(now time.Time) {
 	if s.pause != nil && !s.resumeAt.IsZero() && !now.Before(s.resumeAt) {
 		s.resume(now)
 	}
+	s.pauseOverdue(now)
 	for n := 0; !now.Before(s.nextFrame) && n < maxCatchUpPerTick; n++ {
 		if s.pause != nil && s.w.Frame() >= s.pause.frame {
 			if s.pause.reached.IsZero() {

@@ -26,6 +26,9 @@ type ServerStats struct {
 	RealtimeResyncs      uint64
 	StopWorldResyncs     uint64
 	PauseMillis          []int64
+	PauseDropouts        uint64 // clients dropped from a stop-the-world round at its deadline
+	RepairsDeferred      uint64 // real-time re-syncs put off: the player's units were repaired less than a second ago
+	PlayersDropped       uint64 // clients disconnected for keeping the game from going on
 	Joins, Leaves        uint64
 	SeatsFreed           uint64 // seats freed after their player was gone for SeatHold
 	SendsRefused         uint64 // messages to a client refused by back-pressure (outbox.go)
@@ -145,7 +148,8 @@ func (s *Server) counters(peers []transport.PeerStats) (NetReport, GameReport, S
 		LeadTimeChanges: s.stats.LeadChanges, SendsRefused: s.stats.SendsRefused}
 	sy := SyncReport{HashReports: s.stats.HashReports, MismatchedGroups: s.stats.MismatchedGroups, MismatchedUnits: s.stats.MismatchedUnits,
 		RealtimeResyncs: s.stats.RealtimeResyncs, StopWorldResyncs: s.stats.StopWorldResyncs, PauseMillis: slices.Clone(s.stats.PauseMillis),
-		LastResyncFrame: s.stats.lastResync}
+		LastResyncFrame: s.stats.lastResync, PauseDropouts: s.stats.PauseDropouts, PlayersDropped: s.stats.PlayersDropped,
+		RepairsDeferred: s.stats.RepairsDeferred}
 	sy.addResim(&s.rw, s.w)
 	return n, g, sy
 }

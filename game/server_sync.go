@@ -153,7 +153,12 @@ func (s *Server) unitHashes(now time.Time, st *seat, u *UnitHashes) {
 			again++ // repaired recently, and wrong again: the real-time re-sync did not hold
 		}
 	}
+	again = s.againTooSoon(now, st, again, len(ids)+len(removed))
+	if again < 0 {
+		return // the client left the game
+	}
 	if again > 0 || len(ids)+len(removed) > s.cfg.RealtimeMax {
+		st.stoppedWorld = now
 		s.event(now, "stop the world", "seat", st.idx, "units", len(ids)+len(removed), "failed real-time re-syncs", again)
 		s.stopTheWorld(now, append(ids, removed...))
 		rec := s.drillDown(now, st, u.Frame)
@@ -162,6 +167,17 @@ func (s *Server) unitHashes(now time.Time, st *seat, u *UnitHashes) {
 		st.lastHash = fmt.Sprintf("stop-the-world at frame %d", s.pause.frame)
 		return
 	}
+	if !st.repairedAt.IsZero() && now.Sub(st.repairedAt) < realtimeEvery {
+		// A report can be made up: repairing on every one would let a client make the server
+		// send up to RealtimeMax units to every player ten times a second. An honest client's
+		// next report of these groups comes within a second, and is repaired then.
+		rec := s.drillDown(now, st, u.Frame)
+		rec.setUnits(found)
+		rec.Action = ActionTooSoon
+		s.stats.RepairsDeferred++
+		return
+	}
+	st.repairedAt = now
 	at := s.realtimeResync(now, st, u.Frame, mine, ids, removed)
 	rec := s.drillDown(now, st, u.Frame)
 	rec.setUnits(found)
@@ -238,11 +254,90 @@ func (s *Server) stopTheWorld(now time.Time, known []uint32) {
 	}
 }
 
+// Nobody waits forever. A stop-the-world waits for every client's hashes and for every
+// client to apply its batches, but only until the pause's deadline: then the clients still
+// missing are dropped from the round (they get the Resume all the same, so an honest client
+// that was merely slow goes on, and its next hash reports show what still differs), and the
+// others resume. The deadline leaves the whole pause, the Resume's wait included, under
+// pauseLimit. A client dropped from maxPauseMisses rounds in a row, or whose report stops the
+// world again within stopWorldSpan of the last time it did, leaves the game: one client must
+// not be able to freeze everybody's game, and a rejoin gives it a fresh copy of the world.
+const (
+	// realtimeEvery: at most one real-time re-sync a second for the units one player reports.
+	realtimeEvery  = time.Second
+	pauseLimit     = 2 * time.Second
+	pauseMinWait   = 600 * time.Millisecond // the least a pause waits for the clients
+	maxPauseMisses = 2
+	stopWorldSpan  = 30 * time.Second
+)
+
+// againTooSoon decides for a client whose report would stop the world again within
+// stopWorldSpan of the last time it did (n units differ; again of them were repaired recently):
+// stopping every player again would let one client freeze the game at will. If the units are
+// few enough, they are repaired in real time instead (it returns 0 for again); if not, the
+// client leaves the game (it returns -1), and a rejoin gives it a fresh copy of the world.
+// Otherwise it returns again unchanged.
+func (s *Server) againTooSoon(now time.Time, st *seat, again, n int) int {
+	if (again == 0 && n <= s.cfg.RealtimeMax) || st.stoppedWorld.IsZero() || now.Sub(st.stoppedWorld) >= stopWorldSpan {
+		return again
+	}
+	if n <= s.cfg.RealtimeMax {
+		s.event(now, "no second stop-the-world so soon", "seat", st.idx, "units", n)
+		return 0
+	}
+	s.dropFromGame(now, st, "its world drifted too far again right after a stop-the-world re-sync")
+	return -1
+}
+
+// pauseDeadline is when the clients still missing from a pause reached at reached are
+// dropped from it, for a Resume that waits after.
+func pauseDeadline(reached time.Time, after time.Duration) time.Time {
+	return reached.Add(max(pauseMinWait, pauseLimit-after-DefaultFrame))
+}
+
+// pauseOverdue drops from the pause the clients that have not finished by its deadline, and
+// resumes the others.
+func (s *Server) pauseOverdue(now time.Time) {
+	p := s.pause
+	if p == nil || p.deadline.IsZero() || now.Before(p.deadline) || !s.resumeAt.IsZero() {
+		return
+	}
+	for _, st := range s.seats {
+		if st == nil || st.peer == nil || st.pauseState == nil || st.pauseState.dropped {
+			continue
+		}
+		cp := st.pauseState
+		if cp.hashes && uint32(len(cp.applied)) >= cp.sent {
+			continue
+		}
+		cp.dropped = true
+		st.pauseMisses++
+		s.stats.PauseDropouts++
+		s.event(now, "dropped from the re-sync", "seat", st.idx, "name", st.name, "hashes", cp.hashes,
+			"batches applied", len(cp.applied), "of", cp.sent, "rounds missed", st.pauseMisses)
+		if st.pauseMisses >= maxPauseMisses {
+			s.dropFromGame(now, st, "did not take part in the stop-the-world re-syncs")
+		}
+	}
+	s.checkResume(now)
+}
+
+// dropFromGame disconnects a client that keeps the game from going on; its seat is held for it
+// as for any player who left, and a rejoin gets a fresh copy of the world.
+func (s *Server) dropFromGame(now time.Time, st *seat, why string) {
+	s.stats.PlayersDropped++
+	s.event(now, "player dropped", "seat", st.idx, "name", st.name, "why", why)
+	if p := st.peer; p != nil {
+		s.tr.Kick(p, now, why) // onDisconnect frees the connection and tells the others
+	}
+}
+
 // reachPause: the server's world is at the paused frame. The updates it already knows are
 // needed go out at once, without waiting for the clients' hashes.
 func (s *Server) reachPause(now time.Time) {
 	p := s.pause
 	p.reached = now
+	p.deadline = pauseDeadline(now, time.Duration(s.lead)*s.cfg.Frame)
 	if pr := s.runningPause(); pr != nil {
 		pr.Start = now
 	}
@@ -376,7 +471,7 @@ func (s *Server) checkResume(now time.Time) {
 	}
 	s.pendingHashes = nil
 	for _, st := range s.seats {
-		if st == nil || st.peer == nil || st.pauseState == nil {
+		if st == nil || st.peer == nil || st.pauseState == nil || st.pauseState.dropped {
 			continue
 		}
 		cp := st.pauseState
@@ -391,7 +486,14 @@ func (s *Server) checkResume(now time.Time) {
 		if st == nil || st.peer == nil || st.pauseState == nil {
 			continue
 		}
-		s.send(st, now, &Resume{Frame: p.frame, AfterMillis: uint32(after / time.Millisecond)}, st.pauseState.batchDeps, nil, false)
+		deps := st.pauseState.batchDeps
+		if st.pauseState.dropped {
+			// A client dropped from the round resumes with the others, whatever it applied.
+			deps = []*depgraph.Dependency{&st.pauseState.pauseDep}
+		} else {
+			st.pauseMisses = 0
+		}
+		s.send(st, now, &Resume{Frame: p.frame, AfterMillis: uint32(after / time.Millisecond)}, deps, nil, false)
 	}
 	s.resumeAt = now.Add(after)
 }

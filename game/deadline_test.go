@@ -1,0 +1,158 @@
+package game
+
+import (
+	"testing"
+	"time"
+
+	"github.com/ackattack/ackattack/net/linksim"
+	"github.com/ackattack/ackattack/world"
+)
+
+// Nobody waits forever (server_sync.go): a stop-the-world with a client that never answers
+// ends within pauseLimit for the others, and a client that keeps missing the rounds leaves the
+// game. Every link loses 10% each way, and the bots play on.
+
+// stopAndWait forces a stop-the-world and runs until it is over; it returns the pause's
+// length as the server measured it.
+func stopAndWait(t *testing.T, g *vgame) time.Duration {
+	t.Helper()
+	before := len(g.srv.stats.PauseMillis)
+	g.srv.stopTheWorld(g.now, nil)
+	g.waitFor(15*time.Second, "the stop-the-world to end", func() bool {
+		return g.srv.pause == nil && len(g.srv.stats.PauseMillis) > before
+	})
+	return time.Duration(g.srv.stats.PauseMillis[len(g.srv.stats.PauseMillis)-1]) * time.Millisecond
+}
+
+func TestStopTheWorldWithASilentClient(t *testing.T) {
+	t.Parallel()
+	lossy := linksim.Settings{LossPercent: 10, Latency: 20 * time.Millisecond, Jitter: 5 * time.Millisecond}
+	g := newVGame(t, vspec{seed: 21, bots: 1, clients: 3, link: lossy,
+		// The server keeps a silent connection for a minute, so that only the game's own
+		// deadline decides what happens to it.
+		server: func(c *ServerConfig) { c.Transport.Timeout = time.Minute }})
+	g.waitFor(20*time.Second, "every client playing", func() bool {
+		for _, c := range g.clients {
+			if !clientRunning(c) {
+				return false
+			}
+		}
+		return true
+	})
+	silent := g.clients[2]
+	seat := g.srv.seats[silent.seat]
+	g.vanish(2) // alive to the server, deaf and mute to the game
+
+	// Round 1: the others resume within the limit; the silent one is dropped from the round.
+	took := stopAndWait(t, g)
+	t.Logf("pause with a silent client: %v; dropped from rounds %d", took, g.srv.stats.PauseDropouts)
+	if took >= pauseLimit {
+		t.Errorf("the pause took %v with one silent client, want under %v", took, pauseLimit)
+	}
+	if g.srv.stats.PauseDropouts != 1 || seat.pauseMisses != 1 || seat.peer == nil {
+		t.Errorf("after one round: %d dropouts, %d misses, connected %v; want 1, 1, true",
+			g.srv.stats.PauseDropouts, seat.pauseMisses, seat.peer != nil)
+	}
+	frame := g.srv.w.Frame()
+	g.run(2 * time.Second)
+	for _, c := range g.live() {
+		if c.w.Frame() <= frame || c.pausing {
+			t.Errorf("seat %d did not resume: at frame %d (server %d), pausing %v", c.seat, c.w.Frame(), g.srv.w.Frame(), c.pausing)
+		}
+	}
+
+	// Round 2: missed again, so the silent client leaves the game.
+	took = stopAndWait(t, g)
+	t.Logf("second pause: %v; players dropped %d", took, g.srv.stats.PlayersDropped)
+	if took >= pauseLimit {
+		t.Errorf("the second pause took %v, want under %v", took, pauseLimit)
+	}
+	if g.srv.stats.PlayersDropped != 1 || seat.peer != nil {
+		t.Errorf("after two missed rounds: %d players dropped, connected %v; want 1, false", g.srv.stats.PlayersDropped, seat.peer != nil)
+	}
+
+	// The game goes on, and a round without the silent client needs no deadline.
+	took = stopAndWait(t, g)
+	if g.srv.stats.PauseDropouts != 2 {
+		t.Errorf("%d dropouts after a round with every client answering, want still 2", g.srv.stats.PauseDropouts)
+	}
+	t.Logf("third pause, everyone answering: %v", took)
+	g.result()
+}
+
+// TestBogusReportsCannotFreezeTheGame: a client that claims, report after report, that its
+// world has lost every unit makes the server stop the world once; the second time within
+// stopWorldSpan it leaves the game instead, and nobody pauses again. (The server repairs up
+// to 4 units in real time here, so that every claim is too many for that.)
+func TestBogusReportsCannotFreezeTheGame(t *testing.T) {
+	t.Parallel()
+	lossy := linksim.Settings{LossPercent: 10, Latency: 20 * time.Millisecond, Jitter: 5 * time.Millisecond}
+	g := newVGame(t, vspec{seed: 22, bots: 1, clients: 2, link: lossy,
+		server: func(c *ServerConfig) { c.RealtimeMax = 4 }})
+	g.waitFor(20*time.Second, "every client playing", func() bool {
+		return clientRunning(g.clients[0]) && clientRunning(g.clients[1])
+	})
+	s := g.srv
+	st := s.seats[g.clients[0].seat]
+	// What the attacker sends: a report of a frame the server has settled whose one group
+	// covers every id with a hash that matches nothing, then an answer to the drill-down
+	// that lists no unit at all.
+	claim := func() {
+		f := s.w.Frame() - 3
+		s.hashReport(g.now, st, &HashReport{Frame: f, Groups: []world.GroupHash{{Start: 1, End: world.MaxUnitID, Hash: 0xbad}}})
+		if st.lastRequest == nil || st.lastRequest.Frame != f {
+			t.Fatalf("the server did not ask for the unit hashes of frame %d", f)
+		}
+		s.unitHashes(g.now, st, &UnitHashes{Frame: f})
+	}
+	claim()
+	if s.stats.StopWorldResyncs != 1 {
+		t.Fatalf("%d stop-the-world re-syncs after the first claim, want 1", s.stats.StopWorldResyncs)
+	}
+	g.waitFor(10*time.Second, "the pause to end", func() bool { return s.pause == nil })
+	g.run(3 * time.Second)
+	claim()
+	if s.stats.StopWorldResyncs != 1 || s.pause != nil {
+		t.Errorf("%d stop-the-world re-syncs after the second claim (pausing %v), want still 1", s.stats.StopWorldResyncs, s.pause != nil)
+	}
+	if s.stats.PlayersDropped != 1 || st.peer != nil {
+		t.Errorf("%d players dropped, the claimant connected %v; want 1, false", s.stats.PlayersDropped, st.peer != nil)
+	}
+	frame := s.w.Frame()
+	g.run(2 * time.Second)
+	if c := g.clients[1]; c.w.Frame() <= frame || c.pausing {
+		t.Errorf("the other client stopped: frame %d (server %d), pausing %v", c.w.Frame(), s.w.Frame(), c.pausing)
+	}
+}
+
+// TestBogusReportsRepairedOnceASecond: a client that reports a made-up difference ten times a
+// second gets one stop-the-world at most, and a real-time re-sync at most once a second.
+func TestBogusReportsRepairedOnceASecond(t *testing.T) {
+	t.Parallel()
+	g := newVGame(t, vspec{seed: 23, bots: 1, clients: 2})
+	g.waitFor(20*time.Second, "every client playing", func() bool {
+		return clientRunning(g.clients[0]) && clientRunning(g.clients[1])
+	})
+	s := g.srv
+	st := s.seats[g.clients[0].seat]
+	claims := 0
+	for end := g.now.Add(5 * time.Second); g.now.Before(end); g.run(100 * time.Millisecond) {
+		if s.pause != nil {
+			continue
+		}
+		f := s.w.Frame() - 3
+		s.hashReport(g.now, st, &HashReport{Frame: f, Groups: []world.GroupHash{{Start: 1, End: world.MaxUnitID, Hash: 0xbad}}})
+		s.unitHashes(g.now, st, &UnitHashes{Frame: f})
+		claims++
+	}
+	t.Logf("%d claims in 5 s: %d real-time re-syncs, %d deferred, %d stop-the-world", claims, s.stats.RealtimeResyncs, s.stats.RepairsDeferred, s.stats.StopWorldResyncs)
+	if s.stats.StopWorldResyncs > 1 {
+		t.Errorf("%d stop-the-world re-syncs, want at most 1", s.stats.StopWorldResyncs)
+	}
+	if s.stats.RealtimeResyncs > 6 {
+		t.Errorf("%d real-time re-syncs in 5 s, want at most one a second", s.stats.RealtimeResyncs)
+	}
+	if s.stats.RepairsDeferred == 0 {
+		t.Error("no repair deferred")
+	}
+}
