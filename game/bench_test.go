@@ -30,8 +30,9 @@ import (
 //
 // (-v prints each benchmark's whole log: where the bytes go, where a pause goes).
 //
-// The impairments (latency, loss) are on the links between the server and each client only,
-// as if under the server's socket; the direct links between clients are perfect.
+// The impairments (latency, loss) are on the links between the server and each client, as if
+// under the server's socket; the direct links between clients are perfect unless a benchmark
+// impairs them too (benchGameSpec.direct).
 //
 // How the 2000 units get into the game: after the start, the server schedules the same
 // extra squads for every seat on every host at one frame a few seconds ahead (a UnitUpdate
@@ -74,17 +75,25 @@ type benchGame struct {
 	// what was sent.
 	down, up, direct []benchTypeBytes
 	pauses           []benchPause
+	// While timing: the wall time of every call into the server's session, summed by the
+	// frame its world was on when the call began (serverCPU[frame-timeFrom]), and by call.
+	timing    bool
+	timeFrom  uint32
+	serverCPU []time.Duration
+	callCPU   [benchCallKinds]time.Duration
+	calls     [benchCallKinds]uint64
 }
 
-// benchGameSpec: link impairs both directions between the server and each client.
+// benchGameSpec: link impairs both directions between the server and each client, direct
+// both directions between every two clients.
 type benchGameSpec struct {
-	link        linksim.Settings
-	realtimeMax int
+	link, direct linksim.Settings
+	realtimeMax  int
 }
 
 func startBenchGame(b *testing.B, sp benchGameSpec) *benchGame {
 	b.Helper()
-	vg := newVGame(b, vspec{seed: benchSeed, bots: 1, clients: benchClients,
+	vg := newVGame(b, vspec{seed: benchSeed, bots: 1, clients: benchClients, link: sp.direct, // every link; the server's are set below
 		server: func(c *ServerConfig) {
 			c.Map, c.RealtimeMax, c.Trace = benchMap, sp.realtimeMax, nil
 			c.Transport.DebugViews = false
@@ -111,11 +120,70 @@ func startBenchGame(b *testing.B, sp benchGameSpec) *benchGame {
 	return g
 }
 
-// benchCountingHost counts the datagrams a host receives, then hands them on.
+// benchCountingHost counts the datagrams a host receives, then hands them on. On the server,
+// while the benchmark times it, it also reads the wall clock around each call into the
+// session.
 type benchCountingHost struct {
 	Session
 	g  *benchGame
 	at netip.AddrPort
+}
+
+// The calls into a session, as benchGame.callCPU counts them.
+const (
+	benchCallHandle = iota
+	benchCallTick
+	benchCallNextDeadline
+	benchCallKinds
+)
+
+var benchCallNames = [benchCallKinds]string{"Handle", "Tick", "NextDeadline"}
+
+// benchCall is one timed call into the server's session.
+type benchCall struct {
+	on    bool
+	kind  int
+	frame uint32
+	start time.Time
+}
+
+func (h benchCountingHost) begin(kind int) benchCall {
+	g := h.g
+	if !g.timing || h.at != g.srvAddr {
+		return benchCall{}
+	}
+	return benchCall{on: true, kind: kind, frame: g.srv.w.Frame(), start: time.Now()}
+}
+
+func (h benchCountingHost) end(c benchCall) {
+	if !c.on {
+		return
+	}
+	d := time.Since(c.start)
+	g := h.g
+	g.callCPU[c.kind] += d
+	g.calls[c.kind]++
+	if c.frame < g.timeFrom {
+		return
+	}
+	i := int(c.frame - g.timeFrom)
+	for len(g.serverCPU) <= i {
+		g.serverCPU = append(g.serverCPU, 0)
+	}
+	g.serverCPU[i] += d
+}
+
+func (h benchCountingHost) Tick(now time.Time) {
+	c := h.begin(benchCallTick)
+	h.Session.Tick(now)
+	h.end(c)
+}
+
+func (h benchCountingHost) NextDeadline(now time.Time) time.Time {
+	c := h.begin(benchCallNextDeadline)
+	next := h.Session.NextDeadline(now)
+	h.end(c)
+	return next
 }
 
 func (h benchCountingHost) Handle(now time.Time, d transport.Datagram) {
@@ -132,7 +200,9 @@ func (h benchCountingHost) Handle(now time.Time, d transport.Datagram) {
 			g.direct[i].add(d.Data)
 		}
 	}
+	c := h.begin(benchCallHandle)
 	h.Session.Handle(now, d)
+	h.end(c)
 }
 
 func (g *benchGame) allStarted() bool {
@@ -515,6 +585,86 @@ func benchStopTheWorld(b *testing.B, link linksim.Settings) {
 	b.Logf("a client's WorldHashes of this world: %d bytes (%d fragments at a 1200-byte MTU); the world state in the last ResyncBatch: %d bytes (%d fragments)",
 		hashesLen, benchFragmentsAt1200(hashesLen), stateLen, benchFragmentsAt1200(stateLen))
 	b.Logf("where a pause goes (ms of game time):\n%s", benchPausePhases(g.pauses))
+}
+
+// BenchmarkServerFrameDeadline: does the server of an eight-player game of about 2000 units
+// at 10% loss do each frame's work within the frame? The armies scenario with 10% loss and
+// 50 ms ± 10 ms each way on every link (the server's and the direct ones between clients),
+// every bot playing to the last frame, for 60 s of game time from the frame the units appear.
+// Virtual time cannot miss a deadline (the server is ticked at its due time however long a
+// call takes), so the benchmark reads the wall clock around every call into the server's
+// session (Handle, Tick, NextDeadline: all a host loop asks of it) and sums the calls by the
+// frame the server's world was on when each began: a frame's work is what came in during its
+// period and its own step. A frame whose work took longer than the frame period (100 ms) is
+// one a real loop would have fallen behind on. The other hosts run in the same process, so
+// the collection of their garbage (and the scheduler's other goroutines) can land in the
+// server's calls too: the sums lean high rather than low.
+func BenchmarkServerFrameDeadline(b *testing.B) {
+	for b.Loop() {
+		benchServerFrameDeadline(b, 60*time.Second)
+	}
+}
+
+func benchServerFrameDeadline(b *testing.B, window time.Duration) {
+	link := linksim.Settings{LossPercent: 10, Latency: 50 * time.Millisecond, Jitter: 10 * time.Millisecond}
+	g := startBenchGame(b, benchGameSpec{link: link, direct: link})
+	f := g.populate(b, benchArmies)
+	g.playToFrame(b, f, 15*time.Second) // the next step puts the units in
+	s := g.srv
+	rs0, st0 := s.rw.stats, s.stats
+	g.timing, g.timeFrom, g.serverCPU = true, s.w.Frame(), nil
+	g.play(window)
+	g.timing = false
+	units := len(s.w.Units())
+	rs, st := s.rw.stats, s.stats
+
+	// The frames stepped in the window; the last one's period was not over.
+	cpu := g.serverCPU[:min(len(g.serverCPU), int(s.w.Frame()-g.timeFrom))]
+	if len(cpu) == 0 {
+		b.Fatal("no frame was timed")
+	}
+	period := s.cfg.Frame
+	ns := make([]int64, len(cpu))
+	over, total := 0, time.Duration(0)
+	for i, d := range cpu {
+		ns[i] = int64(d)
+		total += d
+		if d > period {
+			over++
+		}
+	}
+	slices.Sort(ns)
+	ms := func(n int64) float64 { return float64(n) / float64(time.Millisecond) }
+	b.ReportMetric(float64(len(cpu)), "frames")
+	b.ReportMetric(ms(benchPercentile(ns, 50)), "cpu-p50-ms")
+	b.ReportMetric(ms(benchPercentile(ns, 99)), "cpu-p99-ms")
+	b.ReportMetric(ms(ns[len(ns)-1]), "cpu-max-ms")
+	b.ReportMetric(float64(over), "frames-over-period")
+	b.ReportMetric(100*total.Seconds()/window.Seconds(), "server-cpu-%")
+	b.ReportMetric(float64(rs.Resimulations-rs0.Resimulations), "resimulations")
+	b.ReportMetric(float64(rs.FramesRerun-rs0.FramesRerun), "frames-rerun")
+	b.ReportMetric(float64(st.FramesLate-st0.FramesLate), "frames_late")
+
+	// The costliest frames, by frame number after the one the units appeared in.
+	worst := make([]int, len(cpu))
+	for i := range worst {
+		worst[i] = i
+	}
+	slices.SortFunc(worst, func(x, y int) int { return int(cpu[y] - cpu[x]) })
+	var sb strings.Builder
+	for _, i := range worst[:min(5, len(worst))] {
+		fmt.Fprintf(&sb, " frame %d (+%d): %.2f ms;", g.timeFrom+uint32(i), i, float64(cpu[i])/float64(time.Millisecond))
+	}
+	b.Logf("%d frames of %v, %d units at the end; the server's work per frame: p50 %.2f ms, p99 %.2f ms, max %.2f ms; %d frames over the %v period; %.1f%% of a core in all",
+		len(cpu), period, units, ms(benchPercentile(ns, 50)), ms(benchPercentile(ns, 99)), ms(ns[len(ns)-1]), over, period, 100*total.Seconds()/window.Seconds())
+	b.Logf("the costliest frames:%s", strings.TrimSuffix(sb.String(), ";"))
+	for k := range benchCallKinds {
+		b.Logf("  %-12s %8d calls, %8.1f ms in all, %6.1f µs each", benchCallNames[k], g.calls[k],
+			float64(g.callCPU[k])/float64(time.Millisecond), float64(g.callCPU[k])/float64(time.Microsecond)/float64(max(g.calls[k], 1)))
+	}
+	b.Logf("re-simulation on the server: %d times, %d frames run again, latest event %d frames late, %d beyond the window; re-syncs: %d real-time, %d stop-the-world; frames_late %d (virtual time: 0 by construction), latest start %v",
+		rs.Resimulations-rs0.Resimulations, rs.FramesRerun-rs0.FramesRerun, rs.MaxLateFrames, rs.LateBeyondWindow-rs0.LateBeyondWindow,
+		st.RealtimeResyncs-st0.RealtimeResyncs, st.StopWorldResyncs-st0.StopWorldResyncs, st.FramesLate-st0.FramesLate, st.MaxFrameLate)
 }
 
 // benchFragmentsAt1200 is how many fragments a guaranteed message of n bytes without

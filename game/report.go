@@ -63,6 +63,18 @@ type GameReport struct {
 	// dialling), DirectRedials the dials it tried again after one ended (p2p.go). Clients only.
 	DirectLinks   uint64 `json:"direct_links,omitempty"`
 	DirectRedials uint64 `json:"direct_redials,omitempty"`
+	// FrameDeadlines: how late the frames started. Servers only: nil on a client, so that a
+	// client's report has neither of its fields.
+	*FrameDeadlines
+}
+
+// FrameDeadlines is how late the server's frames started. Each frame is due one frame period
+// after the one before (the frame clock starts again after a pause, and after a stall of more
+// than ten frames); a frame whose step starts a whole frame period or more after its due time
+// missed its deadline: the host fell a frame behind its clock.
+type FrameDeadlines struct {
+	FramesLate         uint64  `json:"frames_late"`
+	MaxFrameLateMillis float64 `json:"max_frame_late_ms"` // the latest start of any frame
 }
 
 // SyncReport counts the unit-hash checks and re-syncs.

@@ -282,6 +282,13 @@ func (s *Server) frames(now time.Time) {
 			s.nextFrame = now.Add(s.cfg.Frame)
 			return
 		}
+		// A step that starts a whole frame period or more after its due time missed its
+		// deadline: the host could not keep up (in virtual time this never happens).
+		late := now.Sub(s.nextFrame)
+		if late >= s.cfg.Frame {
+			s.stats.FramesLate++
+		}
+		s.stats.MaxFrameLate = max(s.stats.MaxFrameLate, late)
 		s.step(now)
 		s.nextFrame = s.nextFrame.Add(s.cfg.Frame)
 	}

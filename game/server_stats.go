@@ -33,6 +33,10 @@ type ServerStats struct {
 	SeatsFreed           uint64 // seats freed after their player was gone for SeatHold
 	SendsRefused         uint64 // messages to a client refused by back-pressure (outbox.go)
 	BadMessages          uint64 // messages that failed to parse or broke the rules (a command for another seat)
+	// FramesLate counts the frames whose step started a whole frame period or more after its
+	// due time (missed deadlines); MaxFrameLate is the latest start of any step.
+	FramesLate   uint64
+	MaxFrameLate time.Duration
 
 	chatLines  [world.MaxPlayers]uint32
 	chatSent   boundedLog[string] // lines of the server's own bots
@@ -145,7 +149,8 @@ func (s *Server) counters(peers []transport.PeerStats) (NetReport, GameReport, S
 	}
 	g := GameReport{LeadTimeMillis: int64(s.lead) * s.cfg.Frame.Milliseconds(), CommandsIssued: s.stats.CommandsRelayed,
 		CommandsLate: s.stats.CommandsLate, EnemiesSpawned: s.stats.EnemiesSpawned, EnemiesKilled: s.stats.EnemiesKilled,
-		LeadTimeChanges: s.stats.LeadChanges, SendsRefused: s.stats.SendsRefused}
+		LeadTimeChanges: s.stats.LeadChanges, SendsRefused: s.stats.SendsRefused,
+		FrameDeadlines: &FrameDeadlines{FramesLate: s.stats.FramesLate, MaxFrameLateMillis: float64(s.stats.MaxFrameLate) / float64(time.Millisecond)}}
 	sy := SyncReport{HashReports: s.stats.HashReports, MismatchedGroups: s.stats.MismatchedGroups, MismatchedUnits: s.stats.MismatchedUnits,
 		RealtimeResyncs: s.stats.RealtimeResyncs, StopWorldResyncs: s.stats.StopWorldResyncs, PauseMillis: slices.Clone(s.stats.PauseMillis),
 		LastResyncFrame: s.stats.lastResync, PauseDropouts: s.stats.PauseDropouts, PlayersDropped: s.stats.PlayersDropped,
