@@ -876,7 +876,7 @@ func (c *Client) counters(server transport.PeerStats) (NetReport, GameReport, Sy
 		CommandsLate: c.stats.CommandsLate, EnemiesSpawned: c.stats.EnemiesSpawned, EnemiesKilled: c.stats.EnemiesKilled,
 		SendsRefused: c.stats.SendsRefused, DirectLinks: c.stats.DirectLinks, DirectRedials: c.stats.DirectRedials}
 	sy := SyncReport{HashReports: c.stats.HashReports, MismatchedGroups: c.stats.MismatchedGroups, MismatchedUnits: c.stats.MismatchedUnits,
-		RealtimeResyncs: c.stats.RealtimeResyncs, StopWorldResyncs: c.stats.StopWorldResyncs, PauseMillis: slices.Clone(c.stats.PauseMillis)}
+		RealtimeResyncs: c.stats.RealtimeResyncs, StopWorldResyncs: c.stats.StopWorldResyncs, PauseMillis: append([]int64{}, c.stats.PauseMillis...)}
 	sy.addResim(&c.rw, c.w)
 	return n, g, sy
 }

@@ -84,7 +84,7 @@ type SyncReport struct {
 	MismatchedUnits  uint64  `json:"mismatched_units"`
 	RealtimeResyncs  uint64  `json:"realtime_resyncs"`
 	StopWorldResyncs uint64  `json:"stop_world_resyncs"`
-	PauseMillis      []int64 `json:"pause_ms"`
+	PauseMillis      []int64 `json:"pause_ms"` // never null: [] when there was no pause
 	// LastResyncFrame is the frame of the latest re-sync the server made (0: none).
 	LastResyncFrame uint32 `json:"last_resync_frame"`
 	// Server only: clients dropped from a stop-the-world round at its deadline, and clients

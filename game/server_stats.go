@@ -152,7 +152,7 @@ func (s *Server) counters(peers []transport.PeerStats) (NetReport, GameReport, S
 		LeadTimeChanges: s.stats.LeadChanges, SendsRefused: s.stats.SendsRefused,
 		FrameDeadlines: &FrameDeadlines{FramesLate: s.stats.FramesLate, MaxFrameLateMillis: float64(s.stats.MaxFrameLate) / float64(time.Millisecond)}}
 	sy := SyncReport{HashReports: s.stats.HashReports, MismatchedGroups: s.stats.MismatchedGroups, MismatchedUnits: s.stats.MismatchedUnits,
-		RealtimeResyncs: s.stats.RealtimeResyncs, StopWorldResyncs: s.stats.StopWorldResyncs, PauseMillis: slices.Clone(s.stats.PauseMillis),
+		RealtimeResyncs: s.stats.RealtimeResyncs, StopWorldResyncs: s.stats.StopWorldResyncs, PauseMillis: append([]int64{}, s.stats.PauseMillis...),
 		LastResyncFrame: s.stats.lastResync, PauseDropouts: s.stats.PauseDropouts, PlayersDropped: s.stats.PlayersDropped,
 		RepairsDeferred: s.stats.RepairsDeferred}
 	sy.addResim(&s.rw, s.w)
