@@ -2,6 +2,7 @@ package hostloop
 
 import (
 	"context"
+	"net"
 	"testing"
 	"time"
 
@@ -82,6 +83,14 @@ func TestRealUDPGame(t *testing.T) {
 	if err := srv.SetLink(transport.LinkSettings{}); err != nil {
 		t.Errorf("SetLink: %v", err)
 	}
+	// Junk for the server's socket: too long for any datagram, and too short for one.
+	junk, err := net.Dial("udp", srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer junk.Close()
+	junk.Write(make([]byte, 3000))
+	junk.Write([]byte{1, 2, 3})
 	time.Sleep(300 * time.Millisecond)
 	cancel()
 	for range 2 {
@@ -94,5 +103,10 @@ func TestRealUDPGame(t *testing.T) {
 	}
 	if r := srv.Report(); r.Frame < 20 || r.Role != "server" {
 		t.Errorf("server report: %+v", r)
+	}
+	// Written after the server dropped every connection, the report still counts them, and
+	// the socket's own rejections are in it.
+	if r := srv.Report(); r.Net.PacketsReceived == 0 || r.Rejected.Oversize != 1 || r.Rejected.Malformed != 1 || r.Rejected.Total != 2 {
+		t.Errorf("server report: net %+v, rejected %+v", r.Net, r.Rejected)
 	}
 }
