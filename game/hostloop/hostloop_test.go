@@ -3,6 +3,7 @@ package hostloop
 import (
 	"context"
 	"net"
+	"slices"
 	"testing"
 	"time"
 
@@ -98,8 +99,10 @@ func TestRealUDPGame(t *testing.T) {
 			t.Errorf("Run: %v", err)
 		}
 	}
-	if r := c.Report(); r.Frame < 20 || r.Chat.SentTotal != 1 || len(r.WorldHashes) == 0 {
-		t.Errorf("client report: frame %d, %d chat lines sent, %d world hashes", r.Frame, r.Chat.SentTotal, len(r.WorldHashes))
+	// The client is a bot, which chats too, from a frame near the end of the run: the line
+	// said on the loop is among the lines sent, maybe not alone.
+	if r := c.Report(); r.Frame < 20 || !slices.Contains(r.Chat.Sent, "hello") || len(r.WorldHashes) == 0 {
+		t.Errorf("client report: frame %d, chat lines sent %q, %d world hashes", r.Frame, r.Chat.Sent, len(r.WorldHashes))
 	}
 	if r := srv.Report(); r.Frame < 20 || r.Role != "server" {
 		t.Errorf("server report: %+v", r)
