@@ -192,7 +192,11 @@ func (c *Client) Stats() ClientStats { return *c.stats.Load() }
 // Handle processes one datagram from the socket (owner loop only).
 func (c *Client) Handle(now time.Time, d Datagram) {
 	defer c.release(d)
-	if c.closed || c.state == Disconnected {
+	if c.closed {
+		return
+	}
+	if c.state == Disconnected {
+		c.rejected.AfterClose++
 		return
 	}
 	c.now = now

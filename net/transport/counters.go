@@ -19,6 +19,9 @@ type Rejections struct {
 	// WrongKey: from a connection's address, but sealed with another key (somebody who guessed
 	// the address, an old connection).
 	WrongKey uint64 `json:"wrong_key"`
+	// AfterClose: a connection's packet that came after the connection ended: the other
+	// copies of a Disconnect, the last packets in flight.
+	AfterClose uint64 `json:"after_close"`
 	// Stale and Duplicate: a connection's packet older than the newest one received, or one
 	// received before (a replay, or the link's duplication).
 	Stale     uint64 `json:"stale"`
@@ -47,13 +50,13 @@ type Rejections struct {
 }
 
 // rejectionReasons are the reasons' names, in the order of Rejections' fields.
-var rejectionReasons = [...]string{"malformed", "unexpected", "wrong_key", "stale", "duplicate", "reassembly_full",
+var rejectionReasons = [...]string{"malformed", "unexpected", "wrong_key", "after_close", "stale", "duplicate", "reassembly_full",
 	"throttled_address", "throttled_prefix", "throttled_global", "bad_challenge", "server_full", "wrong_version",
 	"overflow", "oversize"}
 
 // counts are the counters, in the order of rejectionReasons.
 func (r *Rejections) counts() [len(rejectionReasons)]*uint64 {
-	return [...]*uint64{&r.Malformed, &r.Unexpected, &r.WrongKey, &r.Stale, &r.Duplicate, &r.ReassemblyFull,
+	return [...]*uint64{&r.Malformed, &r.Unexpected, &r.WrongKey, &r.AfterClose, &r.Stale, &r.Duplicate, &r.ReassemblyFull,
 		&r.ThrottledAddress, &r.ThrottledPrefix, &r.ThrottledGlobal, &r.BadChallenge, &r.ServerFull, &r.WrongVersion,
 		&r.Overflow, &r.Oversize}
 }

@@ -72,3 +72,52 @@ func TestRejectionsLogged(t *testing.T) {
 type discard struct{}
 
 func (discard) WriteTo([]byte, netip.AddrPort) error { return nil }
+
+// TestAfterClose: the copies of a Disconnect that arrive after the first one ended the
+// connection are counted as after_close, not as malformed; after a Timeout they are junk
+// like any other.
+func TestAfterClose(t *testing.T) {
+	start := time.Unix(1_000_000, 0)
+	n := &floodNet{now: start, latency: time.Millisecond, srvAddr: netip.MustParseAddrPort("198.51.100.1:7777"), clients: map[netip.AddrPort]*Client{}}
+	n.srv = NewServer(ServerConfig{}, floodWriter{n, n.srvAddr})
+	addr := netip.MustParseAddrPort("192.0.2.9:5000")
+	var copies [][]byte
+	w := floodWriter{n, addr}
+	tap := writerFunc(func(b []byte, to netip.AddrPort) error {
+		copies = append(copies, append([]byte(nil), b...))
+		return w.WriteTo(b, to)
+	})
+	c, err := NewClient(n.srvAddr, ClientConfig{Name: "ann"}, tap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.clients[addr] = c
+	step := func(d time.Duration) {
+		for end := n.now.Add(d); n.now.Before(end); n.now = n.now.Add(time.Millisecond) {
+			n.deliver()
+			n.srv.Tick(n.now)
+			c.Tick(n.now)
+		}
+	}
+	step(100 * time.Millisecond)
+	if c.State() != Connected {
+		t.Fatalf("client %v", c.State())
+	}
+	copies = nil
+	c.Disconnect(n.now, "bye")
+	bye := copies[len(copies)-1]
+	step(100 * time.Millisecond)
+	r := n.srv.StatsNow().Rejected
+	if r.AfterClose != disconnectCopies-1 || r.Malformed != 0 {
+		t.Errorf("after the goodbye: %+v, want %d after close and nothing malformed", r, disconnectCopies-1)
+	}
+	step(5 * time.Second)
+	n.srv.Handle(n.now, Datagram{From: addr, Data: bye})
+	if r := n.srv.StatsNow().Rejected; r.AfterClose != disconnectCopies-1 || r.Malformed != 1 {
+		t.Errorf("a goodbye after the timeout: %+v, want it malformed", r)
+	}
+}
+
+type writerFunc func(b []byte, to netip.AddrPort) error
+
+func (f writerFunc) WriteTo(b []byte, to netip.AddrPort) error { return f(b, to) }

@@ -58,7 +58,7 @@
 // # Every rejected datagram is counted
 //
 // A datagram that is of no use (it does not parse, it comes from an unexpected address or
-// with the wrong key, it is stale or a duplicate, it is a request over a budget or a response
+// with the wrong key or after its connection ended, it is stale or a duplicate, it is a request over a budget or a response
 // with a bad challenge, or the socket's reader had to drop it) is counted under its reason in
 // Rejections, over the endpoint's whole life: ServerStats.Rejected and ClientStats.Rejected.
 // The counters of a connection that ended are kept in ServerStats.Ended. At most every 10 s

@@ -80,9 +80,12 @@ type Server struct {
 	usedTags map[[16]byte]time.Time // accepted challenges, until they expire: a replay is refused
 	counters serverCounters
 	ended    PeerTotals // the counters of every connection that ended
-	rejects  rejectLog
-	stats    atomic.Pointer[ServerStats]
-	closed   bool
+	// closed lately: their packets still in flight are told from junk (AfterClose)
+	recent     [16]endedConn
+	recentNext int
+	rejects    rejectLog
+	stats      atomic.Pointer[ServerStats]
+	closed     bool
 }
 
 type serverCounters struct {
@@ -178,10 +181,34 @@ func (s *Server) Handle(now time.Time, d Datagram) {
 	}
 	body, err := wire.OpenDatagram(d.Data, 0)
 	if err != nil {
-		s.rejected.Malformed++
+		if s.endedLately(now, d) {
+			s.rejected.AfterClose++
+		} else {
+			s.rejected.Malformed++
+		}
 		return
 	}
 	s.handshake(now, d.From, body)
+}
+
+// endedConn is a connection that ended, remembered for a Timeout.
+type endedConn struct {
+	addr  netip.AddrPort
+	key   uint64
+	until time.Time
+}
+
+// endedLately reports whether d is sealed with the key of a connection from its address that
+// ended less than a Timeout ago.
+func (s *Server) endedLately(now time.Time, d Datagram) bool {
+	for _, e := range s.recent {
+		if e.addr == d.From && now.Before(e.until) {
+			if _, err := wire.OpenDatagram(d.Data, e.key); err == nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // handshake answers the packets of a client that has no connection (yet).
@@ -367,6 +394,8 @@ func (s *Server) drop(p *Peer, now time.Time, reason wire.DisconnectReason, text
 	}
 	p.gone, p.reason, p.text = true, reason, text
 	s.ended.Add(p.stats(false))
+	s.recent[s.recentNext] = endedConn{addr: p.addr, key: p.key, until: now.Add(s.cfg.Timeout)}
+	s.recentNext = (s.recentNext + 1) % len(s.recent)
 	delete(s.byAddr, p.addr)
 	s.peers = slices.DeleteFunc(s.peers, func(q *Peer) bool { return q == p })
 	if reason == wire.DisconnectTimeout {
