@@ -868,13 +868,14 @@ func (c *Client) publish(now time.Time, force bool) {
 // counters are the report's sections that a status line shows, over server the connection's
 // statistics.
 func (c *Client) counters(server transport.PeerStats) (NetReport, GameReport, SyncReport) {
-	var n NetReport
-	if w := 0; c.tr.Peer() != nil || server.PacketsSent > 0 {
-		n.addPeer(server, &w)
+	var t transport.PeerTotals
+	if c.tr.Peer() != nil || server.PacketsSent > 0 {
+		t.Add(server)
 	}
+	n := netReport(t)
 	g := GameReport{LeadTimeMillis: int64(c.lead) * c.frameDur.Milliseconds(), CommandsIssued: c.stats.CommandsIssued,
 		CommandsLate: c.stats.CommandsLate, EnemiesSpawned: c.stats.EnemiesSpawned, EnemiesKilled: c.stats.EnemiesKilled,
-		SendsRefused: c.stats.SendsRefused, DirectLinks: c.stats.DirectLinks, DirectRedials: c.stats.DirectRedials}
+		SendsRefused: c.stats.SendsRefused, BadMessages: c.stats.BadMessages, DirectLinks: c.stats.DirectLinks, DirectRedials: c.stats.DirectRedials}
 	sy := SyncReport{HashReports: c.stats.HashReports, MismatchedGroups: c.stats.MismatchedGroups, MismatchedUnits: c.stats.MismatchedUnits,
 		RealtimeResyncs: c.stats.RealtimeResyncs, StopWorldResyncs: c.stats.StopWorldResyncs, PauseMillis: append([]int64{}, c.stats.PauseMillis...)}
 	sy.addResim(&c.rw, c.w)
@@ -894,6 +895,7 @@ func (c *Client) Report() Report {
 		server = p.Stats() // the live figures, not the latest published ones
 	}
 	r.Net, r.Game, r.Sync = c.counters(server)
+	r.Rejected = c.rejected()
 	r.Chat = ChatReport{Sent: c.chatSent.last(maxChatReport), Received: c.chatReceived.last(maxChatReport),
 		SentTotal: c.chatSent.total, ReceivedTotal: c.chatReceived.total}
 	return r

@@ -22,12 +22,15 @@ type Report struct {
 	Frame       uint32            `json:"frame"`        // the last frame simulated
 	WorldHashes map[string]string `json:"world_hashes"` // frame (every 10th of the last 300) → 16 hex digits
 	Net         NetReport         `json:"net"`
+	Rejected    RejectedReport    `json:"rejected"`
 	Game        GameReport        `json:"game"`
 	Sync        SyncReport        `json:"sync"`
 	Chat        ChatReport        `json:"chat"`
 }
 
-// NetReport sums the transport's counters over every connection of the host.
+// NetReport sums the transport's counters over the connections of the host: on a server,
+// every connection that ever existed, open or ended; on a client, its connection to the
+// server.
 type NetReport struct {
 	RTTMillis        float64 `json:"rtt_ms"`
 	LossPercent      float64 `json:"loss_pct"`
@@ -59,6 +62,9 @@ type GameReport struct {
 	// SendsRefused counts guaranteed messages a connection's outbox refused because the peer
 	// was too far behind (game/outbox.go); each refusal went back to whoever issued it.
 	SendsRefused uint64 `json:"sends_refused"`
+	// BadMessages counts game messages that arrived on a connection and were refused: they
+	// failed to parse, or broke the rules (a command for another player's seat).
+	BadMessages uint64 `json:"bad_messages"`
 	// DirectLinks counts the direct links to other players this client made (either side
 	// dialling), DirectRedials the dials it tried again after one ended (p2p.go). Clients only.
 	DirectLinks   uint64 `json:"direct_links,omitempty"`
@@ -125,27 +131,31 @@ type ChatLine struct {
 	Own  bool   `json:"-"` // this player's own line (in a snapshot's conversation)
 }
 
-// addPeer adds one connection's counters to the report.
-func (n *NetReport) addPeer(p transport.PeerStats, weight *int) {
-	n.PacketsSent += p.PacketsSent
-	n.PacketsReceived += p.PacketsReceived
-	n.BytesSent += p.BytesSent
-	n.BytesReceived += p.BytesReceived
-	n.Stale += p.Stale
-	n.Duplicate += p.Duplicate
-	n.Malformed += p.Malformed
-	n.Spoofed += p.Spoofed
-	n.GuaranteedSent += p.GuaranteedSent
-	n.GuaranteedResent += p.GuaranteedResent
-	n.SpuriousResends += p.SpuriousResends
-	n.GuaranteedExecuted += p.GuaranteedExecuted
-	n.DuplicatesIgnored += p.DuplicatesIgnored
-	n.DependencyBytes += p.DependencyBytes
-	// RTT and loss are averaged over the connections.
-	k := float64(*weight)
-	n.RTTMillis = (n.RTTMillis*k + float64(p.RTT)/float64(time.Millisecond)) / (k + 1)
-	n.LossPercent = (n.LossPercent*k + p.LossPercent) / (k + 1)
-	*weight++
+// RejectedReport counts every datagram the host dropped, by reason (transport.Rejections:
+// the README lists the reasons), and their total.
+type RejectedReport struct {
+	Total uint64 `json:"total"`
+	transport.Rejections
+}
+
+func rejectedReport(r transport.Rejections) RejectedReport {
+	return RejectedReport{Total: r.Total(), Rejections: r}
+}
+
+// netReport is the net section over the counters of connections; RTT and loss are averaged
+// over them.
+func netReport(t transport.PeerTotals) NetReport {
+	n := NetReport{
+		PacketsSent: t.PacketsSent, PacketsReceived: t.PacketsReceived, BytesSent: t.BytesSent, BytesReceived: t.BytesReceived,
+		Stale: t.Stale, Duplicate: t.Duplicate, Malformed: t.Malformed, Spoofed: t.Spoofed,
+		GuaranteedSent: t.GuaranteedSent, GuaranteedResent: t.GuaranteedResent, SpuriousResends: t.SpuriousResends,
+		GuaranteedExecuted: t.GuaranteedExecuted, DuplicatesIgnored: t.DuplicatesIgnored, DependencyBytes: t.DependencyBytes,
+	}
+	if t.Connections > 0 {
+		n.RTTMillis = float64(t.RTT) / float64(time.Millisecond) / float64(t.Connections)
+		n.LossPercent = t.LossPercent / float64(t.Connections)
+	}
+	return n
 }
 
 // worldHashLog keeps the world hash of every 10th frame of the last 300.
@@ -235,4 +245,19 @@ func (r *SyncReport) addResim(rw *rewinder, w *world.World) {
 	if w != nil {
 		r.SettleFrames = rw.settle(w.Frame())
 	}
+}
+
+// rejected is a client's rejections: on its connection to the server, and on its direct
+// links (the acceptor's, and those of its open dials).
+func (c *Client) rejected() RejectedReport {
+	r := c.tr.Stats().Rejected
+	if c.p2p != nil {
+		r.Add(c.p2p.acceptor.Stats().Rejected)
+		for _, d := range c.p2p.dials {
+			if d != nil {
+				r.Add(d.Stats().Rejected)
+			}
+		}
+	}
+	return rejectedReport(r)
 }

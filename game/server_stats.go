@@ -57,9 +57,10 @@ type ServerSnapshot struct {
 	Events  []string // the latest event log lines
 	// The report's counters, for a status line (the whole --stats report is built once at
 	// exit: Server.Report).
-	Net  NetReport
-	Game GameReport
-	Sync SyncReport
+	Net      NetReport
+	Rejected RejectedReport
+	Game     GameReport
+	Sync     SyncReport
 	// The authoritative world as of Frame, for a spectator's map (empty before the start).
 	Map     string
 	Units   []world.Unit
@@ -95,7 +96,7 @@ func (s *Server) publish(now time.Time, force bool) {
 	// The snapshot's copy of the counters shares nothing with the loop's bookkeeping.
 	snap.Stats.PauseMillis = slices.Clone(s.stats.PauseMillis)
 	snap.Stats.chatSent, snap.Stats.events, snap.Stats.hashes = boundedLog[string]{}, nil, worldHashLog{}
-	snap.Net, snap.Game, snap.Sync = s.counters(s.tr.Stats().Peers)
+	snap.Net, snap.Rejected, snap.Game, snap.Sync = s.counters(s.tr.Stats())
 	if s.w != nil {
 		snap.Map, snap.Units, snap.Attacks = s.w.MapName(), slices.Clone(s.w.Units()), slices.Clone(s.w.Attacks())
 	}
@@ -140,34 +141,31 @@ func (s *Server) seatState(st *seat) string {
 // Snapshot returns the latest snapshot. Safe from any goroutine.
 func (s *Server) Snapshot() *ServerSnapshot { return s.snap.Load() }
 
-// counters are the report's sections that a status line shows, summed over peers.
-func (s *Server) counters(peers []transport.PeerStats) (NetReport, GameReport, SyncReport) {
-	var n NetReport
-	w := 0
-	for _, p := range peers {
-		n.addPeer(p, &w)
+// counters are the report's sections that a status line shows, from the transport's
+// statistics st: the net section sums every connection that ever existed (st.Ended and the
+// open ones).
+func (s *Server) counters(st transport.ServerStats) (NetReport, RejectedReport, GameReport, SyncReport) {
+	t := st.Ended
+	for _, p := range st.Peers {
+		t.Add(p)
 	}
 	g := GameReport{LeadTimeMillis: int64(s.lead) * s.cfg.Frame.Milliseconds(), CommandsIssued: s.stats.CommandsRelayed,
 		CommandsLate: s.stats.CommandsLate, EnemiesSpawned: s.stats.EnemiesSpawned, EnemiesKilled: s.stats.EnemiesKilled,
-		LeadTimeChanges: s.stats.LeadChanges, SendsRefused: s.stats.SendsRefused,
+		LeadTimeChanges: s.stats.LeadChanges, SendsRefused: s.stats.SendsRefused, BadMessages: s.stats.BadMessages,
 		FrameDeadlines: &FrameDeadlines{FramesLate: s.stats.FramesLate, MaxFrameLateMillis: float64(s.stats.MaxFrameLate) / float64(time.Millisecond)}}
 	sy := SyncReport{HashReports: s.stats.HashReports, MismatchedGroups: s.stats.MismatchedGroups, MismatchedUnits: s.stats.MismatchedUnits,
 		RealtimeResyncs: s.stats.RealtimeResyncs, StopWorldResyncs: s.stats.StopWorldResyncs, PauseMillis: append([]int64{}, s.stats.PauseMillis...),
 		LastResyncFrame: s.stats.lastResync, PauseDropouts: s.stats.PauseDropouts, PlayersDropped: s.stats.PlayersDropped,
 		RepairsDeferred: s.stats.RepairsDeferred}
 	sy.addResim(&s.rw, s.w)
-	return n, g, sy
+	return netReport(t), rejectedReport(st.Rejected), g, sy
 }
 
 // Report is the --stats report, built when asked (at exit). Owner loop only, or after it
 // stopped.
 func (s *Server) Report() Report {
 	r := Report{Role: "server", Name: "server", Frame: s.frameNow(), WorldHashes: s.stats.hashes.report(s.frameNow())}
-	var peers []transport.PeerStats
-	for _, p := range s.tr.Peers() {
-		peers = append(peers, p.Stats()) // the live figures, not the latest published ones
-	}
-	r.Net, r.Game, r.Sync = s.counters(peers)
+	r.Net, r.Rejected, r.Game, r.Sync = s.counters(s.tr.StatsNow()) // the live figures, not the latest published ones
 	r.Chat = ChatReport{Sent: s.stats.chatSent.last(maxChatReport), Received: []ChatLine{}, SentTotal: s.stats.chatSent.total}
 	return r
 }

@@ -10,8 +10,9 @@
 // ClientScreen and ServerScreen compose the widgets below. The client's has the map with an
 // orders line under it (the selection, the latest order as it goes from "sent" to "pending
 // until frame F" to "ran at frame F", what the cursor is on), the link sliders and the chat on
-// the right and the status line at the bottom; the server's has the player table, the map as a
-// spectator sees it, the event log and the server's own sliders. Both have the debug panel
+// the right and the status line at the bottom; the server's has the player table (its title
+// counts the datagrams the server rejected, with the largest reasons), the map as a spectator
+// sees it, the event log and the server's own sliders. Both have the debug panel
 // (d or F2; beside the map on a tall terminal, in its place on a short one) and the help
 // overlay (? or F1). Everything they show comes from a ClientHost or ServerHost, read once a
 // frame by Refresh; everything the user does goes back as an intent that the host's loop runs

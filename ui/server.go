@@ -1,9 +1,12 @@
 package ui
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
@@ -57,7 +60,7 @@ func NewServerScreen(host ServerHost, addr, exportDir string, setFocus func(p tv
 	// is unreadable on a dark terminal now that text uses the terminal's own colours.
 	s.players = tview.NewTable().SetSelectable(true, false).SetFixed(1, 0).
 		SetSelectedStyle(tcell.StyleDefault.Reverse(true))
-	s.players.SetBorder(true).SetTitle(" players (↑↓ selects the debug panel's) ")
+	s.players.SetBorder(true).SetTitle(playersTitle(game.RejectedReport{}, 0))
 	s.players.SetSelectionChangedFunc(func(row, _ int) {
 		if row >= 1 && row-1 < len(s.rowSeats) {
 			s.seat = int(s.rowSeats[row-1])
@@ -165,6 +168,7 @@ func (s *ServerScreen) Refresh(now time.Time) {
 		s.mapView.SetAttacks(snap.Attacks)
 	}
 	s.fillPlayers(snap)
+	s.players.SetTitle(playersTitle(snap.Rejected, s.width-s.sideWidth()))
 	if len(snap.Events) != s.eventsLen {
 		s.eventsLen = len(snap.Events)
 		s.events.SetText(strings.Join(snap.Events, "\n"))
@@ -372,6 +376,75 @@ func (s *ServerScreen) HandleKey(ev *tcell.EventKey, quit func()) *tcell.EventKe
 		}
 	}
 	return ev
+}
+
+// playersHint is the player table's title when nothing else needs the room.
+const playersHint = "players (↑↓ selects the debug panel's)"
+
+// playersTitle is the player table's title for a box width cells wide (0: unknown): the hint,
+// and once the server has rejected datagrams their total and the three largest reasons, as in
+// "players · rejected 1486: malformed 966, throttled 500, duplicate 20". Where that does not
+// fit the hint goes first, then the reasons from the smallest; the total stays.
+func playersTitle(r game.RejectedReport, width int) string {
+	if r.Total == 0 {
+		return " " + playersHint + " "
+	}
+	type reason struct {
+		name string
+		n    uint64
+	}
+	var reasons []reason
+	throttled := r.Throttled()
+	r.Each(func(name string, n uint64) {
+		switch {
+		case n == 0:
+		case strings.HasPrefix(name, "throttled"):
+			if throttled > 0 { // the three budgets' in one: --stats has them apart
+				reasons = append(reasons, reason{"throttled", throttled})
+				throttled = 0
+			}
+		default:
+			reasons = append(reasons, reason{strings.ReplaceAll(name, "_", " "), n})
+		}
+	})
+	slices.SortStableFunc(reasons, func(a, b reason) int { return cmp.Compare(b.n, a.n) })
+	reasons = reasons[:min(len(reasons), 3)]
+	title := func(head string, k int) string {
+		t := " " + head + " · rejected " + countText(r.Total)
+		for i, rs := range reasons[:k] {
+			sep := ", "
+			if i == 0 {
+				sep = ": "
+			}
+			t += sep + rs.name + " " + countText(rs.n)
+		}
+		return t + " "
+	}
+	fits := func(t string) bool { return width <= 0 || utf8.RuneCountInString(t) <= width-2 }
+	if t := title(playersHint, len(reasons)); fits(t) {
+		return t
+	}
+	for k := len(reasons); k > 0; k-- {
+		if t := title("players", k); fits(t) {
+			return t
+		}
+	}
+	return title("players", 0)
+}
+
+// countText is a count in at most five characters: 1486, 12.3k, 966k, 1.5M.
+func countText(n uint64) string {
+	switch {
+	case n < 10_000:
+		return fmt.Sprint(n)
+	case n < 100_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	case n < 1_000_000:
+		return fmt.Sprintf("%dk", n/1000)
+	case n < 100_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	}
+	return fmt.Sprintf("%dM", n/1_000_000)
 }
 
 // fileSafe keeps the letters, digits, '-' and '_' of a name, for a file name.

@@ -66,6 +66,8 @@ func newFakeServer(t testing.TB) *fakeServer {
 	f.snap.Game.LeadTimeMillis = 200
 	f.snap.Sync = game.SyncReport{Late: game.LateRollback, Resimulations: 3, FramesRerun: 14, MaxLateFrames: 4, SettleFrames: 5}
 	f.snap.Net.RTTMillis = 42
+	f.snap.Rejected.Malformed, f.snap.Rejected.ThrottledAddress, f.snap.Rejected.ThrottledGlobal, f.snap.Rejected.Duplicate = 966, 380, 120, 20
+	f.snap.Rejected.Total = f.snap.Rejected.Rejections.Total()
 	f.peers = []transport.PeerStats{
 		// The transport numbers its seats its own way (bob joined first there): the screen
 		// must match the players by id.
@@ -127,7 +129,7 @@ func TestServerScreen(t *testing.T) {
 			f := newFakeServer(t)
 			sa, _ := fakeServerScreen(t, f, size.w, size.h)
 			txt := sa.text()
-			wants := []string{"bot1", "ann", "46 ms", "12.5%", "RUNNING", "frame 420"}
+			wants := []string{"bot1", "ann", "46 ms", "12.5%", "RUNNING", "frame 420", "rejected 1486: malformed 966"}
 			if size.w >= 120 {
 				wants = append(wants, "127.0.0.1:50002") // the last column, cut at 80
 			}
@@ -212,4 +214,35 @@ func TestServerScreenMapCursor(t *testing.T) {
 	sa.rune('n')
 	sa.rune('n')
 	waitText(sa, "the bot's hashes view", "it has no hashes to report")
+}
+
+// TestPlayersTitle: the player table's title has the hint until the server rejects a
+// datagram, then the total and the largest reasons (the three throttled budgets as one), as
+// much as the box's width allows; the total stays.
+func TestPlayersTitle(t *testing.T) {
+	var r game.RejectedReport
+	if got := playersTitle(r, 50); got != " players (↑↓ selects the debug panel's) " {
+		t.Errorf("nothing rejected: %q", got)
+	}
+	r.Malformed, r.ThrottledPrefix, r.ThrottledGlobal, r.WrongKey, r.Stale = 966_000, 400_000, 120_000, 12_345, 3
+	r.Total = r.Rejections.Total()
+	for _, c := range []struct {
+		width int
+		want  string
+	}{
+		{0, " players (↑↓ selects the debug panel's) · rejected 1.5M: malformed 966k, throttled 520k, wrong key 12.3k "},
+		{80, " players · rejected 1.5M: malformed 966k, throttled 520k, wrong key 12.3k "},
+		{60, " players · rejected 1.5M: malformed 966k, throttled 520k "},
+		{30, " players · rejected 1.5M "},
+	} {
+		if got := playersTitle(r, c.width); got != c.want {
+			t.Errorf("width %d: %q, want %q", c.width, got, c.want)
+		}
+	}
+	for n, want := range map[uint64]string{0: "0", 9999: "9999", 10_000: "10.0k", 99_949: "99.9k", 100_000: "100k", 999_999: "999k",
+		1_000_000: "1.0M", 123_456_789: "123M"} {
+		if got := countText(n); got != want {
+			t.Errorf("countText(%d) = %q, want %q", n, got, want)
+		}
+	}
 }

@@ -121,6 +121,7 @@ func NewServer(cfg game.ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg.Transport.CountSocket = sock // its overflow and oversize counts go into the report
 	sess, err := game.NewServer(cfg, sock)
 	if err != nil {
 		sock.Close()
@@ -162,6 +163,7 @@ func NewClient(cfg game.ClientConfig) (*Client, error) {
 	}
 	local := sock.LocalAddr()
 	local = netip.AddrPortFrom(local.Addr().Unmap(), local.Port())
+	cfg.Transport.CountSocket = sock // its overflow and oversize counts go into the report
 	sess, err := game.NewClient(cfg, sock, server, local)
 	if err != nil {
 		sock.Close()

@@ -74,21 +74,23 @@ type Client struct {
 	reason    wire.DisconnectReason
 	text      string
 	closed    bool
+	rejects   rejectLog
 
 	stats atomic.Pointer[ClientStats]
 }
 
 // ClientStats is a snapshot of the client, safe to read from any goroutine.
 type ClientStats struct {
-	At                 time.Time
-	State              ClientState
-	Reason             wire.DisconnectReason // why it ended, once Disconnected
-	Text               string
-	Err                string
-	Server             PeerStats // the connection to the server, once Connected
-	Malformed, Spoofed uint64    // datagrams that belong to no connection
-	Overflow, Oversize uint64
-	SendErrors         uint64
+	At         time.Time
+	State      ClientState
+	Reason     wire.DisconnectReason // why it ended, once Disconnected
+	Text       string
+	Err        string
+	Server     PeerStats // the connection to the server, once Connected
+	SendErrors uint64
+	// Rejected counts every datagram the client dropped, by reason: before the connection
+	// and on it.
+	Rejected Rejections
 }
 
 // Dial opens a UDP socket and starts connecting to the server at addr. The handshake runs in
@@ -113,7 +115,7 @@ func onSocket(sock *Socket, server netip.AddrPort, cfg ClientConfig) (*Client, e
 		sock.Close()
 		return nil, err
 	}
-	c.sock = sock
+	c.own(sock)
 	return c, nil
 }
 
@@ -190,12 +192,16 @@ func (c *Client) Stats() ClientStats { return *c.stats.Load() }
 // Handle processes one datagram from the socket (owner loop only).
 func (c *Client) Handle(now time.Time, d Datagram) {
 	defer c.release(d)
-	if c.closed || c.state == Disconnected {
+	if c.closed {
+		return
+	}
+	if c.state == Disconnected {
+		c.rejected.AfterClose++
 		return
 	}
 	c.now = now
 	if d.From != c.server {
-		c.spoofed.Add(1)
+		c.rejected.Unexpected++
 		return
 	}
 	if c.peer != nil {
@@ -213,7 +219,7 @@ func (c *Client) Handle(now time.Time, d Datagram) {
 		if c.peer != nil {
 			c.peer.spoofed++
 		} else {
-			c.malformed.Add(1)
+			c.rejected.Malformed++
 		}
 		return
 	}
@@ -222,7 +228,7 @@ func (c *Client) Handle(now time.Time, d Datagram) {
 	case typ == wire.TypeChallenge && c.state == Connecting:
 		ch, err := wire.ParseChallenge(body)
 		if err != nil {
-			c.malformed.Add(1)
+			c.rejected.Malformed++
 			return
 		}
 		c.challenge, c.state = ch, Challenged
@@ -230,14 +236,14 @@ func (c *Client) Handle(now time.Time, d Datagram) {
 	case typ == wire.TypeAccepted && c.state == Challenged:
 		acc, err := wire.ParseAccepted(body)
 		if err != nil {
-			c.malformed.Add(1)
+			c.rejected.Malformed++
 			return
 		}
 		c.connected(now, acc)
 	case typ == wire.TypeDenied && c.state != Connected:
 		den, err := wire.ParseDenied(body)
 		if err != nil {
-			c.malformed.Add(1)
+			c.rejected.Malformed++
 			return
 		}
 		c.err = fmt.Errorf("%w: %s", ErrDenied, den.Reason)
@@ -248,7 +254,7 @@ func (c *Client) Handle(now time.Time, d Datagram) {
 		}
 	default:
 		// A late challenge or a repeated Accepted after we connected: harmless, counted.
-		c.spoofed.Add(1)
+		c.rejected.Unexpected++
 	}
 }
 
@@ -378,10 +384,7 @@ func (c *Client) NextTick(now time.Time) time.Time {
 }
 
 func (c *Client) publish(now time.Time) {
-	st := &ClientStats{At: now, State: c.state, Reason: c.reason, Text: c.text,
-		Malformed: c.malformed.Load(), Spoofed: c.spoofed.Load(), SendErrors: c.sendErrs.Load()}
-	ss := c.socketStats()
-	st.Overflow, st.Oversize = ss.Overflow, ss.Oversize
+	st := &ClientStats{At: now, State: c.state, Reason: c.reason, Text: c.text, SendErrors: c.sendErrs.Load(), Rejected: c.rejections()}
 	if c.err != nil {
 		st.Err = c.err.Error()
 	}
@@ -389,9 +392,13 @@ func (c *Client) publish(now time.Time) {
 		pk := p.conn.Stats().Packet
 		p.rates.update(now, pk.PacketsReceived, pk.PacketsSent, pk.BytesReceived, pk.BytesSent)
 		st.Server = p.snapshot()
+		var t PeerTotals
+		t.Add(st.Server)
+		st.Rejected.addPeer(t)
 	}
 	c.stats.Store(st)
 	c.published = now
+	c.rejects.update(c.cfg.Logger, now, st.Rejected, c.closed)
 }
 
 // Shutdown disconnects cleanly if connected (the server learns DisconnectClosed) and stops

@@ -35,14 +35,34 @@
 // costs the server no memory: it recomputes the HMAC when the response comes, so a flood of
 // requests from forged addresses creates nothing; a client that cannot receive at its claimed
 // address never learns the challenge. A used challenge is remembered until it expires, so a
-// replay is refused. Requests beyond MaxPendingHandshakes per ChallengeTTL are not answered at
-// all; a server with MaxClients connections, or whose owner's Admit refuses the player (the
-// game has no seat for it), answers "server full".
+// replay is refused. A server with MaxClients connections, or whose owner's Admit refuses the
+// player (the game has no seat for it), answers "server full".
+//
+// Challenges are rationed, and a request over a budget gets no answer at all: at most
+// MaxPendingHandshakes (64) per ChallengeTTL (5 s) in all, MaxHandshakesPerPrefix (32) to one
+// /24 of IPv4 or /64 of IPv6, and MaxHandshakesPerAddress (16) to one address. So a flood of
+// requests from one address, or one network, spends its own share and leaves the rest to
+// everybody else: in virtual time, 1,000 requests a second from one address, or from all over
+// one /24, delay no honest client's join by a single round trip, where one global budget kept
+// five of five out. A flood from forged addresses everywhere is held by the global budget
+// alone: the server still sends no more than 64 challenges per 5 s. The per-source buckets live
+// in two fixed tables of 1,024 slots indexed by a keyed hash, two slots per source, so they
+// take 16 KiB whatever comes, and a flood of forged sources can neither grow them nor evict
+// anybody (budget.go).
 //
 // After the handshake every datagram of the connection is sealed with the connection key (it
 // is mixed into the checksum, see net/wire). A datagram from the client's address that fails
 // the key (a spoofer who guessed the address, a stale connection) is dropped and counted as
 // spoofed.
+//
+// # Every rejected datagram is counted
+//
+// A datagram that is of no use (it does not parse, it comes from an unexpected address or
+// with the wrong key or after its connection ended, it is stale or a duplicate, it is a request over a budget or a response
+// with a bad challenge, or the socket's reader had to drop it) is counted under its reason in
+// Rejections, over the endpoint's whole life: ServerStats.Rejected and ClientStats.Rejected.
+// The counters of a connection that ended are kept in ServerStats.Ended. At most every 10 s
+// the Logger gets a line with the rejections since the last one.
 //
 // # Keeping the connection alive, and ending it
 //

@@ -47,35 +47,27 @@ func (c *floodConn) ReadFrom(b []byte) (int, net.Addr, error) {
 	return n, addr, nil
 }
 
-// floodCounters are the counters a bad datagram can land in.
+// floodCounters are the counters a bad datagram can land in: a rejection, or a connection
+// request that got a challenge.
 type floodCounters struct {
-	malformed, spoofed, requests, throttled, challenges, refused, overflow uint64
-	peerMalformed, peerSpoofed, peerStale, peerDuplicate                   uint64
-	peers                                                                  int
+	rejected             Rejections
+	requests, challenges uint64
+	peers                int
 }
 
 func countersOf(st ServerStats) floodCounters {
-	c := floodCounters{malformed: st.Malformed, spoofed: st.Spoofed, requests: st.Requests, throttled: st.Throttled,
-		challenges: st.Challenges, refused: st.RefusedChallenges, overflow: st.Overflow, peers: len(st.Peers)}
-	for _, p := range st.Peers {
-		c.peerMalformed += p.Malformed
-		c.peerSpoofed += p.Spoofed
-		c.peerStale += p.Stale
-		c.peerDuplicate += p.Duplicate
-	}
-	return c
+	return floodCounters{rejected: st.Rejected, requests: st.Requests, challenges: st.Challenges, peers: len(st.Peers)}
 }
 
 func (c floodCounters) minus(b floodCounters) floodCounters {
-	return floodCounters{c.malformed - b.malformed, c.spoofed - b.spoofed, c.requests - b.requests, c.throttled - b.throttled,
-		c.challenges - b.challenges, c.refused - b.refused, c.overflow - b.overflow,
-		c.peerMalformed - b.peerMalformed, c.peerSpoofed - b.peerSpoofed, c.peerStale - b.peerStale, c.peerDuplicate - b.peerDuplicate, c.peers}
+	return floodCounters{c.rejected.Minus(b.rejected), c.requests - b.requests, c.challenges - b.challenges, c.peers}
 }
 
 // sum is every datagram the counters account for. Requests covers both the requests that got
-// a challenge and the throttled ones.
+// a challenge and the throttled ones (the flood's requests are never denied: the server has
+// seats and they speak its version).
 func (c floodCounters) sum() uint64 {
-	return c.malformed + c.spoofed + c.requests + c.refused + c.overflow + c.peerMalformed + c.peerSpoofed + c.peerStale + c.peerDuplicate
+	return c.rejected.Total() - c.rejected.Throttled() + c.requests
 }
 
 // TestRandomDatagramFlood fires 100,000 bad datagrams at a live server while two clients
@@ -387,8 +379,9 @@ func TestRandomDatagramFlood(t *testing.T) {
 	t.Logf("flood: %d datagrams (%d from other addresses, %d from the clients' addresses) in %v; paced waits %d, gave up %d",
 		sentRaw+sentAsClient, sentRaw, sentAsClient, floodTime.Round(time.Millisecond), waits, gaveUp)
 	t.Logf("the server read %d bad datagrams (%d lost in the kernel) and %d of the clients' own", badRead, int64(sentRaw+sentAsClient)-badRead, fc.legit.Load())
-	t.Logf("counted: malformed %d, spoofed %d, requests %d (challenged %d, throttled %d), refused challenges %d, overflow %d; per peer: malformed %d, spoofed %d, stale %d, duplicate %d; sum %d",
-		d.malformed, d.spoofed, d.requests, d.challenges, d.throttled, d.refused, d.overflow, d.peerMalformed, d.peerSpoofed, d.peerStale, d.peerDuplicate, d.sum())
+	r := d.rejected
+	t.Logf("counted: malformed %d, unexpected %d, requests %d (challenged %d, throttled %d: address %d, prefix %d, global %d), bad challenges %d, overflow %d, wrong key %d, stale %d, duplicate %d; sum %d",
+		r.Malformed, r.Unexpected, d.requests, d.challenges, r.Throttled(), r.ThrottledAddress, r.ThrottledPrefix, r.ThrottledGlobal, r.BadChallenge, r.Overflow, r.WrongKey, r.Stale, r.Duplicate, d.sum())
 	t.Logf("clients' messages during the flood: up %v, down %v", sentUp, sentDown)
 	if d.peers != 2 {
 		t.Errorf("%d peers after the flood, want 2", d.peers)
@@ -398,13 +391,16 @@ func TestRandomDatagramFlood(t *testing.T) {
 	if d.sum() < uint64(badRead) {
 		t.Errorf("the counters account for %d datagrams, but the server received %d bad ones", d.sum(), badRead)
 	}
-	if d.sum() > uint64(badRead)+d.overflow {
-		t.Errorf("the counters account for %d datagrams: more than the %d bad ones received plus the %d dropped from the queue", d.sum(), badRead, d.overflow)
+	if d.sum() > uint64(badRead)+r.Overflow {
+		t.Errorf("the counters account for %d datagrams: more than the %d bad ones received plus the %d dropped from the queue", d.sum(), badRead, r.Overflow)
 	}
-	if d.peerSpoofed == 0 || d.peerStale+d.peerDuplicate == 0 || d.malformed == 0 || d.refused == 0 || d.throttled == 0 || d.spoofed == 0 {
+	if r.WrongKey == 0 || r.Stale+r.Duplicate == 0 || r.Malformed == 0 || r.BadChallenge == 0 || r.Throttled() == 0 || r.Unexpected == 0 {
 		t.Errorf("some kind of bad datagram was not seen at all: %+v", d)
 	}
-	if d.overflow == 0 {
+	if r.ServerFull+r.WrongVersion != 0 {
+		t.Errorf("requests denied during the flood: %+v", r)
+	}
+	if r.Overflow == 0 {
 		t.Errorf("the burst against a stalled loop overflowed nothing: the overflow accounting went untested")
 	}
 	for i := range 2 {

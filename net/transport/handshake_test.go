@@ -200,9 +200,9 @@ func TestHandshakeReplayedResponseRefused(t *testing.T) {
 	b.send(resp)
 	b.expect(wire.TypeDenied, len(resp))
 
-	st := waitStats(t, srv, "three refusals", func(st ServerStats) bool { return st.RefusedChallenges >= 3 })
-	if st.Accepted != 1 || st.RefusedChallenges != 3 || len(st.Peers) != 0 {
-		t.Errorf("accepted %d, refused %d, peers %d; want 1, 3, 0", st.Accepted, st.RefusedChallenges, len(st.Peers))
+	st := waitStats(t, srv, "three refusals", func(st ServerStats) bool { return st.Rejected.BadChallenge >= 3 })
+	if st.Accepted != 1 || st.Rejected.BadChallenge != 3 || len(st.Peers) != 0 {
+		t.Errorf("accepted %d, refused %d, peers %d; want 1, 3, 0", st.Accepted, st.Rejected.BadChallenge, len(st.Peers))
 	}
 	stopServer(t, srv, sl)
 	goleak.VerifyNone(t)
@@ -253,8 +253,8 @@ func TestHandshakeForgedChallengeRefused(t *testing.T) {
 	a.expect(wire.TypeAccepted, len(resp))
 
 	st := waitStats(t, srv, "one accepted", func(st ServerStats) bool { return st.Accepted == 1 })
-	if st.RefusedChallenges != 5 {
-		t.Errorf("refused %d challenges, want 5", st.RefusedChallenges)
+	if st.Rejected.BadChallenge != 5 {
+		t.Errorf("refused %d challenges, want 5", st.Rejected.BadChallenge)
 	}
 	stopServer(t, srv, sl)
 	goleak.VerifyNone(t)
@@ -284,8 +284,8 @@ func TestHandshakeWrongKeyIsSpoofed(t *testing.T) {
 	st := waitStats(t, srv, "spoofed datagrams counted", func(st ServerStats) bool {
 		return len(st.Peers) == 1 && st.Peers[0].Spoofed >= wrongKey+keyZero
 	})
-	if st.Peers[0].Spoofed != wrongKey+keyZero || st.Malformed != 0 || st.Spoofed != 0 {
-		t.Errorf("peer spoofed %d (want %d), server malformed %d, spoofed %d (want 0)", st.Peers[0].Spoofed, wrongKey+keyZero, st.Malformed, st.Spoofed)
+	if r := st.Rejected; st.Peers[0].Spoofed != wrongKey+keyZero || r.WrongKey != wrongKey+keyZero || r.Total() != r.WrongKey {
+		t.Errorf("peer spoofed %d, rejected %+v; want %d with a wrong key and nothing else", st.Peers[0].Spoofed, r, wrongKey+keyZero)
 	}
 	if s := cli.Stats(); s.State != Connected {
 		t.Errorf("client %v after the spoofed datagrams", s.State)
@@ -354,8 +354,8 @@ func TestHandshakeThrottled(t *testing.T) {
 		}
 	}
 	st := waitStats(t, srv, "every request counted", func(st ServerStats) bool { return st.Requests == peers*each })
-	if st.Challenges != limit || st.Throttled != peers*each-limit {
-		t.Errorf("%d challenges and %d throttled of %d requests, want %d and %d", st.Challenges, st.Throttled, peers*each, limit, peers*each-limit)
+	if st.Challenges != limit || st.Rejected.Throttled() != peers*each-limit {
+		t.Errorf("%d challenges and %d throttled of %d requests, want %d and %d", st.Challenges, st.Rejected.Throttled(), peers*each, limit, peers*each-limit)
 	}
 	// The server has sent everything it will send for these requests (the counters are
 	// published after the datagrams are handled): count what arrived.

@@ -56,8 +56,14 @@ type Config struct {
 	OnConnect    func(p *Peer, now time.Time)
 	OnDisconnect func(p *Peer, now time.Time, reason wire.DisconnectReason, text string)
 	OnMessage    func(p *Peer, now time.Time, m *message.Message)
-	// Logger receives connection events (default: discard).
+	// Logger receives connection events, and at most every 10 s a line with the datagrams
+	// rejected since the last one, by reason (default: discard).
 	Logger *slog.Logger
+	// CountSocket, for an endpoint made with NewServer or NewClient, is the socket its owner
+	// reads: its counters (datagrams dropped because the loop fell behind, or too long) go
+	// into this endpoint's Rejections. Give it to one endpoint per socket, so that they are
+	// counted once. (An endpoint with a socket of its own counts that one.)
+	CountSocket *Socket
 }
 
 // LinkSettings are the conditioner settings for the two directions of a socket.
@@ -102,10 +108,12 @@ type host struct {
 	cfg  Config
 	out  Writer
 	sock *Socket // the socket Listen or Dial opened; nil for NewServer and NewClient
-	buf  []byte
-	// counters for datagrams that belong to no connection
-	malformed atomic.Uint64
-	spoofed   atomic.Uint64
+	// counted is the socket whose counters are this endpoint's: its own, or CountSocket.
+	counted *Socket
+	buf     []byte
+	// rejected counts the datagrams that belong to no connection, and those of a connection
+	// that fail before its message layer sees them.
+	rejected  Rejections
 	sendErrs  atomic.Uint64
 	published time.Time
 	// now is the time of the Handle, Tick or intent being run, for the message layer's
@@ -114,9 +122,12 @@ type host struct {
 }
 
 func (h *host) init(out Writer, sock *Socket) {
-	h.out, h.sock = out, sock
+	h.out, h.sock, h.counted = out, sock, h.cfg.CountSocket
 	h.buf = make([]byte, 0, wire.MaxDatagram)
 }
+
+// own makes sock the endpoint's own socket (Listen, Dial), the one it counts.
+func (h *host) own(sock *Socket) { h.sock, h.counted = sock, sock }
 
 // Datagrams is the channel of datagrams read from the socket, for the owner loop; nil for an
 // endpoint without a socket of its own. It is closed when the socket closes.
@@ -159,11 +170,20 @@ func (h *host) release(d Datagram) {
 	}
 }
 
+// rejections are the endpoint's own rejections and its socket's.
+func (h *host) rejections() Rejections {
+	r := h.rejected
+	ss := h.socketStats()
+	r.Overflow += ss.Overflow
+	r.Oversize += ss.Oversize
+	return r
+}
+
 func (h *host) socketStats() SocketStats {
-	if h.sock == nil {
+	if h.counted == nil {
 		return SocketStats{}
 	}
-	return h.sock.Stats()
+	return h.counted.Stats()
 }
 
 func (h *host) send(b []byte, to netip.AddrPort) {
@@ -248,7 +268,7 @@ func Earliest(a, b time.Time) time.Time {
 func (h *host) receive(p *Peer, now time.Time, body []byte, d []byte) (bye *wire.Disconnect) {
 	typ, err := wire.PeekType(body)
 	if err != nil {
-		h.malformed.Add(1)
+		h.rejected.Malformed++
 		return nil
 	}
 	switch typ {
@@ -265,7 +285,7 @@ func (h *host) receive(p *Peer, now time.Time, body []byte, d []byte) (bye *wire
 	case wire.TypePing:
 		m, err := wire.ParsePing(body)
 		if err != nil {
-			h.malformed.Add(1)
+			h.rejected.Malformed++
 			return nil
 		}
 		p.lastRecv = now
@@ -276,7 +296,7 @@ func (h *host) receive(p *Peer, now time.Time, body []byte, d []byte) (bye *wire
 	case wire.TypePong:
 		m, err := wire.ParsePong(body)
 		if err != nil {
-			h.malformed.Add(1)
+			h.rejected.Malformed++
 			return nil
 		}
 		p.lastRecv = now
@@ -284,12 +304,12 @@ func (h *host) receive(p *Peer, now time.Time, body []byte, d []byte) (bye *wire
 	case wire.TypeDisconnect:
 		m, err := wire.ParseDisconnect(body)
 		if err != nil {
-			h.malformed.Add(1)
+			h.rejected.Malformed++
 			return nil
 		}
 		return &m
 	default:
-		h.malformed.Add(1)
+		h.rejected.Malformed++
 	}
 	return nil
 }

@@ -155,7 +155,10 @@ type PeerStats struct {
 	Debug *message.Debug
 }
 
-func (p *Peer) snapshot() PeerStats {
+func (p *Peer) snapshot() PeerStats { return p.stats(p.debug) }
+
+// stats is the connection's snapshot, with the debug views if debug.
+func (p *Peer) stats(debug bool) PeerStats {
 	m := p.conn.Stats()
 	pk := m.Packet
 	st := PeerStats{
@@ -174,7 +177,7 @@ func (p *Peer) snapshot() PeerStats {
 		SenderGraph: m.SenderGraph, WaitingForSync: m.WaitingForSync,
 		Message: m,
 	}
-	if p.debug {
+	if debug {
 		st.Debug = ptr(p.conn.Debug())
 	}
 	return st

@@ -24,10 +24,16 @@ type ServerConfig struct {
 	// MaxClients bounds the connections open at once. Default 8. (Seats are the game's: a
 	// transport has connections, each named by its player id.)
 	MaxClients int
-	// MaxPendingHandshakes bounds the challenges handed out per ChallengeTTL: connection
-	// requests beyond it get no answer (and are counted), so a flood of requests costs the
-	// server little and makes it send little. Default 64.
+	// MaxPendingHandshakes bounds the challenges handed out per ChallengeTTL in all:
+	// connection requests beyond it get no answer (and are counted), so a flood of requests
+	// costs the server little and makes it send little. Default 64.
 	MaxPendingHandshakes int
+	// MaxHandshakesPerAddress and MaxHandshakesPerPrefix bound the challenges handed out per
+	// ChallengeTTL to one source address and to one prefix (a /24 of IPv4, a /64 of IPv6), so
+	// that a flood from one address or one network cannot spend the whole budget and lock
+	// everybody else out (budget.go). Defaults 16 and 32.
+	MaxHandshakesPerAddress int
+	MaxHandshakesPerPrefix  int
 	// ChallengeTTL is how long a challenge stays valid. Default 5 s.
 	ChallengeTTL time.Duration
 	// Admit, if set, is asked whether a player may connect, at its request and again at its
@@ -48,6 +54,12 @@ func (c ServerConfig) withDefaults() ServerConfig {
 	if c.MaxPendingHandshakes <= 0 {
 		c.MaxPendingHandshakes = 64
 	}
+	if c.MaxHandshakesPerAddress <= 0 {
+		c.MaxHandshakesPerAddress = 16
+	}
+	if c.MaxHandshakesPerPrefix <= 0 {
+		c.MaxHandshakesPerPrefix = 32
+	}
 	if c.ChallengeTTL <= 0 {
 		c.ChallengeTTL = 5 * time.Second
 	}
@@ -64,34 +76,37 @@ type Server struct {
 	peers  []*Peer // connected, in the order they connected
 	byAddr map[netip.AddrPort]*Peer
 
-	// challenge budget: a token bucket refilled at MaxPendingHandshakes per ChallengeTTL
-	tokens   float64
-	tokensAt time.Time
+	budgets  budgets                // the handshake budgets (budget.go)
 	usedTags map[[16]byte]time.Time // accepted challenges, until they expire: a replay is refused
 	counters serverCounters
-	stats    atomic.Pointer[ServerStats]
-	closed   bool
+	ended    PeerTotals // the counters of every connection that ended
+	// closed lately: their packets still in flight are told from junk (AfterClose)
+	recent     [16]endedConn
+	recentNext int
+	rejects    rejectLog
+	stats      atomic.Pointer[ServerStats]
+	closed     bool
 }
 
 type serverCounters struct {
-	requests, challenges, accepted, denied, refusedChallenges, throttled, timeouts uint64
+	requests, challenges, accepted, denied, timeouts uint64
 }
 
 // ServerStats is a snapshot of the server, safe to read from any goroutine.
 type ServerStats struct {
-	At                 time.Time
-	Peers              []PeerStats // connected clients, in the order they connected
-	Requests           uint64      // connection requests received
-	Challenges         uint64      // challenges sent
-	Accepted           uint64
-	Denied             uint64 // "server full" and other refusals sent
-	RefusedChallenges  uint64 // responses with a forged, expired or replayed challenge
-	Throttled          uint64 // requests not answered: over MaxPendingHandshakes
-	Timeouts           uint64 // connections closed because the client went silent
-	Malformed          uint64 // datagrams that belong to no connection and fail the checksum or parse
-	Spoofed            uint64 // datagrams from a client's address that fail its connection key, plus packets of the wrong type for the state
-	Overflow, Oversize uint64 // datagrams the socket reader dropped
-	SendErrors         uint64
+	At         time.Time
+	Peers      []PeerStats // connected clients, in the order they connected
+	Requests   uint64      // connection requests received
+	Challenges uint64      // challenges sent
+	Accepted   uint64
+	Denied     uint64 // "server full" and other refusals sent
+	Timeouts   uint64 // connections closed because the client went silent
+	SendErrors uint64
+	// Rejected counts every datagram the server dropped, by reason, over its whole life: those
+	// that belong to no connection, and those of every connection, open or ended.
+	Rejected Rejections
+	// Ended sums the counters of every connection that has ended (Peers has the open ones).
+	Ended PeerTotals
 }
 
 // Listen opens a UDP socket on addr ("127.0.0.1:7777", "127.0.0.1:0" for any free port) and
@@ -102,7 +117,7 @@ func Listen(addr string, cfg ServerConfig) (*Server, error) {
 		return nil, err
 	}
 	s := NewServer(cfg, sock)
-	s.sock = sock
+	s.own(sock)
 	return s, nil
 }
 
@@ -110,7 +125,7 @@ func Listen(addr string, cfg ServerConfig) (*Server, error) {
 func Serve(pc net.PacketConn, cfg ServerConfig) *Server {
 	sock := NewSocket(pc, cfg.Link, cfg.LinkSeed)
 	s := NewServer(cfg, sock)
-	s.sock = sock
+	s.own(sock)
 	return s
 }
 
@@ -124,7 +139,7 @@ func NewServer(cfg ServerConfig, out Writer) *Server {
 	if _, err := io.ReadFull(cfg.Rand, s.secret[:]); err != nil {
 		panic("transport: no randomness for the server secret: " + err.Error())
 	}
-	s.tokens = float64(cfg.MaxPendingHandshakes)
+	s.budgets = newBudgets(cfg, s.secret[:])
 	s.init(out, nil)
 	s.stats.Store(&ServerStats{})
 	return s
@@ -166,24 +181,48 @@ func (s *Server) Handle(now time.Time, d Datagram) {
 	}
 	body, err := wire.OpenDatagram(d.Data, 0)
 	if err != nil {
-		s.malformed.Add(1)
+		if s.endedLately(now, d) {
+			s.rejected.AfterClose++
+		} else {
+			s.rejected.Malformed++
+		}
 		return
 	}
 	s.handshake(now, d.From, body)
+}
+
+// endedConn is a connection that ended, remembered for a Timeout.
+type endedConn struct {
+	addr  netip.AddrPort
+	key   uint64
+	until time.Time
+}
+
+// endedLately reports whether d is sealed with the key of a connection from its address that
+// ended less than a Timeout ago.
+func (s *Server) endedLately(now time.Time, d Datagram) bool {
+	for _, e := range s.recent {
+		if e.addr == d.From && now.Before(e.until) {
+			if _, err := wire.OpenDatagram(d.Data, e.key); err == nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // handshake answers the packets of a client that has no connection (yet).
 func (s *Server) handshake(now time.Time, from netip.AddrPort, body []byte) {
 	typ, err := wire.PeekType(body)
 	if err != nil {
-		s.malformed.Add(1)
+		s.rejected.Malformed++
 		return
 	}
 	switch typ {
 	case wire.TypeConnectRequest:
 		req, err := wire.ParseConnectRequest(body)
 		if err != nil {
-			s.malformed.Add(1)
+			s.rejected.Malformed++
 			return
 		}
 		s.counters.requests++
@@ -195,8 +234,15 @@ func (s *Server) handshake(now time.Time, from netip.AddrPort, body []byte) {
 			s.deny(from, wire.DenyServerFull)
 			return
 		}
-		if !s.takeToken(now) {
-			s.counters.throttled++
+		switch s.budgets.take(from.Addr(), now) {
+		case overAddress:
+			s.rejected.ThrottledAddress++
+			return
+		case overPrefix:
+			s.rejected.ThrottledPrefix++
+			return
+		case overGlobal:
+			s.rejected.ThrottledGlobal++
 			return
 		}
 		ch := s.challenge(from, uint64(now.UnixMilli()), req.Player)
@@ -205,14 +251,14 @@ func (s *Server) handshake(now time.Time, from netip.AddrPort, body []byte) {
 	case wire.TypeChallengeResponse:
 		resp, err := wire.ParseChallengeResponse(body)
 		if err != nil {
-			s.malformed.Add(1)
+			s.rejected.Malformed++
 			return
 		}
 		s.accept(now, from, resp)
 	default:
 		// Data, pings or a disconnect from an address with no connection: a client that timed
 		// out on our side, or somebody guessing.
-		s.spoofed.Add(1)
+		s.rejected.Unexpected++
 	}
 }
 
@@ -233,21 +279,17 @@ func (s *Server) challenge(from netip.AddrPort, issued uint64, player wire.Playe
 	return ch
 }
 
-func (s *Server) takeToken(now time.Time) bool {
-	rate := float64(s.cfg.MaxPendingHandshakes) / s.cfg.ChallengeTTL.Seconds()
-	if !s.tokensAt.IsZero() {
-		s.tokens = min(float64(s.cfg.MaxPendingHandshakes), s.tokens+now.Sub(s.tokensAt).Seconds()*rate)
-	}
-	s.tokensAt = now
-	if s.tokens < 1 {
-		return false
-	}
-	s.tokens--
-	return true
-}
-
+// deny refuses a handshake packet, counted under its reason.
 func (s *Server) deny(to netip.AddrPort, r wire.DenyReason) {
 	s.counters.denied++
+	switch r {
+	case wire.DenyVersion:
+		s.rejected.WrongVersion++
+	case wire.DenyChallenge:
+		s.rejected.BadChallenge++
+	default:
+		s.rejected.ServerFull++
+	}
 	s.sendControl(to, 0, 1, func(b []byte) ([]byte, error) { return wire.AppendDenied(b, &wire.Denied{Reason: r}) })
 }
 
@@ -256,7 +298,6 @@ func (s *Server) accept(now time.Time, from netip.AddrPort, resp wire.ChallengeR
 	want := s.challenge(from, resp.Challenge.Issued, resp.Player)
 	issued := time.UnixMilli(int64(resp.Challenge.Issued))
 	if !hmac.Equal(want.Tag[:], resp.Challenge.Tag[:]) || now.Sub(issued) > s.cfg.ChallengeTTL || issued.After(now.Add(time.Second)) {
-		s.counters.refusedChallenges++
 		s.deny(from, wire.DenyChallenge)
 		return
 	}
@@ -268,7 +309,6 @@ func (s *Server) accept(now time.Time, from netip.AddrPort, resp wire.ChallengeR
 		return
 	}
 	if _, used := s.usedTags[resp.Challenge.Tag]; used {
-		s.counters.refusedChallenges++
 		s.deny(from, wire.DenyChallenge)
 		return
 	}
@@ -353,6 +393,9 @@ func (s *Server) drop(p *Peer, now time.Time, reason wire.DisconnectReason, text
 		s.sendControl(p.addr, p.key, disconnectCopies, func(b []byte) ([]byte, error) { return wire.AppendDisconnect(b, &msg) })
 	}
 	p.gone, p.reason, p.text = true, reason, text
+	s.ended.Add(p.stats(false))
+	s.recent[s.recentNext] = endedConn{addr: p.addr, key: p.key, until: now.Add(s.cfg.Timeout)}
+	s.recentNext = (s.recentNext + 1) % len(s.recent)
 	delete(s.byAddr, p.addr)
 	s.peers = slices.DeleteFunc(s.peers, func(q *Peer) bool { return q == p })
 	if reason == wire.DisconnectTimeout {
@@ -399,18 +442,29 @@ func (s *Server) Tick(now time.Time) {
 func (s *Server) publish(now time.Time) {
 	st := &ServerStats{
 		At: now, Requests: s.counters.requests, Challenges: s.counters.challenges, Accepted: s.counters.accepted,
-		Denied: s.counters.denied, RefusedChallenges: s.counters.refusedChallenges, Throttled: s.counters.throttled, Timeouts: s.counters.timeouts,
-		Malformed: s.malformed.Load(), Spoofed: s.spoofed.Load(), SendErrors: s.sendErrs.Load(),
+		Denied: s.counters.denied, Timeouts: s.counters.timeouts, SendErrors: s.sendErrs.Load(), Ended: s.ended,
 	}
-	ss := s.socketStats()
-	st.Overflow, st.Oversize = ss.Overflow, ss.Oversize
+	st.Rejected = s.rejections()
+	st.Rejected.addPeer(s.ended)
 	for _, p := range s.peers {
 		pk := p.conn.Stats().Packet
 		p.rates.update(now, pk.PacketsReceived, pk.PacketsSent, pk.BytesReceived, pk.BytesSent)
-		st.Peers = append(st.Peers, p.snapshot())
+		ps := p.snapshot()
+		st.Peers = append(st.Peers, ps)
+		var t PeerTotals
+		t.Add(ps)
+		st.Rejected.addPeer(t)
 	}
 	s.stats.Store(st)
 	s.published = now
+	s.rejects.update(s.cfg.Logger, now, st.Rejected, s.closed)
+}
+
+// StatsNow publishes a snapshot of this moment (the latest Handle or Tick) and returns it, for
+// a report at exit. Owner loop only.
+func (s *Server) StatsNow() ServerStats {
+	s.publish(s.now)
+	return s.Stats()
 }
 
 // NextTick is when Tick next has work if no datagram arrives.
