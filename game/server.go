@@ -2,7 +2,6 @@ package game
 
 import (
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"net/netip"
 	"slices"
@@ -168,7 +167,7 @@ func (s *Server) seatBot(i int) error {
 	if idx < 0 {
 		return errors.New("game: no free seat for a bot")
 	}
-	name := fmt.Sprintf("bot%d", i+1)
+	name := botName(i)
 	st := &seat{idx: uint8(idx), player: uuid.NewSHA1(uuid.NameSpaceOID, []byte(name)), name: name}
 	st.bot = NewBot(st.idx, name, s.cfg.Seed+uint64(idx)*7919)
 	s.seats[idx] = st
