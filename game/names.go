@@ -3,7 +3,9 @@ package game
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -280,4 +282,40 @@ func IsBotName(name string) bool {
 		}
 	}
 	return true
+}
+
+// refuseName says why the server refuses to seat a player under name, or nil: the name
+// breaks a rule of CheckPlayerName, or another seat holds it or a look-alike of it (the same
+// FoldName). own is the seat of the same player id (nil if none): a player who comes back
+// to its seat is compared with the others only, so it keeps its name. A seat that waits for
+// its player who left (SeatHold) keeps its name from others until it is freed.
+//
+// A taken name is refused rather than given a suffix ("ann" becoming "ann2"): the player
+// reads why at once and chooses, where a suffix would make a name it never asked for, which
+// the others could still mistake for the original, and which a later "ann2" would then
+// collide with in turn. It is also what a player who restarted its client (a new player id)
+// while its old seat is held needs to see: the seat keeps the name until the hold runs out.
+func (s *Server) refuseName(name string, own *seat, now time.Time) error {
+	if err := CheckPlayerName(name); err != nil {
+		return err
+	}
+	fold := FoldName(name)
+	for _, x := range s.seats {
+		if x == nil || x == own || s.holdExpired(x, now) || FoldName(x.name) != fold {
+			continue
+		}
+		who := fmt.Sprintf("seat %d", x.idx)
+		if x.peer == nil && x.bot == nil {
+			who += ", held for its player who left"
+		}
+		switch {
+		case x.name == name:
+			return nameErrorf(name, ErrNameTaken, "is taken (%s)", who)
+		case strconv.Quote(name) != strconv.QuoteToASCII(name):
+			// The reader may not see the difference: the name's code points show it.
+			return nameErrorf(name, ErrNameTaken, "(%+q) looks like %q (%s)", name, x.name, who)
+		}
+		return nameErrorf(name, ErrNameTaken, "looks like %q (%s)", x.name, who)
+	}
+	return nil
 }

@@ -27,6 +27,7 @@ type ServerStats struct {
 	StopWorldResyncs     uint64
 	PauseMillis          []int64
 	Joins, Leaves        uint64
+	JoinsRefused         uint64 // connections kicked at once for their name (names.go)
 	SeatsFreed           uint64 // seats freed after their player was gone for SeatHold
 	SendsRefused         uint64 // messages to a client refused by back-pressure (outbox.go)
 	BadMessages          uint64 // messages that failed to parse or broke the rules (a command for another seat)
