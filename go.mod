@@ -8,6 +8,7 @@ require (
 	github.com/quic-go/quic-go v0.65.0
 	github.com/rivo/tview v0.42.0
 	go.uber.org/goleak v1.3.0
+	golang.org/x/text v0.40.0
 )
 
 require (
@@ -18,5 +19,4 @@ require (
 	golang.org/x/net v0.56.0 // indirect
 	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/term v0.45.0 // indirect
-	golang.org/x/text v0.40.0 // indirect
 )

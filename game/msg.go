@@ -116,7 +116,8 @@ func newMsgOf(t MsgType) msgCodec {
 }
 
 // Limits of the variable-size fields. Player names follow wire.CheckName
-// (1..wire.MaxNameLen bytes).
+// (1..wire.MaxNameLen bytes); a server seats only the names CheckPlayerName
+// accepts (names.go).
 const (
 	// MaxMapNameLen is the longest map name in a StartGame, in bytes.
 	MaxMapNameLen = 64

@@ -2,7 +2,6 @@ package game
 
 import (
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"net/netip"
 	"slices"
@@ -173,7 +172,7 @@ func (s *Server) seatBot(i int) error {
 	if idx < 0 {
 		return errors.New("game: no free seat for a bot")
 	}
-	name := fmt.Sprintf("bot%d", i+1)
+	name := botName(i)
 	st := &seat{idx: uint8(idx), player: uuid.NewSHA1(uuid.NameSpaceOID, []byte(name)), name: name}
 	st.bot = NewBot(st.idx, name, s.cfg.Seed+uint64(idx)*7919)
 	s.seats[idx] = st
@@ -727,9 +726,17 @@ func (s *Server) freeHeldSeats(now time.Time) {
 }
 
 // onConnect seats a client: its own seat back if its player id has one, else a free seat
-// (Admit made sure there is one when the connection was accepted).
+// (Admit made sure there is one when the connection was accepted). A name the seats refuse
+// (refuseName: a broken rule, a bot's, or another seat's) ends the connection at once, kicked
+// with the reason as its text, which the client shows and exits on.
 func (s *Server) onConnect(p *transport.Peer, now time.Time) {
 	st := s.seatOfPlayer(p.PlayerID())
+	if err := s.refuseName(p.Name(), st, now); err != nil {
+		s.stats.JoinsRefused++
+		s.event(now, "join refused", "addr", p.Addr(), "why", err)
+		s.tr.Kick(p, now, err.Error())
+		return
+	}
 	if st == nil {
 		idx := s.freeSeat(now)
 		if idx < 0 {

@@ -30,6 +30,7 @@ type ServerStats struct {
 	RepairsDeferred      uint64 // real-time re-syncs put off: the player's units were repaired less than a second ago
 	PlayersDropped       uint64 // clients disconnected for keeping the game from going on
 	Joins, Leaves        uint64
+	JoinsRefused         uint64 // connections kicked at once for their name (names.go)
 	SeatsFreed           uint64 // seats freed after their player was gone for SeatHold
 	SendsRefused         uint64 // messages to a client refused by back-pressure (outbox.go)
 	BadMessages          uint64 // messages that failed to parse or broke the rules (a command for another seat)

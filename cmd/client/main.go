@@ -28,7 +28,6 @@ import (
 	"github.com/ackattack/ackattack/game"
 	"github.com/ackattack/ackattack/game/hostloop"
 	"github.com/ackattack/ackattack/net/transport"
-	"github.com/ackattack/ackattack/net/wire"
 	"github.com/ackattack/ackattack/ui"
 )
 
@@ -59,8 +58,8 @@ func run(args []string) int {
 	if *name == "" {
 		*name = defaultName()
 	}
-	if err := wire.CheckName(*name); err != nil {
-		return cmd.Fail(cli.ExitUsage, fmt.Errorf("--name %q: 1 to %d bytes of UTF-8 without control characters (%v)", *name, wire.MaxNameLen, err))
+	if err := game.CheckPlayerName(*name); err != nil {
+		return cmd.Fail(cli.ExitUsage, fmt.Errorf("--name: %w", err))
 	}
 	if err := cmd.Open(); err != nil {
 		return cmd.Fail(cli.ExitFailure, err)

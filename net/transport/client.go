@@ -1,8 +1,10 @@
 package transport
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/netip"
 	"sync/atomic"
@@ -312,7 +314,13 @@ func (c *Client) end(now time.Time, reason wire.DisconnectReason, text string, n
 	if c.err == nil {
 		c.err = fmt.Errorf("transport: disconnected: %s: %s", reason, text)
 	}
-	c.cfg.Logger.Info("disconnected", "server", c.server, "reason", reason.String(), "text", text)
+	// The server removing the player (a refused name, a full server) is news to the player: it
+	// reaches the log at the level the binaries write by default.
+	level := slog.LevelInfo
+	if reason == wire.DisconnectKicked && !notify {
+		level = slog.LevelWarn
+	}
+	c.cfg.Logger.Log(context.Background(), level, "disconnected", "server", c.server, "reason", reason.String(), "text", text)
 	if p != nil {
 		p.gone, p.reason, p.text = true, reason, text
 	}
