@@ -69,6 +69,9 @@ type GameReport struct {
 	// dialling), DirectRedials the dials it tried again after one ended (p2p.go). Clients only.
 	DirectLinks   uint64 `json:"direct_links,omitempty"`
 	DirectRedials uint64 `json:"direct_redials,omitempty"`
+	// JoinsRefused counts connections the server turned away at once for their name: it
+	// broke a rule, or was a bot's or another seat's (names.go). Servers only.
+	JoinsRefused uint64 `json:"joins_refused,omitempty"`
 	// FrameDeadlines: how late the frames started. Servers only: nil on a client, so that a
 	// client's report has neither of its fields.
 	*FrameDeadlines

@@ -153,7 +153,7 @@ func (s *Server) counters(st transport.ServerStats) (NetReport, RejectedReport, 
 	g := GameReport{LeadTimeMillis: int64(s.lead) * s.cfg.Frame.Milliseconds(), CommandsIssued: s.stats.CommandsRelayed,
 		CommandsLate: s.stats.CommandsLate, EnemiesSpawned: s.stats.EnemiesSpawned, EnemiesKilled: s.stats.EnemiesKilled,
 		LeadTimeChanges: s.stats.LeadChanges, SendsRefused: s.stats.SendsRefused, BadMessages: s.stats.BadMessages,
-		FrameDeadlines: &FrameDeadlines{FramesLate: s.stats.FramesLate, MaxFrameLateMillis: float64(s.stats.MaxFrameLate) / float64(time.Millisecond)}}
+		JoinsRefused: s.stats.JoinsRefused, FrameDeadlines: &FrameDeadlines{FramesLate: s.stats.FramesLate, MaxFrameLateMillis: float64(s.stats.MaxFrameLate) / float64(time.Millisecond)}}
 	sy := SyncReport{HashReports: s.stats.HashReports, MismatchedGroups: s.stats.MismatchedGroups, MismatchedUnits: s.stats.MismatchedUnits,
 		RealtimeResyncs: s.stats.RealtimeResyncs, StopWorldResyncs: s.stats.StopWorldResyncs, PauseMillis: append([]int64{}, s.stats.PauseMillis...),
 		LastResyncFrame: s.stats.lastResync, PauseDropouts: s.stats.PauseDropouts, PlayersDropped: s.stats.PlayersDropped,
