@@ -56,6 +56,13 @@ func run(args []string) int {
 	if *inject < 0 {
 		return cmd.Fail(cli.ExitUsage, errors.New("--inject-desync must not be negative"))
 	}
+	if *connect != "" {
+		a, err := cli.ServerAddr("connect", *connect)
+		if err != nil {
+			return cmd.Fail(cli.ExitUsage, err)
+		}
+		*connect = a
+	}
 	if *name == "" {
 		*name = defaultName()
 	}

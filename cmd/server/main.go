@@ -16,8 +16,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"slices"
 	"strings"
@@ -59,17 +61,25 @@ func run(args []string) int {
 	if !slices.Contains(world.Maps(), *mapName) {
 		return cmd.Fail(cli.ExitUsage, fmt.Errorf("--map %q: no such map (maps: %s)", *mapName, strings.Join(world.Maps(), ", ")))
 	}
+	addr, err := cli.ListenAddr("listen", *listen)
+	if err != nil {
+		return cmd.Fail(cli.ExitUsage, err)
+	}
 	if err := cmd.Open(); err != nil {
 		return cmd.Fail(cli.ExitFailure, err)
 	}
 	defer cmd.Close()
 	logger := cmd.Logger
-	cfg := game.ServerConfig{Listen: *listen, Map: *mapName, Seed: *seed, Bots: *bots, MinPlayers: *minPlayers, SeatHold: *seatHold, Late: cmd.Late, Logger: logger}
+	cfg := game.ServerConfig{Listen: addr, Map: *mapName, Seed: *seed, Bots: *bots, MinPlayers: *minPlayers, SeatHold: *seatHold, Late: cmd.Late, Logger: logger}
 	cfg.Transport.Link = cmd.Link
 	cfg.Transport.DebugViews = !cmd.Headless // the UI's debug panel reads them
 	cfg.Trace = cmd.Trace
 	srv, err := hostloop.NewServer(cfg)
 	if err != nil {
+		if opErr := (*net.OpError)(nil); errors.As(err, &opErr) {
+			// The address resolved but cannot be bound: in use, or not this machine's.
+			err = fmt.Errorf("--listen %s: %w", addr, err)
+		}
 		return cmd.Fail(cli.ExitFailure, err)
 	}
 	logger.Info("serving", "addr", srv.Addr(), "map", *mapName, "bots", *bots)
