@@ -48,3 +48,30 @@ func TestListenInUseExit1(t *testing.T) {
 		t.Errorf("--listen %s (in use): exit code %d, want 1, and a message naming --listen and the address:\n%s", addr, code, stderr)
 	}
 }
+
+// TestMinPlayersRange: --min-players counts the humans awaited, so it is 0 up to the seats the
+// bots leave free; anything else is a usage error, exit code 2, naming the flag and the range.
+func TestMinPlayersRange(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string // the range in the message; "" when accepted
+	}{
+		{args: []string{"--min-players", "-3"}, want: "--min-players must be 0..8"},
+		{args: []string{"--min-players", "9"}, want: "--min-players must be 0..8"},
+		{args: []string{"--bots", "2", "--min-players", "7"}, want: "--min-players must be 0..6"},
+		{args: []string{"--bots", "8", "--min-players", "1"}, want: "--min-players must be 0..0"},
+		{args: []string{"--bots", "2", "--min-players", "6"}},
+		{args: []string{"--min-players", "8"}},
+	} {
+		var code int
+		_, stderr := capture.Output(t, func() {
+			code = run(append([]string{"--headless", "--listen", "127.0.0.1:0", "--duration", "100ms", "--log-level", "warn"}, tc.args...))
+		})
+		switch {
+		case tc.want == "" && code != 0:
+			t.Errorf("%q: exit code %d, want 0:\n%s", tc.args, code, stderr)
+		case tc.want != "" && (code != 2 || !strings.HasPrefix(stderr, "server: "+tc.want)):
+			t.Errorf("%q: exit code %d, want 2, and %q:\n%s", tc.args, code, tc.want, stderr)
+		}
+	}
+}

@@ -47,7 +47,7 @@ func run(args []string) int {
 	mapName := fs.String("map", "skirmish", "map: "+strings.Join(world.Maps(), ", "))
 	seed := fs.Uint64("seed", 1, "world and bot seed")
 	bots := fs.Int("bots", 0, "server-side bot players")
-	minPlayers := fs.Int("min-players", 0, "connected players needed before the start countdown (0: start with the first)")
+	minPlayers := fs.Int("min-players", 0, fmt.Sprintf("connected players needed before the start countdown (0: start with the first; at most %d less --bots)", world.MaxPlayers))
 	seatHold := fs.Duration("seat-hold", game.MaxSeatHold, fmt.Sprintf("how long a vanished player's seat waits for it before anybody may take it (at most %v)", game.MaxSeatHold))
 	if exit, ok := cmd.Parse(args); !ok {
 		return exit
@@ -57,6 +57,14 @@ func run(args []string) int {
 	}
 	if *bots < 0 || *bots > world.MaxPlayers {
 		return cmd.Fail(cli.ExitUsage, fmt.Errorf("--bots must be 0..%d", world.MaxPlayers))
+	}
+	// Bots keep their seats for the whole game, so the humans awaited must fit in the others.
+	if *minPlayers < 0 || *minPlayers > world.MaxPlayers-*bots {
+		seats := "the number of seats"
+		if *bots > 0 {
+			seats = fmt.Sprintf("the %d seats less the %d of --bots", world.MaxPlayers, *bots)
+		}
+		return cmd.Fail(cli.ExitUsage, fmt.Errorf("--min-players must be 0..%d, %s", world.MaxPlayers-*bots, seats))
 	}
 	if !slices.Contains(world.Maps(), *mapName) {
 		return cmd.Fail(cli.ExitUsage, fmt.Errorf("--map %q: no such map (maps: %s)", *mapName, strings.Join(world.Maps(), ", ")))
