@@ -135,16 +135,37 @@ func run(args []string) int {
 		runErr = <-runDone
 	}
 	<-serverDone
-	if err := cmd.WriteStats(c.Report()); err != nil {
+	// The connection to the server is what a run is for: one that never came up is a failure,
+	// however the run ended, and the report says so.
+	st := c.Stats()
+	connected := !st.Server.Since.IsZero()
+	if err := cmd.WriteStats(report{Report: c.Report(), Connected: connected}); err != nil {
 		return cmd.Fail(cli.ExitFailure, err)
 	}
 	if uiErr != nil {
 		return cli.ExitFailure
 	}
+	if !connected {
+		why := st.Err // the handshake timed out, or the server refused
+		if why == "" {
+			why = "the run ended while connecting"
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				why += fmt.Sprintf(" (--duration %v)", cmd.Duration)
+			}
+		}
+		return cmd.Fail(cli.ExitFailure, fmt.Errorf("never connected to %s: %s", addr, why))
+	}
 	if runErr != nil {
 		return cmd.Fail(cli.ExitFailure, runErr)
 	}
 	return cli.ExitOK
+}
+
+// report is the client's --stats report: the game's, and whether the connection to the server
+// was ever up during the run.
+type report struct {
+	game.Report
+	Connected bool `json:"connected"`
 }
 
 func defaultName() string {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,11 +32,12 @@ func TestEmbeddedGameCleanExit(t *testing.T) {
 		Game        struct {
 			CommandsIssued int `json:"commands_issued"`
 		} `json:"game"`
+		Connected bool `json:"connected"`
 	}
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatalf("stats: %v\n%s", err, b)
 	}
-	if r.Role != "client" || r.Name != "ann" || r.Frame < 10 || len(r.WorldHashes) == 0 || r.Game.CommandsIssued == 0 {
+	if r.Role != "client" || r.Name != "ann" || r.Frame < 10 || len(r.WorldHashes) == 0 || r.Game.CommandsIssued == 0 || !r.Connected {
 		t.Fatalf("report of a game that did not run: %s", b)
 	}
 	if fi, err := os.Stat(trace); err != nil || fi.Size() == 0 {
@@ -110,5 +112,36 @@ func TestUnwritableReportFilesExit1(t *testing.T) {
 		if code != 1 || !strings.HasPrefix(stderr, "client: "+flag+": ") || !strings.Contains(stderr, bad) {
 			t.Errorf("%s %s: exit code %d, want 1, and a message naming %s and the file:\n%s", flag, bad, code, flag, stderr)
 		}
+	}
+}
+
+// TestNeverConnectedExit1: a client whose server never answers has failed, even when its
+// --duration ends before the handshake gives up: exit code 1, a message saying it never
+// connected, and "connected": false in its --stats report.
+func TestNeverConnectedExit1(t *testing.T) {
+	silent, err := net.ListenPacket("udp", "127.0.0.1:0") // takes the port, never answers
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	addr := silent.LocalAddr().String()
+	stats := filepath.Join(t.TempDir(), "stats.json")
+	var code int
+	_, stderr := capture.Output(t, func() {
+		code = run([]string{"--headless", "--quiet", "--connect", addr, "--duration", "300ms", "--stats", stats})
+	})
+	if want := "client: never connected to " + addr + ": "; code != 1 || !strings.HasPrefix(stderr, want) {
+		t.Errorf("exit code %d, want 1, and %q:\n%s", code, want, stderr)
+	}
+	b, err := os.ReadFile(stats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Role      string `json:"role"`
+		Connected *bool  `json:"connected"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil || r.Role != "client" || r.Connected == nil || *r.Connected {
+		t.Errorf("report of a client that never connected, want \"connected\": false (%v):\n%s", err, b)
 	}
 }

@@ -234,9 +234,9 @@ func (c *Command) Fail(exit int, err error) int {
 	return exit
 }
 
-// WriteStats writes r as indented JSON to the --stats file that Open created, if one was asked
-// for, and closes it.
-func (c *Command) WriteStats(r game.Report) error {
+// WriteStats writes r, a game.Report or a binary's report around one, as indented JSON to the
+// --stats file that Open created, if one was asked for, and closes it.
+func (c *Command) WriteStats(r any) error {
 	if c.StatsPath == "" {
 		return nil
 	}

@@ -29,7 +29,8 @@
 // or an address that cannot be parsed or resolved (ListenAddr, ServerAddr), with a message
 // naming it, so that a script's mistake is told apart from a game's failure before anything
 // ran. 1 is every other failure: a file that cannot be opened, a socket that cannot be bound
-// (an address in use), a game that ended in error, a --stats file that cannot be written.
+// (an address in use), a game that ended in error, a client that never connected to its server
+// (however its run ended), a --stats file that cannot be written.
 // Every message starts with the binary's name.
 //
 // # Why headless is a fallback
