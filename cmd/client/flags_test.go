@@ -29,3 +29,15 @@ func TestBadConnectExit2(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyNameExit2: an empty --name is a mistake (an empty variable in a script), not a
+// request for the default name: exit code 2, with a message naming --name.
+func TestEmptyNameExit2(t *testing.T) {
+	var code int
+	_, stderr := capture.Output(t, func() {
+		code = run([]string{"--headless", "--quiet", "--name", "", "--connect", "127.0.0.1:9", "--duration", "1s"})
+	})
+	if code != 2 || !strings.HasPrefix(stderr, "client: --name is empty") {
+		t.Errorf("--name '': exit code %d, want 2, and a message naming --name:\n%s", code, stderr)
+	}
+}

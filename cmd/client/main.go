@@ -18,6 +18,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -64,6 +65,12 @@ func run(args []string) int {
 		*connect = a
 	}
 	if *name == "" {
+		named := false
+		fs.Visit(func(f *flag.Flag) { named = named || f.Name == "name" })
+		if named {
+			// A script that passes an empty variable meant some name: it gets no default.
+			return cmd.Fail(cli.ExitUsage, errors.New(`--name is empty: give a name, or leave the flag out for the default (your user name, or "player")`))
+		}
 		*name = defaultName()
 	}
 	if err := wire.CheckName(*name); err != nil {
