@@ -18,6 +18,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -55,7 +56,20 @@ func run(args []string) int {
 	if *inject < 0 {
 		return cmd.Fail(cli.ExitUsage, errors.New("--inject-desync must not be negative"))
 	}
+	if *connect != "" {
+		a, err := cli.ServerAddr("connect", *connect)
+		if err != nil {
+			return cmd.Fail(cli.ExitUsage, err)
+		}
+		*connect = a
+	}
 	if *name == "" {
+		named := false
+		fs.Visit(func(f *flag.Flag) { named = named || f.Name == "name" })
+		if named {
+			// A script that passes an empty variable meant some name: it gets no default.
+			return cmd.Fail(cli.ExitUsage, errors.New(`--name is empty: give a name, or leave the flag out for the default (your user name, or "player")`))
+		}
 		*name = defaultName()
 	}
 	if err := game.CheckPlayerName(*name); err != nil {
@@ -127,16 +141,37 @@ func run(args []string) int {
 		runErr = <-runDone
 	}
 	<-serverDone
-	if err := cmd.WriteStats(c.Report()); err != nil {
+	// The connection to the server is what a run is for: one that never came up is a failure,
+	// however the run ended, and the report says so.
+	st := c.Stats()
+	connected := !st.Server.Since.IsZero()
+	if err := cmd.WriteStats(report{Report: c.Report(), Connected: connected}); err != nil {
 		return cmd.Fail(cli.ExitFailure, err)
 	}
 	if uiErr != nil {
 		return cli.ExitFailure
 	}
+	if !connected {
+		why := st.Err // the handshake timed out, or the server refused
+		if why == "" {
+			why = "the run ended while connecting"
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				why += fmt.Sprintf(" (--duration %v)", cmd.Duration)
+			}
+		}
+		return cmd.Fail(cli.ExitFailure, fmt.Errorf("never connected to %s: %s", addr, why))
+	}
 	if runErr != nil {
 		return cmd.Fail(cli.ExitFailure, runErr)
 	}
 	return cli.ExitOK
+}
+
+// report is the client's --stats report: the game's, and whether the connection to the server
+// was ever up during the run.
+type report struct {
+	game.Report
+	Connected bool `json:"connected"`
 }
 
 func defaultName() string {

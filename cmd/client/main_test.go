@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ackattack/ackattack/cmd/internal/capture"
 )
@@ -30,11 +32,12 @@ func TestEmbeddedGameCleanExit(t *testing.T) {
 		Game        struct {
 			CommandsIssued int `json:"commands_issued"`
 		} `json:"game"`
+		Connected bool `json:"connected"`
 	}
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatalf("stats: %v\n%s", err, b)
 	}
-	if r.Role != "client" || r.Name != "ann" || r.Frame < 10 || len(r.WorldHashes) == 0 || r.Game.CommandsIssued == 0 {
+	if r.Role != "client" || r.Name != "ann" || r.Frame < 10 || len(r.WorldHashes) == 0 || r.Game.CommandsIssued == 0 || !r.Connected {
 		t.Fatalf("report of a game that did not run: %s", b)
 	}
 	if fi, err := os.Stat(trace); err != nil || fi.Size() == 0 {
@@ -89,5 +92,56 @@ func TestBadLogFileExit1(t *testing.T) {
 	})
 	if code != 1 || !strings.Contains(stderr, "--log") || !strings.Contains(stderr, bad) {
 		t.Errorf("--log %s: exit code %d, want 1, and a message naming --log and the file:\n%s", bad, code, stderr)
+	}
+}
+
+// TestUnwritableReportFilesExit1: a --stats or --trace file that cannot be created stops the
+// binary before the run, exit code 1, with a message naming the flag and the file, not after
+// a whole --duration.
+func TestUnwritableReportFilesExit1(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "no-such-dir", "file")
+	for _, flag := range []string{"--stats", "--trace"} {
+		var code int
+		start := time.Now()
+		_, stderr := capture.Output(t, func() {
+			code = run([]string{"--headless", "--quiet", "--bot", "--duration", "30s", flag, bad})
+		})
+		if took := time.Since(start); took > 5*time.Second {
+			t.Errorf("%s %s: stopped after %v, want before the run", flag, bad, took.Round(time.Millisecond))
+		}
+		if code != 1 || !strings.HasPrefix(stderr, "client: "+flag+": ") || !strings.Contains(stderr, bad) {
+			t.Errorf("%s %s: exit code %d, want 1, and a message naming %s and the file:\n%s", flag, bad, code, flag, stderr)
+		}
+	}
+}
+
+// TestNeverConnectedExit1: a client whose server never answers has failed, even when its
+// --duration ends before the handshake gives up: exit code 1, a message saying it never
+// connected, and "connected": false in its --stats report.
+func TestNeverConnectedExit1(t *testing.T) {
+	silent, err := net.ListenPacket("udp", "127.0.0.1:0") // takes the port, never answers
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	addr := silent.LocalAddr().String()
+	stats := filepath.Join(t.TempDir(), "stats.json")
+	var code int
+	_, stderr := capture.Output(t, func() {
+		code = run([]string{"--headless", "--quiet", "--connect", addr, "--duration", "300ms", "--stats", stats})
+	})
+	if want := "client: never connected to " + addr + ": "; code != 1 || !strings.HasPrefix(stderr, want) {
+		t.Errorf("exit code %d, want 1, and %q:\n%s", code, want, stderr)
+	}
+	b, err := os.ReadFile(stats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Role      string `json:"role"`
+		Connected *bool  `json:"connected"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil || r.Role != "client" || r.Connected == nil || *r.Connected {
+		t.Errorf("report of a client that never connected, want \"connected\": false (%v):\n%s", err, b)
 	}
 }

@@ -1,11 +1,77 @@
 package main
 
-import "testing"
+import (
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/ackattack/ackattack/cmd/internal/capture"
+)
 
 // The README's contract: exit 2 on a bad flag. --map takes skirmish or continent; an unknown
 // map is refused only by NewServer, with exit code 1.
 func TestUnknownMapExit2(t *testing.T) {
 	if code := run([]string{"--listen", "127.0.0.1:0", "--map", "atlantis", "--duration", "1s"}); code != 2 {
 		t.Errorf("--map atlantis: exit code %d, want 2", code)
+	}
+}
+
+// TestBadListenExit2: a --listen address that cannot be parsed or resolved is a mistake of the
+// command line, exit code 2, with a message naming --listen and the address, before anything
+// runs.
+func TestBadListenExit2(t *testing.T) {
+	for _, addr := range []string{"127.0.0.1", "127.0.0.1:99999", "127.0.0.1:-1", "[::1", "127.0.0.1:7777:1", ""} {
+		var code int
+		_, stderr := capture.Output(t, func() {
+			code = run([]string{"--headless", "--listen", addr, "--duration", "1s"})
+		})
+		if code != 2 || !strings.HasPrefix(stderr, "server: --listen ") || !strings.Contains(stderr, addr) {
+			t.Errorf("--listen %q: exit code %d, want 2, and a message naming --listen and the address:\n%s", addr, code, stderr)
+		}
+	}
+}
+
+// TestListenInUseExit1: an address that parses but cannot be bound (here one in use) is a
+// failure of the run, exit code 1, with a message naming --listen and the address.
+func TestListenInUseExit1(t *testing.T) {
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	addr := pc.LocalAddr().String()
+	var code int
+	_, stderr := capture.Output(t, func() {
+		code = run([]string{"--headless", "--listen", addr, "--duration", "1s"})
+	})
+	if code != 1 || !strings.HasPrefix(stderr, "server: --listen "+addr+": ") {
+		t.Errorf("--listen %s (in use): exit code %d, want 1, and a message naming --listen and the address:\n%s", addr, code, stderr)
+	}
+}
+
+// TestMinPlayersRange: --min-players counts the humans awaited, so it is 0 up to the seats the
+// bots leave free; anything else is a usage error, exit code 2, naming the flag and the range.
+func TestMinPlayersRange(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string // the range in the message; "" when accepted
+	}{
+		{args: []string{"--min-players", "-3"}, want: "--min-players must be 0..8"},
+		{args: []string{"--min-players", "9"}, want: "--min-players must be 0..8"},
+		{args: []string{"--bots", "2", "--min-players", "7"}, want: "--min-players must be 0..6"},
+		{args: []string{"--bots", "8", "--min-players", "1"}, want: "--min-players must be 0..0"},
+		{args: []string{"--bots", "2", "--min-players", "6"}},
+		{args: []string{"--min-players", "8"}},
+	} {
+		var code int
+		_, stderr := capture.Output(t, func() {
+			code = run(append([]string{"--headless", "--listen", "127.0.0.1:0", "--duration", "100ms", "--log-level", "warn"}, tc.args...))
+		})
+		switch {
+		case tc.want == "" && code != 0:
+			t.Errorf("%q: exit code %d, want 0:\n%s", tc.args, code, stderr)
+		case tc.want != "" && (code != 2 || !strings.HasPrefix(stderr, "server: "+tc.want)):
+			t.Errorf("%q: exit code %d, want 2, and %q:\n%s", tc.args, code, tc.want, stderr)
+		}
 	}
 }

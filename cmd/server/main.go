@@ -16,8 +16,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"slices"
 	"strings"
@@ -45,7 +47,7 @@ func run(args []string) int {
 	mapName := fs.String("map", "skirmish", "map: "+strings.Join(world.Maps(), ", "))
 	seed := fs.Uint64("seed", 1, "world and bot seed")
 	bots := fs.Int("bots", 0, "server-side bot players")
-	minPlayers := fs.Int("min-players", 0, "connected players needed before the start countdown (0: start with the first)")
+	minPlayers := fs.Int("min-players", 0, fmt.Sprintf("connected players needed before the start countdown (0: start with the first; at most %d less --bots)", world.MaxPlayers))
 	seatHold := fs.Duration("seat-hold", game.MaxSeatHold, fmt.Sprintf("how long a vanished player's seat waits for it before anybody may take it (at most %v)", game.MaxSeatHold))
 	if exit, ok := cmd.Parse(args); !ok {
 		return exit
@@ -56,20 +58,36 @@ func run(args []string) int {
 	if *bots < 0 || *bots > world.MaxPlayers {
 		return cmd.Fail(cli.ExitUsage, fmt.Errorf("--bots must be 0..%d", world.MaxPlayers))
 	}
+	// Bots keep their seats for the whole game, so the humans awaited must fit in the others.
+	if *minPlayers < 0 || *minPlayers > world.MaxPlayers-*bots {
+		seats := "the number of seats"
+		if *bots > 0 {
+			seats = fmt.Sprintf("the %d seats less the %d of --bots", world.MaxPlayers, *bots)
+		}
+		return cmd.Fail(cli.ExitUsage, fmt.Errorf("--min-players must be 0..%d, %s", world.MaxPlayers-*bots, seats))
+	}
 	if !slices.Contains(world.Maps(), *mapName) {
 		return cmd.Fail(cli.ExitUsage, fmt.Errorf("--map %q: no such map (maps: %s)", *mapName, strings.Join(world.Maps(), ", ")))
+	}
+	addr, err := cli.ListenAddr("listen", *listen)
+	if err != nil {
+		return cmd.Fail(cli.ExitUsage, err)
 	}
 	if err := cmd.Open(); err != nil {
 		return cmd.Fail(cli.ExitFailure, err)
 	}
 	defer cmd.Close()
 	logger := cmd.Logger
-	cfg := game.ServerConfig{Listen: *listen, Map: *mapName, Seed: *seed, Bots: *bots, MinPlayers: *minPlayers, SeatHold: *seatHold, Late: cmd.Late, Logger: logger}
+	cfg := game.ServerConfig{Listen: addr, Map: *mapName, Seed: *seed, Bots: *bots, MinPlayers: *minPlayers, SeatHold: *seatHold, Late: cmd.Late, Logger: logger}
 	cfg.Transport.Link = cmd.Link
 	cfg.Transport.DebugViews = !cmd.Headless // the UI's debug panel reads them
 	cfg.Trace = cmd.Trace
 	srv, err := hostloop.NewServer(cfg)
 	if err != nil {
+		if opErr := (*net.OpError)(nil); errors.As(err, &opErr) {
+			// The address resolved but cannot be bound: in use, or not this machine's.
+			err = fmt.Errorf("--listen %s: %w", addr, err)
+		}
 		return cmd.Fail(cli.ExitFailure, err)
 	}
 	logger.Info("serving", "addr", srv.Addr(), "map", *mapName, "bots", *bots)

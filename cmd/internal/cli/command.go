@@ -47,7 +47,7 @@ type Command struct {
 	// The shared flags, set by Parse.
 	Headless  bool          // --headless; Open sets it too when there is no terminal
 	Duration  time.Duration // --duration: 0 runs until interrupted
-	StatsPath string        // --stats: "" writes no report
+	StatsPath string        // --stats: "" writes no report; Open creates the file, WriteStats fills it
 	TracePath string        // --trace: "" writes no trace
 	LogPath   string        // --log; in UI mode Open sets it to the file it logs to
 	LogLevel  slog.Level    // --log-level
@@ -66,6 +66,7 @@ type Command struct {
 	summary    string
 	defaultLog string     // the log file in UI mode without --log
 	files      []*os.File // opened by Open, closed by Close
+	stats      *os.File   // the --stats file, created by Open, written and closed by WriteStats
 }
 
 // New returns the command line of binary b with the shared flags registered on its flag set:
@@ -83,7 +84,7 @@ func New(b Binary) *Command {
 	fs := c.Flags
 	fs.BoolVar(&c.Headless, "headless", false, b.HeadlessUsage+" (the default when standard input or output is not a terminal)")
 	fs.DurationVar(&c.Duration, "duration", 0, "exit cleanly after this long (0: run until interrupted)")
-	fs.StringVar(&c.StatsPath, "stats", "", "write a JSON report to this file at exit")
+	fs.StringVar(&c.StatsPath, "stats", "", "write a JSON report to this file at exit (created at the start)")
 	fs.StringVar(&c.TracePath, "trace", "", "write a JSON line per executed guaranteed message to this file")
 	fs.StringVar(&c.LogPath, "log", "", "append the log to this file (default: standard error with --headless, else "+c.defaultLog+")")
 	fs.TextVar(&c.LogLevel, "log-level", b.LogLevel, "least `level` logged: debug, info, warn or error")
@@ -123,8 +124,8 @@ func (c *Command) Parse(args []string) (exit int, ok bool) {
 	return ExitOK, true
 }
 
-// Open decides between the terminal UI and headless, opens the log and the --trace file, and
-// gives the socket its link conditioner.
+// Open decides between the terminal UI and headless, opens the log and the --trace file,
+// creates the --stats file, and gives the socket its link conditioner.
 //
 // Without --headless it runs headless all the same when standard input or output is not a
 // terminal (a script, a pipe, CI), and says so once on standard error. In UI mode the log goes
@@ -133,7 +134,10 @@ func (c *Command) Parse(args []string) (exit int, ok bool) {
 // gets a conditioner even without a link flag (a perfect link), so that the UI's sliders can
 // change the link while the game runs.
 //
-// An error is a file that cannot be opened; Open closes what it opened before it returns one.
+// Every file is opened here, before the run, so that a path that cannot be written stops the
+// binary at once, not after the whole run: the --stats file is created (or emptied) now and
+// written at exit. An error is a file that cannot be opened, named by its flag; Open closes
+// what it opened before it returns one.
 func (c *Command) Open() error {
 	if !c.Headless {
 		if ok, what := terminal(c.stdin, c.stdout); !ok {
@@ -159,10 +163,19 @@ func (c *Command) Open() error {
 		f, err := os.Create(c.TracePath)
 		if err != nil {
 			c.Close()
-			return err
+			return fmt.Errorf("--trace: %w", err)
 		}
 		c.files = append(c.files, f)
 		c.Trace = f
+	}
+	if c.StatsPath != "" {
+		// Emptied now, so that a run that ends without a report leaves no older one behind.
+		f, err := os.Create(c.StatsPath)
+		if err != nil {
+			c.Close()
+			return fmt.Errorf("--stats: %w", err)
+		}
+		c.stats = f
 	}
 	if c.Link == nil && !c.Headless {
 		c.Link = &transport.LinkSettings{}
@@ -170,9 +183,14 @@ func (c *Command) Open() error {
 	return nil
 }
 
-// Close closes the log and --trace files that Open opened.
+// Close closes the log and --trace files that Open opened, and the --stats file if WriteStats
+// did not.
 func (c *Command) Close() error {
 	var errs []error
+	if c.stats != nil {
+		errs = append(errs, c.stats.Close())
+		c.stats = nil
+	}
 	for _, f := range slices.Backward(c.files) {
 		errs = append(errs, f.Close())
 	}
@@ -216,14 +234,26 @@ func (c *Command) Fail(exit int, err error) int {
 	return exit
 }
 
-// WriteStats writes r as indented JSON to the --stats file, if one was asked for.
-func (c *Command) WriteStats(r game.Report) error {
+// WriteStats writes r, a game.Report or a binary's report around one, as indented JSON to the
+// --stats file that Open created, if one was asked for, and closes it.
+func (c *Command) WriteStats(r any) error {
 	if c.StatsPath == "" {
 		return nil
 	}
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
+	f := c.stats
+	if f == nil {
+		return errors.New("--stats: the file is not open (Open creates it; WriteStats writes it once)")
 	}
-	return os.WriteFile(c.StatsPath, append(b, '\n'), 0o644)
+	c.stats = nil
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err == nil {
+		_, err = f.Write(append(b, '\n'))
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("--stats: %w", err)
+	}
+	return nil
 }

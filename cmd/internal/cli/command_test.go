@@ -239,17 +239,21 @@ func TestOpenTrace(t *testing.T) {
 	}
 }
 
-// TestOpenErrors: a log or trace file that cannot be opened is an error that names it, and
-// Open leaves nothing open behind it.
+// TestOpenErrors: a log, trace or stats file that cannot be opened is an error that names its
+// flag and the file, before the run, and Open leaves nothing open behind it.
 func TestOpenErrors(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "no-such-dir", "file")
+	dir := t.TempDir()
+	ok := func(name string) string { return filepath.Join(t.TempDir(), name) }
 	for _, tc := range []struct {
 		name string
 		args []string
 		want string
 	}{
 		{name: "log", args: []string{"--headless", "--log", missing}, want: "--log: open " + missing},
-		{name: "trace", args: []string{"--headless", "--log", filepath.Join(t.TempDir(), "ok.log"), "--trace", missing}, want: "open " + missing},
+		{name: "trace", args: []string{"--headless", "--log", ok("ok.log"), "--trace", missing}, want: "--trace: open " + missing},
+		{name: "stats", args: []string{"--headless", "--log", ok("ok.log"), "--trace", ok("t.jsonl"), "--stats", missing}, want: "--stats: open " + missing},
+		{name: "stats a directory", args: []string{"--headless", "--stats", dir}, want: "--stats: open " + dir},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, _ := newTest(t)
@@ -260,8 +264,8 @@ func TestOpenErrors(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Open: %v, want an error with %q", err, tc.want)
 			}
-			if len(c.files) != 0 {
-				t.Errorf("%d files left open", len(c.files))
+			if len(c.files) != 0 || c.stats != nil {
+				t.Errorf("%d files left open, --stats file %v", len(c.files), c.stats)
 			}
 		})
 	}
@@ -324,19 +328,35 @@ func TestFail(t *testing.T) {
 	}
 }
 
-// TestWriteStats: the --stats file is the report as indented JSON with a final newline;
-// without --stats nothing is written; a file that cannot be written is an error.
+// TestWriteStats: Open creates the --stats file, emptying an old one, so that a path that
+// cannot be written is found before the run (TestOpenErrors); at exit WriteStats writes the
+// report as indented JSON with a final newline, once, and closes the file. Without --stats
+// nothing is written.
 func TestWriteStats(t *testing.T) {
 	c, _ := newTest(t)
 	if err := c.WriteStats(game.Report{Role: "client"}); err != nil {
 		t.Errorf("without --stats: %v", err)
 	}
 
-	c.StatsPath = filepath.Join(t.TempDir(), "stats.json")
+	c, _ = newTest(t)
+	stats := filepath.Join(t.TempDir(), "stats.json")
+	if err := os.WriteFile(stats, []byte("an older report"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.Parse([]string{"--headless", "--stats", stats}); !ok {
+		t.Fatal("Parse")
+	}
+	if err := c.Open(); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if b, err := os.ReadFile(stats); err != nil || len(b) != 0 {
+		t.Errorf("after Open the --stats file holds %q (%v), want it empty", b, err)
+	}
 	if err := c.WriteStats(game.Report{Role: "client", Name: "ann", Frame: 600}); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(c.StatsPath)
+	b, err := os.ReadFile(stats)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,8 +368,10 @@ func TestWriteStats(t *testing.T) {
 		t.Errorf("read back %+v (%v)", r, err)
 	}
 
-	c.StatsPath = filepath.Join(t.TempDir(), "no-such-dir", "stats.json")
 	if err := c.WriteStats(game.Report{}); err == nil {
-		t.Error("no error for a file in a missing directory")
+		t.Error("a second WriteStats: no error")
+	}
+	if b2, err := os.ReadFile(stats); err != nil || string(b2) != string(b) {
+		t.Errorf("a second WriteStats changed the file (%v):\n%s", err, b2)
 	}
 }
