@@ -521,7 +521,17 @@ func (m *Chat) check() error {
 	if err := checkMsgSeat(m.Type(), "seat", m.Seat); err != nil {
 		return err
 	}
-	return checkMsgText(m.Type(), "text", m.Text, 0, MaxChatLen)
+	if err := checkMsgText(m.Type(), "text", m.Text, 0, MaxChatLen); err != nil {
+		return err
+	}
+	// A line that turns the direction of the text (U+202E and its kin) could make the rest
+	// of what the screen shows read backwards, or pass off one player's words as another's.
+	for i, r := range m.Text {
+		if isDirectionControl(r) {
+			return msgErrorf(m.Type(), wire.ErrBadName, "text has direction control %U at byte %d", r, i)
+		}
+	}
+	return nil
 }
 
 func (m *Chat) encode(e msgWriter) msgWriter {

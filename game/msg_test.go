@@ -381,6 +381,8 @@ func TestMsgAppendRejects(t *testing.T) {
 		{"chat with a line break", &Chat{Text: "one\ntwo"}, wire.ErrBadName},
 		{"chat with a C1 control", &Chat{Text: "\u009b31m"}, wire.ErrBadName},
 		{"chat not UTF-8", &Chat{Text: "caf\xe9"}, wire.ErrBadName},
+		{"chat with a right-to-left override", &Chat{Text: "gg \u202eann si"}, wire.ErrBadName},
+		{"chat with an isolate", &Chat{Text: "\u2067hi"}, wire.ErrBadName},
 		{"lead frames too large", &LeadTime{LeadFrames: int30.MaxUInt30 + 1}, wire.ErrRange},
 		{"loss above 1000", &PingSummary{LossPermille: MaxLossPermille + 1}, wire.ErrRange},
 		{"rtt too large", &PingSummary{MaxRTTMicros: int30.MaxUInt30 + 1}, wire.ErrRange},
