@@ -19,8 +19,9 @@ import (
 // ClientConfig configures a Client. The zero value of each field means its default.
 type ClientConfig struct {
 	Config
-	// PlayerID identifies the player across reconnects: a new connection with the same id replaces the
-	// old one (and the game gives it its seat back). Default: a new random id.
+	// PlayerID identifies the player across reconnects. It is public, not a credential: a new
+	// connection with the id of an open one does not replace it, and whoever owns the server
+	// decides (a game asks for a proof that only the player can give). Default: a new random id.
 	PlayerID uuid.UUID
 	// Name is the player's name, 1 to 32 bytes of UTF-8 without control characters.
 	Name string
