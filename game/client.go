@@ -21,9 +21,16 @@ import (
 
 // ClientConfig configures a game client.
 type ClientConfig struct {
-	Connect  string // the server's address
-	Name     string
-	PlayerID uuid.UUID // default: a new random id
+	Connect string // the server's address
+	Name    string
+	// PlayerID names the player (default: a new random id), and Secret proves it: the
+	// secret a server gave this player on its first join (zero: none yet). With both, a
+	// player who restarts gets its seat back (identity.go).
+	PlayerID uuid.UUID
+	Secret   Secret
+	// OnSecret, if set, is called on the owner loop when the server gives this player its
+	// secret, to keep it with the player id (cmd/client's --identity file).
+	OnSecret func(player uuid.UUID, secret Secret)
 	// Bot makes the client play by itself (a headless bot client).
 	Bot  bool
 	Seed uint64 // seeds the bot
@@ -128,6 +135,7 @@ type Client struct {
 	syncFrame uint32
 	syncAt    time.Time
 
+	secret   Secret // proves cfg.PlayerID (identity.go)
 	cmdID    uint32
 	chat     message.Chain
 	bot      *Bot
@@ -187,7 +195,7 @@ func NewClient(cfg ClientConfig, out transport.Writer, server, local netip.AddrP
 	if cfg.Transport.Rand == nil {
 		cfg.Transport.Rand = rand.Reader
 	}
-	c := &Client{cfg: cfg, sched: newSchedule(), lead: minLeadFrames, frameDur: DefaultFrame, trace: newTracer(cfg.Trace)}
+	c := &Client{cfg: cfg, sched: newSchedule(), lead: minLeadFrames, frameDur: DefaultFrame, trace: newTracer(cfg.Trace), secret: cfg.Secret}
 	c.rw.mode = cfg.Late
 	// Command ids name a command with its seat, and every host drops a (seat, id) it has seen.
 	// A player who comes back runs a new client: starting from a random id keeps its first
@@ -680,6 +688,10 @@ func (c *Client) onMessage(p *transport.Peer, now time.Time, m *message.Message)
 		c.nextFrame = now // look again at once: we may be a frame behind
 	case *Peers:
 		c.peers(now, v)
+	case *PlayerSecret:
+		c.takeSecret(v)
+	case *Challenge:
+		c.answerSeatChallenge(now, v)
 	default:
 		c.stats.BadMessages++
 	}

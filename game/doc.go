@@ -38,6 +38,16 @@
 // because it names the frame it runs at, while a kill depends on the spawn of its enemy.
 // PROTOCOL.md has the table of messages, the reasons and the bytes.
 //
+// # Trust: who is who
+//
+// A game on a LAN is open to anybody who can send a datagram, and a player is a possible
+// attacker too, so nothing that identifies a player is a credential by being known. A player
+// id is public (every client sees every player's in PlayerInfo). What proves a player is a
+// secret that the server gives that player alone on its first join: coming back to the seat,
+// while the old connection is still open or while the seat is held, takes a proof of it (an
+// HMAC of a fresh nonce), and until the proof comes the seat and its open connection are left
+// alone; a claim without it is refused with "seat belongs to another player" (identity.go).
+//
 // # Lockstep with a lead time (seed 002)
 //
 // Every host runs the same world. Only orders travel: a command issued at frame f runs at

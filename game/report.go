@@ -72,6 +72,11 @@ type GameReport struct {
 	// JoinsRefused counts connections the server turned away at once for their name: it
 	// broke a rule, or was a bot's or another seat's (names.go). Servers only.
 	JoinsRefused uint64 `json:"joins_refused,omitempty"`
+	// SeatClaimsRefused counts connections that came with a seated player's id and did not
+	// prove its secret (identity.go): a wrong proof, or none in time. SeatsReclaimed counts
+	// those that proved it and took their seat back. Servers only.
+	SeatClaimsRefused uint64 `json:"seat_claims_refused,omitempty"`
+	SeatsReclaimed    uint64 `json:"seats_reclaimed,omitempty"`
 	// FrameDeadlines: how late the frames started. Servers only: nil on a client, so that a
 	// client's report has neither of its fields.
 	*FrameDeadlines

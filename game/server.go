@@ -2,6 +2,8 @@ package game
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/netip"
 	"slices"
@@ -21,6 +23,7 @@ import (
 type seat struct {
 	idx       uint8
 	player    uuid.UUID
+	secret    Secret // proves player (identity.go); a bot's is zero
 	name      string
 	bot       *Bot // a server-side bot plays this seat
 	peer      *transport.Peer
@@ -84,6 +87,10 @@ type Server struct {
 	sched *schedule
 	hist  hashHistory
 	seats [world.MaxPlayers]*seat // the one seat table: nil is a free seat
+	// claims are connections with a seated player's id that have not proved its secret yet,
+	// and linkSecret derives the keys of the direct links (identity.go).
+	claims     []*claim
+	linkSecret [32]byte
 	// inGame: the seat was taken when the game started, so its units are in the world. It
 	// belongs to the seat's place, not its player: whoever takes the seat later plays them.
 	inGame    [world.MaxPlayers]bool
@@ -139,6 +146,9 @@ func NewServer(cfg ServerConfig, out transport.Writer) (*Server, error) {
 		trace:       newTracer(cfg.Trace),
 	}
 	s.rw.mode = cfg.Late
+	if _, err := io.ReadFull(cfg.Transport.Rand, s.linkSecret[:]); err != nil {
+		return nil, fmt.Errorf("game: no randomness for the link secret: %w", err)
+	}
 	for i := range cfg.Bots {
 		if err := s.seatBot(i); err != nil {
 			return nil, err
@@ -149,7 +159,9 @@ func NewServer(cfg ServerConfig, out transport.Writer) (*Server, error) {
 	tc.OnDisconnect = s.onDisconnect
 	tc.OnMessage = s.onMessage
 	tc.Admit = s.admits
-	tc.MaxClients = world.MaxPlayers
+	// A connection per seat, and room for the claims on seats (identity.go), one more than
+	// their bound so that a new claim can push the oldest out.
+	tc.MaxClients = world.MaxPlayers + maxClaims + 1
 	if tc.Logger == nil {
 		tc.Logger = cfg.Logger
 	}
@@ -218,6 +230,7 @@ func (s *Server) Tick(now time.Time) {
 	s.begin(now)
 	s.frames(now)
 	s.freeHeldSeats(now)
+	s.expireClaims(now)
 	s.flushOutboxes(now) // also while paused or before the start: a Pause may be waiting there
 	s.tr.Tick(now)
 	s.publish(now, false)
@@ -225,7 +238,7 @@ func (s *Server) Tick(now time.Time) {
 
 // NextDeadline is when Tick next has work if no datagram arrives.
 func (s *Server) NextDeadline(now time.Time) time.Time {
-	next := s.tr.NextTick(now)
+	next := transport.Earliest(s.tr.NextTick(now), s.nextClaimDeadline())
 	if s.running {
 		next = transport.Earliest(next, s.nextFrame)
 	}
@@ -678,10 +691,11 @@ func (s *Server) sendUnreliable(st *seat, m Msg) {
 	st.peer.Conn().SendUnreliable(payload)
 }
 
-// admits is the transport's Admit: a player may connect if it holds a seat (its own, connected
-// or held) or a seat is free. It changes nothing; onConnect takes the seat.
+// admits is the transport's Admit: a player may connect if a seat is free, or if its id is a
+// seated player's (connected or held), whose secret it will have to prove before it is seated
+// (identity.go). It changes nothing; onConnect takes the seat or makes the claim.
 func (s *Server) admits(player uuid.UUID, now time.Time) bool {
-	if s.seatOfPlayer(player) != nil {
+	if st := s.seatOfPlayer(player); st != nil && !s.holdExpired(st, now) {
 		return true
 	}
 	return s.freeSeat(now) >= 0
@@ -725,30 +739,53 @@ func (s *Server) freeHeldSeats(now time.Time) {
 	}
 }
 
-// onConnect seats a client: its own seat back if its player id has one, else a free seat
-// (Admit made sure there is one when the connection was accepted). A name the seats refuse
-// (refuseName: a broken rule, a bot's, or another seat's) ends the connection at once, kicked
-// with the reason as its text, which the client shows and exits on.
+// onConnect seats a client. A connection with the id of a seated player (connected, or held
+// for it) is a claim on that seat: it is seated only once it proves the player's secret
+// (identity.go). Any other gets a free seat (Admit made sure there is one when the
+// connection was accepted), and its player's secret.
 func (s *Server) onConnect(p *transport.Peer, now time.Time) {
-	st := s.seatOfPlayer(p.PlayerID())
-	if err := s.refuseName(p.Name(), st, now); err != nil {
+	s.freeHeldSeats(now) // a hold that ran out is a free seat, not one to claim
+	if s.seatOfPlayer(p.PlayerID()) != nil {
+		s.claimSeat(p, now)
+		return
+	}
+	s.join(p, now)
+}
+
+// join seats a new player, or refuses it: a name the seats refuse (refuseName: a broken
+// rule, a bot's, or another seat's) ends the connection at once, kicked with the reason as its
+// text, which the client shows and exits on.
+func (s *Server) join(p *transport.Peer, now time.Time) {
+	if err := s.refuseName(p.Name(), nil, now); err != nil {
 		s.stats.JoinsRefused++
 		s.event(now, "join refused", "addr", p.Addr(), "why", err)
 		s.tr.Kick(p, now, err.Error())
 		return
 	}
-	if st == nil {
-		idx := s.freeSeat(now)
-		if idx < 0 {
-			s.tr.Kick(p, now, "server full")
-			return
-		}
-		st = &seat{idx: uint8(idx), player: p.PlayerID()}
-		s.seats[idx] = st
+	idx := s.freeSeat(now)
+	if idx < 0 {
+		s.tr.Kick(p, now, "server full")
+		return
 	}
-	*st = seat{idx: st.idx, player: st.player, name: p.Name(), peer: p, nextCmdID: st.nextCmdID}
+	st := &seat{idx: uint8(idx), player: p.PlayerID()}
+	if _, err := io.ReadFull(s.cfg.Transport.Rand, st.secret[:]); err != nil {
+		s.cfg.Logger.Error("join: no randomness for a secret", "err", err)
+		s.tr.Kick(p, now, "server error: no randomness")
+		return
+	}
+	s.seats[idx] = st
+	s.seatPeer(st, p, now, true)
+}
+
+// seatPeer puts the connection p in st: a new player's seat (fresh: it is sent its secret
+// first), or a seat its player reclaimed.
+func (s *Server) seatPeer(st *seat, p *transport.Peer, now time.Time, fresh bool) {
+	*st = seat{idx: st.idx, player: st.player, secret: st.secret, name: p.Name(), peer: p, nextCmdID: st.nextCmdID}
 	s.stats.Joins++
 	s.event(now, "join", "seat", st.idx, "name", st.name, "addr", p.Addr())
+	if fresh {
+		s.send(st, now, &PlayerSecret{Secret: st.secret}, nil, nil, false)
+	}
 	// Everybody learns who sits where; the newcomer learns about everybody.
 	for _, x := range s.seats {
 		if x == nil {
@@ -796,6 +833,10 @@ func (s *Server) info(st *seat) *PlayerInfo {
 }
 
 func (s *Server) onDisconnect(p *transport.Peer, now time.Time, reason wire.DisconnectReason, text string) {
+	if c := s.claimOf(p); c != nil {
+		s.dropClaim(c) // a claim that ended: it had no seat
+		return
+	}
 	for _, st := range s.seats {
 		if st != nil && st.peer == p {
 			st.peer, st.started, st.left = nil, false, now
@@ -831,6 +872,13 @@ func (s *Server) seatOf(p *transport.Peer) *seat {
 func (s *Server) onMessage(p *transport.Peer, now time.Time, m *message.Message) {
 	st := s.seatOf(p)
 	if st == nil {
+		if c := s.claimOf(p); c != nil {
+			if msg, err := ParseMsg(m.Payload); err != nil {
+				s.stats.BadMessages++
+			} else {
+				s.onClaimMessage(c, now, msg)
+			}
+		}
 		return
 	}
 	msg, err := ParseMsg(m.Payload)

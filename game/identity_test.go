@@ -1,0 +1,186 @@
+package game
+
+import (
+	"bytes"
+	"encoding/hex"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ackattack/ackattack/net/linksim"
+)
+
+// The attacks on who is who (identity.go), played in virtual time (vgame_test.go) at 10%
+// loss, with bots playing on every seat.
+
+// lossy10 is every link of the attack games: 10% loss, a little latency and jitter.
+var lossy10 = linksim.Settings{LossPercent: 10, Latency: 5 * time.Millisecond, Jitter: 2 * time.Millisecond}
+
+// TestSeatProofKnownAnswers pins the three HMACs to their definitions in PROTOCOL.md, so that
+// another implementation can check its own against them.
+func TestSeatProofKnownAnswers(t *testing.T) {
+	var secret Secret
+	for i := range secret {
+		secret[i] = byte(i)
+	}
+	player := uuid.MustParse("00112233-4455-6677-8899-aabbccddeeff")
+	nonce := Nonce(bytes.Repeat([]byte{0x10}, NonceSize))
+	for _, tt := range []struct {
+		name string
+		got  MAC
+		want string
+	}{
+		{"seat", seatMAC(secret, player, nonce), "69f9060dca9cacd9662cd75d1622e401e55163ac8cffc81969c8f2a53c64178f"},
+		{"link", linkMAC(LinkKey(secret), 3, 1, nonce), "51d8d273361eb0146d2841a1270ad7d791afbda766daae87e3a983d2b1a8d417"},
+		{"link key", MAC(linkKeyOf([32]byte(secret), 3, player, 1, uuid.Nil)), "e8f6ae7291cf36ed648be7ff3bb76dfc3804aa067a076e8331ff559786acf348"},
+	} {
+		if got := hex.EncodeToString(tt.got[:]); got != tt.want {
+			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
+		}
+	}
+	// The link key is the same from either end, and a proof is one way.
+	if linkKeyOf([32]byte(secret), 1, uuid.Nil, 3, player) != linkKeyOf([32]byte(secret), 3, player, 1, uuid.Nil) {
+		t.Error("the link key depends on the order of the seats")
+	}
+	if linkMAC(LinkKey(secret), 3, 1, nonce) == linkMAC(LinkKey(secret), 1, 3, nonce) {
+		t.Error("a link proof does not say who proves to whom")
+	}
+}
+
+// TestSeatHijackFails: a client that connects with ann's player id (public: every client
+// learns it from PlayerInfo) and no secret, or a wrong one, is refused with the reason and
+// gets nothing of hers; ann's connection is never touched, she keeps her seat and plays on.
+// Her secret never travels to anybody else.
+func TestSeatHijackFails(t *testing.T) {
+	t.Parallel()
+	g := newVGame(t, vspec{seed: 41, bots: 1, clients: 3, link: lossy10})
+	ann := g.clients[0]
+	var leaked []string
+	g.tap = func(d linksim.Datagram) {
+		if !ann.secret.IsZero() && bytes.Contains(d.Data, ann.secret[:]) && d.To != g.caddrs[0].String() {
+			leaked = append(leaked, d.From+" → "+d.To)
+		}
+	}
+	g.waitFor(15*time.Second, "everybody playing", func() bool {
+		for _, c := range g.live() {
+			if !clientRunning(c) {
+				return false
+			}
+		}
+		return true
+	})
+	if ann.secret.IsZero() {
+		t.Fatal("ann was never given her secret")
+	}
+	seat := ann.seat
+	annPeer := g.srv.seats[seat].peer
+	g.run(2 * time.Second)
+
+	var wrong Secret
+	wrong[0] = 1
+	thieves := []*Client{
+		g.clients[g.join(func(c *ClientConfig) { c.Name, c.PlayerID = "c1", ann.cfg.PlayerID })],
+		g.clients[g.join(func(c *ClientConfig) { c.Name, c.PlayerID, c.Secret = "eve", ann.cfg.PlayerID, wrong })],
+	}
+	g.waitFor(15*time.Second, "both thieves refused", func() bool { return thieves[0].Ended() != nil && thieves[1].Ended() != nil })
+	for i, th := range thieves {
+		if err := th.Ended(); !strings.Contains(err.Error(), errSeatTaken) {
+			t.Errorf("thief %d ended with %v, want %q", i, err, errSeatTaken)
+		}
+		if th.seatKnown || th.started || th.secret == ann.secret || th.secret != th.cfg.Secret {
+			t.Errorf("thief %d got something: seat known %v, started %v", i, th.seatKnown, th.started)
+		}
+	}
+	if got := g.srv.stats.ClaimsRefused; got != 2 {
+		t.Errorf("%d claims refused, want 2", got)
+	}
+	g.run(3 * time.Second)
+	st := g.srv.seats[seat]
+	if ann.Ended() != nil || st.peer != annPeer || !annPeer.Connected() || st.name != "c1" {
+		t.Fatalf("ann was disturbed: ended %v, her seat's connection replaced %v, name %q", ann.Ended(), st.peer != annPeer, st.name)
+	}
+	if ann.seat != seat || !clientRunning(ann) {
+		t.Errorf("ann is in seat %d (was %d), running %v", ann.seat, seat, clientRunning(ann))
+	}
+	if g.srv.stats.SeatsReclaimed != 0 {
+		t.Errorf("%d seats reclaimed", g.srv.stats.SeatsReclaimed)
+	}
+	if len(leaked) > 0 {
+		t.Errorf("ann's secret went to others: %q", leaked)
+	}
+	checkAgree(t, g)
+}
+
+// TestRestartWithSecretReclaimsSeat: ann's process dies and she starts it again with her id
+// and secret (cmd/client --identity keeps them) while the server still holds her old
+// connection open: the new connection proves the secret, replaces the old one, and she plays
+// her seat again under her name. Then she vanishes for good, the server times her out, and
+// she comes back once more to her held seat.
+func TestRestartWithSecretReclaimsSeat(t *testing.T) {
+	t.Parallel()
+	g := newVGame(t, vspec{seed: 42, bots: 1, clients: 3, link: lossy10})
+	ann := g.clients[0]
+	g.waitFor(15*time.Second, "ann playing", func() bool { return clientRunning(ann) })
+	g.run(2 * time.Second)
+	seat := ann.seat
+	old := g.srv.seats[seat].peer
+	g.vanish(0) // killed: no goodbye, the server's connection stays open until its timeout
+
+	restart := func(what string) *Client {
+		t.Helper()
+		c := g.clients[g.join(func(c *ClientConfig) { c.Name, c.PlayerID, c.Secret = "c1", ann.cfg.PlayerID, ann.secret })]
+		g.waitFor(15*time.Second, what, func() bool { return clientRunning(c) })
+		if c.seat != seat || g.srv.seats[seat].name != "c1" || g.srv.seats[seat].peer == nil || g.srv.seats[seat].peer.PlayerID() != ann.cfg.PlayerID {
+			t.Fatalf("%s: ann is in seat %d (had %d), named %q", what, c.seat, seat, g.srv.seats[seat].name)
+		}
+		if !c.secret.IsZero() && c.secret != ann.secret {
+			t.Errorf("%s: the server gave ann a new secret", what)
+		}
+		return c
+	}
+	back := restart("ann back while her old connection is open")
+	if old.Connected() {
+		t.Error("the old connection was not replaced")
+	}
+	if r, _ := old.Reason(); r.String() != "replaced" {
+		t.Errorf("the old connection ended as %v, want replaced", r)
+	}
+	g.run(2 * time.Second)
+	g.vanish(len(g.clients) - 1)
+	g.waitFor(10*time.Second, "the server to time ann out", func() bool { return g.srv.seats[seat].peer == nil })
+	_ = back
+	restart("ann back to her held seat")
+	if got := g.srv.stats.SeatsReclaimed; got != 2 {
+		t.Errorf("%d seats reclaimed, want 2", got)
+	}
+	if got := g.srv.stats.ClaimsRefused + g.srv.stats.JoinsRefused; got != 0 {
+		t.Errorf("%d claims or joins refused", got)
+	}
+	g.run(3 * time.Second)
+	checkAgree(t, g)
+}
+
+// checkAgree: every live client's world hashes are the server's at the frames both recorded.
+func checkAgree(t *testing.T, g *vgame) {
+	t.Helper()
+	sh := g.srv.stats.hashes.report(g.srv.w.Frame())
+	for _, c := range g.live() {
+		if c.w == nil {
+			continue
+		}
+		common := 0
+		for f, h := range c.hashes.report(c.w.Frame()) {
+			if s, ok := sh[f]; ok {
+				common++
+				if s != h {
+					t.Errorf("client %s at frame %s: %s, server %s", c.cfg.Name, f, h, s)
+				}
+			}
+		}
+		if common == 0 {
+			t.Errorf("client %s has no frame in common with the server", c.cfg.Name)
+		}
+	}
+}
