@@ -4,6 +4,7 @@
 //	go run ./cmd/client                                  # an embedded server with one bot
 //	go run ./cmd/client --name ann --connect 127.0.0.1:7777
 //	go run ./cmd/client --bot --headless --duration 60s --stats ann.json --loss 10
+//	go run ./cmd/client --name ann --connect 192.168.1.20:7777 --identity ann.id
 //
 // By default it shows the terminal UI (package ui): the map, the chat, the debug panel and the
 // link sliders. With --headless, or when standard input or standard output is not a terminal
@@ -23,6 +24,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/ackattack/ackattack/cmd/internal/cli"
 	"github.com/ackattack/ackattack/game"
@@ -49,6 +52,7 @@ func run(args []string) int {
 	seed := fs.Uint64("seed", 1, "seed of the bot (and of the embedded server's world)")
 	inject := fs.Duration("inject-desync", 0, "corrupt one of your units every this long (to watch detection and repair)")
 	quiet := fs.Bool("quiet", false, "print no status lines (--headless)")
+	identityPath := fs.String("identity", "", "keep your player id, and the secret a server gives you on your first join, in this `file` (created with mode 0600), so that a restart gets your seat back; without it a restart is a new player")
 	if exit, ok := cmd.Parse(args); !ok {
 		return exit
 	}
@@ -60,6 +64,13 @@ func run(args []string) int {
 	}
 	if err := game.CheckPlayerName(*name); err != nil {
 		return cmd.Fail(cli.ExitUsage, fmt.Errorf("--name: %w", err))
+	}
+	var id identity
+	if *identityPath != "" {
+		var err error
+		if id, err = openIdentity(*identityPath); err != nil {
+			return cmd.Fail(cli.ExitUsage, fmt.Errorf("--identity: %w", err))
+		}
 	}
 	if err := cmd.Open(); err != nil {
 		return cmd.Fail(cli.ExitFailure, err)
@@ -95,6 +106,14 @@ func run(args []string) int {
 	}
 
 	cfg := game.ClientConfig{Connect: addr, Name: *name, Bot: *bot, Seed: *seed, InjectDesync: *inject, Late: cmd.Late, Logger: logger}
+	if *identityPath != "" {
+		cfg.PlayerID, cfg.Secret = id.Player, id.Secret
+		cfg.OnSecret = func(player uuid.UUID, secret game.Secret) {
+			if err := saveIdentity(*identityPath, identity{Player: player, Secret: secret}); err != nil {
+				logger.Error("--identity: the secret the server gave is not saved: a restart will be a new player", "err", err)
+			}
+		}
+	}
 	cfg.Transport.Link = cmd.Link
 	cfg.Transport.DebugViews = !cmd.Headless // the UI's debug panel reads them
 	cfg.Trace = cmd.Trace
