@@ -175,6 +175,16 @@ func (c *Client) dropLink(seat uint8, p *transport.Peer) {
 	}
 }
 
+// seatOfLink is the seat of the player at the other end of the direct link p.
+func (p *p2p) seatOfLink(link *transport.Peer) (uint8, bool) {
+	for s, l := range p.links {
+		if l == link {
+			return uint8(s), true
+		}
+	}
+	return 0, false
+}
+
 // seatOfPlayer finds the seat of a player id among the known players.
 func (c *Client) seatOfPlayer(id uuid.UUID) (uint8, bool) {
 	for i, pi := range c.players {
@@ -220,7 +230,9 @@ func (c *Client) onDirect(p *transport.Peer, _ time.Time, m *message.Message) {
 		c.stats.BadMessages++
 		return
 	}
-	seat, known := c.seatOfPlayer(p.PlayerID())
+	// The link's seat, not its peer's player id: on a link this client dialled, the transport
+	// names the peer with our own id (a transport client's peer is its server).
+	seat, known := c.p2p.seatOfLink(p)
 	if !known || cmd.Seat != seat {
 		c.stats.BadMessages++ // a player may only send its own commands
 		return
