@@ -66,6 +66,7 @@ type ClientStats struct {
 	BadMessages      uint64
 	DirectLinks      uint64 // direct links to other players made
 	DirectRedials    uint64 // dials of a direct link tried again after it ended
+	DirectSilent     uint64 // dials that never got an answer: not tried again until the server lists the player anew
 	// CommandsDirectFirst counts other players' commands that arrived on a direct link before
 	// the server's relay.
 	CommandsDirectFirst uint64
@@ -179,10 +180,11 @@ type Client struct {
 	chatReceived boundedLog[ChatLine]
 }
 
-// NewClient returns a client session of the server at server that sends its datagrams to out.
-// local is the address out sends from, where other players reach this client's direct links.
-// It starts connecting at its first Tick. The error is a name the handshake cannot carry.
-func NewClient(cfg ClientConfig, out transport.Writer, server, local netip.AddrPort) (*Client, error) {
+// NewClient returns a client session of the server at server that sends its datagrams to out
+// (one socket: the server sees the address it sends from, and tells the other players to
+// reach this client's direct links there). It starts connecting at its first Tick. The error
+// is a name the handshake cannot carry.
+func NewClient(cfg ClientConfig, out transport.Writer, server netip.AddrPort) (*Client, error) {
 	if cfg.GroupSize <= 0 {
 		cfg.GroupSize = DefaultGroupSize
 	}
@@ -217,7 +219,7 @@ func NewClient(cfg ClientConfig, out transport.Writer, server, local netip.AddrP
 	}
 	c.tr = tr
 	if !cfg.NoDirect {
-		c.openP2P(out, local)
+		c.openP2P(out)
 	}
 	if cfg.Bot {
 		c.bot = NewBot(0, cfg.Name, cfg.Seed)
@@ -887,7 +889,8 @@ func (c *Client) counters(server transport.PeerStats) (NetReport, GameReport, Sy
 	n := netReport(t)
 	g := GameReport{LeadTimeMillis: int64(c.lead) * c.frameDur.Milliseconds(), CommandsIssued: c.stats.CommandsIssued,
 		CommandsLate: c.stats.CommandsLate, EnemiesSpawned: c.stats.EnemiesSpawned, EnemiesKilled: c.stats.EnemiesKilled,
-		SendsRefused: c.stats.SendsRefused, BadMessages: c.stats.BadMessages, DirectLinks: c.stats.DirectLinks, DirectRedials: c.stats.DirectRedials}
+		SendsRefused: c.stats.SendsRefused, BadMessages: c.stats.BadMessages, DirectLinks: c.stats.DirectLinks, DirectRedials: c.stats.DirectRedials,
+		DirectSilent: c.stats.DirectSilent}
 	sy := SyncReport{HashReports: c.stats.HashReports, MismatchedGroups: c.stats.MismatchedGroups, MismatchedUnits: c.stats.MismatchedUnits,
 		RealtimeResyncs: c.stats.RealtimeResyncs, StopWorldResyncs: c.stats.StopWorldResyncs, PauseMillis: append([]int64{}, c.stats.PauseMillis...)}
 	sy.addResim(&c.rw, c.w)

@@ -47,6 +47,9 @@
 // while the old connection is still open or while the seat is held, takes a proof of it (an
 // HMAC of a fresh nonce), and until the proof comes the seat and its open connection are left
 // alone; a claim without it is refused with "seat belongs to another player" (identity.go).
+// The addresses of the direct links are the ones the server sees the connections come from,
+// never ones a client names (which could be a victim's), and a client sends an address
+// nothing but a few connection requests until it has answered.
 //
 // # Lockstep with a lead time (seed 002)
 //

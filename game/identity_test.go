@@ -3,6 +3,7 @@ package game
 import (
 	"bytes"
 	"encoding/hex"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ackattack/ackattack/net/linksim"
+	"github.com/ackattack/ackattack/net/transport"
+	"github.com/ackattack/ackattack/world"
 )
 
 // The attacks on who is who (identity.go), played in virtual time (vgame_test.go) at 10%
@@ -181,6 +184,129 @@ func checkAgree(t *testing.T, g *vgame) {
 		}
 		if common == 0 {
 			t.Errorf("client %s has no frame in common with the server", c.cfg.Name)
+		}
+	}
+}
+
+// everyoneLinked runs until every live client plays and has a direct link to every other.
+func everyoneLinked(t *testing.T, g *vgame, within time.Duration) {
+	t.Helper()
+	g.waitFor(within, "every client playing with every direct link up", func() bool {
+		for _, c := range g.live() {
+			if !clientRunning(c) || directLinks(c) != len(g.live())-1 {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// TestPeersAnnouncingAVictimSendsNothingThere: a client that tells the server, again and
+// again, that it (or everybody) takes direct links at a victim's address makes no client send
+// a single datagram to the victim: the server refuses any address a client names and lists
+// only the addresses it sees the connections come from.
+func TestPeersAnnouncingAVictimSendsNothingThere(t *testing.T) {
+	t.Parallel()
+	g := newVGame(t, vspec{seed: 43, bots: 1, clients: 3, link: lossy10})
+	victim := netip.MustParseAddrPort("192.0.2.99:9999")
+	g.addNode(victim)
+	var toVictim, bytesToVictim int
+	g.tap = func(d linksim.Datagram) {
+		if d.To == victim.String() {
+			toVictim++
+			bytesToVictim += len(d.Data)
+		}
+	}
+	everyoneLinked(t, g, 20*time.Second)
+	// Each client knows the others at the addresses their connections come from.
+	for _, c := range g.live() {
+		for i, o := range g.clients {
+			if o != c && c.p2p.known[o.seat].Addr != g.caddrs[i] {
+				t.Errorf("seat %d knows seat %d at %v, its connection comes from %v", c.seat, o.seat, c.p2p.known[o.seat].Addr, g.caddrs[i])
+			}
+		}
+	}
+	eve := g.clients[0]
+	bad := g.srv.stats.BadMessages
+	every := &Peers{}
+	for s := range uint8(world.MaxPlayers) {
+		every.List = append(every.List, PeerAddr{Seat: s, Addr: victim})
+	}
+	for range 10 {
+		if _, err := eve.sendGuaranteed(g.now, &Peers{List: []PeerAddr{{Seat: eve.seat, Addr: victim}}}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := eve.sendGuaranteed(g.now, every, nil); err != nil {
+			t.Fatal(err)
+		}
+		g.run(500 * time.Millisecond)
+	}
+	g.run(5 * time.Second)
+	if toVictim != 0 {
+		t.Errorf("%d datagrams (%d bytes) went to the victim", toVictim, bytesToVictim)
+	}
+	if got := g.srv.stats.BadMessages - bad; got != 20 {
+		t.Errorf("the server refused %d of eve's 20 Peers", got)
+	}
+	for _, c := range g.live() {
+		if directLinks(c) != len(g.live())-1 {
+			t.Errorf("seat %d has %d direct links left", c.seat, directLinks(c))
+		}
+	}
+	checkAgree(t, g)
+}
+
+// muted is a client whose socket drops every datagram that does not come from the server (a
+// firewall, or an address that is nobody's).
+type muted struct {
+	*Client
+	server netip.AddrPort
+}
+
+func (m muted) Handle(now time.Time, d transport.Datagram) {
+	if d.From == m.server {
+		m.Client.Handle(now, d)
+	}
+}
+
+// TestSilentPeerGetsFiveRequests: the server lists a player that never answers on its direct
+// links. Each player that dials it sends it five connection requests (one a second), no more,
+// for as long as the server lists it unchanged: nothing bulky goes to an address that has not
+// answered.
+func TestSilentPeerGetsFiveRequests(t *testing.T) {
+	t.Parallel()
+	g := newVGame(t, vspec{seed: 44, bots: 1, link: lossy10})
+	quiet := g.join(nil) // first: the lowest seat of the clients, which every other one dials
+	g.hosts[g.caddrs[quiet].String()] = muted{g.clients[quiet], g.srvAddr}
+	g.waitFor(10*time.Second, "the quiet player seated", func() bool { return g.clients[quiet].seatKnown })
+	for range 3 {
+		g.join(nil)
+	}
+	sent := map[string]int{} // big datagrams to the quiet player, by sender
+	g.tap = func(d linksim.Datagram) {
+		if d.To == g.caddrs[quiet].String() && d.From != g.srvAddr.String() && len(d.Data) >= 1000 {
+			sent[d.From]++
+		}
+	}
+	g.run(40 * time.Second)
+	qs := g.clients[quiet].seat
+	for i, c := range g.clients {
+		if i == quiet {
+			continue
+		}
+		if c.seat < qs {
+			t.Fatalf("setup: seat %d is below the quiet player's %d", c.seat, qs)
+		}
+		n := sent[g.caddrs[i].String()]
+		t.Logf("seat %d sent the quiet seat %d requests; %d silent dials", c.seat, n, c.stats.DirectSilent)
+		if n == 0 || n > 5 {
+			t.Errorf("seat %d sent the quiet player %d connection requests, want 1 to 5", c.seat, n)
+		}
+		if c.stats.DirectSilent != 1 {
+			t.Errorf("seat %d counts %d silent dials, want 1", c.seat, c.stats.DirectSilent)
+		}
+		if directLinks(c) != 2 {
+			t.Errorf("seat %d has %d direct links, want 2 (the others)", c.seat, directLinks(c))
 		}
 	}
 }

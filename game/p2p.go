@@ -1,7 +1,6 @@
 package game
 
 import (
-	"net/netip"
 	"time"
 
 	"github.com/google/uuid"
@@ -14,9 +13,10 @@ import (
 
 // Peer-to-peer (seed 002's hybrid). The server hosts the game and relays every command, but a
 // command relayed by the server travels two hops. So each client also takes direct
-// connections from the other clients, tells the server where (Peers, client → server), learns
-// where the others are (Peers, server → client), and the client with the higher seat dials
-// the one with the lower. Commands then go straight to every directly connected player as well
+// connections from the other clients, tells the server that it does (an empty Peers, client →
+// server), learns where the others are (Peers, server → client: the addresses the server sees
+// their connections come from, identity.go), and the client with the higher seat dials the
+// one with the lower. Commands then go straight to every directly connected player as well
 // as to the server; every host takes a command once, whichever path brought it first, and
 // validates it the same way (a player commands only its own units).
 //
@@ -30,11 +30,15 @@ import (
 // p2p holds a client's direct links, indexed by seat.
 type p2p struct {
 	acceptor *transport.Server
-	addr     netip.AddrPort                      // where the others reach us (our socket)
 	dials    [world.MaxPlayers]*transport.Client // our connection to a lower seat's player
 	links    [world.MaxPlayers]*transport.Peer   // a connected direct link (either direction)
 	outs     [world.MaxPlayers]outbox            // each link's back-pressure (outbox.go)
-	known    [world.MaxPlayers]netip.AddrPort    // where each player is, as the server said
+	known    [world.MaxPlayers]PeerAddr          // where each player is, as the server said (zero: not listed)
+	dialed   [world.MaxPlayers]PeerAddr          // what each dial was made for
+	// silent: the dial to known[s] ended without a word from that address, so it is not tried
+	// again until the server lists the seat anew (identity.go: nothing bulky to an address
+	// that never answered).
+	silent [world.MaxPlayers]bool
 	// redialAt is when a dial that ended (refused, timed out, closed) is tried again, and
 	// backoff the wait before that try: it doubles from a second up to maxRedialBackoff.
 	redialAt [world.MaxPlayers]time.Time
@@ -46,7 +50,7 @@ type p2p struct {
 
 // openP2P makes the acceptor for direct links; dials come when the server says where the
 // lower seats are.
-func (c *Client) openP2P(out transport.Writer, local netip.AddrPort) {
+func (c *Client) openP2P(out transport.Writer) {
 	cfg := transport.ServerConfig{MaxClients: world.MaxPlayers}
 	cfg.Rand = c.cfg.Transport.Rand
 	cfg.Logger = c.cfg.Logger
@@ -54,7 +58,7 @@ func (c *Client) openP2P(out transport.Writer, local netip.AddrPort) {
 	cfg.OnConnect = c.onDirectConnect
 	cfg.OnDisconnect = c.onDirectDisconnect
 	cfg.OnMessage = c.onDirect
-	c.p2p = &p2p{acceptor: transport.NewServer(cfg, out), addr: local, out: out, cfg: cfg.Config}
+	c.p2p = &p2p{acceptor: transport.NewServer(cfg, out), out: out, cfg: cfg.Config}
 }
 
 // handle gives a datagram that did not come from the server to the direct link it belongs to.
@@ -80,23 +84,40 @@ func (c *Client) closeP2P(now time.Time) {
 	}
 }
 
-// tellServer sends the server our address for direct links once our seat is known.
+// tellServer tells the server, once our seat is known, that we take direct links: an empty
+// Peers. Where, the server sees: the address our connection comes from, our one socket.
 func (c *Client) tellServer(now time.Time) {
-	if c.p2p == nil || c.p2p.told || c.tr.Peer() == nil || !c.p2p.addr.IsValid() {
+	if c.p2p == nil || c.p2p.told || c.tr.Peer() == nil {
 		return
 	}
 	c.p2p.told = true
-	c.sendGuaranteed(now, &Peers{List: []PeerAddr{{Seat: c.seat, Addr: c.p2p.addr}}}, nil)
+	c.sendGuaranteed(now, &Peers{}, nil)
 }
 
-// peers: where the other players are. Dial the ones with a lower seat.
+// peers: where the other players are, as the server saw them. Dial the ones with a lower
+// seat; forget the ones no longer listed (they left).
 func (c *Client) peers(now time.Time, ps *Peers) {
 	if c.p2p == nil {
 		return
 	}
+	var listed [world.MaxPlayers]bool
 	for _, pa := range ps.List {
-		if pa.Addr != c.tr.Server() {
-			c.p2p.known[pa.Seat] = pa.Addr
+		if pa.Seat == c.seat || pa.Addr == c.tr.Server() {
+			continue
+		}
+		listed[pa.Seat] = true
+		if c.p2p.known[pa.Seat] != pa {
+			c.p2p.known[pa.Seat], c.p2p.silent[pa.Seat] = pa, false
+		}
+	}
+	for s := range c.p2p.known {
+		if !listed[s] && c.p2p.known[s].Addr.IsValid() {
+			c.p2p.known[s], c.p2p.silent[s] = PeerAddr{}, false
+			if d := c.p2p.dials[s]; d != nil {
+				d.Shutdown(now)
+				c.dropLink(uint8(s), nil)
+				c.p2p.dials[s] = nil
+			}
 		}
 	}
 	c.dialLower(now)
@@ -110,8 +131,7 @@ func (c *Client) dialLower(now time.Time) {
 		return
 	}
 	for s := range c.seat {
-		addr := c.p2p.known[s]
-		if !addr.IsValid() || (c.p2p.dials[s] != nil && c.p2p.dials[s].Server() == addr) {
+		if !c.p2p.known[s].Addr.IsValid() || (c.p2p.dials[s] != nil && c.p2p.dialed[s] == c.p2p.known[s]) {
 			continue
 		}
 		c.p2p.backoff[s] = 0
@@ -122,6 +142,15 @@ func (c *Client) dialLower(now time.Time) {
 // maxRedialBackoff bounds the wait between two tries of a direct link that keeps failing.
 const maxRedialBackoff = 8 * time.Second
 
+// A dial sends a connection request (1200 bytes, padded so that the other side can never be
+// an amplifier) every directRetry until it is answered, for at most directConnectTimeout:
+// five requests to an address that never answers, and that address is not dialled again
+// until the server lists it anew.
+const (
+	directRetry          = time.Second
+	directConnectTimeout = 4 * time.Second
+)
+
 // dial opens (or opens again) the direct link to seat, at the address the server gave.
 func (c *Client) dial(now time.Time, seat uint8) {
 	if old := c.p2p.dials[seat]; old != nil {
@@ -130,7 +159,8 @@ func (c *Client) dial(now time.Time, seat uint8) {
 		c.p2p.dials[seat] = nil
 	}
 	c.p2p.redialAt[seat] = time.Time{}
-	cfg := transport.ClientConfig{Config: c.p2p.cfg, Name: c.cfg.Name, PlayerID: c.cfg.PlayerID}
+	cfg := transport.ClientConfig{Config: c.p2p.cfg, Name: c.cfg.Name, PlayerID: c.cfg.PlayerID,
+		Retry: directRetry, ConnectTimeout: directConnectTimeout}
 	cfg.OnConnect = func(p *transport.Peer, _ time.Time) {
 		c.p2p.links[seat] = p
 		c.p2p.backoff[seat] = 0
@@ -138,21 +168,27 @@ func (c *Client) dial(now time.Time, seat uint8) {
 	}
 	cfg.OnDisconnect = func(p *transport.Peer, _ time.Time, _ wire.DisconnectReason, _ string) { c.dropLink(seat, p) }
 	cfg.OnMessage = c.onDirect
-	d, err := transport.NewClient(c.p2p.known[seat], cfg, c.p2p.out)
+	d, err := transport.NewClient(c.p2p.known[seat].Addr, cfg, c.p2p.out)
 	if err != nil {
 		c.cfg.Logger.Warn("direct link", "seat", seat, "err", err)
 		return
 	}
-	c.p2p.dials[seat] = d
+	c.p2p.dials[seat], c.p2p.dialed[seat] = d, c.p2p.known[seat]
 }
 
 // redial tries again, after a growing wait, each dial that ended: the other player may have
 // refused it because it had not yet heard of us from the server, or the handshake may have
-// been lost on a lossy link. The server relays every command anyway, so a missing direct link
-// only costs time.
+// been lost on a lossy link. A dial that no answer ever came to is not tried again: the
+// address is silent until the server lists it anew. The server relays every command anyway,
+// so a missing direct link only costs time.
 func (c *Client) redial(now time.Time) {
 	for s, d := range c.p2p.dials {
-		if d == nil || d.State() != transport.Disconnected || !c.p2p.known[s].IsValid() {
+		if d == nil || d.State() != transport.Disconnected || !c.p2p.known[s].Addr.IsValid() || c.p2p.silent[s] {
+			continue
+		}
+		if !d.Answered() {
+			c.p2p.silent[s] = true
+			c.stats.DirectSilent++
 			continue
 		}
 		switch {
@@ -285,7 +321,7 @@ func (c *Client) nextP2P(now time.Time) time.Time {
 	for s, d := range c.p2p.dials {
 		if d != nil {
 			next = transport.Earliest(next, d.NextTick(now))
-			if d.State() == transport.Disconnected && c.p2p.known[s].IsValid() {
+			if d.State() == transport.Disconnected && c.p2p.known[s].Addr.IsValid() && !c.p2p.silent[s] {
 				at := c.p2p.redialAt[s]
 				if at.IsZero() {
 					at = now // redial sets the time

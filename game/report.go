@@ -69,6 +69,9 @@ type GameReport struct {
 	// dialling), DirectRedials the dials it tried again after one ended (p2p.go). Clients only.
 	DirectLinks   uint64 `json:"direct_links,omitempty"`
 	DirectRedials uint64 `json:"direct_redials,omitempty"`
+	// DirectSilent counts the dials that got no answer at all: the address is not dialled
+	// again until the server lists the player anew. Clients only.
+	DirectSilent uint64 `json:"direct_silent,omitempty"`
 	// JoinsRefused counts connections the server turned away at once for their name: it
 	// broke a rule, or was a bot's or another seat's (names.go). Servers only.
 	JoinsRefused uint64 `json:"joins_refused,omitempty"`

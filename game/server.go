@@ -37,16 +37,17 @@ type seat struct {
 	leadChain message.Chain
 	spawnDeps map[uint32]*depgraph.Dependency
 
-	reportedRTT  time.Duration  // from the client's PingSummary
-	reportedLoss uint32         // per mille, from the client's PingSummary
-	lastRequest  *HashRequest   // the drill-down waiting for its answer
-	out          outbox         // messages refused by back-pressure, sent again later
-	pauseState   *clientPause   // during a stop-the-world re-sync
-	pauseMisses  int            // stop-the-world rounds in a row this client did not finish in time
-	stoppedWorld time.Time      // when this client's report last made the server stop the world
-	repairedAt   time.Time      // when this client's report last led to a real-time re-sync
-	direct       netip.AddrPort // where the client listens for direct links from other players
-	left         time.Time      // when its player went away (the seat is held SeatHold from then)
+	reportedRTT  time.Duration // from the client's PingSummary
+	reportedLoss uint32        // per mille, from the client's PingSummary
+	lastRequest  *HashRequest  // the drill-down waiting for its answer
+	out          outbox        // messages refused by back-pressure, sent again later
+	pauseState   *clientPause  // during a stop-the-world re-sync
+	pauseMisses  int           // stop-the-world rounds in a row this client did not finish in time
+	stoppedWorld time.Time     // when this client's report last made the server stop the world
+	repairedAt   time.Time     // when this client's report last led to a real-time re-sync
+	direct       bool          // the client takes direct links (its Peers), at the address it connects from
+	peersSent    []PeerAddr    // the Peers list this client has last been sent
+	left         time.Time     // when its player went away (the seat is held SeatHold from then)
 
 	// For the player table only (SeatInfo): the latest hash check of this player's reports,
 	// and why its connection ended (kept until it comes back).
@@ -803,18 +804,28 @@ func (s *Server) seatPeer(st *seat, p *transport.Peer, now time.Time, fresh bool
 	}
 }
 
-// sendPeers tells every client where the others listen for direct links.
+// sendPeers tells every client that takes direct links where the others that do are, at
+// the address the server sees each one's connection come from, with the key of each pair
+// (identity.go). A client gets its list only when it changed.
 func (s *Server) sendPeers(now time.Time) {
-	var ps Peers
-	for _, st := range s.seats {
-		if st != nil && st.peer != nil && st.direct.IsValid() {
-			ps.List = append(ps.List, PeerAddr{Seat: st.idx, Addr: st.direct})
+	for _, x := range s.seats {
+		if x == nil || x.peer == nil || !x.direct {
+			continue
 		}
-	}
-	for _, st := range s.seats {
-		if st != nil && st.peer != nil {
-			s.send(st, now, &ps, nil, nil, false)
+		var ps Peers
+		for _, y := range s.seats {
+			if y == nil || y == x || y.peer == nil || !y.direct {
+				continue
+			}
+			a := y.peer.Addr()
+			ps.List = append(ps.List, PeerAddr{Seat: y.idx, Addr: netip.AddrPortFrom(a.Addr().Unmap(), a.Port()),
+				Key: linkKeyOf(s.linkSecret, x.idx, x.player, y.idx, y.player)})
 		}
+		if slices.Equal(ps.List, x.peersSent) {
+			continue
+		}
+		x.peersSent = ps.List
+		s.send(x, now, &ps, nil, nil, false)
 	}
 }
 
@@ -854,6 +865,10 @@ func (s *Server) onDisconnect(p *transport.Peer, now time.Time, reason wire.Disc
 			}
 			if s.pause != nil {
 				s.checkResume(now)
+			}
+			if st.direct {
+				st.direct = false
+				s.sendPeers(now) // the others stop dialling it
 			}
 		}
 	}
@@ -903,11 +918,13 @@ func (s *Server) onMessage(p *transport.Peer, now time.Time, m *message.Message)
 		}
 		s.chat(now, st.idx, v.Text)
 	case *Peers:
-		if len(v.List) != 1 || v.List[0].Seat != st.idx {
-			s.stats.BadMessages++ // a client announces only its own address
+		if len(v.List) != 0 {
+			// A client says only that it takes direct links: where, the server saw. An address
+			// it names could be anybody's (a victim of the other clients' dials).
+			s.stats.BadMessages++
 			return
 		}
-		st.direct = v.List[0].Addr
+		st.direct = true
 		s.sendPeers(now)
 	case *PingSummary:
 		st.reportedRTT = time.Duration(v.AvgRTTMicros) * time.Microsecond

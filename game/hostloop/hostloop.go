@@ -3,7 +3,6 @@ package hostloop
 import (
 	"context"
 	"fmt"
-	"net/netip"
 	"time"
 
 	"github.com/ackattack/ackattack/game"
@@ -161,10 +160,8 @@ func NewClient(cfg game.ClientConfig) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("game: open a socket: %w", err)
 	}
-	local := sock.LocalAddr()
-	local = netip.AddrPortFrom(local.Addr().Unmap(), local.Port())
 	cfg.Transport.CountSocket = sock // its overflow and oversize counts go into the report
-	sess, err := game.NewClient(cfg, sock, server, local)
+	sess, err := game.NewClient(cfg, sock, server)
 	if err != nil {
 		sock.Close()
 		return nil, err

@@ -72,6 +72,7 @@ type Client struct {
 	started   time.Time
 	lastTry   time.Time
 	challenge wire.Challenge
+	answered  bool // a Challenge or a Denied came: the server exists and speaks the protocol
 	peer      *Peer
 	err       error
 	reason    wire.DisconnectReason
@@ -186,6 +187,11 @@ func (c *Client) State() ClientState { return c.state }
 // Peer is the connection to the server once Connected (nil before). Owner loop only.
 func (c *Client) Peer() *Peer { return c.peer }
 
+// Answered reports whether the server ever answered the handshake (a Challenge or a Denied):
+// a client that ends without an answer sent nothing but connection requests to an address
+// that may have nobody behind it. Owner loop only.
+func (c *Client) Answered() bool { return c.answered }
+
 // Err says why the client ended: denied, handshake timeout, or the disconnect reason.
 func (c *Client) Err() error { return c.err }
 
@@ -234,7 +240,7 @@ func (c *Client) Handle(now time.Time, d Datagram) {
 			c.rejected.Malformed++
 			return
 		}
-		c.challenge, c.state = ch, Challenged
+		c.challenge, c.state, c.answered = ch, Challenged, true
 		c.sendResponse(now)
 	case typ == wire.TypeAccepted && c.state == Challenged:
 		acc, err := wire.ParseAccepted(body)
@@ -250,7 +256,7 @@ func (c *Client) Handle(now time.Time, d Datagram) {
 			return
 		}
 		c.err = fmt.Errorf("%w: %s", ErrDenied, den.Reason)
-		c.state = Disconnected
+		c.state, c.answered = Disconnected, true
 		c.publish(now)
 		if c.cfg.OnDenied != nil {
 			c.cfg.OnDenied(den.Reason, now)
