@@ -310,3 +310,21 @@ func TestSilentPeerGetsFiveRequests(t *testing.T) {
 		}
 	}
 }
+
+// Regression test. The failure it guards against: the server's Peers lists travelled without
+// dependencies, so under loss an older list could execute after a newer one; a client then
+// forgot a player it had just learned of, and refused that player's dials for the rest of
+// the game (one seed in a few left a direct link down for good).
+func TestPeersListsKeepTheirOrder(t *testing.T) {
+	t.Parallel()
+	lossy := linksim.Settings{LossPercent: 10, Latency: 50 * time.Millisecond, Jitter: 10 * time.Millisecond}
+	for seed := uint64(11); seed <= 18; seed++ {
+		g := newVGame(t, vspec{seed: seed, bots: 2, clients: 3, link: lossy})
+		g.run(20 * time.Second)
+		for _, c := range g.live() {
+			if n := directLinks(c); n != 2 {
+				t.Errorf("seed %d: seat %d has %d direct links, want 2", seed, c.seat, n)
+			}
+		}
+	}
+}

@@ -59,7 +59,7 @@ const (
 	MsgBatchApplied MsgType = 16 // client→server; guaranteed
 	MsgResume       MsgType = 17 // server→client; guaranteed, deps: every ResyncBatch of this pause
 	MsgFrameSync    MsgType = 18 // server→client; unreliable
-	MsgPeers        MsgType = 19 // server→client (where the others are, with the keys of the links), client→server (empty: "I take direct links"); guaranteed
+	MsgPeers        MsgType = 19 // server→client (where the others are, with the keys of the links), client→server (empty: "I take direct links"); guaranteed, a chain
 	MsgPlayerSecret MsgType = 20 // server→client, to that player only; guaranteed, no deps
 	MsgChallenge    MsgType = 21 // server→client (a claim on a seat), client→client (a new direct link); guaranteed, no deps
 	MsgProof        MsgType = 22 // client→server, client→client: the answer to a Challenge; guaranteed, no deps

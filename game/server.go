@@ -35,7 +35,10 @@ type seat struct {
 	startDep  depgraph.Dependency
 	chat      [world.MaxPlayers]message.Chain // relayed lines, a chain per origin seat
 	leadChain message.Chain
-	spawnDeps map[uint32]*depgraph.Dependency
+	// peersChain: each Peers sent on this connection replaces the one before, so it depends
+	// on it (a list that overtook a newer one would bring back a player who left).
+	peersChain message.Chain
+	spawnDeps  map[uint32]*depgraph.Dependency
 
 	reportedRTT  time.Duration // from the client's PingSummary
 	reportedLoss uint32        // per mille, from the client's PingSummary
@@ -825,7 +828,7 @@ func (s *Server) sendPeers(now time.Time) {
 			continue
 		}
 		x.peersSent = ps.List
-		s.send(x, now, &ps, nil, nil, false)
+		s.send(x, now, &ps, []*depgraph.Dependency{x.peersChain.Last()}, x.peersChain.Last(), false)
 	}
 }
 
