@@ -67,6 +67,7 @@ type ClientStats struct {
 	DirectLinks      uint64 // direct links to other players made
 	DirectRedials    uint64 // dials of a direct link tried again after it ended
 	DirectSilent     uint64 // dials that never got an answer: not tried again until the server lists the player anew
+	DirectRefused    uint64 // direct connections dropped for not proving the pair's key (a wrong proof, or none in time)
 	// CommandsDirectFirst counts other players' commands that arrived on a direct link before
 	// the server's relay.
 	CommandsDirectFirst uint64
@@ -890,7 +891,7 @@ func (c *Client) counters(server transport.PeerStats) (NetReport, GameReport, Sy
 	g := GameReport{LeadTimeMillis: int64(c.lead) * c.frameDur.Milliseconds(), CommandsIssued: c.stats.CommandsIssued,
 		CommandsLate: c.stats.CommandsLate, EnemiesSpawned: c.stats.EnemiesSpawned, EnemiesKilled: c.stats.EnemiesKilled,
 		SendsRefused: c.stats.SendsRefused, BadMessages: c.stats.BadMessages, DirectLinks: c.stats.DirectLinks, DirectRedials: c.stats.DirectRedials,
-		DirectSilent: c.stats.DirectSilent}
+		DirectSilent: c.stats.DirectSilent, DirectRefused: c.stats.DirectRefused}
 	sy := SyncReport{HashReports: c.stats.HashReports, MismatchedGroups: c.stats.MismatchedGroups, MismatchedUnits: c.stats.MismatchedUnits,
 		RealtimeResyncs: c.stats.RealtimeResyncs, StopWorldResyncs: c.stats.StopWorldResyncs, PauseMillis: append([]int64{}, c.stats.PauseMillis...)}
 	sy.addResim(&c.rw, c.w)

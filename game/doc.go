@@ -49,7 +49,10 @@
 // alone; a claim without it is refused with "seat belongs to another player" (identity.go).
 // The addresses of the direct links are the ones the server sees the connections come from,
 // never ones a client names (which could be a victim's), and a client sends an address
-// nothing but a few connection requests until it has answered.
+// nothing but a few connection requests until it has answered. A direct link counts only once
+// the other side has proved the key the server gave that pair of players and nobody else, so
+// a player who dials another as somebody else carries no command and leaves the real link
+// alone.
 //
 // # Lockstep with a lead time (seed 002)
 //
@@ -92,5 +95,7 @@
 // # Shortcuts between players
 //
 // Clients also connect to each other and send their commands directly, which saves the
-// server's relay hop; every host takes a command once, whichever path brought it first.
+// server's relay hop; every host takes a command once, whichever path brought it first. The
+// server says where each player is (the address it sees its connection come from) and gives
+// each pair a key, which both sides of a link prove before it carries a command (p2p.go).
 package game

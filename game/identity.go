@@ -38,7 +38,11 @@ import (
 // A direct link. The server derives a key for every pair of players (linkKeyOf: an HMAC of the
 // two seats and player ids under a secret of its own) and sends each client, in its own Peers,
 // the keys it shares with the others: a key reaches the two players of its pair and nobody
-// else.
+// else. Each side of a new link sends the other a Challenge and answers the other's with a
+// Proof under the pair's key (linkMAC, which names who proves to whom); the link counts, and
+// carries commands, only once the other side has proved, and one that has not within
+// linkProofDeadline is dropped (p2p.go). A player who dials as somebody else cannot prove, and
+// its connection stands beside the real link without touching it.
 //
 // An address. The server lists the address it sees each client's connection come from
 // (the client has one socket for everything, so that is where its direct links arrive too),

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ackattack/ackattack/net/linksim"
+	"github.com/ackattack/ackattack/net/message"
 	"github.com/ackattack/ackattack/net/transport"
 	"github.com/ackattack/ackattack/world"
 )
@@ -327,4 +328,132 @@ func TestPeersListsKeepTheirOrder(t *testing.T) {
 			}
 		}
 	}
+}
+
+// forger dials a player's direct links under another player's id, and sends commands for that
+// player's seat. With key set it answers the Challenge with a proof under that key (the one
+// the forger really shares with its victim); without, it proves nothing.
+type forger struct {
+	tr      *transport.Client
+	key     *LinkKey
+	as, to  uint8 // the seat it poses as, the seat of its victim
+	unit    uint32
+	sent    int
+	cmdBase uint32
+}
+
+func (f *forger) Handle(now time.Time, d transport.Datagram) { f.tr.Handle(now, d) }
+func (f *forger) Tick(now time.Time)                         { f.tr.Tick(now) }
+func (f *forger) NextDeadline(now time.Time) time.Time       { return f.tr.NextTick(now) }
+func (f *forger) Intent(time.Time)                           {}
+func (f *forger) Shutdown(now time.Time)                     { f.tr.Shutdown(now) }
+
+func newForger(t *testing.T, g *vgame, addr netip.AddrPort, victim int, as *Client, key *LinkKey, unit uint32, frame uint32) *forger {
+	t.Helper()
+	f := &forger{key: key, as: as.seat, to: g.clients[victim].seat, unit: unit, cmdBase: 1<<29 + uint32(addr.Port())*1000}
+	cfg := transport.ClientConfig{PlayerID: as.cfg.PlayerID, Name: as.cfg.Name}
+	cfg.Rand = seededRand(g.spec.seed, uint64(addr.Port()))
+	cfg.OnConnect = func(p *transport.Peer, now time.Time) {
+		// 200 commands for the seat it poses as, at once.
+		for i := range 200 {
+			b, err := AppendMsg(nil, &Command{Seat: f.as, ID: f.cmdBase + uint32(i), Frame: frame + uint32(i%20), Kind: world.CommandStop, Units: []uint32{f.unit}})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if _, err := p.Conn().SendGuaranteed(now, b, nil, nil); err == nil {
+				f.sent++
+			}
+		}
+	}
+	cfg.OnMessage = func(p *transport.Peer, now time.Time, m *message.Message) {
+		if ch, err := ParseMsg(m.Payload); err == nil && f.key != nil {
+			if ch, ok := ch.(*Challenge); ok {
+				b, _ := AppendMsg(nil, &Proof{MAC: linkMAC(*f.key, f.as, f.to, ch.Nonce)})
+				p.Conn().SendGuaranteed(now, b, nil, nil)
+			}
+		}
+	}
+	node := g.addNode(addr)
+	tr, err := transport.NewClient(g.caddrs[victim], cfg, vWriter{node})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.tr = tr
+	g.hosts[addr.String()] = f
+	g.order = append(g.order, addr.String())
+	return f
+}
+
+// TestForgedDirectDialFails: eve dials ann's direct links as bob (his player id is public),
+// twice: once proving with the key she really shares with ann, once proving nothing, and each
+// time sends 200 commands for bob's seat. Both connections are dropped, within the deadline;
+// bob's real link with ann is never touched, and not one forged command counts anywhere.
+func TestForgedDirectDialFails(t *testing.T) {
+	t.Parallel()
+	g := newVGame(t, vspec{seed: 45, bots: 1, clients: 3, link: lossy10})
+	everyoneLinked(t, g, 20*time.Second)
+	// ann: the lowest seat, whose acceptor every other client dialled; bob: another.
+	var ai, bi, ei int
+	for i, c := range g.clients {
+		if c.seat < g.clients[ai].seat {
+			ai = i
+		}
+	}
+	bi, ei = (ai+1)%3, (ai+2)%3
+	ann, bob, eve := g.clients[ai], g.clients[bi], g.clients[ei]
+	annLink, bobLink := ann.p2p.links[bob.seat], bob.p2p.links[ann.seat]
+	var bobUnit uint32
+	for _, u := range ann.w.Units() {
+		if u.Owner == bob.seat && !u.IsEnemy() {
+			bobUnit = u.ID
+			break
+		}
+	}
+	key := eve.p2p.known[ann.seat].Key
+	frame := ann.w.Frame() + 30
+	forgers := []*forger{
+		newForger(t, g, netip.MustParseAddrPort("127.0.9.1:5001"), ai, bob, &key, bobUnit, frame),
+		newForger(t, g, netip.MustParseAddrPort("127.0.9.2:5002"), ai, bob, nil, bobUnit, frame),
+	}
+	g.waitFor(10*time.Second, "both forged connections dropped", func() bool {
+		return forgers[0].tr.State() == transport.Disconnected && forgers[1].tr.State() == transport.Disconnected
+	})
+	for i, f := range forgers {
+		if f.sent != 200 || !f.tr.Answered() {
+			t.Errorf("forger %d: sent %d commands, answered %v: the attack did not happen", i, f.sent, f.tr.Answered())
+		}
+	}
+	if ann.stats.DirectRefused != 2 {
+		t.Errorf("ann refused %d direct connections, want 2", ann.stats.DirectRefused)
+	}
+	g.run(5 * time.Second) // past the forged commands' frames
+	if ann.p2p.links[bob.seat] != annLink || !annLink.Connected() || bob.p2p.links[ann.seat] != bobLink || !bobLink.Connected() {
+		t.Error("bob's link with ann was replaced or ended")
+	}
+	for _, f := range forgers {
+		for i := range uint32(200) {
+			k := cmdKey{bob.seat, f.cmdBase + i}
+			if _, ok := g.srv.sched.seen[k]; ok {
+				t.Fatalf("the server took forged command %d", k.id)
+			}
+			for _, c := range g.live() {
+				if _, ok := c.sched.seen[k]; ok {
+					t.Fatalf("seat %d took forged command %d", c.seat, k.id)
+				}
+			}
+		}
+	}
+	if ann.stats.BadMessages == 0 {
+		t.Error("ann counted none of the forged commands as bad messages")
+	}
+	for _, c := range g.live() {
+		if directLinks(c) != 2 {
+			t.Errorf("seat %d has %d direct links, want 2", c.seat, directLinks(c))
+		}
+	}
+	if g.srv.stats.RealtimeResyncs+g.srv.stats.StopWorldResyncs != 0 {
+		t.Errorf("%d real-time and %d stop-the-world re-syncs", g.srv.stats.RealtimeResyncs, g.srv.stats.StopWorldResyncs)
+	}
+	checkAgree(t, g)
 }

@@ -72,6 +72,10 @@ type GameReport struct {
 	// DirectSilent counts the dials that got no answer at all: the address is not dialled
 	// again until the server lists the player anew. Clients only.
 	DirectSilent uint64 `json:"direct_silent,omitempty"`
+	// DirectRefused counts the direct connections dropped for not proving the key the server
+	// gave the pair: a wrong proof (somebody dialling as another player), or none in time.
+	// Clients only.
+	DirectRefused uint64 `json:"direct_refused,omitempty"`
 	// JoinsRefused counts connections the server turned away at once for their name: it
 	// broke a rule, or was a bot's or another seat's (names.go). Servers only.
 	JoinsRefused uint64 `json:"joins_refused,omitempty"`
