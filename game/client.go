@@ -22,7 +22,12 @@ import (
 // ClientConfig configures a game client.
 type ClientConfig struct {
 	Connect string // the server's address
-	Name    string
+	// Listen is the local address of the client's one socket, for the server connection and
+	// the direct links from other players (game/hostloop): bound as given, so a client on a
+	// machine with several addresses takes links on the one it names. Default: the address of
+	// the interface that reaches the server, any free port (transport.LocalFor).
+	Listen string
+	Name   string
 	// PlayerID names the player (default: a new random id), and Secret proves it: the
 	// secret a server gave this player on its first join (zero: none yet). With both, a
 	// player who restarts gets its seat back (identity.go).

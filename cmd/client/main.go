@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"strings"
 	"time"
@@ -47,6 +48,7 @@ func run(args []string) int {
 	})
 	fs := cmd.Flags
 	connect := fs.String("connect", "", "server address; empty: host an embedded server with one bot on a free loopback port")
+	listen := fs.String("listen", "", "local `address` of this client's one socket, for the server and the direct links from other players (default: the address of the interface that reaches the server, any free port)")
 	name := fs.String("name", "", "player name (default: your user name, or \"player\")")
 	bot := fs.Bool("bot", false, "let a bot play for you")
 	seed := fs.Uint64("seed", 1, "seed of the bot (and of the embedded server's world)")
@@ -64,6 +66,11 @@ func run(args []string) int {
 	}
 	if err := game.CheckPlayerName(*name); err != nil {
 		return cmd.Fail(cli.ExitUsage, fmt.Errorf("--name: %w", err))
+	}
+	if *listen != "" {
+		if _, err := net.ResolveUDPAddr("udp", *listen); err != nil {
+			return cmd.Fail(cli.ExitUsage, fmt.Errorf("--listen: %w", err))
+		}
 	}
 	var id identity
 	if *identityPath != "" {
@@ -105,7 +112,7 @@ func run(args []string) int {
 		close(serverDone)
 	}
 
-	cfg := game.ClientConfig{Connect: addr, Name: *name, Bot: *bot, Seed: *seed, InjectDesync: *inject, Late: cmd.Late, Logger: logger}
+	cfg := game.ClientConfig{Connect: addr, Listen: *listen, Name: *name, Bot: *bot, Seed: *seed, InjectDesync: *inject, Late: cmd.Late, Logger: logger}
 	if *identityPath != "" {
 		cfg.PlayerID, cfg.Secret = id.Player, id.Secret
 		cfg.OnSecret = func(player uuid.UUID, secret game.Secret) {

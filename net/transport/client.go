@@ -137,11 +137,21 @@ func ResolveServer(addr string) (netip.AddrPort, error) {
 	return netip.AddrPortFrom(server.Addr().Unmap(), server.Port()), nil
 }
 
-// LocalFor is the local address a client of server listens on: the loopback interface for a
-// loopback server (nothing else can reach it), every interface otherwise, any free port.
+// LocalFor is the local address a client of server listens on, any free port: the server's
+// own loopback address for a loopback server (nothing else can reach it), or else the address
+// of the interface the system routes datagrams for the server through, the one the server will
+// see them come from (no datagram is sent to find it). Only when the system knows no route to
+// the server does it listen on every interface.
 func LocalFor(server netip.AddrPort) string {
 	if server.Addr().IsLoopback() {
 		return netip.AddrPortFrom(server.Addr(), 0).String()
+	}
+	if c, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(server)); err == nil {
+		local := c.LocalAddr().(*net.UDPAddr).AddrPort().Addr()
+		c.Close()
+		if local.IsValid() && !local.IsUnspecified() {
+			return netip.AddrPortFrom(local.Unmap(), 0).String()
+		}
 	}
 	if server.Addr().Is6() {
 		return "[::]:0"
