@@ -21,7 +21,8 @@ import (
 // sends it in a PlayerSecret to that player's connection alone. A connection that comes with
 // the id of a seated player (connected, or held for it after it left) is not seated: the
 // server sends it a Challenge with a fresh nonce, and seats it only on a Proof, an HMAC of the
-// nonce under the secret (seatMAC). Only then is an older connection of the player, if one is
+// nonce under the secret (seatMAC); a bot's seat is claimed the same way and never proved (its
+// player id derives from its name, and it has no secret). Only then is an older connection of the player, if one is
 // still open, replaced; until then it is left alone. A connection that sends a wrong proof,
 // or none within claimDeadline, is kicked: "seat belongs to another player". A client keeps
 // its id and secret (in a file it names, cmd/client --identity), so a player who restarts gets
@@ -165,7 +166,7 @@ func (s *Server) claimSeat(p *transport.Peer, now time.Time) {
 		}
 		s.refuseClaim(s.claims[out], now, errSeatTaken+": too many claims at once")
 	}
-	s.event(now, "seat claimed", "seat", s.seatOfPlayer(p.PlayerID()).idx, "addr", p.Addr())
+	s.event(now, "seat claimed", "seat", s.seatClaimed(p.PlayerID()).idx, "addr", p.Addr())
 	s.sendOnly(p, now, &Challenge{Nonce: c.nonce})
 }
 
@@ -205,14 +206,15 @@ func (s *Server) onClaimMessage(c *claim, now time.Time, msg Msg) {
 		s.stats.BadMessages++ // nothing else is for a connection without a seat
 		return
 	}
-	st := s.seatOfPlayer(c.peer.PlayerID())
+	st := s.seatClaimed(c.peer.PlayerID())
 	if st == nil || s.holdExpired(st, now) {
 		// The seat was freed while the proof was on its way: the player is new again.
 		s.dropClaim(c)
 		s.join(c.peer, now)
 		return
 	}
-	if !macEqual(pr.MAC, seatMAC(st.secret, st.player, c.nonce)) {
+	// A bot has no secret: nobody proves its seat.
+	if st.bot != nil || !macEqual(pr.MAC, seatMAC(st.secret, st.player, c.nonce)) {
 		s.refuseClaim(c, now, errSeatTaken)
 		return
 	}

@@ -87,8 +87,16 @@ func TestSeatHijackFails(t *testing.T) {
 	thieves := []*Client{
 		g.clients[g.join(func(c *ClientConfig) { c.Name, c.PlayerID = "c1", ann.cfg.PlayerID })],
 		g.clients[g.join(func(c *ClientConfig) { c.Name, c.PlayerID, c.Secret = "eve", ann.cfg.PlayerID, wrong })],
+		g.clients[g.join(func(c *ClientConfig) { c.Name, c.PlayerID = "mallory", g.srv.seats[0].player })], // the bot's
 	}
-	g.waitFor(15*time.Second, "both thieves refused", func() bool { return thieves[0].Ended() != nil && thieves[1].Ended() != nil })
+	g.waitFor(15*time.Second, "every thief refused", func() bool {
+		for _, th := range thieves {
+			if th.Ended() == nil {
+				return false
+			}
+		}
+		return true
+	})
 	for i, th := range thieves {
 		if err := th.Ended(); !strings.Contains(err.Error(), errSeatTaken) {
 			t.Errorf("thief %d ended with %v, want %q", i, err, errSeatTaken)
@@ -97,8 +105,8 @@ func TestSeatHijackFails(t *testing.T) {
 			t.Errorf("thief %d got something: seat known %v, started %v", i, th.seatKnown, th.started)
 		}
 	}
-	if got := g.srv.stats.ClaimsRefused; got != 2 {
-		t.Errorf("%d claims refused, want 2", got)
+	if got := g.srv.stats.ClaimsRefused; got != 3 {
+		t.Errorf("%d claims refused, want 3", got)
 	}
 	g.run(3 * time.Second)
 	st := g.srv.seats[seat]
@@ -155,12 +163,23 @@ func TestRestartWithSecretReclaimsSeat(t *testing.T) {
 	g.vanish(len(g.clients) - 1)
 	g.waitFor(10*time.Second, "the server to time ann out", func() bool { return g.srv.seats[seat].peer == nil })
 	_ = back
+	// While her seat is held, somebody with her id and no secret is refused, and the seat
+	// stays held for her.
+	thief := g.clients[g.join(func(c *ClientConfig) { c.Name, c.PlayerID = "c1", ann.cfg.PlayerID })]
+	g.waitFor(10*time.Second, "the thief refused", func() bool { return thief.Ended() != nil })
+	if err := thief.Ended(); !strings.Contains(err.Error(), errSeatTaken) || thief.started || g.srv.seats[seat].peer != nil {
+		t.Fatalf("the thief of the held seat: %v, started %v, the seat's connection %v", err, thief.started, g.srv.seats[seat].peer)
+	}
+	g.vanish(len(g.clients) - 1)
 	restart("ann back to her held seat")
 	if got := g.srv.stats.SeatsReclaimed; got != 2 {
 		t.Errorf("%d seats reclaimed, want 2", got)
 	}
-	if got := g.srv.stats.ClaimsRefused + g.srv.stats.JoinsRefused; got != 0 {
-		t.Errorf("%d claims or joins refused", got)
+	if got := g.srv.stats.ClaimsRefused; got != 1 {
+		t.Errorf("%d claims refused, want 1 (the thief's)", got)
+	}
+	if got := g.srv.stats.JoinsRefused; got != 0 {
+		t.Errorf("%d joins refused", got)
 	}
 	g.run(3 * time.Second)
 	checkAgree(t, g)

@@ -699,10 +699,21 @@ func (s *Server) sendUnreliable(st *seat, m Msg) {
 // seated player's (connected or held), whose secret it will have to prove before it is seated
 // (identity.go). It changes nothing; onConnect takes the seat or makes the claim.
 func (s *Server) admits(player uuid.UUID, now time.Time) bool {
-	if st := s.seatOfPlayer(player); st != nil && !s.holdExpired(st, now) {
+	if st := s.seatClaimed(player); st != nil && !s.holdExpired(st, now) {
 		return true
 	}
 	return s.freeSeat(now) >= 0
+}
+
+// seatClaimed is the seat of player, a bot's included (a bot's player id, derived from its
+// name, is no secret either), or nil: a connection with its id claims it (identity.go).
+func (s *Server) seatClaimed(player uuid.UUID) *seat {
+	for _, st := range s.seats {
+		if st != nil && st.player == player {
+			return st
+		}
+	}
+	return nil
 }
 
 // seatOfPlayer is the human seat of player, connected or held, or nil.
@@ -749,7 +760,7 @@ func (s *Server) freeHeldSeats(now time.Time) {
 // connection was accepted), and its player's secret.
 func (s *Server) onConnect(p *transport.Peer, now time.Time) {
 	s.freeHeldSeats(now) // a hold that ran out is a free seat, not one to claim
-	if s.seatOfPlayer(p.PlayerID()) != nil {
+	if s.seatClaimed(p.PlayerID()) != nil {
 		s.claimSeat(p, now)
 		return
 	}
