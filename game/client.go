@@ -21,9 +21,21 @@ import (
 
 // ClientConfig configures a game client.
 type ClientConfig struct {
-	Connect  string // the server's address
-	Name     string
-	PlayerID uuid.UUID // default: a new random id
+	Connect string // the server's address
+	// Listen is the local address of the client's one socket, for the server connection and
+	// the direct links from other players (game/hostloop): bound as given, so a client on a
+	// machine with several addresses takes links on the one it names. Default: the address of
+	// the interface that reaches the server, any free port (transport.LocalFor).
+	Listen string
+	Name   string
+	// PlayerID names the player (default: a new random id), and Secret proves it: the
+	// secret a server gave this player on its first join (zero: none yet). With both, a
+	// player who restarts gets its seat back (identity.go).
+	PlayerID uuid.UUID
+	Secret   Secret
+	// OnSecret, if set, is called on the owner loop when the server gives this player its
+	// secret, to keep it with the player id (cmd/client's --identity file).
+	OnSecret func(player uuid.UUID, secret Secret)
 	// Bot makes the client play by itself (a headless bot client).
 	Bot  bool
 	Seed uint64 // seeds the bot
@@ -59,6 +71,8 @@ type ClientStats struct {
 	BadMessages      uint64
 	DirectLinks      uint64 // direct links to other players made
 	DirectRedials    uint64 // dials of a direct link tried again after it ended
+	DirectSilent     uint64 // dials that never got an answer: not tried again until the server lists the player anew
+	DirectRefused    uint64 // direct connections dropped for not proving the pair's key (a wrong proof, or none in time)
 	// CommandsDirectFirst counts other players' commands that arrived on a direct link before
 	// the server's relay.
 	CommandsDirectFirst uint64
@@ -128,6 +142,7 @@ type Client struct {
 	syncFrame uint32
 	syncAt    time.Time
 
+	secret   Secret // proves cfg.PlayerID (identity.go)
 	cmdID    uint32
 	chat     message.Chain
 	bot      *Bot
@@ -171,10 +186,11 @@ type Client struct {
 	chatReceived boundedLog[ChatLine]
 }
 
-// NewClient returns a client session of the server at server that sends its datagrams to out.
-// local is the address out sends from, where other players reach this client's direct links.
-// It starts connecting at its first Tick. The error is a name the handshake cannot carry.
-func NewClient(cfg ClientConfig, out transport.Writer, server, local netip.AddrPort) (*Client, error) {
+// NewClient returns a client session of the server at server that sends its datagrams to out
+// (one socket: the server sees the address it sends from, and tells the other players to
+// reach this client's direct links there). It starts connecting at its first Tick. The error
+// is a name the handshake cannot carry.
+func NewClient(cfg ClientConfig, out transport.Writer, server netip.AddrPort) (*Client, error) {
 	if cfg.GroupSize <= 0 {
 		cfg.GroupSize = DefaultGroupSize
 	}
@@ -187,7 +203,7 @@ func NewClient(cfg ClientConfig, out transport.Writer, server, local netip.AddrP
 	if cfg.Transport.Rand == nil {
 		cfg.Transport.Rand = rand.Reader
 	}
-	c := &Client{cfg: cfg, sched: newSchedule(), lead: minLeadFrames, frameDur: DefaultFrame, trace: newTracer(cfg.Trace)}
+	c := &Client{cfg: cfg, sched: newSchedule(), lead: minLeadFrames, frameDur: DefaultFrame, trace: newTracer(cfg.Trace), secret: cfg.Secret}
 	c.rw.mode = cfg.Late
 	// Command ids name a command with its seat, and every host drops a (seat, id) it has seen.
 	// A player who comes back runs a new client: starting from a random id keeps its first
@@ -209,7 +225,7 @@ func NewClient(cfg ClientConfig, out transport.Writer, server, local netip.AddrP
 	}
 	c.tr = tr
 	if !cfg.NoDirect {
-		c.openP2P(out, local)
+		c.openP2P(out)
 	}
 	if cfg.Bot {
 		c.bot = NewBot(0, cfg.Name, cfg.Seed)
@@ -680,6 +696,10 @@ func (c *Client) onMessage(p *transport.Peer, now time.Time, m *message.Message)
 		c.nextFrame = now // look again at once: we may be a frame behind
 	case *Peers:
 		c.peers(now, v)
+	case *PlayerSecret:
+		c.takeSecret(v)
+	case *Challenge:
+		c.answerSeatChallenge(now, v)
 	default:
 		c.stats.BadMessages++
 	}
@@ -875,7 +895,8 @@ func (c *Client) counters(server transport.PeerStats) (NetReport, GameReport, Sy
 	n := netReport(t)
 	g := GameReport{LeadTimeMillis: int64(c.lead) * c.frameDur.Milliseconds(), CommandsIssued: c.stats.CommandsIssued,
 		CommandsLate: c.stats.CommandsLate, EnemiesSpawned: c.stats.EnemiesSpawned, EnemiesKilled: c.stats.EnemiesKilled,
-		SendsRefused: c.stats.SendsRefused, BadMessages: c.stats.BadMessages, DirectLinks: c.stats.DirectLinks, DirectRedials: c.stats.DirectRedials}
+		SendsRefused: c.stats.SendsRefused, BadMessages: c.stats.BadMessages, DirectLinks: c.stats.DirectLinks, DirectRedials: c.stats.DirectRedials,
+		DirectSilent: c.stats.DirectSilent, DirectRefused: c.stats.DirectRefused}
 	sy := SyncReport{HashReports: c.stats.HashReports, MismatchedGroups: c.stats.MismatchedGroups, MismatchedUnits: c.stats.MismatchedUnits,
 		RealtimeResyncs: c.stats.RealtimeResyncs, StopWorldResyncs: c.stats.StopWorldResyncs, PauseMillis: append([]int64{}, c.stats.PauseMillis...)}
 	sy.addResim(&c.rw, c.w)

@@ -1,6 +1,7 @@
 package game
 
 import (
+	"crypto/rand"
 	"io"
 	"log/slog"
 	"time"
@@ -93,6 +94,9 @@ func (c ServerConfig) withDefaults() ServerConfig {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Transport.Rand == nil {
+		c.Transport.Rand = rand.Reader // the secrets of the players and of the links
 	}
 	return c
 }

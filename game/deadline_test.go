@@ -89,8 +89,8 @@ func TestBogusReportsCannotFreezeTheGame(t *testing.T) {
 	lossy := linksim.Settings{LossPercent: 10, Latency: 20 * time.Millisecond, Jitter: 5 * time.Millisecond}
 	g := newVGame(t, vspec{seed: 22, bots: 1, clients: 2, link: lossy,
 		server: func(c *ServerConfig) { c.RealtimeMax = 4 }})
-	g.waitFor(20*time.Second, "every client playing", func() bool {
-		return clientRunning(g.clients[0]) && clientRunning(g.clients[1])
+	g.waitFor(20*time.Second, "every client playing, the server past frame 10", func() bool {
+		return clientRunning(g.clients[0]) && clientRunning(g.clients[1]) && g.srv.w.Frame() > 10
 	})
 	s := g.srv
 	st := s.seats[g.clients[0].seat]

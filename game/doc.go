@@ -38,6 +38,22 @@
 // because it names the frame it runs at, while a kill depends on the spawn of its enemy.
 // PROTOCOL.md has the table of messages, the reasons and the bytes.
 //
+// # Trust: who is who
+//
+// A game on a LAN is open to anybody who can send a datagram, and a player is a possible
+// attacker too, so nothing that identifies a player is a credential by being known. A player
+// id is public (every client sees every player's in PlayerInfo). What proves a player is a
+// secret that the server gives that player alone on its first join: coming back to the seat,
+// while the old connection is still open or while the seat is held, takes a proof of it (an
+// HMAC of a fresh nonce), and until the proof comes the seat and its open connection are left
+// alone; a claim without it is refused with "seat belongs to another player" (identity.go).
+// The addresses of the direct links are the ones the server sees the connections come from,
+// never ones a client names (which could be a victim's), and a client sends an address
+// nothing but a few connection requests until it has answered. A direct link counts only once
+// the other side has proved the key the server gave that pair of players and nobody else, so
+// a player who dials another as somebody else carries no command and leaves the real link
+// alone.
+//
 // # Lockstep with a lead time (seed 002)
 //
 // Every host runs the same world. Only orders travel: a command issued at frame f runs at
@@ -79,5 +95,7 @@
 // # Shortcuts between players
 //
 // Clients also connect to each other and send their commands directly, which saves the
-// server's relay hop; every host takes a command once, whichever path brought it first.
+// server's relay hop; every host takes a command once, whichever path brought it first. The
+// server says where each player is (the address it sees its connection come from) and gives
+// each pair a key, which both sides of a link prove before it carries a command (p2p.go).
 package game

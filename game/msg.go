@@ -59,7 +59,10 @@ const (
 	MsgBatchApplied MsgType = 16 // client→server; guaranteed
 	MsgResume       MsgType = 17 // server→client; guaranteed, deps: every ResyncBatch of this pause
 	MsgFrameSync    MsgType = 18 // server→client; unreliable
-	MsgPeers        MsgType = 19 // server→client; guaranteed
+	MsgPeers        MsgType = 19 // server→client (where the others are, with the keys of the links), client→server (empty: "I take direct links"); guaranteed, a chain
+	MsgPlayerSecret MsgType = 20 // server→client, to that player only; guaranteed, no deps
+	MsgChallenge    MsgType = 21 // server→client (a claim on a seat), client→client (a new direct link); guaranteed, no deps
+	MsgProof        MsgType = 22 // client→server, client→client: the answer to a Challenge; guaranteed, no deps
 )
 
 // msgTypes is the one home of every message type: indexed by its MsgType, the
@@ -91,6 +94,9 @@ var msgTypes = [...]struct {
 	MsgResume:       {"Resume", func() msgCodec { return new(Resume) }},
 	MsgFrameSync:    {"FrameSync", func() msgCodec { return new(FrameSync) }},
 	MsgPeers:        {"Peers", func() msgCodec { return new(Peers) }},
+	MsgPlayerSecret: {"PlayerSecret", func() msgCodec { return new(PlayerSecret) }},
+	MsgChallenge:    {"Challenge", func() msgCodec { return new(Challenge) }},
+	MsgProof:        {"Proof", func() msgCodec { return new(Proof) }},
 }
 
 // maxMsgType is the largest type in the table; 1..maxMsgType are all known.
@@ -293,16 +299,46 @@ type FrameSync struct {
 	ServerUnixNanos int64
 }
 
-// PeerAddr is where to reach a player's client directly.
+// PeerAddr is where to reach a player's client directly, and the key of the
+// link to it.
 type PeerAddr struct {
 	Seat uint8 // 0..7
+	// Addr is the address the server sees the player's connection come from:
+	// never one that a client announced (identity.go).
 	Addr netip.AddrPort
+	// Key is the key that the receiver of the Peers and this player share,
+	// and nobody else: each proves it to the other before the link counts.
+	Key LinkKey
 }
 
 // Peers lists the other players' addresses, for commands sent straight from
-// client to client.
+// client to client. The server sends each client its own list; a client
+// sends the server an empty one, which says that it takes direct links (at
+// the address the server sees it at).
 type Peers struct {
 	List []PeerAddr // at most world.MaxPlayers, seats strictly ascending; addresses valid and without a zone
+}
+
+// PlayerSecret gives a player its secret: the server sends it once, on the
+// player's first join, to that player's connection and nobody else's. A
+// player who comes back to its seat proves it (Challenge, Proof) instead of
+// showing its player id, which is public.
+type PlayerSecret struct {
+	Secret Secret
+}
+
+// Challenge asks the other end of a connection to prove who it is: the
+// server asks a connection that claims a seated player's id; each side of a
+// new direct link asks the other.
+type Challenge struct {
+	Nonce Nonce // random, never used twice
+}
+
+// Proof answers a Challenge on the same connection: an HMAC-SHA256 of the
+// challenge's nonce under the player's secret (a seat) or the link's key (a
+// direct link), as identity.go computes it.
+type Proof struct {
+	MAC MAC
 }
 
 // Each struct's Type method is what makes it a Msg, and Go cannot derive a
@@ -329,6 +365,9 @@ func (*BatchApplied) Type() MsgType { return MsgBatchApplied }
 func (*Resume) Type() MsgType       { return MsgResume }
 func (*FrameSync) Type() MsgType    { return MsgFrameSync }
 func (*Peers) Type() MsgType        { return MsgPeers }
+func (*PlayerSecret) Type() MsgType { return MsgPlayerSecret }
+func (*Challenge) Type() MsgType    { return MsgChallenge }
+func (*Proof) Type() MsgType        { return MsgProof }
 
 // msgCodec is what every message type implements besides Type: its checks
 // and its two halves of the codec.

@@ -28,7 +28,7 @@ const (
 	// An attack is at least its id, owner, from, target, X, Y, damage and
 	// speed: eight fields of one byte or more (world's attack codec).
 	msgMinAttack = 8
-	msgMinPeer   = 1 + 1 + 4 + 2 // seat, family, IPv4 address, port
+	msgMinPeer   = 1 + 1 + 4 + 2 + len(LinkKey{}) // seat, family, IPv4 address, port, key
 )
 
 // Flag bits.
@@ -862,7 +862,7 @@ func (m *FrameSync) decode(d msgReader) msgReader {
 	return d
 }
 
-// Peers: list of (seat ‖ family u8 (4 or 6) ‖ address (4 or 16 bytes) ‖ port u16).
+// Peers: list of (seat ‖ family u8 (4 or 6) ‖ address (4 or 16 bytes) ‖ port u16 ‖ key [32]).
 
 func (m *Peers) check() error {
 	t := m.Type()
@@ -902,6 +902,7 @@ func (m *Peers) encode(e msgWriter) msgWriter {
 			e.b = append(e.b, a16[:]...)
 		}
 		e.u16(p.Addr.Port())
+		e.b = append(e.b, p.Key[:]...)
 	}
 	return e
 }
@@ -926,6 +927,49 @@ func (m *Peers) decode(d msgReader) msgReader {
 			d.fail("address family", fmt.Errorf("%d, want %d or %d: %w", fam, msgFamily4, msgFamily6, wire.ErrRange))
 		}
 		p.Addr = netip.AddrPortFrom(a, d.u16("port"))
+		copy(p.Key[:], d.take("key", len(p.Key)))
 	}
+	return d
+}
+
+// PlayerSecret: secret [32].
+
+func (m *PlayerSecret) check() error { return nil }
+
+func (m *PlayerSecret) encode(e msgWriter) msgWriter {
+	e.b = append(e.b, m.Secret[:]...)
+	return e
+}
+
+func (m *PlayerSecret) decode(d msgReader) msgReader {
+	copy(m.Secret[:], d.take("secret", len(m.Secret)))
+	return d
+}
+
+// Challenge: nonce [16].
+
+func (m *Challenge) check() error { return nil }
+
+func (m *Challenge) encode(e msgWriter) msgWriter {
+	e.b = append(e.b, m.Nonce[:]...)
+	return e
+}
+
+func (m *Challenge) decode(d msgReader) msgReader {
+	copy(m.Nonce[:], d.take("nonce", len(m.Nonce)))
+	return d
+}
+
+// Proof: mac [32].
+
+func (m *Proof) check() error { return nil }
+
+func (m *Proof) encode(e msgWriter) msgWriter {
+	e.b = append(e.b, m.MAC[:]...)
+	return e
+}
+
+func (m *Proof) decode(d msgReader) msgReader {
+	copy(m.MAC[:], d.take("mac", len(m.MAC)))
 	return d
 }

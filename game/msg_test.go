@@ -111,12 +111,24 @@ var msgEncodingTests = []struct {
 	{"frame sync", &FrameSync{Frame: 1000, ServerUnixNanos: 1_700_000_000_123_456_789}, "12 83e8 17979cfe3d85cd15"},
 	{"frame sync, negative clock", &FrameSync{ServerUnixNanos: -1}, "12 00 ffffffffffffffff"},
 	{"peers", &Peers{List: []PeerAddr{
-		{Seat: 0, Addr: netip.MustParseAddrPort("192.0.2.1:4000")},
-		{Seat: 3, Addr: netip.MustParseAddrPort("[2001:db8::1]:4001")}}},
-		// type | 2 peers | seat 0, IPv4, 192.0.2.1, port 4000 | seat 3, IPv6, 2001:db8::1, port 4001
-		"13 02 00 04 c0000201 0fa0 03 06 20010db8000000000000000000000001 0fa1"},
+		{Seat: 0, Addr: netip.MustParseAddrPort("192.0.2.1:4000"), Key: msgTestKey0},
+		{Seat: 3, Addr: netip.MustParseAddrPort("[2001:db8::1]:4001"), Key: msgTestKey3}}},
+		// type | 2 peers | seat 0, IPv4, 192.0.2.1, port 4000, key 11… |
+		// seat 3, IPv6, 2001:db8::1, port 4001, key 00 01 … 1f
+		"13 02 00 04 c0000201 0fa0 " + msgTestKey0Hex + " 03 06 20010db8000000000000000000000001 0fa1 " + msgTestKey3Hex},
 	{"peers, none", &Peers{}, "13 00"},
+	{"player secret", &PlayerSecret{Secret: Secret(msgTestKey3)}, "14 " + msgTestKey3Hex},
+	{"challenge", &Challenge{Nonce: Nonce(msgTestKey3[16:])}, "15 101112131415161718191a1b1c1d1e1f"},
+	{"proof", &Proof{MAC: MAC(msgTestKey0)}, "16 " + msgTestKey0Hex},
 }
+
+// Keys of the examples: 32 bytes of 0x11, and the bytes 0x00 to 0x1f.
+var (
+	msgTestKey0    = LinkKey(bytes.Repeat([]byte{0x11}, 32))
+	msgTestKey0Hex = "1111111111111111111111111111111111111111111111111111111111111111"
+	msgTestKey3    = LinkKey([]byte("\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f"))
+	msgTestKey3Hex = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+)
 
 func TestMsgEncodings(t *testing.T) {
 	for _, tt := range msgEncodingTests {
@@ -228,7 +240,11 @@ func msgEdgeValues() []Msg {
 		case 4:
 			addr = netip.MustParseAddrPort("[::]:0")
 		}
-		peers = append(peers, PeerAddr{Seat: seat, Addr: addr})
+		var key LinkKey
+		for i := range key {
+			key[i] = seat*32 + uint8(i)
+		}
+		peers = append(peers, PeerAddr{Seat: seat, Addr: addr, Key: key})
 	}
 	return []Msg{
 		&PlayerInfo{Seat: 7, Player: ff, Name: strings.Repeat("玩家", 5) + "ab", Bot: true, Connected: true},
@@ -267,6 +283,12 @@ func msgEdgeValues() []Msg {
 		&FrameSync{ServerUnixNanos: math.MinInt64},
 		&Peers{List: peers},
 		&Peers{List: []PeerAddr{{Seat: 7, Addr: netip.MustParseAddrPort("[fe80::1]:8")}}},
+		&PlayerSecret{Secret: Secret(bytes.Repeat([]byte{0xff}, SecretSize))},
+		&PlayerSecret{},
+		&Challenge{Nonce: Nonce(bytes.Repeat([]byte{0xff}, NonceSize))},
+		&Challenge{},
+		&Proof{MAC: MAC(bytes.Repeat([]byte{0xff}, MACSize))},
+		&Proof{},
 	}
 }
 
@@ -436,6 +458,9 @@ func TestMsgAppendRejects(t *testing.T) {
 	}
 }
 
+// msgZeros32 is 32 zero bytes in hex, a key or a MAC of the rejected examples.
+const msgZeros32 = " 0000000000000000000000000000000000000000000000000000000000000000 "
+
 // msgForeign implements Msg but is not one of the package's messages.
 type msgForeign struct{}
 
@@ -461,7 +486,7 @@ func TestMsgParseRejects(t *testing.T) {
 	}{
 		{"empty", "", wire.ErrShort},
 		{"type 0", "00", wire.ErrBadType},
-		{"type 20", "14 00", wire.ErrBadType},
+		{"type 23", "17 00", wire.ErrBadType},
 		{"type 255", "ff", wire.ErrBadType},
 		{"pause without a frame", "0d", wire.ErrShort},
 		{"pause, frame cut", "0d 81", wire.ErrShort},
@@ -523,12 +548,20 @@ func TestMsgParseRejects(t *testing.T) {
 		{"batch reserved flag", "0f 00 00 00 00 02", wire.ErrNonCanonical},
 		{"batch attacks beyond the bytes", "0f 00 00 00 00 01 02 07 01 04 a710 841a a0fa 06 8096", wire.ErrShort},
 		{"attack target 0", "0f 00 00 00 00 01 01 07 01 04 00 00 00 00 00", wire.ErrRange},
-		{"peer seat 8", "13 01 08 04 c0000201 0fa0", wire.ErrRange},
-		{"peer family 5", "13 01 00 05 c0000201 0fa0", wire.ErrRange},
-		{"peer family 6, 4 bytes", "13 01 00 06 c0000201 0fa0", wire.ErrShort},
-		{"peers descending", "13 02 01 04 c0000201 0fa0 00 04 c0000201 0fa0", wire.ErrNonCanonical},
+		{"peer seat 8", "13 01 08 04 c0000201 0fa0" + msgZeros32, wire.ErrRange},
+		{"peer family 5", "13 01 00 05 c0000201 0fa0" + msgZeros32, wire.ErrRange},
+		{"peer family 6, 4 bytes", "13 01 00 06 c0000201 0fa0" + msgZeros32, wire.ErrShort},
+		{"peers descending", "13 02 01 04 c0000201 0fa0" + msgZeros32 + "00 04 c0000201 0fa0" + msgZeros32, wire.ErrNonCanonical},
 		{"nine peers", "13 09", wire.ErrTooLong},
-		{"peers beyond the bytes", "13 02 00 04 c0000201 0fa0", wire.ErrShort},
+		{"peers beyond the bytes", "13 02 00 04 c0000201 0fa0" + msgZeros32, wire.ErrShort},
+		{"peer without its key", "13 01 00 04 c0000201 0fa0", wire.ErrShort},
+		{"peer key cut", "13 01 00 04 c0000201 0fa0" + msgZeros32[:63], wire.ErrShort},
+		{"player secret cut", "14" + msgZeros32[:63], wire.ErrShort},
+		{"player secret and more", "14" + msgZeros32 + "00", wire.ErrTrailing},
+		{"challenge cut", "15 000102030405060708090a0b0c0d0e", wire.ErrShort},
+		{"challenge and more", "15 000102030405060708090a0b0c0d0e0f 10", wire.ErrTrailing},
+		{"proof cut", "16", wire.ErrShort},
+		{"proof and more", "16" + msgZeros32 + "00", wire.ErrTrailing},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			m, err := ParseMsg(msgUnhex(t, tt.hex))
@@ -569,7 +602,8 @@ func TestMsgHugeCountsAllocateNothing(t *testing.T) {
 func TestMsgTypeString(t *testing.T) {
 	for typ, want := range map[MsgType]string{
 		0: "MsgType(0)", MsgPlayerInfo: "PlayerInfo", MsgCommand: "Command", MsgResyncBatch: "ResyncBatch",
-		MsgPeers: "Peers", 20: "MsgType(20)", 255: "MsgType(255)",
+		MsgPeers: "Peers", MsgPlayerSecret: "PlayerSecret", MsgChallenge: "Challenge", MsgProof: "Proof",
+		23: "MsgType(23)", 255: "MsgType(255)",
 	} {
 		if got := typ.String(); got != want {
 			t.Errorf("MsgType(%d).String() = %q, want %q", uint8(typ), got, want)

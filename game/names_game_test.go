@@ -109,8 +109,9 @@ func TestNamesAreUniqueAndBotsNamesReserved(t *testing.T) {
 	g.waitFor(3*time.Second, "the server to see ann leave", func() bool { return g.srv.stats.Leaves == 1 })
 	refusedFor(t, g, g.join(intruder("Ann")), "held for its player who left")
 
-	// Ann comes back (her player id): she gets her seat and her name, and bob sees her again.
-	back := g.clients[g.join(func(c *ClientConfig) { human(c); c.Name, c.PlayerID = "ann", ann.cfg.PlayerID })]
+	// Ann comes back (her player id and her secret): she gets her seat and her name, and bob
+	// sees her again.
+	back := g.clients[g.join(func(c *ClientConfig) { human(c); c.Name, c.PlayerID, c.Secret = "ann", ann.cfg.PlayerID, ann.secret })]
 	g.waitFor(10*time.Second, "ann to play again", func() bool { return clientRunning(back) })
 	if back.seat != ann.seat {
 		t.Errorf("ann came back to seat %d, had seat %d", back.seat, ann.seat)
@@ -123,9 +124,10 @@ func TestNamesAreUniqueAndBotsNamesReserved(t *testing.T) {
 		return p.Name == "ann" && p.Connected
 	})
 
-	// Ann's client connects again while the first connection is alive (the same player id
-	// replaces it): she keeps her seat and her name, and nobody is refused.
-	again := g.clients[g.join(func(c *ClientConfig) { human(c); c.Name, c.PlayerID = "ann", ann.cfg.PlayerID })]
+	// Ann's client connects again while the first connection is alive (her id and her secret:
+	// the new connection replaces the old one): she keeps her seat and her name, and nobody is
+	// refused.
+	again := g.clients[g.join(func(c *ClientConfig) { human(c); c.Name, c.PlayerID, c.Secret = "ann", ann.cfg.PlayerID, back.secret })]
 	g.waitFor(10*time.Second, "ann's new connection to play", func() bool { return clientRunning(again) })
 	if again.seat != ann.seat || g.srv.seats[ann.seat].name != "ann" {
 		t.Errorf("ann's second connection sits in seat %d named %q, want seat %d named ann", again.seat, g.srv.seats[ann.seat].name, ann.seat)

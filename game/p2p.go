@@ -1,7 +1,8 @@
 package game
 
 import (
-	"net/netip"
+	"io"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -14,9 +15,10 @@ import (
 
 // Peer-to-peer (seed 002's hybrid). The server hosts the game and relays every command, but a
 // command relayed by the server travels two hops. So each client also takes direct
-// connections from the other clients, tells the server where (Peers, client → server), learns
-// where the others are (Peers, server → client), and the client with the higher seat dials
-// the one with the lower. Commands then go straight to every directly connected player as well
+// connections from the other clients, tells the server that it does (an empty Peers, client →
+// server), learns where the others are (Peers, server → client: the addresses the server sees
+// their connections come from, identity.go), and the client with the higher seat dials the
+// one with the lower. Commands then go straight to every directly connected player as well
 // as to the server; every host takes a command once, whichever path brought it first, and
 // validates it the same way (a player commands only its own units).
 //
@@ -26,15 +28,29 @@ import (
 // to the one its source address belongs to: the server's address to the server connection, a
 // dialled player's address to that dial, anything else to the acceptor (whose handshake
 // refuses strangers, and which admits only the players of this game).
+//
+// A player id is public, so the acceptor's admission proves nothing about who dialled. Each
+// side of a new connection sends the other a Challenge and answers the other's with a Proof
+// under the key the server gave the pair (identity.go). Until the other side has proved, the
+// connection is no link: it carries no command, and a player who dialled as somebody else
+// stands beside the real link without touching it. One that has not proved within
+// linkProofDeadline, or proved wrong, is dropped and counted (direct_refused).
 
 // p2p holds a client's direct links, indexed by seat.
 type p2p struct {
 	acceptor *transport.Server
-	addr     netip.AddrPort                      // where the others reach us (our socket)
 	dials    [world.MaxPlayers]*transport.Client // our connection to a lower seat's player
 	links    [world.MaxPlayers]*transport.Peer   // a connected direct link (either direction)
 	outs     [world.MaxPlayers]outbox            // each link's back-pressure (outbox.go)
-	known    [world.MaxPlayers]netip.AddrPort    // where each player is, as the server said
+	known    [world.MaxPlayers]PeerAddr          // where each player is, and our key with it, as the server said (zero: not listed)
+	dialed   [world.MaxPlayers]PeerAddr          // what each dial was made for
+	// conns is every direct connection, proved or not (links holds the proved ones). Its size
+	// is bounded by the acceptor's MaxClients and the dials.
+	conns []*linkConn
+	// silent: the dial to known[s] ended without a word from that address, so it is not tried
+	// again until the server lists the seat anew (identity.go: nothing bulky to an address
+	// that never answered).
+	silent [world.MaxPlayers]bool
 	// redialAt is when a dial that ended (refused, timed out, closed) is tried again, and
 	// backoff the wait before that try: it doubles from a second up to maxRedialBackoff.
 	redialAt [world.MaxPlayers]time.Time
@@ -46,15 +62,17 @@ type p2p struct {
 
 // openP2P makes the acceptor for direct links; dials come when the server says where the
 // lower seats are.
-func (c *Client) openP2P(out transport.Writer, local netip.AddrPort) {
-	cfg := transport.ServerConfig{MaxClients: world.MaxPlayers}
+func (c *Client) openP2P(out transport.Writer) {
+	// A connection per other player, and room for the ones still to prove themselves, one
+	// more than their bound so that a new one can push the oldest out.
+	cfg := transport.ServerConfig{MaxClients: world.MaxPlayers + maxUnprovedLinks + 1}
 	cfg.Rand = c.cfg.Transport.Rand
 	cfg.Logger = c.cfg.Logger
 	cfg.Admit = c.admitsDirect
 	cfg.OnConnect = c.onDirectConnect
 	cfg.OnDisconnect = c.onDirectDisconnect
 	cfg.OnMessage = c.onDirect
-	c.p2p = &p2p{acceptor: transport.NewServer(cfg, out), addr: local, out: out, cfg: cfg.Config}
+	c.p2p = &p2p{acceptor: transport.NewServer(cfg, out), out: out, cfg: cfg.Config}
 }
 
 // handle gives a datagram that did not come from the server to the direct link it belongs to.
@@ -80,23 +98,40 @@ func (c *Client) closeP2P(now time.Time) {
 	}
 }
 
-// tellServer sends the server our address for direct links once our seat is known.
+// tellServer tells the server, once our seat is known, that we take direct links: an empty
+// Peers. Where, the server sees: the address our connection comes from, our one socket.
 func (c *Client) tellServer(now time.Time) {
-	if c.p2p == nil || c.p2p.told || c.tr.Peer() == nil || !c.p2p.addr.IsValid() {
+	if c.p2p == nil || c.p2p.told || c.tr.Peer() == nil {
 		return
 	}
 	c.p2p.told = true
-	c.sendGuaranteed(now, &Peers{List: []PeerAddr{{Seat: c.seat, Addr: c.p2p.addr}}}, nil)
+	c.sendGuaranteed(now, &Peers{}, nil)
 }
 
-// peers: where the other players are. Dial the ones with a lower seat.
+// peers: where the other players are, as the server saw them. Dial the ones with a lower
+// seat; forget the ones no longer listed (they left).
 func (c *Client) peers(now time.Time, ps *Peers) {
 	if c.p2p == nil {
 		return
 	}
+	var listed [world.MaxPlayers]bool
 	for _, pa := range ps.List {
-		if pa.Addr != c.tr.Server() {
-			c.p2p.known[pa.Seat] = pa.Addr
+		if pa.Seat == c.seat || pa.Addr == c.tr.Server() {
+			continue
+		}
+		listed[pa.Seat] = true
+		if c.p2p.known[pa.Seat] != pa {
+			c.p2p.known[pa.Seat], c.p2p.silent[pa.Seat] = pa, false
+		}
+	}
+	for s := range c.p2p.known {
+		if !listed[s] && c.p2p.known[s].Addr.IsValid() {
+			c.p2p.known[s], c.p2p.silent[s] = PeerAddr{}, false
+			if d := c.p2p.dials[s]; d != nil {
+				d.Shutdown(now)
+				c.dropLink(uint8(s), nil)
+				c.p2p.dials[s] = nil
+			}
 		}
 	}
 	c.dialLower(now)
@@ -110,8 +145,7 @@ func (c *Client) dialLower(now time.Time) {
 		return
 	}
 	for s := range c.seat {
-		addr := c.p2p.known[s]
-		if !addr.IsValid() || (c.p2p.dials[s] != nil && c.p2p.dials[s].Server() == addr) {
+		if !c.p2p.known[s].Addr.IsValid() || (c.p2p.dials[s] != nil && c.p2p.dialed[s] == c.p2p.known[s]) {
 			continue
 		}
 		c.p2p.backoff[s] = 0
@@ -122,6 +156,15 @@ func (c *Client) dialLower(now time.Time) {
 // maxRedialBackoff bounds the wait between two tries of a direct link that keeps failing.
 const maxRedialBackoff = 8 * time.Second
 
+// A dial sends a connection request (1200 bytes, padded so that the other side can never be
+// an amplifier) every directRetry until it is answered, for at most directConnectTimeout:
+// five requests to an address that never answers, and that address is not dialled again
+// until the server lists it anew.
+const (
+	directRetry          = time.Second
+	directConnectTimeout = 4 * time.Second
+)
+
 // dial opens (or opens again) the direct link to seat, at the address the server gave.
 func (c *Client) dial(now time.Time, seat uint8) {
 	if old := c.p2p.dials[seat]; old != nil {
@@ -130,29 +173,32 @@ func (c *Client) dial(now time.Time, seat uint8) {
 		c.p2p.dials[seat] = nil
 	}
 	c.p2p.redialAt[seat] = time.Time{}
-	cfg := transport.ClientConfig{Config: c.p2p.cfg, Name: c.cfg.Name, PlayerID: c.cfg.PlayerID}
-	cfg.OnConnect = func(p *transport.Peer, _ time.Time) {
-		c.p2p.links[seat] = p
-		c.p2p.backoff[seat] = 0
-		c.stats.DirectLinks++
-	}
-	cfg.OnDisconnect = func(p *transport.Peer, _ time.Time, _ wire.DisconnectReason, _ string) { c.dropLink(seat, p) }
+	cfg := transport.ClientConfig{Config: c.p2p.cfg, Name: c.cfg.Name, PlayerID: c.cfg.PlayerID,
+		Retry: directRetry, ConnectTimeout: directConnectTimeout}
+	cfg.OnConnect = func(p *transport.Peer, now time.Time) { c.startProof(now, p, seat, true) }
+	cfg.OnDisconnect = c.onDirectDisconnect
 	cfg.OnMessage = c.onDirect
-	d, err := transport.NewClient(c.p2p.known[seat], cfg, c.p2p.out)
+	d, err := transport.NewClient(c.p2p.known[seat].Addr, cfg, c.p2p.out)
 	if err != nil {
 		c.cfg.Logger.Warn("direct link", "seat", seat, "err", err)
 		return
 	}
-	c.p2p.dials[seat] = d
+	c.p2p.dials[seat], c.p2p.dialed[seat] = d, c.p2p.known[seat]
 }
 
 // redial tries again, after a growing wait, each dial that ended: the other player may have
 // refused it because it had not yet heard of us from the server, or the handshake may have
-// been lost on a lossy link. The server relays every command anyway, so a missing direct link
-// only costs time.
+// been lost on a lossy link. A dial that no answer ever came to is not tried again: the
+// address is silent until the server lists it anew. The server relays every command anyway,
+// so a missing direct link only costs time.
 func (c *Client) redial(now time.Time) {
 	for s, d := range c.p2p.dials {
-		if d == nil || d.State() != transport.Disconnected || !c.p2p.known[s].IsValid() {
+		if d == nil || d.State() != transport.Disconnected || !c.p2p.known[s].Addr.IsValid() || c.p2p.silent[s] {
+			continue
+		}
+		if !d.Answered() {
+			c.p2p.silent[s] = true
+			c.stats.DirectSilent++
 			continue
 		}
 		switch {
@@ -185,48 +231,207 @@ func (c *Client) seatOfPlayer(id uuid.UUID) (uint8, bool) {
 	return 0, false
 }
 
-// admitsDirect is the acceptor's Admit: only a player of this game with a higher seat dials
-// us. Anybody else is refused in the handshake, before it has a connection.
+// admitsDirect is the acceptor's Admit: only a player of this game with a higher seat, whose
+// key the server gave us, dials us. Anybody else is refused in the handshake, before it has a
+// connection. Whoever passes still has to prove the key (startProof).
 func (c *Client) admitsDirect(player uuid.UUID, _ time.Time) bool {
 	s, ok := c.seatOfPlayer(player)
-	return ok && s > c.seat
+	return ok && s > c.seat && c.p2p.known[s].Addr.IsValid()
 }
 
 func (c *Client) onDirectConnect(p *transport.Peer, now time.Time) {
 	s, ok := c.seatOfPlayer(p.PlayerID())
-	if !ok || s <= c.seat {
+	if !ok || s <= c.seat || !c.p2p.known[s].Addr.IsValid() {
 		// Admitted at its request, but the seats changed since: it should not dial us.
 		c.p2p.acceptor.Kick(p, now, "not a player of this game")
 		return
 	}
-	c.p2p.links[s] = p
-	c.stats.DirectLinks++
+	c.startProof(now, p, s, false)
 }
 
 func (c *Client) onDirectDisconnect(p *transport.Peer, _ time.Time, _ wire.DisconnectReason, _ string) {
 	for s := range c.p2p.links {
 		c.dropLink(uint8(s), p)
 	}
+	c.p2p.conns = slices.DeleteFunc(c.p2p.conns, func(lc *linkConn) bool { return lc.peer == p })
 }
 
-// onDirect: a message on a direct link. Only commands travel there, and only the player's own.
-func (c *Client) onDirect(p *transport.Peer, _ time.Time, m *message.Message) {
-	if !p.Connected() {
+// The proof of a direct link (identity.go).
+
+// linkProofDeadline is how long a new direct connection has to prove the pair's key;
+// maxUnprovedLinks bounds the accepted connections that have not yet.
+const (
+	linkProofDeadline = 3 * time.Second
+	maxUnprovedLinks  = 4
+)
+
+// linkConn is one direct connection: the seat it says it is, what we asked it, and how far
+// the proofs went.
+type linkConn struct {
+	peer     *transport.Peer
+	seat     uint8
+	dialled  bool // we dialled it (else our acceptor took it)
+	nonce    Nonce
+	deadline time.Time
+	proved   bool // it proved the key: the link counts
+	answered bool // we answered its Challenge (once per connection)
+	// early counts the commands that came before it proved the key, dropped (the server
+	// relays them): the other side may have taken our proof first and sent at once. They
+	// count as bad messages if it never proves.
+	early uint64
+}
+
+// startProof begins the proofs of a new direct connection with seat: our Challenge goes out,
+// and the connection carries nothing else until the other side has answered it.
+func (c *Client) startProof(now time.Time, p *transport.Peer, seat uint8, dialled bool) {
+	lc := &linkConn{peer: p, seat: seat, dialled: dialled, deadline: now.Add(linkProofDeadline)}
+	if _, err := io.ReadFull(c.cfg.Transport.Rand, lc.nonce[:]); err != nil {
+		c.cfg.Logger.Error("direct link: no randomness for a nonce", "err", err)
+		c.endLinkConn(now, lc, "no randomness")
+		return
+	}
+	c.p2p.conns = append(c.p2p.conns, lc)
+	if !dialled {
+		// Too many accepted connections waiting to prove: the oldest from the same IP goes, or
+		// else the oldest, so that one source cannot keep a real player's link out.
+		var waiting []*linkConn
+		for _, o := range c.p2p.conns {
+			if !o.dialled && !o.proved {
+				waiting = append(waiting, o)
+			}
+		}
+		if len(waiting) > maxUnprovedLinks {
+			out := waiting[0]
+			for _, o := range waiting[:len(waiting)-1] {
+				if o.peer.Addr().Addr() == p.Addr().Addr() {
+					out = o
+					break
+				}
+			}
+			c.refuseLink(now, out, "too many direct connections waiting to prove themselves")
+		}
+	}
+	c.sendOnLink(now, lc, &Challenge{Nonce: lc.nonce})
+}
+
+// linkConnOf is the direct connection p, or nil.
+func (c *Client) linkConnOf(p *transport.Peer) *linkConn {
+	for _, lc := range c.p2p.conns {
+		if lc.peer == p {
+			return lc
+		}
+	}
+	return nil
+}
+
+// sendOnLink sends a Challenge or a Proof on a direct connection: a new connection, so the
+// message layer takes it at once.
+func (c *Client) sendOnLink(now time.Time, lc *linkConn, m Msg) {
+	payload, err := AppendMsg(nil, m)
+	if err == nil {
+		err = sendOn(lc.peer.Conn(), now, payload, nil, nil, false)
+	}
+	if err != nil {
+		c.stats.SendsRefused++
+	}
+}
+
+// linkProved: the other side of lc proved the pair's key. It becomes seat's link, in place of
+// an older one, which ends.
+func (c *Client) linkProved(now time.Time, lc *linkConn) {
+	lc.proved = true
+	s := lc.seat
+	if old := c.p2p.links[s]; old != nil && old != lc.peer {
+		if olc := c.linkConnOf(old); olc != nil {
+			c.endLinkConn(now, olc, "replaced by a newer link")
+		}
+		c.dropLink(s, old)
+	}
+	c.p2p.links[s] = lc.peer
+	c.p2p.outs[s].reset()
+	c.p2p.backoff[s] = 0
+	c.stats.DirectLinks++
+}
+
+// refuseLink ends a direct connection that did not prove the pair's key, and counts it.
+func (c *Client) refuseLink(now time.Time, lc *linkConn, why string) {
+	c.stats.DirectRefused++
+	c.stats.BadMessages += lc.early
+	c.cfg.Logger.Warn("direct link refused", "seat", lc.seat, "addr", lc.peer.Addr(), "why", why)
+	c.endLinkConn(now, lc, why)
+}
+
+// endLinkConn ends a direct connection: our dial disconnects (and is dialled again later), an
+// accepted one is kicked.
+func (c *Client) endLinkConn(now time.Time, lc *linkConn, why string) {
+	c.p2p.conns = slices.DeleteFunc(c.p2p.conns, func(o *linkConn) bool { return o == lc })
+	c.dropLink(lc.seat, lc.peer)
+	if !lc.dialled {
+		c.p2p.acceptor.Kick(lc.peer, now, why)
+		return
+	}
+	for _, d := range c.p2p.dials {
+		if d != nil && d.Peer() == lc.peer {
+			d.Disconnect(now, why)
+		}
+	}
+}
+
+// expireLinkProofs refuses the direct connections whose deadline to prove passed.
+func (c *Client) expireLinkProofs(now time.Time) {
+	for _, lc := range slices.Clone(c.p2p.conns) {
+		if !lc.proved && !now.Before(lc.deadline) {
+			c.refuseLink(now, lc, "no proof of the link's key within "+linkProofDeadline.String())
+		}
+	}
+}
+
+// onDirect: a message on a direct connection. Its Challenge and Proof, and once it proved
+// the pair's key, the commands of its player, nothing else.
+func (c *Client) onDirect(p *transport.Peer, now time.Time, m *message.Message) {
+	lc := c.linkConnOf(p)
+	if !p.Connected() || lc == nil {
 		return
 	}
 	msg, err := ParseMsg(m.Payload)
-	cmd, ok := msg.(*Command)
-	if err != nil || !ok {
+	if err != nil {
 		c.stats.BadMessages++
 		return
 	}
-	seat, known := c.seatOfPlayer(p.PlayerID())
-	if !known || cmd.Seat != seat {
-		c.stats.BadMessages++ // a player may only send its own commands
-		return
-	}
-	if c.schedule(event{frame: cmd.Frame, kind: evCommand, seat: cmd.Seat, id: cmd.ID, cmd: cmd}) {
-		c.stats.CommandsDirectFirst++
+	key := c.p2p.known[lc.seat].Key
+	switch v := msg.(type) {
+	case *Challenge:
+		if lc.answered || !c.p2p.known[lc.seat].Addr.IsValid() {
+			c.stats.BadMessages++
+			return
+		}
+		lc.answered = true
+		c.sendOnLink(now, lc, &Proof{MAC: linkMAC(key, c.seat, lc.seat, v.Nonce)})
+	case *Proof:
+		switch {
+		case lc.proved:
+			c.stats.BadMessages++
+		case !c.p2p.known[lc.seat].Addr.IsValid() || !macEqual(v.MAC, linkMAC(key, lc.seat, c.seat, lc.nonce)):
+			c.refuseLink(now, lc, "a wrong proof of the link's key")
+		default:
+			c.linkProved(now, lc)
+		}
+	case *Command:
+		// The link's seat, as proved, not its peer's player id (on a link this client dialled,
+		// the transport names the peer with our own id).
+		switch {
+		case !lc.proved:
+			lc.early++
+			return
+		case c.p2p.links[lc.seat] != p || v.Seat != lc.seat:
+			c.stats.BadMessages++ // another player's command
+			return
+		}
+		if c.schedule(event{frame: v.Frame, kind: evCommand, seat: v.Seat, id: v.ID, cmd: v}) {
+			c.stats.CommandsDirectFirst++
+		}
+	default:
+		c.stats.BadMessages++
 	}
 }
 
@@ -255,6 +460,7 @@ func (c *Client) tickP2P(now time.Time) {
 			c.p2p.outs[s].flush(p.Conn(), now)
 		}
 	}
+	c.expireLinkProofs(now)
 	c.p2p.acceptor.Tick(now)
 	for _, d := range c.p2p.dials {
 		if d != nil {
@@ -270,10 +476,15 @@ func (c *Client) nextP2P(now time.Time) time.Time {
 		return time.Time{}
 	}
 	next := c.p2p.acceptor.NextTick(now)
+	for _, lc := range c.p2p.conns {
+		if !lc.proved {
+			next = transport.Earliest(next, lc.deadline)
+		}
+	}
 	for s, d := range c.p2p.dials {
 		if d != nil {
 			next = transport.Earliest(next, d.NextTick(now))
-			if d.State() == transport.Disconnected && c.p2p.known[s].IsValid() {
+			if d.State() == transport.Disconnected && c.p2p.known[s].Addr.IsValid() && !c.p2p.silent[s] {
 				at := c.p2p.redialAt[s]
 				if at.IsZero() {
 					at = now // redial sets the time

@@ -47,7 +47,9 @@ func TestRejoinedPlayersCommandsAreNotDuplicates(t *testing.T) {
 	g.waitFor(3*time.Second, "the server to see ann leave", func() bool { return g.srv.stats.Leaves == 1 })
 	base = g.srv.stats.CommandsRelayed
 
-	i := g.join(func(c *ClientConfig) { c.PlayerID, c.Bot, c.NoDirect = ann.cfg.PlayerID, false, true })
+	i := g.join(func(c *ClientConfig) {
+		c.PlayerID, c.Secret, c.Bot, c.NoDirect = ann.cfg.PlayerID, ann.secret, false, true
+	})
 	again := g.clients[i]
 	g.waitFor(10*time.Second, "the rejoined client to run", func() bool { return clientRunning(again) })
 	if again.seat != ann.seat {
@@ -161,7 +163,7 @@ func TestSeatHeldThenFreed(t *testing.T) {
 	if g.srv.seats[seat] == nil {
 		t.Fatal("the seat was freed before its hold ran out")
 	}
-	back := g.clients[g.join(func(c *ClientConfig) { c.PlayerID = ann.cfg.PlayerID })]
+	back := g.clients[g.join(func(c *ClientConfig) { c.PlayerID, c.Secret = ann.cfg.PlayerID, ann.secret })]
 	g.waitFor(10*time.Second, "ann back in her seat", func() bool { return clientRunning(back) })
 	if back.seat != seat {
 		t.Errorf("ann came back to seat %d, held seat %d", back.seat, seat)

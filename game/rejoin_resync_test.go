@@ -21,7 +21,7 @@ func (nowhere) WriteTo([]byte, netip.AddrPort) error { return nil }
 
 func offlineClient(t *testing.T) *Client {
 	t.Helper()
-	c, err := NewClient(ClientConfig{Name: "ann", NoDirect: true}, nowhere{}, netip.MustParseAddrPort("127.0.0.1:9"), netip.AddrPort{})
+	c, err := NewClient(ClientConfig{Name: "ann", NoDirect: true}, nowhere{}, netip.MustParseAddrPort("127.0.0.1:9"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,9 +69,21 @@ type GameReport struct {
 	// dialling), DirectRedials the dials it tried again after one ended (p2p.go). Clients only.
 	DirectLinks   uint64 `json:"direct_links,omitempty"`
 	DirectRedials uint64 `json:"direct_redials,omitempty"`
+	// DirectSilent counts the dials that got no answer at all: the address is not dialled
+	// again until the server lists the player anew. Clients only.
+	DirectSilent uint64 `json:"direct_silent,omitempty"`
+	// DirectRefused counts the direct connections dropped for not proving the key the server
+	// gave the pair: a wrong proof (somebody dialling as another player), or none in time.
+	// Clients only.
+	DirectRefused uint64 `json:"direct_refused,omitempty"`
 	// JoinsRefused counts connections the server turned away at once for their name: it
 	// broke a rule, or was a bot's or another seat's (names.go). Servers only.
 	JoinsRefused uint64 `json:"joins_refused,omitempty"`
+	// SeatClaimsRefused counts connections that came with a seated player's id and did not
+	// prove its secret (identity.go): a wrong proof, or none in time. SeatsReclaimed counts
+	// those that proved it and took their seat back. Servers only.
+	SeatClaimsRefused uint64 `json:"seat_claims_refused,omitempty"`
+	SeatsReclaimed    uint64 `json:"seats_reclaimed,omitempty"`
 	// FrameDeadlines: how late the frames started. Servers only: nil on a client, so that a
 	// client's report has neither of its fields.
 	*FrameDeadlines

@@ -73,28 +73,34 @@ func (g *vgame) allLinks() []transport.PeerStats {
 
 // TestResendsInLossyGame: at 10% loss each way, about one resend per lost packet that carried
 // messages, and under 5% of resends in vain (an earlier copy was acknowledged), counted by the
-// senders over every connection end: server links and direct links. (Seed 9 once left a
+// senders over every connection end: server links and direct links. The figures are summed
+// over three games: in one game a few hundred resends leave the share in vain anywhere from
+// 2% to 5% (3.1% over 24 games), and any change of the traffic moves it. (Seed 9 once left a
 // direct link undialled: the server's Peers overtook the client's own PlayerInfo.)
 func TestResendsInLossyGame(t *testing.T) {
 	t.Parallel()
 	lossy := linksim.Settings{LossPercent: 10, Latency: 50 * time.Millisecond, Jitter: 10 * time.Millisecond}
-	g := newVGame(t, vspec{seed: 9, bots: 2, clients: 3, link: lossy})
-	g.run(e2eDuration)
-	links := g.allLinks()
-	g.result()
 	var sent, resent, spurious, lost, pkts uint64
-	for _, p := range links {
-		sent += p.GuaranteedSent
-		resent += p.GuaranteedResent
-		spurious += p.SpuriousResends
-		lost += p.Message.LostWithMessages
-		pkts += p.PacketsSent
-	}
-	if len(links) != 12 {
-		t.Errorf("%d connection ends, want 12 (3 server links and 3 direct links, both ends)", len(links))
+	ends := 0
+	for seed := uint64(9); seed <= 11; seed++ {
+		g := newVGame(t, vspec{seed: seed, bots: 2, clients: 3, link: lossy})
+		g.run(e2eDuration)
+		links := g.allLinks()
+		g.result()
+		for _, p := range links {
+			sent += p.GuaranteedSent
+			resent += p.GuaranteedResent
+			spurious += p.SpuriousResends
+			lost += p.Message.LostWithMessages
+			pkts += p.PacketsSent
+		}
+		if len(links) != 12 {
+			t.Errorf("seed %d: %d connection ends, want 12 (3 server links and 3 direct links, both ends)", seed, len(links))
+		}
+		ends += len(links)
 	}
 	t.Logf("%d connection ends: %d guaranteed sent, %d resent (%.2f per lost packet with messages: %d lost; %d packets sent in all), %d in vain (%.1f%% of resends)",
-		len(links), sent, resent, float64(resent)/float64(max(lost, 1)), lost, pkts, spurious, 100*float64(spurious)/float64(max(resent, 1)))
+		ends, sent, resent, float64(resent)/float64(max(lost, 1)), lost, pkts, spurious, 100*float64(spurious)/float64(max(resent, 1)))
 	if resent == 0 {
 		t.Error("no resends at 10% loss")
 	}

@@ -2,6 +2,8 @@ package game
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/netip"
 	"slices"
@@ -21,6 +23,7 @@ import (
 type seat struct {
 	idx       uint8
 	player    uuid.UUID
+	secret    Secret // proves player (identity.go); a bot's is zero
 	name      string
 	bot       *Bot // a server-side bot plays this seat
 	peer      *transport.Peer
@@ -32,18 +35,22 @@ type seat struct {
 	startDep  depgraph.Dependency
 	chat      [world.MaxPlayers]message.Chain // relayed lines, a chain per origin seat
 	leadChain message.Chain
-	spawnDeps map[uint32]*depgraph.Dependency
+	// peersChain: each Peers sent on this connection replaces the one before, so it depends
+	// on it (a list that overtook a newer one would bring back a player who left).
+	peersChain message.Chain
+	spawnDeps  map[uint32]*depgraph.Dependency
 
-	reportedRTT  time.Duration  // from the client's PingSummary
-	reportedLoss uint32         // per mille, from the client's PingSummary
-	lastRequest  *HashRequest   // the drill-down waiting for its answer
-	out          outbox         // messages refused by back-pressure, sent again later
-	pauseState   *clientPause   // during a stop-the-world re-sync
-	pauseMisses  int            // stop-the-world rounds in a row this client did not finish in time
-	stoppedWorld time.Time      // when this client's report last made the server stop the world
-	repairedAt   time.Time      // when this client's report last led to a real-time re-sync
-	direct       netip.AddrPort // where the client listens for direct links from other players
-	left         time.Time      // when its player went away (the seat is held SeatHold from then)
+	reportedRTT  time.Duration // from the client's PingSummary
+	reportedLoss uint32        // per mille, from the client's PingSummary
+	lastRequest  *HashRequest  // the drill-down waiting for its answer
+	out          outbox        // messages refused by back-pressure, sent again later
+	pauseState   *clientPause  // during a stop-the-world re-sync
+	pauseMisses  int           // stop-the-world rounds in a row this client did not finish in time
+	stoppedWorld time.Time     // when this client's report last made the server stop the world
+	repairedAt   time.Time     // when this client's report last led to a real-time re-sync
+	direct       bool          // the client takes direct links (its Peers), at the address it connects from
+	peersSent    []PeerAddr    // the Peers list this client has last been sent
+	left         time.Time     // when its player went away (the seat is held SeatHold from then)
 
 	// For the player table only (SeatInfo): the latest hash check of this player's reports,
 	// and why its connection ended (kept until it comes back).
@@ -84,6 +91,10 @@ type Server struct {
 	sched *schedule
 	hist  hashHistory
 	seats [world.MaxPlayers]*seat // the one seat table: nil is a free seat
+	// claims are connections with a seated player's id that have not proved its secret yet,
+	// and linkSecret derives the keys of the direct links (identity.go).
+	claims     []*claim
+	linkSecret [32]byte
 	// inGame: the seat was taken when the game started, so its units are in the world. It
 	// belongs to the seat's place, not its player: whoever takes the seat later plays them.
 	inGame    [world.MaxPlayers]bool
@@ -139,6 +150,9 @@ func NewServer(cfg ServerConfig, out transport.Writer) (*Server, error) {
 		trace:       newTracer(cfg.Trace),
 	}
 	s.rw.mode = cfg.Late
+	if _, err := io.ReadFull(cfg.Transport.Rand, s.linkSecret[:]); err != nil {
+		return nil, fmt.Errorf("game: no randomness for the link secret: %w", err)
+	}
 	for i := range cfg.Bots {
 		if err := s.seatBot(i); err != nil {
 			return nil, err
@@ -149,7 +163,9 @@ func NewServer(cfg ServerConfig, out transport.Writer) (*Server, error) {
 	tc.OnDisconnect = s.onDisconnect
 	tc.OnMessage = s.onMessage
 	tc.Admit = s.admits
-	tc.MaxClients = world.MaxPlayers
+	// A connection per seat, and room for the claims on seats (identity.go), one more than
+	// their bound so that a new claim can push the oldest out.
+	tc.MaxClients = world.MaxPlayers + maxClaims + 1
 	if tc.Logger == nil {
 		tc.Logger = cfg.Logger
 	}
@@ -218,6 +234,7 @@ func (s *Server) Tick(now time.Time) {
 	s.begin(now)
 	s.frames(now)
 	s.freeHeldSeats(now)
+	s.expireClaims(now)
 	s.flushOutboxes(now) // also while paused or before the start: a Pause may be waiting there
 	s.tr.Tick(now)
 	s.publish(now, false)
@@ -225,7 +242,7 @@ func (s *Server) Tick(now time.Time) {
 
 // NextDeadline is when Tick next has work if no datagram arrives.
 func (s *Server) NextDeadline(now time.Time) time.Time {
-	next := s.tr.NextTick(now)
+	next := transport.Earliest(s.tr.NextTick(now), s.nextClaimDeadline())
 	if s.running {
 		next = transport.Earliest(next, s.nextFrame)
 	}
@@ -678,13 +695,25 @@ func (s *Server) sendUnreliable(st *seat, m Msg) {
 	st.peer.Conn().SendUnreliable(payload)
 }
 
-// admits is the transport's Admit: a player may connect if it holds a seat (its own, connected
-// or held) or a seat is free. It changes nothing; onConnect takes the seat.
+// admits is the transport's Admit: a player may connect if a seat is free, or if its id is a
+// seated player's (connected or held), whose secret it will have to prove before it is seated
+// (identity.go). It changes nothing; onConnect takes the seat or makes the claim.
 func (s *Server) admits(player uuid.UUID, now time.Time) bool {
-	if s.seatOfPlayer(player) != nil {
+	if st := s.seatClaimed(player); st != nil && !s.holdExpired(st, now) {
 		return true
 	}
 	return s.freeSeat(now) >= 0
+}
+
+// seatClaimed is the seat of player, a bot's included (a bot's player id, derived from its
+// name, is no secret either), or nil: a connection with its id claims it (identity.go).
+func (s *Server) seatClaimed(player uuid.UUID) *seat {
+	for _, st := range s.seats {
+		if st != nil && st.player == player {
+			return st
+		}
+	}
+	return nil
 }
 
 // seatOfPlayer is the human seat of player, connected or held, or nil.
@@ -725,30 +754,53 @@ func (s *Server) freeHeldSeats(now time.Time) {
 	}
 }
 
-// onConnect seats a client: its own seat back if its player id has one, else a free seat
-// (Admit made sure there is one when the connection was accepted). A name the seats refuse
-// (refuseName: a broken rule, a bot's, or another seat's) ends the connection at once, kicked
-// with the reason as its text, which the client shows and exits on.
+// onConnect seats a client. A connection with the id of a seated player (connected, or held
+// for it) is a claim on that seat: it is seated only once it proves the player's secret
+// (identity.go). Any other gets a free seat (Admit made sure there is one when the
+// connection was accepted), and its player's secret.
 func (s *Server) onConnect(p *transport.Peer, now time.Time) {
-	st := s.seatOfPlayer(p.PlayerID())
-	if err := s.refuseName(p.Name(), st, now); err != nil {
+	s.freeHeldSeats(now) // a hold that ran out is a free seat, not one to claim
+	if s.seatClaimed(p.PlayerID()) != nil {
+		s.claimSeat(p, now)
+		return
+	}
+	s.join(p, now)
+}
+
+// join seats a new player, or refuses it: a name the seats refuse (refuseName: a broken
+// rule, a bot's, or another seat's) ends the connection at once, kicked with the reason as its
+// text, which the client shows and exits on.
+func (s *Server) join(p *transport.Peer, now time.Time) {
+	if err := s.refuseName(p.Name(), nil, now); err != nil {
 		s.stats.JoinsRefused++
 		s.event(now, "join refused", "addr", p.Addr(), "why", err)
 		s.tr.Kick(p, now, err.Error())
 		return
 	}
-	if st == nil {
-		idx := s.freeSeat(now)
-		if idx < 0 {
-			s.tr.Kick(p, now, "server full")
-			return
-		}
-		st = &seat{idx: uint8(idx), player: p.PlayerID()}
-		s.seats[idx] = st
+	idx := s.freeSeat(now)
+	if idx < 0 {
+		s.tr.Kick(p, now, "server full")
+		return
 	}
-	*st = seat{idx: st.idx, player: st.player, name: p.Name(), peer: p, nextCmdID: st.nextCmdID}
+	st := &seat{idx: uint8(idx), player: p.PlayerID()}
+	if _, err := io.ReadFull(s.cfg.Transport.Rand, st.secret[:]); err != nil {
+		s.cfg.Logger.Error("join: no randomness for a secret", "err", err)
+		s.tr.Kick(p, now, "server error: no randomness")
+		return
+	}
+	s.seats[idx] = st
+	s.seatPeer(st, p, now, true)
+}
+
+// seatPeer puts the connection p in st: a new player's seat (fresh: it is sent its secret
+// first), or a seat its player reclaimed.
+func (s *Server) seatPeer(st *seat, p *transport.Peer, now time.Time, fresh bool) {
+	*st = seat{idx: st.idx, player: st.player, secret: st.secret, name: p.Name(), peer: p, nextCmdID: st.nextCmdID}
 	s.stats.Joins++
 	s.event(now, "join", "seat", st.idx, "name", st.name, "addr", p.Addr())
+	if fresh {
+		s.send(st, now, &PlayerSecret{Secret: st.secret}, nil, nil, false)
+	}
 	// Everybody learns who sits where; the newcomer learns about everybody.
 	for _, x := range s.seats {
 		if x == nil {
@@ -766,18 +818,28 @@ func (s *Server) onConnect(p *transport.Peer, now time.Time) {
 	}
 }
 
-// sendPeers tells every client where the others listen for direct links.
+// sendPeers tells every client that takes direct links where the others that do are, at
+// the address the server sees each one's connection come from, with the key of each pair
+// (identity.go). A client gets its list only when it changed.
 func (s *Server) sendPeers(now time.Time) {
-	var ps Peers
-	for _, st := range s.seats {
-		if st != nil && st.peer != nil && st.direct.IsValid() {
-			ps.List = append(ps.List, PeerAddr{Seat: st.idx, Addr: st.direct})
+	for _, x := range s.seats {
+		if x == nil || x.peer == nil || !x.direct {
+			continue
 		}
-	}
-	for _, st := range s.seats {
-		if st != nil && st.peer != nil {
-			s.send(st, now, &ps, nil, nil, false)
+		var ps Peers
+		for _, y := range s.seats {
+			if y == nil || y == x || y.peer == nil || !y.direct {
+				continue
+			}
+			a := y.peer.Addr()
+			ps.List = append(ps.List, PeerAddr{Seat: y.idx, Addr: netip.AddrPortFrom(a.Addr().Unmap(), a.Port()),
+				Key: linkKeyOf(s.linkSecret, x.idx, x.player, y.idx, y.player)})
 		}
+		if slices.Equal(ps.List, x.peersSent) {
+			continue
+		}
+		x.peersSent = ps.List
+		s.send(x, now, &ps, []*depgraph.Dependency{x.peersChain.Last()}, x.peersChain.Last(), false)
 	}
 }
 
@@ -796,6 +858,10 @@ func (s *Server) info(st *seat) *PlayerInfo {
 }
 
 func (s *Server) onDisconnect(p *transport.Peer, now time.Time, reason wire.DisconnectReason, text string) {
+	if c := s.claimOf(p); c != nil {
+		s.dropClaim(c) // a claim that ended: it had no seat
+		return
+	}
 	for _, st := range s.seats {
 		if st != nil && st.peer == p {
 			st.peer, st.started, st.left = nil, false, now
@@ -814,6 +880,10 @@ func (s *Server) onDisconnect(p *transport.Peer, now time.Time, reason wire.Disc
 			if s.pause != nil {
 				s.checkResume(now)
 			}
+			if st.direct {
+				st.direct = false
+				s.sendPeers(now) // the others stop dialling it
+			}
 		}
 	}
 }
@@ -831,6 +901,13 @@ func (s *Server) seatOf(p *transport.Peer) *seat {
 func (s *Server) onMessage(p *transport.Peer, now time.Time, m *message.Message) {
 	st := s.seatOf(p)
 	if st == nil {
+		if c := s.claimOf(p); c != nil {
+			if msg, err := ParseMsg(m.Payload); err != nil {
+				s.stats.BadMessages++
+			} else {
+				s.onClaimMessage(c, now, msg)
+			}
+		}
 		return
 	}
 	msg, err := ParseMsg(m.Payload)
@@ -855,11 +932,13 @@ func (s *Server) onMessage(p *transport.Peer, now time.Time, m *message.Message)
 		}
 		s.chat(now, st.idx, v.Text)
 	case *Peers:
-		if len(v.List) != 1 || v.List[0].Seat != st.idx {
-			s.stats.BadMessages++ // a client announces only its own address
+		if len(v.List) != 0 {
+			// A client says only that it takes direct links: where, the server saw. An address
+			// it names could be anybody's (a victim of the other clients' dials).
+			s.stats.BadMessages++
 			return
 		}
-		st.direct = v.List[0].Addr
+		st.direct = true
 		s.sendPeers(now)
 	case *PingSummary:
 		st.reportedRTT = time.Duration(v.AvgRTTMicros) * time.Microsecond

@@ -123,7 +123,7 @@ func (g *vgame) join(edit func(c *ClientConfig)) int {
 		edit(&cfg)
 	}
 	node := g.addNode(addr)
-	c, err := NewClient(cfg, vWriter{node}, g.srvAddr, addr)
+	c, err := NewClient(cfg, vWriter{node}, g.srvAddr)
 	if err != nil {
 		g.t.Fatal(err)
 	}

@@ -41,3 +41,16 @@ func TestEmptyNameExit2(t *testing.T) {
 		t.Errorf("--name '': exit code %d, want 2, and a message naming --name:\n%s", code, stderr)
 	}
 }
+
+// A --listen address that cannot be parsed or resolved exits 2, naming the flag.
+func TestBadListenExit2(t *testing.T) {
+	for _, addr := range []string{"nonsense", "127.0.0.1", "127.0.0.1:99999"} {
+		var code int
+		_, stderr := capture.Output(t, func() {
+			code = run([]string{"--listen", addr, "--connect", "127.0.0.1:9", "--headless", "--quiet", "--duration", "1s"})
+		})
+		if code != 2 || !strings.Contains(stderr, "--listen") {
+			t.Errorf("--listen %q: exit code %d, standard error %q: want 2 and a message naming --listen", addr, code, stderr)
+		}
+	}
+}

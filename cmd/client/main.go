@@ -4,6 +4,7 @@
 //	go run ./cmd/client                                  # an embedded server with one bot
 //	go run ./cmd/client --name ann --connect 127.0.0.1:7777
 //	go run ./cmd/client --bot --headless --duration 60s --stats ann.json --loss 10
+//	go run ./cmd/client --name ann --connect 192.168.1.20:7777 --identity ann.id
 //
 // By default it shows the terminal UI (package ui): the map, the chat, the debug panel and the
 // link sliders. With --headless, or when standard input or standard output is not a terminal
@@ -21,9 +22,12 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/ackattack/ackattack/cmd/internal/cli"
 	"github.com/ackattack/ackattack/game"
@@ -45,11 +49,13 @@ func run(args []string) int {
 	})
 	fs := cmd.Flags
 	connect := fs.String("connect", "", "server address; empty: host an embedded server with one bot on a free loopback port")
+	listen := fs.String("listen", "", "local `address` of this client's one socket, for the server and the direct links from other players (default: the address of the interface that reaches the server, any free port)")
 	name := fs.String("name", "", "player name (default: your user name, or \"player\")")
 	bot := fs.Bool("bot", false, "let a bot play for you")
 	seed := fs.Uint64("seed", 1, "seed of the bot (and of the embedded server's world)")
 	inject := fs.Duration("inject-desync", 0, "corrupt one of your units every this long (to watch detection and repair)")
 	quiet := fs.Bool("quiet", false, "print no status lines (--headless)")
+	identityPath := fs.String("identity", "", "keep your player id, and the secret a server gives you on your first join, in this `file` (created with mode 0600), so that a restart gets your seat back; without it a restart is a new player")
 	if exit, ok := cmd.Parse(args); !ok {
 		return exit
 	}
@@ -74,6 +80,18 @@ func run(args []string) int {
 	}
 	if err := game.CheckPlayerName(*name); err != nil {
 		return cmd.Fail(cli.ExitUsage, fmt.Errorf("--name: %w", err))
+	}
+	if *listen != "" {
+		if _, err := net.ResolveUDPAddr("udp", *listen); err != nil {
+			return cmd.Fail(cli.ExitUsage, fmt.Errorf("--listen: %w", err))
+		}
+	}
+	var id identity
+	if *identityPath != "" {
+		var err error
+		if id, err = openIdentity(*identityPath); err != nil {
+			return cmd.Fail(cli.ExitUsage, fmt.Errorf("--identity: %w", err))
+		}
 	}
 	if err := cmd.Open(); err != nil {
 		return cmd.Fail(cli.ExitFailure, err)
@@ -108,7 +126,15 @@ func run(args []string) int {
 		close(serverDone)
 	}
 
-	cfg := game.ClientConfig{Connect: addr, Name: *name, Bot: *bot, Seed: *seed, InjectDesync: *inject, Late: cmd.Late, Logger: logger}
+	cfg := game.ClientConfig{Connect: addr, Listen: *listen, Name: *name, Bot: *bot, Seed: *seed, InjectDesync: *inject, Late: cmd.Late, Logger: logger}
+	if *identityPath != "" {
+		cfg.PlayerID, cfg.Secret = id.Player, id.Secret
+		cfg.OnSecret = func(player uuid.UUID, secret game.Secret) {
+			if err := saveIdentity(*identityPath, identity{Player: player, Secret: secret}); err != nil {
+				logger.Error("--identity: the secret the server gave is not saved: a restart will be a new player", "err", err)
+			}
+		}
+	}
 	cfg.Transport.Link = cmd.Link
 	cfg.Transport.DebugViews = !cmd.Headless // the UI's debug panel reads them
 	cfg.Trace = cmd.Trace

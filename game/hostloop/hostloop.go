@@ -3,7 +3,6 @@ package hostloop
 import (
 	"context"
 	"fmt"
-	"net/netip"
 	"time"
 
 	"github.com/ackattack/ackattack/game"
@@ -150,21 +149,24 @@ type Client struct {
 	loop[*game.Client]
 }
 
-// NewClient opens a socket towards the server cfg.Connect names, with a link conditioner when
+// NewClient opens a socket towards the server cfg.Connect names, on cfg.Listen (by default the
+// address of the interface that reaches the server), with a link conditioner when
 // cfg.Transport.Link is set, and makes the session; Run runs it.
 func NewClient(cfg game.ClientConfig) (*Client, error) {
 	server, err := transport.ResolveServer(cfg.Connect)
 	if err != nil {
 		return nil, err
 	}
-	sock, err := transport.OpenSocket(transport.LocalFor(server), cfg.Transport.Link, cfg.Transport.LinkSeed)
+	local := cfg.Listen
+	if local == "" {
+		local = transport.LocalFor(server)
+	}
+	sock, err := transport.OpenSocket(local, cfg.Transport.Link, cfg.Transport.LinkSeed)
 	if err != nil {
 		return nil, fmt.Errorf("game: open a socket: %w", err)
 	}
-	local := sock.LocalAddr()
-	local = netip.AddrPortFrom(local.Addr().Unmap(), local.Port())
 	cfg.Transport.CountSocket = sock // its overflow and oversize counts go into the report
-	sess, err := game.NewClient(cfg, sock, server, local)
+	sess, err := game.NewClient(cfg, sock, server)
 	if err != nil {
 		sock.Close()
 		return nil, err

@@ -19,8 +19,9 @@ import (
 // ClientConfig configures a Client. The zero value of each field means its default.
 type ClientConfig struct {
 	Config
-	// PlayerID identifies the player across reconnects: a new connection with the same id replaces the
-	// old one (and the game gives it its seat back). Default: a new random id.
+	// PlayerID identifies the player across reconnects. It is public, not a credential: a new
+	// connection with the id of an open one does not replace it, and whoever owns the server
+	// decides (a game asks for a proof that only the player can give). Default: a new random id.
 	PlayerID uuid.UUID
 	// Name is the player's name, 1 to 32 bytes of UTF-8 without control characters.
 	Name string
@@ -71,6 +72,7 @@ type Client struct {
 	started   time.Time
 	lastTry   time.Time
 	challenge wire.Challenge
+	answered  bool // a Challenge or a Denied came: the server exists and speaks the protocol
 	peer      *Peer
 	err       error
 	reason    wire.DisconnectReason
@@ -135,11 +137,21 @@ func ResolveServer(addr string) (netip.AddrPort, error) {
 	return netip.AddrPortFrom(server.Addr().Unmap(), server.Port()), nil
 }
 
-// LocalFor is the local address a client of server listens on: the loopback interface for a
-// loopback server (nothing else can reach it), every interface otherwise, any free port.
+// LocalFor is the local address a client of server listens on, any free port: the server's
+// own loopback address for a loopback server (nothing else can reach it), or else the address
+// of the interface the system routes datagrams for the server through, the one the server will
+// see them come from (no datagram is sent to find it). Only when the system knows no route to
+// the server does it listen on every interface.
 func LocalFor(server netip.AddrPort) string {
 	if server.Addr().IsLoopback() {
 		return netip.AddrPortFrom(server.Addr(), 0).String()
+	}
+	if c, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(server)); err == nil {
+		local := c.LocalAddr().(*net.UDPAddr).AddrPort().Addr()
+		c.Close()
+		if local.IsValid() && !local.IsUnspecified() {
+			return netip.AddrPortFrom(local.Unmap(), 0).String()
+		}
 	}
 	if server.Addr().Is6() {
 		return "[::]:0"
@@ -184,6 +196,11 @@ func (c *Client) State() ClientState { return c.state }
 
 // Peer is the connection to the server once Connected (nil before). Owner loop only.
 func (c *Client) Peer() *Peer { return c.peer }
+
+// Answered reports whether the server ever answered the handshake (a Challenge or a Denied):
+// a client that ends without an answer sent nothing but connection requests to an address
+// that may have nobody behind it. Owner loop only.
+func (c *Client) Answered() bool { return c.answered }
 
 // Err says why the client ended: denied, handshake timeout, or the disconnect reason.
 func (c *Client) Err() error { return c.err }
@@ -233,7 +250,7 @@ func (c *Client) Handle(now time.Time, d Datagram) {
 			c.rejected.Malformed++
 			return
 		}
-		c.challenge, c.state = ch, Challenged
+		c.challenge, c.state, c.answered = ch, Challenged, true
 		c.sendResponse(now)
 	case typ == wire.TypeAccepted && c.state == Challenged:
 		acc, err := wire.ParseAccepted(body)
@@ -249,7 +266,7 @@ func (c *Client) Handle(now time.Time, d Datagram) {
 			return
 		}
 		c.err = fmt.Errorf("%w: %s", ErrDenied, den.Reason)
-		c.state = Disconnected
+		c.state, c.answered = Disconnected, true
 		c.publish(now)
 		if c.cfg.OnDenied != nil {
 			c.cfg.OnDenied(den.Reason, now)

@@ -74,9 +74,13 @@
 // with DisconnectTimeout. A clean disconnect, a kick, the server shutting down, or an error of
 // the message layer (an unexecuted dependency expired, a message passed the resend limit) sends
 // a Disconnect with the reason, three times since nothing acknowledges it, so both sides and
-// their user interfaces learn why. A client that connects again with the same player id
-// replaces its older connection. Seats are not the transport's business: the game above keeps
-// them, and Accepted carries only the connection key.
+// their user interfaces learn why. A player id names a connection but proves nothing (every
+// player of a game learns every other's): a client that connects with the id of an open
+// connection gets a connection of its own beside it, and the owner decides which one stays
+// (Drop with DisconnectReplaced, or Kick). A new connection from the address of an open one
+// does replace it: the challenge showed that it receives at that address. Seats are not the
+// transport's business: the game above keeps them, and Accepted carries only the connection
+// key.
 //
 // # Breaking the network on purpose
 //

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -252,9 +253,11 @@ func TestByeTextCutOnCharacter(t *testing.T) {
 }
 
 // TestReconnectAndAdmit: the transport has connections, not seats. A player id that comes
-// back after leaving gets a new connection if the owner's Admit lets it in; one that connects
-// again while connected replaces its older connection without asking Admit; a player Admit
-// refuses is told "server full", and so is anybody once MaxClients connections are open.
+// back after leaving gets a new connection if the owner's Admit lets it in; a player Admit
+// refuses is told "server full", and so is anybody once MaxClients connections are open. A
+// player id is no credential: one that connects again while connected needs Admit like
+// anybody, gets a connection beside the open one instead of replacing it, and the owner
+// decides which one stays (Drop).
 func TestReconnectAndAdmit(t *testing.T) {
 	var srvBye byes
 	ann, bob, cat := playerID(8, 0), playerID(8, 1), playerID(8, 2)
@@ -262,7 +265,7 @@ func TestReconnectAndAdmit(t *testing.T) {
 	p := newPair(t, ServerConfig{MaxClients: 2, Config: Config{OnDisconnect: srvBye.record},
 		Admit: func(player uuid.UUID, _ time.Time) bool { _, no := refused.Load(player); return !no }})
 	a, al := p.dial(ClientConfig{PlayerID: ann})
-	p.dial(ClientConfig{PlayerID: bob})
+	b, bl := p.dial(ClientConfig{PlayerID: bob})
 	al.call(func(now time.Time) { a.Disconnect(now, "brb") })
 	srvBye.wait(t, "server")
 
@@ -270,14 +273,7 @@ func TestReconnectAndAdmit(t *testing.T) {
 	refused.Store(ann, true)
 	denied := make(chan wire.DenyReason, 1)
 	p.dial(ClientConfig{PlayerID: ann, OnDenied: func(r wire.DenyReason, _ time.Time) { denied <- r }}, false)
-	select {
-	case r := <-denied:
-		if r != wire.DenyServerFull {
-			t.Errorf("refused player denied with %v, want server full", r)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("a player Admit refuses was not denied")
-	}
+	waitDenied(t, denied, "a player Admit refuses")
 
 	// Admitted again: connected.
 	refused.Delete(ann)
@@ -286,25 +282,51 @@ func TestReconnectAndAdmit(t *testing.T) {
 	// Two connections open: a third player is refused whatever Admit says.
 	full := make(chan wire.DenyReason, 1)
 	p.dial(ClientConfig{PlayerID: cat, OnDenied: func(r wire.DenyReason, _ time.Time) { full <- r }}, false)
-	select {
-	case r := <-full:
-		if r != wire.DenyServerFull {
-			t.Errorf("over MaxClients: denied with %v, want server full", r)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("a connection over MaxClients was not denied")
-	}
+	waitDenied(t, full, "a connection over MaxClients")
 
-	// Ann connects once more while still connected: the older connection is replaced, even
-	// with Admit refusing (she already holds a connection).
+	// Bob leaves: room for one more connection.
+	bl.call(func(now time.Time) { b.Disconnect(now, "bye") })
+	waitFor(t, "the server to see bob leave", 5*time.Second, func() bool { return srvBye.count() == 2 })
+
+	// Ann connects once more while still connected, and Admit refuses her: her open
+	// connection is no pass, and it stays open.
 	refused.Store(ann, true)
 	var a2Bye byes
 	a2l.call(func(time.Time) { a2.cfg.OnDisconnect = a2Bye.record })
-	p.dial(ClientConfig{PlayerID: ann})
+	again := make(chan wire.DenyReason, 1)
+	p.dial(ClientConfig{PlayerID: ann, OnDenied: func(r wire.DenyReason, _ time.Time) { again <- r }}, false)
+	waitDenied(t, again, "a connected player's id that Admit refuses")
+
+	// Admitted: a second connection of hers opens beside the first, which nobody replaced.
+	refused.Delete(ann)
+	a3, _ := p.dial(ClientConfig{PlayerID: ann})
+	var open []*Peer
+	p.sl.call(func(time.Time) { open = slices.Clone(p.srv.Peers()) })
+	if len(open) != 2 || open[0].PlayerID() != ann || open[1].PlayerID() != ann || a2Bye.count() != 0 || a2.Stats().State != Connected {
+		t.Fatalf("after ann's second connection: %d open, the first saw %d disconnects, state %v", len(open), a2Bye.count(), a2.Stats().State)
+	}
+	// The owner lets the newer one take the older one's place.
+	p.sl.call(func(now time.Time) { p.srv.Drop(open[0], now, wire.DisconnectReplaced, "replaced by the test") })
 	if b := a2Bye.wait(t, "the replaced client"); b.reason != wire.DisconnectReplaced {
 		t.Errorf("replaced client saw %v %q", b.reason, b.text)
 	}
+	if a3.Stats().State != Connected {
+		t.Errorf("the newer connection is %v", a3.Stats().State)
+	}
 	p.close()
+}
+
+// waitDenied waits for a handshake's refusal, which must be "server full".
+func waitDenied(t *testing.T, denied <-chan wire.DenyReason, who string) {
+	t.Helper()
+	select {
+	case r := <-denied:
+		if r != wire.DenyServerFull {
+			t.Errorf("%s: denied with %v, want server full", who, r)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("%s was not denied", who)
+	}
 }
 
 func TestServerShutdown(t *testing.T) {

@@ -38,8 +38,12 @@ type ServerConfig struct {
 	ChallengeTTL time.Duration
 	// Admit, if set, is asked whether a player may connect, at its request and again at its
 	// challenge response (a seat may have been taken in between); false is answered "server
-	// full". It must change nothing: a request creates no state. A player id that already has
-	// a connection is always admitted (it replaces that connection) without asking.
+	// full". It must change nothing: a request creates no state.
+	//
+	// A player id is public (every client of a game learns every other's), so it is no
+	// credential: a connection with the id of a connection that is still open does not replace
+	// it. Both stay open, and the owner decides which one lives: it asks the newcomer for a
+	// proof of its own and ends one of them (Drop, Kick).
 	Admit func(player uuid.UUID, now time.Time) bool
 }
 
@@ -321,9 +325,6 @@ func (s *Server) accept(now time.Time, from netip.AddrPort, resp wire.ChallengeR
 		return
 	}
 	s.usedTags[resp.Challenge.Tag] = issued.Add(s.cfg.ChallengeTTL)
-	if old := s.byPlayer(player); old != nil {
-		s.drop(old, now, wire.DisconnectReplaced, "the same player connected again from "+from.String(), true)
-	}
 	if old := s.byAddr[from]; old != nil {
 		s.drop(old, now, wire.DisconnectReplaced, "a new connection from the same address", true)
 	}
@@ -351,23 +352,10 @@ func (s *Server) sendAccepted(p *Peer) {
 	s.sendControl(p.addr, 0, 1, func(b []byte) ([]byte, error) { return wire.AppendAccepted(b, &acc) })
 }
 
-// byPlayer is the live connection of player, or nil.
-func (s *Server) byPlayer(player uuid.UUID) *Peer {
-	for _, p := range s.peers {
-		if p.player == player {
-			return p
-		}
-	}
-	return nil
-}
-
-// admits reports whether player may connect now: its own connection is replaced, anybody
-// else needs a free connection and the owner's Admit. It changes nothing: a connection
-// request asks it too, and a request must create no state.
+// admits reports whether player may connect now: it needs a free connection and the owner's
+// Admit, whether or not a connection with its player id is open (ServerConfig.Admit). It
+// changes nothing: a connection request asks it too, and a request must create no state.
 func (s *Server) admits(player uuid.UUID, now time.Time) bool {
-	if s.byPlayer(player) != nil {
-		return true
-	}
 	if len(s.peers) >= s.cfg.MaxClients {
 		return false
 	}
@@ -410,6 +398,13 @@ func (s *Server) drop(p *Peer, now time.Time, reason wire.DisconnectReason, text
 // Kick disconnects a client with DisconnectKicked and the given reason text.
 func (s *Server) Kick(p *Peer, now time.Time, text string) {
 	s.drop(p, now, wire.DisconnectKicked, text, true)
+}
+
+// Drop disconnects a client with the given reason and text: DisconnectReplaced when the owner
+// lets a newer connection of the same player take its place (ServerConfig.Admit). Like every
+// end of a connection it calls OnDisconnect. Owner loop only.
+func (s *Server) Drop(p *Peer, now time.Time, reason wire.DisconnectReason, text string) {
+	s.drop(p, now, reason, text, true)
 }
 
 // Tick does what time makes due (owner loop only): timeouts, resends, keepalives, pings,
