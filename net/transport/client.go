@@ -276,7 +276,7 @@ func (c *Client) connected(now time.Time, acc wire.Accepted) {
 	p := &Peer{debug: c.cfg.DebugViews, addr: c.server, key: acc.Key, player: c.cfg.PlayerID, name: c.cfg.Name,
 		connectedAt: now, lastRecv: now, nextPing: now}
 	mc := c.cfg.Message
-	mc.Key = acc.Key
+	mc.Frame = message.PlainFrame{Key: acc.Key}
 	p.conn = message.New(mc, func(m *message.Message) {
 		if c.cfg.OnMessage != nil {
 			c.cfg.OnMessage(p, c.now, m)

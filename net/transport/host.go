@@ -35,7 +35,7 @@ type Config struct {
 	// PingInterval: how often each side pings the other for RTT and clock offset. Default 1 s.
 	PingInterval time.Duration
 	// Message configures each connection's message layer (MTU, resend limit, ...). Its Timeout,
-	// Keepalive, AckDelay and Key are set by the transport.
+	// Keepalive, AckDelay and Frame are set by the transport.
 	Message message.Config
 	// Link, if set, puts a link conditioner (net/linksim) under the socket that Listen or Dial
 	// opens, with these settings for outgoing and incoming datagrams; SetLink changes them

@@ -330,7 +330,7 @@ func (s *Server) accept(now time.Time, from netip.AddrPort, resp wire.ChallengeR
 	p := &Peer{debug: s.cfg.DebugViews, addr: from, key: s.newKey(), player: player, name: resp.Name, connectedAt: now, lastRecv: now, nextPing: now,
 		tag: resp.Challenge.Tag}
 	mc := s.cfg.Message
-	mc.Key = p.key
+	mc.Frame = message.PlainFrame{Key: p.key}
 	p.conn = message.New(mc, func(m *message.Message) {
 		if s.cfg.OnMessage != nil {
 			s.cfg.OnMessage(p, s.now, m)
