@@ -49,6 +49,7 @@ type p2p struct {
 func (c *Client) openP2P(out transport.Writer, local netip.AddrPort) {
 	cfg := transport.ServerConfig{MaxClients: world.MaxPlayers}
 	cfg.Rand = c.cfg.Transport.Rand
+	cfg.KeyLog = c.cfg.Transport.KeyLog
 	cfg.Logger = c.cfg.Logger
 	cfg.Admit = c.admitsDirect
 	cfg.OnConnect = c.onDirectConnect

@@ -61,13 +61,13 @@
 //	4       1     packet type (0 is invalid, 1 is Data, 2..9 the connection packets)
 //	5       …     type-specific body
 //
-// UDP's own checksum is weak and optional, and a datagram may come from a
-// program that merely shares the port. The CRC is computed over two values
-// that are never sent: ProtocolID, which rejects other programs, and a key,
-// which is 0 before a connection exists and a per-connection secret after, so
-// a datagram from a stale or foreign connection fails the check too. The
-// check is against accidents and confusion, not against an attacker: CRC-32C
-// is not a cryptographic MAC.
+// This is the plain frame, the handshake's. UDP's own checksum is weak and
+// optional, and a datagram may come from a program that merely shares the
+// port. The CRC is computed over two values that are never sent: ProtocolID,
+// which rejects other programs, and a key, which the protocol always sets to
+// 0 (a test may use another to tell two streams apart). The check is against
+// accidents and confusion, not against an attacker: CRC-32C is not a
+// cryptographic MAC, and a connection's datagrams are sealed instead.
 //
 // Build a datagram with BeginDatagram, append the header and records, then
 // SealDatagram. On receipt, OpenDatagram verifies the checksum and returns the
@@ -156,7 +156,7 @@
 // receiver can reassemble it and each fragment is acknowledged on its own.
 // The sync bit marks a message that the sender treats as stop-and-wait.
 //
-// A complete Data datagram with two guaranteed records, sealed with key 0:
+// A complete Data datagram with two guaranteed records, in the plain frame:
 //
 //	49be273a              checksum
 //	01 10 0100 01         header: Seq 0x0100, Ack 0x00FF, AckBits 0xFFFFFFFF
@@ -171,17 +171,17 @@
 // and insists on its exact length, and PeekType says which parser to call.
 //
 //	client                                   server
-//	ConnectRequest     1200 bytes, key 0  →
-//	                                      ←  Challenge      29 bytes, key 0
-//	ChallengeResponse  1200 bytes, key 0  →
-//	                                      ←  Accepted       13 bytes, key 0 (or Denied, 6 bytes)
-//	Data, Ping, Pong, Disconnect: sealed with the connection key, both ways
+//	ConnectRequest     1200 bytes, plain  →
+//	                                      ←  Challenge      29 bytes, plain
+//	ChallengeResponse  1200 bytes, plain  →
+//	                                      ←  Accepted       37 bytes, plain (or Denied, 6 bytes)
+//	Data, Ping, Pong, Disconnect: sealed with the connection's keys, both ways
 //
 //	type                   body
 //	2  ConnectRequest      version u8 ‖ player id [16] ‖ name ‖ zero padding
 //	3  Challenge           issued u64 ‖ tag [16]
-//	4  ChallengeResponse   version u8 ‖ player id [16] ‖ name ‖ issued u64 ‖ tag [16] ‖ zero padding
-//	5  Accepted            connection key u64 (never 0)
+//	4  ChallengeResponse   version u8 ‖ player id [16] ‖ name ‖ issued u64 ‖ tag [16] ‖ public key [32] ‖ zero padding
+//	5  Accepted            public key [32]
 //	6  Denied              reason u8
 //	7  Disconnect          reason u8 ‖ text
 //	8  Ping                id u32 ‖ t0 i64
@@ -197,6 +197,17 @@
 // the address it claims, by echoing a tag that only the server can compute.
 // The server derives the tag from a secret, so it needs to remember nothing
 // until a valid response arrives.
+//
+// The public keys are the two halves of an X25519 exchange: each side draws a
+// key pair for the connection, and from its private key and the other's
+// public key computes a shared secret that never travels, and from it the
+// connection's keys (ConnectionKeys). A key the server sent in the clear
+// would belong to whoever reads the handshake; the public keys give such a
+// reader nothing. The client's key comes only with the response, and the
+// server draws its own only once the response proved the client's address,
+// so the challenge stays stateless and a flood of requests costs no key
+// exchange. The Accepted is 37 bytes, more than a Challenge, but it answers
+// only an address that has proven itself.
 //
 // Why is the request padded to a full 1200-byte datagram? A server that
 // answers a small datagram with a larger one is an amplifier: an attacker

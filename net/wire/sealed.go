@@ -152,7 +152,7 @@ const keyInfo = "ackattack connection keys"
 //
 // Both public keys go into the info, so a key pair that an attacker swapped in on the way gives
 // other keys on the two sides, and the connection carries nothing.
-func ConnectionKeys(shared []byte, client, server *[PublicKeySize]byte) (toServer, toClient [KeySize]byte) {
+func ConnectionKeys(shared []byte, client, server *PublicKey) (toServer, toClient [KeySize]byte) {
 	info := make([]byte, 0, len(keyInfo)+2*PublicKeySize)
 	info = append(append(append(info, keyInfo...), client[:]...), server[:]...)
 	salt := binary.BigEndian.AppendUint64(nil, ProtocolID)

@@ -44,13 +44,13 @@ func TestConnectionKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cpub, spub := key32(t, rfcClientPublic), key32(t, rfcServerPublic)
+	cpub, spub := (*PublicKey)(key32(t, rfcClientPublic)), (*PublicKey)(key32(t, rfcServerPublic))
 	if !bytes.Equal(cpriv.PublicKey().Bytes(), cpub[:]) || !bytes.Equal(spriv.PublicKey().Bytes(), spub[:]) {
 		t.Fatal("the public keys are not RFC 7748's")
 	}
 	for _, side := range []struct {
 		priv *ecdh.PrivateKey
-		peer *[32]byte
+		peer *PublicKey
 	}{{cpriv, spub}, {spriv, cpub}} {
 		pub, err := curve.NewPublicKey(side.peer[:])
 		if err != nil {
