@@ -10,7 +10,8 @@ import (
 // endpoint's whole life (connections that ended included). The names in the JSON tags are the
 // ones Each gives.
 type Rejections struct {
-	// Malformed: fails the checksum, or does not parse, or has an unknown packet type.
+	// Malformed: fails the checksum of the plain frame (and belongs to no connection), or does
+	// not parse, or has an unknown packet type.
 	Malformed uint64 `json:"malformed"`
 	// Unexpected: well formed, but nothing expects it: a connection's packet from an address
 	// with no connection, a handshake answer out of turn, a client's datagram from an address
