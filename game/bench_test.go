@@ -406,7 +406,7 @@ func (g *benchGame) hashAgreement() (compared, differ int) {
 // BenchmarkBandwidth: bytes per second per client, down (server → client) and up, for eight
 // players and about 2000 units without loss, over 20 s of play after the units appear.
 // The target is the 28.8 kbit/s modem of the classic lockstep RTS paper: 3,600 B/s down.
-// The bytes are the transport's counters (UDP payloads: checksum, packet header, records);
+// The bytes are the transport's counters (UDP payloads: frame, packet header, records);
 // the per-message breakdown parses every datagram a host receives.
 func BenchmarkBandwidth(b *testing.B) {
 	for _, sc := range []benchScenario{benchArmies, benchBattle} {
@@ -768,8 +768,9 @@ func benchPausePhases(ps []benchPause) string {
 }
 
 // benchTypeBytes attributes the bytes of datagrams to what they carry: a record's bytes (kind,
-// sequence list, length, payload) to the game message type of its payload, the checksum and
-// Data header to "packet headers", datagrams other than Data to "connection packets".
+// sequence list, length, payload) to the game message type of its payload, the frame (the
+// sealed frame's counter and tag) and Data header to "packet headers", datagrams other than
+// Data to "connection packets". It reads the packets as the keys of the connections open them.
 type benchTypeBytes struct {
 	bytes     map[string]uint64
 	msgs      map[string]uint64
