@@ -188,16 +188,17 @@ func (h benchCountingHost) NextDeadline(now time.Time) time.Time {
 
 func (h benchCountingHost) Handle(now time.Time, d transport.Datagram) {
 	if g := h.g; g.counting {
+		packet, _ := g.keys.open(d.From.String(), h.at.String(), d.Data)
 		switch i, ok := g.index[h.at]; {
 		case h.at == g.srvAddr:
 			if j, ok := g.index[d.From]; ok {
-				g.up[j].add(d.Data)
+				g.up[j].add(len(d.Data), packet)
 			}
 		case !ok:
 		case d.From == g.srvAddr:
-			g.down[i].add(d.Data)
+			g.down[i].add(len(d.Data), packet)
 		default:
-			g.direct[i].add(d.Data)
+			g.direct[i].add(len(d.Data), packet)
 		}
 	}
 	c := h.begin(benchCallHandle)
@@ -405,7 +406,7 @@ func (g *benchGame) hashAgreement() (compared, differ int) {
 // BenchmarkBandwidth: bytes per second per client, down (server → client) and up, for eight
 // players and about 2000 units without loss, over 20 s of play after the units appear.
 // The target is the 28.8 kbit/s modem of the classic lockstep RTS paper: 3,600 B/s down.
-// The bytes are the transport's counters (UDP payloads: checksum, packet header, records);
+// The bytes are the transport's counters (UDP payloads: frame, packet header, records);
 // the per-message breakdown parses every datagram a host receives.
 func BenchmarkBandwidth(b *testing.B) {
 	for _, sc := range []benchScenario{benchArmies, benchBattle} {
@@ -669,10 +670,10 @@ func benchServerFrameDeadline(b *testing.B, window time.Duration) {
 
 // benchFragmentsAt1200 is how many fragments a guaranteed message of n bytes without
 // dependencies takes at the default MTU: the stack's rule (net/message maxChunk) for 1200
-// bytes: the room of an empty packet (1200 less checksum and the largest header) less the
+// bytes: the room of an empty packet (1200 less the sealed frame and the largest header) less the
 // fragment record's overhead.
 func benchFragmentsAt1200(n int) int {
-	chunk := 1200 - wire.ChecksumSize - wire.MaxHeaderSize - (1 + wire.SeqListSize(0) + 2 + int30.SizeUInt30(uint32(n)) + 2)
+	chunk := 1200 - wire.SealedOverhead - wire.MaxHeaderSize - (1 + wire.SeqListSize(0) + 2 + int30.SizeUInt30(uint32(n)) + 2)
 	if n <= chunk {
 		return 1
 	}
@@ -767,8 +768,9 @@ func benchPausePhases(ps []benchPause) string {
 }
 
 // benchTypeBytes attributes the bytes of datagrams to what they carry: a record's bytes (kind,
-// sequence list, length, payload) to the game message type of its payload, the checksum and
-// Data header to "packet headers", datagrams other than Data to "connection packets".
+// sequence list, length, payload) to the game message type of its payload, the frame (the
+// sealed frame's counter and tag) and Data header to "packet headers", datagrams other than
+// Data to "connection packets". It reads the packets as the keys of the connections open them.
 type benchTypeBytes struct {
 	bytes     map[string]uint64
 	msgs      map[string]uint64
@@ -781,7 +783,7 @@ type benchTypeBytes struct {
 }
 
 const (
-	benchCatHeaders    = "packet headers (checksum, seq, acks)"
+	benchCatHeaders    = "packet headers (frame, seq, acks)"
 	benchCatConnection = "connection packets (ping, pong)"
 	benchCatBroken     = "unparsed"
 )
@@ -793,23 +795,29 @@ func (t *benchTypeBytes) init() {
 	}
 }
 
-func (t *benchTypeBytes) add(d []byte) {
+// add counts a datagram of size bytes that carried packet (from its type byte on; nil if it
+// did not open).
+func (t *benchTypeBytes) add(size int, packet []byte) {
 	t.init()
 	t.datagrams++
-	t.total += uint64(len(d))
-	if len(d) < wire.ChecksumSize+1 || wire.PacketType(d[wire.ChecksumSize]) != wire.TypeData {
-		t.bytes[benchCatConnection] += uint64(len(d))
+	t.total += uint64(size)
+	if packet == nil {
+		t.bytes[benchCatBroken] += uint64(size)
+		return
+	}
+	if wire.PacketType(packet[0]) != wire.TypeData {
+		t.bytes[benchCatConnection] += uint64(size)
 		t.msgs[benchCatConnection]++
 		return
 	}
-	_, n, err := wire.ParseHeader(d[wire.ChecksumSize:])
+	_, n, err := wire.ParseHeader(packet)
 	if err != nil {
-		t.bytes[benchCatBroken] += uint64(len(d))
+		t.bytes[benchCatBroken] += uint64(size)
 		return
 	}
-	t.bytes[benchCatHeaders] += uint64(wire.ChecksumSize + n)
+	t.bytes[benchCatHeaders] += uint64(size - len(packet) + n) // the frame and the header
 	t.msgs[benchCatHeaders]++
-	rest := d[wire.ChecksumSize+n:]
+	rest := packet[n:]
 	if len(rest) == 0 {
 		t.ackOnly++
 	}

@@ -24,10 +24,12 @@ func TestDataHeaderSizes(t *testing.T) {
 		type dir struct{ from, to string }
 		sizes := map[dir]map[int]int{}
 		short := map[dir]int{}
+		unread := 0
 		g.tap = func(d linksim.Datagram) {
-			p, err := wire.OpenDatagram(d.Data, 0)
-			if err != nil || p[0] != byte(wire.TypeData) {
-				p = d.Data[wire.ChecksumSize:] // sealed with the connection key: read it unchecked
+			p, ok := g.keys.open(d.From, d.To, d.Data)
+			if !ok {
+				unread++
+				return
 			}
 			if p[0] != byte(wire.TypeData) {
 				return
@@ -46,6 +48,9 @@ func TestDataHeaderSizes(t *testing.T) {
 			}
 		}
 		g.run(60 * time.Second)
+		if unread > 0 {
+			t.Errorf("%d datagrams did not open with the keys of their connection", unread)
+		}
 		share := func(k dir, n int) float64 {
 			total := 0
 			for _, c := range sizes[k] {

@@ -67,6 +67,7 @@ func (c *Client) openP2P(out transport.Writer) {
 	// more than their bound so that a new one can push the oldest out.
 	cfg := transport.ServerConfig{MaxClients: world.MaxPlayers + maxUnprovedLinks + 1}
 	cfg.Rand = c.cfg.Transport.Rand
+	cfg.KeyLog = c.cfg.Transport.KeyLog
 	cfg.Logger = c.cfg.Logger
 	cfg.Admit = c.admitsDirect
 	cfg.OnConnect = c.onDirectConnect

@@ -75,13 +75,13 @@ func TestReportRejected(t *testing.T) {
 	if err := json.Unmarshal(b, &parsed); err != nil {
 		t.Fatal(err)
 	}
-	for _, reason := range []string{"total", "malformed", "unexpected", "wrong_key", "after_close", "stale", "duplicate", "reassembly_full",
+	for _, reason := range []string{"total", "malformed", "unexpected", "wrong_key", "replay", "after_close", "stale", "duplicate", "reassembly_full",
 		"throttled_address", "throttled_prefix", "throttled_global", "bad_challenge", "server_full", "wrong_version", "overflow", "oversize"} {
 		if _, ok := parsed.Rejected[reason]; !ok {
 			t.Errorf("the report's rejected section has no %q: %s", reason, b)
 		}
 	}
-	if len(parsed.Rejected) != 16 {
+	if len(parsed.Rejected) != 17 {
 		t.Errorf("rejected section: %v", parsed.Rejected)
 	}
 	if !strings.Contains(string(b), `"bad_messages":0`) {

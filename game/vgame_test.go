@@ -13,13 +13,14 @@ import (
 
 	"github.com/ackattack/ackattack/net/linksim"
 	"github.com/ackattack/ackattack/net/transport"
+	"github.com/ackattack/ackattack/net/wire"
 )
 
 // A whole game in virtual time: a server session, client sessions and their direct links, all
 // over one linksim.Network, with no socket, no goroutine and no wall clock. The network's
 // clock is the game's: the harness moves it to the next datagram or the next deadline any
 // host reported, hands the datagrams to their hosts and ticks every host. Everything random
-// is seeded (the link's losses, the connection keys, the bots), so the same spec gives the
+// is seeded (the link's losses, the key pairs of the handshakes, the bots), so the same spec gives the
 // same run, byte for byte, and a minute of play takes a fraction of that in wall time.
 
 // vspec describes a game in virtual time.
@@ -49,6 +50,7 @@ type vgame struct {
 	names   []string // every node ever added, for links to new ones
 	dgrams  []linksim.Datagram
 	tap     func(linksim.Datagram)
+	keys    *vKeys // every connection's keys, to read what the tap sees
 }
 
 // vWriter sends a host's datagrams into the network from its node.
@@ -56,7 +58,7 @@ type vWriter struct{ node *linksim.Node }
 
 func (w vWriter) WriteTo(b []byte, to netip.AddrPort) error { return w.node.Send(to.String(), b) }
 
-// seededRand is a deterministic source for connection keys, secrets and command ids.
+// seededRand is a deterministic source for the handshakes' key pairs, secrets and command ids.
 func seededRand(seed uint64, who uint64) *rand.ChaCha8 {
 	var key [32]byte
 	binary.LittleEndian.PutUint64(key[:], seed)
@@ -70,13 +72,14 @@ func newVGame(t testing.TB, sp vspec) *vgame {
 	if sp.seed == 0 {
 		sp.seed = 1
 	}
-	g := &vgame{t: t, spec: sp, nw: linksim.NewNetwork(sp.seed), hosts: map[string]Session{}}
+	g := &vgame{t: t, spec: sp, nw: linksim.NewNetwork(sp.seed), hosts: map[string]Session{}, keys: newVKeys()}
 	g.now = g.nw.Now()
 	g.srvAddr = netip.MustParseAddrPort("127.0.0.1:7777")
 	trace := new(bytes.Buffer)
 	cfg := ServerConfig{Bots: sp.bots, Seed: sp.seed, MinPlayers: sp.clients, StartDelay: 500 * time.Millisecond, Trace: trace}
 	cfg.Transport.Rand = seededRand(sp.seed, 0)
 	cfg.Transport.DebugViews = true
+	cfg.Transport.KeyLog = g.keys.log(g.srvAddr)
 	if sp.server != nil {
 		sp.server(&cfg)
 	}
@@ -116,6 +119,7 @@ func (g *vgame) join(edit func(c *ClientConfig)) int {
 		PlayerID: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "vgame %d player %d", g.spec.seed, i))}
 	cfg.Transport.Rand = seededRand(g.spec.seed, uint64(i+1))
 	cfg.Transport.DebugViews = true
+	cfg.Transport.KeyLog = g.keys.log(addr)
 	if g.spec.client != nil {
 		g.spec.client(i, &cfg)
 	}
@@ -236,6 +240,59 @@ func (g *vgame) live() []*Client {
 		}
 	}
 	return out
+}
+
+// vKeys reads the datagrams of a game in virtual time as an independent decoder holding the
+// keys would (net/PROTOCOL.md section 3): every host's transport tells it the keys of its
+// connections (transport.Config.KeyLog), and it follows each direction's counter as a
+// receiver does.
+type vKeys struct {
+	keys map[[2]string]*wire.SealKey // by (from, to)
+	raw  map[[2]string][wire.KeySize]byte
+	next map[[2]string]uint64
+	buf  []byte
+}
+
+func newVKeys() *vKeys {
+	return &vKeys{keys: map[[2]string]*wire.SealKey{}, raw: map[[2]string][wire.KeySize]byte{}, next: map[[2]string]uint64{},
+		buf: make([]byte, 0, wire.MaxDatagram)}
+}
+
+// log is the key log of the host at self.
+func (k *vKeys) log(self netip.AddrPort) func(transport.ConnKeys) {
+	return func(c transport.ConnKeys) {
+		k.set([2]string{self.String(), c.Peer.String()}, c.Send)
+		k.set([2]string{c.Peer.String(), self.String()}, c.Recv)
+	}
+}
+
+// set records the key of a direction (both ends tell it; a new connection brings a new one).
+func (k *vKeys) set(dir [2]string, key [wire.KeySize]byte) {
+	if old, ok := k.raw[dir]; ok && old == key {
+		return
+	}
+	k.raw[dir], k.keys[dir], k.next[dir] = key, wire.NewSealKey(&key), 0
+}
+
+// open returns the packet a datagram from → to carries, from its type byte on: a handshake
+// datagram opens with the plain frame, any other with the keys of its direction. ok is false
+// for a datagram that opens neither way. The packet is valid until the next call; d is not
+// changed.
+func (k *vKeys) open(from, to string, d []byte) (packet []byte, ok bool) {
+	if p, err := wire.OpenDatagram(d, 0); err == nil {
+		return p, true
+	}
+	dir := [2]string{from, to}
+	key := k.keys[dir]
+	if key == nil {
+		return nil, false
+	}
+	p, counter, err := key.Open(k.buf[:0], d, k.next[dir])
+	if err != nil {
+		return nil, false
+	}
+	k.next[dir] = max(k.next[dir], counter+1)
+	return p, true
 }
 
 // sessionResult is what a game leaves behind.

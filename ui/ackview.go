@@ -24,7 +24,7 @@ type AckData struct {
 	Resends     uint64 // messages sent again because their packet was lost
 	Spurious    uint64 // of those, resends that turned out unneeded (an earlier copy arrived)
 	Stale       uint64 // packets dropped as too old
-	Duplicate   uint64 // packets dropped as already received
+	Duplicate   uint64 // packets dropped as already received (replays of a sealed connection included)
 }
 
 // ackHistoryCells is how many sent packets the view shows: as many as one

@@ -118,7 +118,9 @@ func AckDataFrom(p transport.PeerStats) AckData {
 		Resends:     p.GuaranteedResent,
 		Spurious:    p.SpuriousResends,
 		Stale:       p.Stale,
-		Duplicate:   p.Duplicate,
+		// Copies of a sealed connection's datagrams (the link's duplication among them) are
+		// refused as replays before the packet layer sees them: dup counts both.
+		Duplicate: p.Duplicate + p.Replayed,
 	}
 	if p.Debug != nil {
 		d.History = p.Debug.History

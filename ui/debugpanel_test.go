@@ -124,6 +124,10 @@ func TestAckDataFrom(t *testing.T) {
 		len(got.History) != len(want.History) || got.History[6] != want.History[6] {
 		t.Errorf("AckDataFrom gave\n%+v\nwant\n%+v", got, want)
 	}
+	// Copies refused as replays by a sealed connection count as duplicates on the panel.
+	if got := AckDataFrom(transport.PeerStats{Duplicate: 1, Replayed: 2}); got.Duplicate != 3 {
+		t.Errorf("dup %d from 1 duplicate and 2 replays, want 3", got.Duplicate)
+	}
 	// Without debug views, there is no history, and nothing panics.
 	if got := AckDataFrom(transport.PeerStats{}); got.History != nil {
 		t.Errorf("history %v from a snapshot without debug views", got.History)

@@ -32,7 +32,7 @@ func TestBadDatagramsDroppedAndCounted(t *testing.T) {
 		wire.SealDatagram(d, 0)
 		return d
 	}
-	foreign := New(Config{Key: 0xfeedface}, func(*Message) {})
+	foreign := New(Config{Frame: PlainFrame{Key: 0xfeedface}}, func(*Message) {})
 	foreign.SendGuaranteed(now, []byte("from another connection"), nil, nil)
 	wrongKey, _ := foreign.AppendPacket(nil, now, false)
 

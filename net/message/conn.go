@@ -33,7 +33,7 @@ var (
 
 // Config sets up a Conn. The zero value of each field means its default.
 type Config struct {
-	// MTU is the largest datagram the Conn writes, checksum and header included. Default 1200,
+	// MTU is the largest datagram the Conn writes, frame and header included. Default 1200,
 	// small enough to pass through nearly every path on the Internet without IP fragmentation.
 	MTU int
 	// Timeout is the connection timeout of the transport above. Nodes of the dependency graphs
@@ -69,9 +69,10 @@ type Config struct {
 	// message instead of costing a packet of its own. Default and maximum: MaxAckDelay, which
 	// the peer's resend delay allows for.
 	AckDelay time.Duration
-	// Key is mixed into every datagram's checksum (wire.SealDatagram): 0 before a handshake,
-	// the connection's secret after it.
-	Key uint64
+	// Frame seals every datagram the Conn writes and opens every one Receive reads. Default:
+	// PlainFrame{} (a CRC-32C checksum, no secrecy). A transport gives each connection the
+	// sealed frame of its keys.
+	Frame Frame
 	// Packet configures the packet layer (initial RTT).
 	Packet packet.Config
 }
@@ -85,7 +86,46 @@ const MaxAckDelay = 10 * time.Millisecond
 // MinMTU is the smallest MTU a Conn accepts (an IPv4 host must accept 576-byte datagrams).
 const MinMTU = 576
 
+// Frame is how a connection's datagrams are framed and sealed: what goes before and after
+// each packet, and the check that tells the peer's datagrams from anything else. AppendPacket
+// calls Begin, appends the packet, then Seal; Receive calls Open. The frame's bytes count
+// against the MTU. A Frame belongs to its connection's goroutine.
+type Frame interface {
+	// Overhead is how many bytes the frame puts before a packet (Begin) and after it (Seal).
+	Overhead() (front, back int)
+	// Begin appends the front of a datagram to b.
+	Begin(b []byte) []byte
+	// Seal seals the datagram that starts at b[start] and returns b with the back appended.
+	Seal(b []byte, start int) []byte
+	// Open checks the datagram d and returns its packet, from the type byte on. It may
+	// decrypt d in place; after an error d's bytes are of no use.
+	Open(d []byte) ([]byte, error)
+}
+
+// PlainFrame is the frame without secrecy: a CRC-32C checksum keyed with Key
+// (wire.SealDatagram), the frame of the handshake's packets. It tells datagrams of another
+// program or another connection from the peer's, not an attacker's.
+type PlainFrame struct{ Key uint64 }
+
+// Overhead is the checksum's 4 bytes in front.
+func (f PlainFrame) Overhead() (front, back int) { return wire.ChecksumSize, 0 }
+
+// Begin appends room for the checksum.
+func (f PlainFrame) Begin(b []byte) []byte { return wire.BeginDatagram(b) }
+
+// Seal writes the checksum.
+func (f PlainFrame) Seal(b []byte, start int) []byte {
+	wire.SealDatagram(b[start:], f.Key)
+	return b
+}
+
+// Open verifies the checksum.
+func (f PlainFrame) Open(d []byte) ([]byte, error) { return wire.OpenDatagram(d, f.Key) }
+
 func (c Config) withDefaults() Config {
+	if c.Frame == nil {
+		c.Frame = PlainFrame{}
+	}
 	if c.MTU <= 0 {
 		c.MTU = 1200
 	}
@@ -99,7 +139,7 @@ func (c Config) withDefaults() Config {
 	if c.MaxInFlight <= 0 || c.MaxInFlight > packet.AckWindow {
 		c.MaxInFlight = packet.AckWindow
 	}
-	if largest := maxFragments * maxChunk(c.MTU, 0, wire.MaxMessageSize); c.MaxMessageSize <= 0 || c.MaxMessageSize > largest {
+	if largest := maxFragments * maxChunk(c.room(), 0, wire.MaxMessageSize); c.MaxMessageSize <= 0 || c.MaxMessageSize > largest {
 		c.MaxMessageSize = largest
 	}
 	if c.Keepalive <= 0 {
@@ -115,15 +155,18 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// roomFor is the room for message records in an empty packet of this MTU, assuming the
+// room is the room for message records in an empty packet: the MTU less the frame and the
 // largest header.
-func roomFor(mtu int) int { return mtu - wire.ChecksumSize - wire.MaxHeaderSize }
+func (c Config) room() int {
+	front, back := c.Frame.Overhead()
+	return c.MTU - front - back - wire.MaxHeaderSize
+}
 
-// maxChunk is the largest fragment payload that fits an empty packet, for a message of total
-// bytes with nDeps dependencies: the room less the fragment record's overhead (kind, sequence
-// list, index, count, total length, payload length).
-func maxChunk(mtu, nDeps, total int) int {
-	return roomFor(mtu) - (1 + wire.SeqListSize(nDeps) + 2 + int30.SizeUInt30(uint32(total)) + 2)
+// maxChunk is the largest fragment payload that fits an empty packet with room for records,
+// for a message of total bytes with nDeps dependencies: the room less the fragment record's
+// overhead (kind, sequence list, index, count, total length, payload length).
+func maxChunk(room, nDeps, total int) int {
+	return room - (1 + wire.SeqListSize(nDeps) + 2 + int30.SizeUInt30(uint32(total)) + 2)
 }
 
 // Expiry is how long a node stays in a dependency graph after it executed: the connection
@@ -220,7 +263,7 @@ func (c *Conn) fail(err error) {
 }
 
 // budget is the room for message records in an empty packet, assuming the largest header.
-func (c *Conn) budget() int { return roomFor(c.cfg.MTU) }
+func (c *Conn) budget() int { return c.cfg.room() }
 
 // SendUnreliable queues a message that is sent once, in the next packet, and never again.
 func (c *Conn) SendUnreliable(payload []byte) error {
@@ -334,7 +377,7 @@ func (c *Conn) splitUnits(m *outMsg, nDeps int) bool {
 		m.units = append(m.units, unit{})
 		return true
 	}
-	chunk := maxChunk(c.cfg.MTU, nDeps, len(m.payload))
+	chunk := maxChunk(c.budget(), nDeps, len(m.payload))
 	count := (len(m.payload) + chunk - 1) / chunk
 	if count > maxFragments {
 		return false

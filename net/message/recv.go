@@ -33,10 +33,11 @@ type reassembly struct {
 }
 
 // Receive processes one datagram from the peer. The whole datagram is checked first: the
-// checksum, the header and every record. A datagram that fails any check is dropped whole and
-// counted (the error says why), so a half-parsed packet never executes anything, and since it is
-// never acknowledged everything it carried is sent again. A datagram older than the newest one
-// received is dropped too (the seeds' rule) and counted as stale or duplicate, returning nil.
+// frame (Config.Frame), the header and every record. A datagram that fails any check is dropped
+// whole and counted (the error says why), so a half-parsed packet never executes anything, and
+// since it is never acknowledged everything it carried is sent again. A datagram older than the
+// newest one received is dropped too (the seeds' rule) and counted as stale or duplicate,
+// returning nil.
 //
 // Then the acknowledgements it carries are processed, and its messages are delivered:
 // unreliable ones at once, guaranteed ones when the receiver's graph executes them, in
@@ -45,15 +46,27 @@ func (c *Conn) Receive(now time.Time, datagram []byte) error {
 	if c.err != nil {
 		return fmt.Errorf("%w: %w", ErrClosed, c.err)
 	}
-	c.lastNow = now
-	body, err := wire.OpenDatagram(datagram, c.cfg.Key)
+	body, err := c.cfg.Frame.Open(datagram)
 	if err != nil {
+		c.lastNow = now
 		c.pkt.Malformed(len(datagram))
 		return fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
+	return c.ReceivePacket(now, body, len(datagram))
+}
+
+// ReceivePacket is Receive for a datagram whose frame the caller has opened already (a
+// transport that must know the packet's type first): body is the Data packet from its type
+// byte on, size the whole datagram's size for the byte counters. The packet's bytes are only
+// borrowed for the call: delivered messages point into them, and what has to wait is copied.
+func (c *Conn) ReceivePacket(now time.Time, body []byte, size int) error {
+	if c.err != nil {
+		return fmt.Errorf("%w: %w", ErrClosed, c.err)
+	}
+	c.lastNow = now
 	h, n, err := wire.ParseHeader(body)
 	if err != nil {
-		c.pkt.Malformed(len(datagram))
+		c.pkt.Malformed(size)
 		return fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
 	// Pass 1: parse every record before anything is acted on.
@@ -66,7 +79,7 @@ func (c *Conn) Receive(now time.Time, datagram []byte) error {
 			err = c.checkRecord(r)
 		}
 		if err != nil {
-			c.pkt.Malformed(len(datagram))
+			c.pkt.Malformed(size)
 			return fmt.Errorf("%w: record %d: %w", ErrMalformed, len(c.recs)-1, err)
 		}
 		rest = rest[k:]
@@ -84,7 +97,7 @@ func (c *Conn) Receive(now time.Time, datagram []byte) error {
 		c.stats.FragmentsDropped++
 		return nil
 	}
-	switch c.pkt.Received(now, h, len(datagram)) {
+	switch c.pkt.Received(now, h, size) {
 	case packet.Stale, packet.Duplicate:
 		return nil
 	}

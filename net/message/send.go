@@ -106,10 +106,11 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 	if paced && !force {
 		return b, false // wait for acks before more content goes out
 	}
-	b = wire.BeginDatagram(b)
+	b = c.cfg.Frame.Begin(b)
 	h := c.pkt.NextHeader()
 	b = wire.AppendHeader(b, h)
-	limit := start + c.cfg.MTU
+	_, back := c.cfg.Frame.Overhead()
+	limit := start + c.cfg.MTU - back
 	c.items = c.items[:0]
 	records := 0
 
@@ -192,8 +193,8 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 		c.contentInFlight++
 		c.lastContent = now
 	}
+	b = c.cfg.Frame.Seal(b, start)
 	c.pkt.Sent(now, h, len(b)-start, c.items)
-	wire.SealDatagram(b[start:], c.cfg.Key)
 	if c.stats.ackOwed && c.pkt.LossSeen() {
 		c.ackRepeatAt = now.Add(c.cfg.AckDelay) // the first ack of these packets: owe a repeat (packetDue)
 	} else {

@@ -247,11 +247,11 @@ func (e *Endpoint) Sent(now time.Time, h wire.Header, size int, items []Item) {
 	e.stats.BytesSent += byteCount(size)
 }
 
-// Received processes a parsed header of a packet that passed the checksum. It returns
-// Stale (older than the newest received: dropped, never acknowledged) or Duplicate (already
-// received) without changing the ack state, or Accepted, in which case the ack state is
-// updated and the peer's Ack/AckBits are processed: OnAcked is called once for each of our
-// sent packets acknowledged for the first time and OnLost for each that the
+// Received processes a parsed header of a packet that passed its frame's check (checksum or
+// tag). It returns Stale (older than the newest received: dropped, never acknowledged) or
+// Duplicate (already received) without changing the ack state, or Accepted, in which case the
+// ack state is updated and the peer's Ack/AckBits are processed: OnAcked is called once for
+// each of our sent packets acknowledged for the first time and OnLost for each that the
 // acknowledgements passed by, in sequence order (oldest first).
 func (e *Endpoint) Received(now time.Time, h wire.Header, size int) Verdict {
 	if e.busy {

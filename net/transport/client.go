@@ -72,7 +72,8 @@ type Client struct {
 	started   time.Time
 	lastTry   time.Time
 	challenge wire.Challenge
-	answered  bool // a Challenge or a Denied came: the server exists and speaks the protocol
+	answered  bool    // a Challenge or a Denied came: the server exists and speaks the protocol
+	keys      keyPair // the client's half of the key exchange, for this connection only
 	peer      *Peer
 	err       error
 	reason    wire.DisconnectReason
@@ -183,6 +184,7 @@ func NewClient(server netip.AddrPort, cfg ClientConfig, out Writer) (*Client, er
 	}
 	c := &Client{cfg: cfg, server: server, state: Connecting}
 	c.host.cfg = cfg.Config
+	c.keys = newKeyPair(cfg.Rand)
 	c.init(out, nil)
 	c.stats.Store(&ClientStats{State: Connecting})
 	return c, nil
@@ -224,12 +226,17 @@ func (c *Client) Handle(now time.Time, d Datagram) {
 		return
 	}
 	if c.peer != nil {
-		if body, err := wire.OpenDatagram(d.Data, c.peer.key); err == nil {
-			if bye := c.receive(c.peer, now, body, d.Data); bye != nil {
+		body, err := c.peer.seal.open(c.rbuf[:0], d.Data)
+		if err == nil {
+			if bye := c.receive(c.peer, now, body, len(d.Data)); bye != nil {
 				c.end(now, bye.Reason, bye.Text, false)
 				return
 			}
 			c.checkConn(now)
+			return
+		}
+		if err == errReplay {
+			c.peer.replayed++
 			return
 		}
 	}
@@ -258,7 +265,14 @@ func (c *Client) Handle(now time.Time, d Datagram) {
 			c.rejected.Malformed++
 			return
 		}
-		c.connected(now, acc)
+		keys, err := c.keys.connKeys(c.server, &acc.PublicKey, true)
+		if err != nil {
+			// A key that gives no secret: not the server's answer (anybody can send a plain
+			// Accepted). The response goes on until the right one comes.
+			c.rejected.Malformed++
+			return
+		}
+		c.connected(now, keys)
 	case typ == wire.TypeDenied && c.state != Connected:
 		den, err := wire.ParseDenied(body)
 		if err != nil {
@@ -279,21 +293,21 @@ func (c *Client) Handle(now time.Time, d Datagram) {
 
 func (c *Client) sendRequest(now time.Time) {
 	req := wire.ConnectRequest{Version: wire.ProtocolVersion, Player: wire.PlayerID(c.cfg.PlayerID), Name: c.cfg.Name}
-	c.sendControl(c.server, 0, 1, func(b []byte) ([]byte, error) { return wire.AppendConnectRequest(b, &req) })
+	c.sendControl(c.server, nil, 1, func(b []byte) ([]byte, error) { return wire.AppendConnectRequest(b, &req) })
 	c.lastTry = now
 }
 
 func (c *Client) sendResponse(now time.Time) {
-	resp := wire.ChallengeResponse{Version: wire.ProtocolVersion, Player: wire.PlayerID(c.cfg.PlayerID), Name: c.cfg.Name, Challenge: c.challenge}
-	c.sendControl(c.server, 0, 1, func(b []byte) ([]byte, error) { return wire.AppendChallengeResponse(b, &resp) })
+	resp := wire.ChallengeResponse{Version: wire.ProtocolVersion, Player: wire.PlayerID(c.cfg.PlayerID), Name: c.cfg.Name, Challenge: c.challenge, PublicKey: c.keys.public}
+	c.sendControl(c.server, nil, 1, func(b []byte) ([]byte, error) { return wire.AppendChallengeResponse(b, &resp) })
 	c.lastTry = now
 }
 
-func (c *Client) connected(now time.Time, acc wire.Accepted) {
-	p := &Peer{debug: c.cfg.DebugViews, addr: c.server, key: acc.Key, player: c.cfg.PlayerID, name: c.cfg.Name,
+func (c *Client) connected(now time.Time, keys ConnKeys) {
+	p := &Peer{debug: c.cfg.DebugViews, addr: c.server, seal: c.host.connected(keys), player: c.cfg.PlayerID, name: c.cfg.Name,
 		connectedAt: now, lastRecv: now, nextPing: now}
 	mc := c.cfg.Message
-	mc.Key = acc.Key
+	mc.Frame = p.seal
 	p.conn = message.New(mc, func(m *message.Message) {
 		if c.cfg.OnMessage != nil {
 			c.cfg.OnMessage(p, c.now, m)
@@ -325,7 +339,7 @@ func (c *Client) end(now time.Time, reason wire.DisconnectReason, text string, n
 	p := c.peer
 	if p != nil && notify {
 		msg := wire.Disconnect{Reason: reason, Text: wire.FitReasonText(text)}
-		c.sendControl(c.server, p.key, disconnectCopies, func(b []byte) ([]byte, error) { return wire.AppendDisconnect(b, &msg) })
+		c.sendControl(c.server, p.seal, disconnectCopies, func(b []byte) ([]byte, error) { return wire.AppendDisconnect(b, &msg) })
 	}
 	c.state, c.reason, c.text = Disconnected, reason, text
 	if c.err == nil {

@@ -10,20 +10,27 @@ import (
 // endpoint's whole life (connections that ended included). The names in the JSON tags are the
 // ones Each gives.
 type Rejections struct {
-	// Malformed: fails the checksum, or does not parse, or has an unknown packet type.
+	// Malformed: fails the checksum of the plain frame (and belongs to no connection), or does
+	// not parse, or has an unknown packet type.
 	Malformed uint64 `json:"malformed"`
 	// Unexpected: well formed, but nothing expects it: a connection's packet from an address
 	// with no connection, a handshake answer out of turn, a client's datagram from an address
 	// other than its server's.
 	Unexpected uint64 `json:"unexpected"`
-	// WrongKey: from a connection's address, but sealed with another key (somebody who guessed
-	// the address, an old connection).
+	// WrongKey: from a connection's address, but it fails the connection's authentication: forged
+	// or altered, sealed with another key (an old connection), or a copy so old that its
+	// counter no longer expands to the one it was sealed with.
 	WrongKey uint64 `json:"wrong_key"`
+	// Replay: a connection's datagram that authenticates, but whose counter was accepted
+	// before or is older than the replay window: a copy, whether an attacker or the link's
+	// duplication made it.
+	Replay uint64 `json:"replay"`
 	// AfterClose: a connection's packet that came after the connection ended: the other
 	// copies of a Disconnect, the last packets in flight.
 	AfterClose uint64 `json:"after_close"`
-	// Stale and Duplicate: a connection's packet older than the newest one received, or one
-	// received before (a replay, or the link's duplication).
+	// Stale and Duplicate: a connection's Data packet older than the newest one received, or
+	// one received before. (On a sealed connection a copy is refused as a Replay first, so
+	// Duplicate counts only what a peer sealed twice.)
 	Stale     uint64 `json:"stale"`
 	Duplicate uint64 `json:"duplicate"`
 	// ReassemblyFull: a connection's packet whose fragments would pass the memory bound of
@@ -50,13 +57,13 @@ type Rejections struct {
 }
 
 // rejectionReasons are the reasons' names, in the order of Rejections' fields.
-var rejectionReasons = [...]string{"malformed", "unexpected", "wrong_key", "after_close", "stale", "duplicate", "reassembly_full",
+var rejectionReasons = [...]string{"malformed", "unexpected", "wrong_key", "replay", "after_close", "stale", "duplicate", "reassembly_full",
 	"throttled_address", "throttled_prefix", "throttled_global", "bad_challenge", "server_full", "wrong_version",
 	"overflow", "oversize"}
 
 // counts are the counters, in the order of rejectionReasons.
 func (r *Rejections) counts() [len(rejectionReasons)]*uint64 {
-	return [...]*uint64{&r.Malformed, &r.Unexpected, &r.WrongKey, &r.AfterClose, &r.Stale, &r.Duplicate, &r.ReassemblyFull,
+	return [...]*uint64{&r.Malformed, &r.Unexpected, &r.WrongKey, &r.Replay, &r.AfterClose, &r.Stale, &r.Duplicate, &r.ReassemblyFull,
 		&r.ThrottledAddress, &r.ThrottledPrefix, &r.ThrottledGlobal, &r.BadChallenge, &r.ServerFull, &r.WrongVersion,
 		&r.Overflow, &r.Oversize}
 }
@@ -104,6 +111,7 @@ func (r Rejections) Minus(o Rejections) Rejections {
 func (r *Rejections) addPeer(p PeerTotals) {
 	r.Malformed += p.Malformed
 	r.WrongKey += p.Spoofed
+	r.Replay += p.Replayed
 	r.Stale += p.Stale
 	r.Duplicate += p.Duplicate
 	r.ReassemblyFull += p.FragmentsDropped
@@ -119,7 +127,7 @@ type PeerTotals struct {
 	LossPercent float64
 
 	PacketsSent, PacketsReceived, BytesSent, BytesReceived uint64
-	Stale, Duplicate, Malformed, Spoofed                   uint64
+	Stale, Duplicate, Malformed, Spoofed, Replayed         uint64
 	FragmentsDropped                                       uint64
 	GuaranteedSent, GuaranteedResent, GuaranteedExecuted   uint64
 	SpuriousResends, DuplicatesIgnored, DependencyBytes    uint64
@@ -129,7 +137,7 @@ type PeerTotals struct {
 func (t *PeerTotals) Add(p PeerStats) {
 	t.Merge(PeerTotals{Connections: 1, RTT: p.RTT, LossPercent: p.LossPercent,
 		PacketsSent: p.PacketsSent, PacketsReceived: p.PacketsReceived, BytesSent: p.BytesSent, BytesReceived: p.BytesReceived,
-		Stale: p.Stale, Duplicate: p.Duplicate, Malformed: p.Malformed, Spoofed: p.Spoofed, FragmentsDropped: p.Message.FragmentsDropped,
+		Stale: p.Stale, Duplicate: p.Duplicate, Malformed: p.Malformed, Spoofed: p.Spoofed, Replayed: p.Replayed, FragmentsDropped: p.Message.FragmentsDropped,
 		GuaranteedSent: p.GuaranteedSent, GuaranteedResent: p.GuaranteedResent, GuaranteedExecuted: p.GuaranteedExecuted,
 		SpuriousResends: p.SpuriousResends, DuplicatesIgnored: p.DuplicatesIgnored, DependencyBytes: p.DependencyBytes})
 }
@@ -147,6 +155,7 @@ func (t *PeerTotals) Merge(o PeerTotals) {
 	t.Duplicate += o.Duplicate
 	t.Malformed += o.Malformed
 	t.Spoofed += o.Spoofed
+	t.Replayed += o.Replayed
 	t.FragmentsDropped += o.FragmentsDropped
 	t.GuaranteedSent += o.GuaranteedSent
 	t.GuaranteedResent += o.GuaranteedResent

@@ -26,10 +26,10 @@
 //	client                                     server
 //	ConnectRequest (padded to 1200 bytes)  ─►  no state; a challenge: HMAC(secret, address,
 //	                                           time, player id), 29 bytes
-//	ChallengeResponse (echo, 1200 bytes)   ◄─  Challenge
-//	                                       ─►  checks the HMAC and its age: only now does the
-//	                                           client get state and a connection key
-//	Data packets sealed with the key       ◄─  Accepted (key)
+//	ChallengeResponse (echo, 1200 bytes,   ◄─  Challenge
+//	  + the client's X25519 public key)    ─►  checks the HMAC and its age: only now does the
+//	                                           client get state, and the server a key pair
+//	every packet sealed with the keys      ◄─  Accepted (the server's public key)
 //
 // The request is padded so that no answer is ever larger than what provoked it. The challenge
 // costs the server no memory: it recomputes the HMAC when the response comes, so a flood of
@@ -50,15 +50,36 @@
 // take 16 KiB whatever comes, and a flood of forged sources can neither grow them nor evict
 // anybody (budget.go).
 //
-// After the handshake every datagram of the connection is sealed with the connection key (it
-// is mixed into the checksum, see net/wire). A datagram from the client's address that fails
-// the key (a spoofer who guessed the address, a stale connection) is dropped and counted as
-// spoofed.
+// # Keys, and why the handshake exchanges them
+//
+// The handshake travels in the clear, so a connection key the server simply sent would be
+// known to anybody who reads the traffic: a student on the same network could read every
+// message and forge any. So the two sides run an X25519 exchange: the client draws a key pair and
+// sends its public key in the ChallengeResponse, the server draws one when it accepts and
+// answers with its public key in Accepted, and each side derives the connection's two keys,
+// one per direction, from the shared secret and both public keys (wire.ConnectionKeys, HKDF).
+// The keys never travel. The exchange keeps the anti-amplification rules: the challenge stays
+// stateless and bound to the address (the client's public key arrives only with the response,
+// and the server spends an X25519 operation only on a response whose tag is good), the replies
+// to an unproven address are still a 29-byte Challenge or a 6-byte Denied, and the 37-byte
+// Accepted goes only to an address that has proven itself. It does not authenticate the
+// server: somebody who can rewrite the handshake in flight (not merely read it) can sit in the
+// middle; a LAN game has no key it could know beforehand.
+//
+// After the handshake every datagram of the connection, Data, Ping, Pong and Disconnect alike,
+// is sealed with ChaCha20-Poly1305 (net/wire's sealed frame): encrypted, authenticated, and
+// numbered by a counter per direction that the connection's sealer keeps (seal.go). A datagram
+// from the peer's address that fails authentication (forged or altered, a spoofer who guessed
+// the address, a stale connection) is dropped and counted as wrong_key; one that authenticates
+// but whose counter was accepted before, or lies 1,024 or more behind the largest accepted, is
+// a copy and is dropped and counted as replay, unanswered: a replayed Ping gets no Pong.
+// Config.KeyLog hands the keys to a test or a debugging tool that wants to decode a capture.
 //
 // # Every rejected datagram is counted
 //
 // A datagram that is of no use (it does not parse, it comes from an unexpected address or
-// with the wrong key or after its connection ended, it is stale or a duplicate, it is a request over a budget or a response
+// fails the connection's keys or comes after its connection ended, it is a replay, stale or a
+// duplicate, it is a request over a budget or a response
 // with a bad challenge, or the socket's reader had to drop it) is counted under its reason in
 // Rejections, over the endpoint's whole life: ServerStats.Rejected and ClientStats.Rejected.
 // The counters of a connection that ended are kept in ServerStats.Ended. At most every 10 s
@@ -79,8 +100,8 @@
 // connection gets a connection of its own beside it, and the owner decides which one stays
 // (Drop with DisconnectReplaced, or Kick). A new connection from the address of an open one
 // does replace it: the challenge showed that it receives at that address. Seats are not the
-// transport's business: the game above keeps them, and Accepted carries only the connection
-// key.
+// transport's business: the game above keeps them, and Accepted carries only the server's
+// half of the key exchange.
 //
 // # Breaking the network on purpose
 //

@@ -47,8 +47,8 @@ func waitStats(t *testing.T, srv *Server, what string, cond func(ServerStats) bo
 	return st
 }
 
-// handshake plays a whole handshake by hand from r and returns the connection key and the
-// bytes of the challenge response that won it.
+// handshake plays a whole handshake by hand from r and returns the server's Accepted and the
+// bytes of the challenge response that won it (rawSealer gives the connection's keys).
 func handshake(t *testing.T, r *rawPeer, player uuid.UUID) (wire.Accepted, []byte) {
 	t.Helper()
 	req := connectRequest(player, "raw")
@@ -173,8 +173,8 @@ func TestHandshakeReplayedResponseRefused(t *testing.T) {
 	// The same response again from the same address while connected: the Accepted was
 	// lost, as far as the server can tell. Same key, no new connection.
 	a.send(resp)
-	if again, _ := wire.ParseAccepted(a.expect(wire.TypeAccepted, len(resp)).body); again.Key != acc.Key {
-		t.Errorf("repeated response: key %#x, want the same %#x", again.Key, acc.Key)
+	if again, _ := wire.ParseAccepted(a.expect(wire.TypeAccepted, len(resp)).body); again.PublicKey != acc.PublicKey {
+		t.Errorf("repeated response: key %x, want the same %x", again.PublicKey, acc.PublicKey)
 	}
 	// From another address: the tag is bound to the address.
 	b := newRawPeer(t, srv.LocalAddr())
@@ -182,7 +182,7 @@ func TestHandshakeReplayedResponseRefused(t *testing.T) {
 	b.expect(wire.TypeDenied, len(resp))
 
 	// Disconnect, then replay from both addresses.
-	a.send(seal(acc.Key, func(b []byte) []byte {
+	a.send(sealWith(rawSealer(t, a, acc), func(b []byte) []byte {
 		return mustBuild(wire.AppendDisconnect(b, &wire.Disconnect{Reason: wire.DisconnectClosed, Text: "bye"}))
 	}))
 	waitFor(t, "the server drops the connection", 5*time.Second, func() bool {
@@ -261,7 +261,7 @@ func TestHandshakeForgedChallengeRefused(t *testing.T) {
 }
 
 // TestHandshakeWrongKeyIsSpoofed: datagrams from a connected client's address that fail its
-// connection key are dropped and counted on that peer, and the connection goes on.
+// connection's keys are dropped and counted on that peer, and the connection goes on.
 func TestHandshakeWrongKeyIsSpoofed(t *testing.T) {
 	srv, sl := startServer(t, ServerConfig{})
 	tap := newTapConn(t, false)
@@ -271,12 +271,11 @@ func TestHandshakeWrongKeyIsSpoofed(t *testing.T) {
 	}
 	cl := startLoop(cli)
 	waitFor(t, "connected", 5*time.Second, func() bool { return cli.Stats().State == Connected })
-	var key uint64
-	cl.call(func(time.Time) { key = cli.Peer().key })
-
 	const wrongKey, keyZero = 7, 5
 	for i := range wrongKey {
-		tap.inject(seal(key^uint64(i+1), func(b []byte) []byte { return wire.AppendPing(b, &wire.Ping{ID: 99}) }), srv.LocalAddr())
+		var k [wire.KeySize]byte
+		k[0] = byte(i + 1)
+		tap.inject(sealWith(newSealer(&k, &k), func(b []byte) []byte { return wire.AppendPing(b, &wire.Ping{ID: 99}) }), srv.LocalAddr())
 	}
 	for range keyZero {
 		tap.inject(seal(0, func(b []byte) []byte { return wire.AppendPing(b, &wire.Ping{ID: 99}) }), srv.LocalAddr())

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"crypto/rand"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -164,11 +165,32 @@ func (r *rawPeer) send(b []byte) {
 	r.sent += len(b)
 }
 
-// seal builds a datagram with build (which appends the type byte and body) and seals it.
+// seal builds a datagram with build (which appends the type byte and body) and seals it in the
+// plain frame with key (0: the handshake's).
 func seal(key uint64, build func(b []byte) []byte) []byte {
 	d := build(wire.BeginDatagram(nil))
 	wire.SealDatagram(d, key)
 	return d
+}
+
+// sealWith builds a datagram with build and seals it with a connection's sealer.
+func sealWith(s *sealer, build func(b []byte) []byte) []byte {
+	return s.Seal(build(wire.BeginSealed(nil)), 0)
+}
+
+// rawKeys is the key pair of every raw peer's handshake (the server draws a fresh one of its
+// own for each connection, so the connections' keys differ all the same).
+var rawKeys = newKeyPair(rand.Reader)
+
+// rawSealer is the client side of a connection a raw peer opened by hand: what it derives from
+// the server's Accepted.
+func rawSealer(t *testing.T, r *rawPeer, acc wire.Accepted) *sealer {
+	t.Helper()
+	k, err := rawKeys.connKeys(r.to, &acc.PublicKey, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newSealer(&k.Send, &k.Recv)
 }
 
 func mustBuild(b []byte, err error) []byte {
@@ -186,12 +208,12 @@ func connectRequest(player uuid.UUID, name string) []byte {
 
 func challengeResponse(player uuid.UUID, name string, ch wire.Challenge) []byte {
 	return seal(0, func(b []byte) []byte {
-		return mustBuild(wire.AppendChallengeResponse(b, &wire.ChallengeResponse{Version: wire.ProtocolVersion, Player: wire.PlayerID(player), Name: name, Challenge: ch}))
+		return mustBuild(wire.AppendChallengeResponse(b, &wire.ChallengeResponse{Version: wire.ProtocolVersion, Player: wire.PlayerID(player), Name: name, Challenge: ch, PublicKey: rawKeys.public}))
 	})
 }
 
-// reply is a datagram the server sent to a raw peer, opened with key 0 if it is a handshake
-// answer.
+// reply is a datagram the server sent to a raw peer, opened if it is a handshake answer (in
+// the plain frame).
 type reply struct {
 	size int
 	typ  wire.PacketType // TypeInvalid if it does not open with key 0
@@ -235,7 +257,7 @@ func (r *rawPeer) expect(typ wire.PacketType, limit int) reply {
 			r.t.Fatalf("no %v from the server within 5s", typ)
 		}
 		if rep.typ == wire.TypeInvalid {
-			continue // sealed with a connection key: not a handshake answer
+			continue // sealed with the connection's keys: not a handshake answer
 		}
 		if rep.size > limit {
 			r.t.Errorf("the server answered a %d-byte datagram with a %d-byte %v", limit, rep.size, rep.typ)

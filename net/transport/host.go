@@ -3,7 +3,6 @@ package transport
 import (
 	"context"
 	"crypto/rand"
-	"encoding/binary"
 	"errors"
 	"io"
 	"log/slog"
@@ -35,7 +34,7 @@ type Config struct {
 	// PingInterval: how often each side pings the other for RTT and clock offset. Default 1 s.
 	PingInterval time.Duration
 	// Message configures each connection's message layer (MTU, resend limit, ...). Its Timeout,
-	// Keepalive, AckDelay and Key are set by the transport.
+	// Keepalive, AckDelay and Frame are set by the transport.
 	Message message.Config
 	// Link, if set, puts a link conditioner (net/linksim) under the socket that Listen or Dial
 	// opens, with these settings for outgoing and incoming datagrams; SetLink changes them
@@ -44,9 +43,15 @@ type Config struct {
 	Link *LinkSettings
 	// LinkSeed seeds the conditioner (default 1).
 	LinkSeed uint64
-	// Rand is where connection keys and the server's secret come from. Default crypto/rand;
-	// a test that wants the same run twice gives a seeded source.
+	// Rand is where the key pairs of the handshake and the server's secret come from. Default
+	// crypto/rand; a test that wants the same run twice gives a seeded source.
 	Rand io.Reader
+	// KeyLog, if set, is told the keys of every connection the endpoint opens, as soon as it
+	// has them, so that a capture of the traffic can be decoded (net/PROTOCOL.md section 3): a
+	// test that taps a simulated network, or somebody debugging, as TLS's key log files serve.
+	// Whoever holds the keys can read and forge the connection's datagrams: a real game leaves
+	// it unset.
+	KeyLog func(k ConnKeys)
 	// DebugViews puts the message layer's debug views (message.Debug: ack cells, waiting and
 	// unacknowledged messages) into every PeerStats snapshot, for a debug panel. Off by
 	// default: copying them costs a walk of the dependency graphs several times a second.
@@ -110,7 +115,8 @@ type host struct {
 	sock *Socket // the socket Listen or Dial opened; nil for NewServer and NewClient
 	// counted is the socket whose counters are this endpoint's: its own, or CountSocket.
 	counted *Socket
-	buf     []byte
+	buf     []byte // where datagrams are built
+	rbuf    []byte // where sealed datagrams are opened: the datagram itself stays as it came
 	// rejected counts the datagrams that belong to no connection, and those of a connection
 	// that fail before its message layer sees them.
 	rejected  Rejections
@@ -124,6 +130,7 @@ type host struct {
 func (h *host) init(out Writer, sock *Socket) {
 	h.out, h.sock, h.counted = out, sock, h.cfg.CountSocket
 	h.buf = make([]byte, 0, wire.MaxDatagram)
+	h.rbuf = make([]byte, 0, wire.MaxDatagram)
 }
 
 // own makes sock the endpoint's own socket (Listen, Dial), the one it counts.
@@ -192,29 +199,33 @@ func (h *host) send(b []byte, to netip.AddrPort) {
 	}
 }
 
-// newKey draws a connection key from the configured source: never 0, the key of datagrams
-// before a connection exists.
-func (h *host) newKey() uint64 {
-	var b [8]byte
-	for {
-		if _, err := io.ReadFull(h.cfg.Rand, b[:]); err != nil {
-			panic("transport: no randomness for a connection key: " + err.Error())
-		}
-		if k := binary.BigEndian.Uint64(b[:]); k != 0 {
-			return k
-		}
+// connected derives a new connection's sealer from the keys and tells the key log.
+func (h *host) connected(k ConnKeys) *sealer {
+	if h.cfg.KeyLog != nil {
+		h.cfg.KeyLog(k)
 	}
+	return newSealer(&k.Send, &k.Recv)
 }
 
-// sendControl seals and sends a datagram built by build (which appends the type byte and body
-// after the checksum).
-func (h *host) sendControl(to netip.AddrPort, key uint64, copies int, build func(b []byte) ([]byte, error)) {
-	d, err := build(wire.BeginDatagram(h.buf[:0]))
+// sendControl builds a packet with build (which appends the type byte and body), frames it
+// and sends it: sealed with the connection's keys, or in the plain frame of the handshake
+// (key 0) when s is nil. Copies of a sealed packet are one datagram sent again, not sealed
+// again: whichever arrives first counts, the others are replays.
+func (h *host) sendControl(to netip.AddrPort, s *sealer, copies int, build func(b []byte) ([]byte, error)) {
+	begin := wire.BeginDatagram
+	if s != nil {
+		begin = wire.BeginSealed
+	}
+	d, err := build(begin(h.buf[:0]))
 	if err != nil {
 		h.cfg.Logger.Error("building a control packet", "err", err)
 		return
 	}
-	wire.SealDatagram(d, key)
+	if s != nil {
+		d = s.Seal(d, 0)
+	} else {
+		wire.SealDatagram(d, 0)
+	}
 	for range copies {
 		h.send(d, to)
 	}
@@ -237,7 +248,7 @@ func (h *host) pump(p *Peer, now time.Time) {
 		p.pingID++
 		p.pings++
 		id, t0 := p.pingID, now.UnixNano()
-		h.sendControl(p.addr, p.key, 1, func(b []byte) ([]byte, error) {
+		h.sendControl(p.addr, p.seal, 1, func(b []byte) ([]byte, error) {
 			return wire.AppendPing(b, &wire.Ping{ID: id, T0: t0}), nil
 		})
 		p.nextPing = now.Add(h.cfg.PingInterval)
@@ -263,9 +274,10 @@ func Earliest(a, b time.Time) time.Time {
 	return a
 }
 
-// receive handles a datagram from p's address that passed p's key: data, ping, pong or
-// disconnect. It reports a disconnect the peer asked for.
-func (h *host) receive(p *Peer, now time.Time, body []byte, d []byte) (bye *wire.Disconnect) {
+// receive handles a packet of p's connection, opened from a datagram of size bytes (it passed
+// the keys and the replay record): data, ping, pong or disconnect. It reports a disconnect the
+// peer asked for.
+func (h *host) receive(p *Peer, now time.Time, body []byte, size int) (bye *wire.Disconnect) {
 	typ, err := wire.PeekType(body)
 	if err != nil {
 		h.rejected.Malformed++
@@ -273,10 +285,10 @@ func (h *host) receive(p *Peer, now time.Time, body []byte, d []byte) (bye *wire
 	}
 	switch typ {
 	case wire.TypeData:
-		// Only a packet the packet layer accepts shows the peer is alive: a replayed or stale
-		// one (same key, old sequence number) must not keep a dead connection open.
+		// Only a packet the packet layer accepts shows the peer is alive: a stale one (older
+		// than one accepted) must not keep a dead connection open.
 		before := p.conn.PacketsAccepted()
-		if err := p.conn.Receive(now, d); err != nil && !errors.Is(err, message.ErrMalformed) {
+		if err := p.conn.ReceivePacket(now, body, size); err != nil && !errors.Is(err, message.ErrMalformed) {
 			h.cfg.Logger.Debug("receive", "peer", p.String(), "err", err)
 		}
 		if p.conn.PacketsAccepted() != before {
@@ -290,7 +302,7 @@ func (h *host) receive(p *Peer, now time.Time, body []byte, d []byte) (bye *wire
 		}
 		p.lastRecv = now
 		t1 := now.UnixNano()
-		h.sendControl(p.addr, p.key, 1, func(b []byte) ([]byte, error) {
+		h.sendControl(p.addr, p.seal, 1, func(b []byte) ([]byte, error) {
 			return wire.AppendPong(b, &wire.Pong{ID: m.ID, T0: m.T0, T1: t1, T2: t1}), nil
 		})
 	case wire.TypePong:

@@ -17,12 +17,15 @@ import (
 type Peer struct {
 	debug  bool // Config.DebugViews
 	addr   netip.AddrPort
-	key    uint64
+	seal   *sealer // the connection's keys, counter and replay record
 	player uuid.UUID
 	name   string
 	conn   *message.Conn
 
-	tag [16]byte // the challenge this connection was accepted with (server side)
+	// server side: the challenge this connection was accepted with, and the two public keys
+	// of its key exchange, to answer a repeated ChallengeResponse with the same Accepted
+	tag                  [16]byte
+	clientKey, serverKey wire.PublicKey
 
 	connectedAt time.Time
 	lastRecv    time.Time
@@ -38,9 +41,10 @@ type Peer struct {
 	clockOffset time.Duration // peer's clock minus ours, from the latest pong
 
 	// counters the message layer does not see
-	spoofed uint64 // datagrams from this peer's address that failed the connection's key
-	pings   uint64
-	pongs   uint64
+	spoofed  uint64 // datagrams from this peer's address that failed the connection's key
+	replayed uint64 // datagrams of the connection opened before, or older than the replay window
+	pings    uint64
+	pongs    uint64
 
 	rates rateMeter
 
@@ -140,12 +144,16 @@ type PeerStats struct {
 
 	PacketsSent, PacketsReceived, BytesSent, BytesReceived uint64
 	Stale, Duplicate, Malformed, Spoofed                   uint64
-	GuaranteedSent, GuaranteedResent, GuaranteedExecuted   uint64
-	SpuriousResends                                        uint64
-	DuplicatesIgnored, DependencyBytes                     uint64
-	PendingGuaranteed, ReceiverGraph, ReceiverWaiting      int
-	SenderGraph                                            int
-	WaitingForSync                                         bool
+	// Replayed counts the connection's datagrams refused because their counter was accepted
+	// before (a copy: an attacker's, or the link's duplication) or is older than the replay
+	// window. Copies never reach the packet layer, so Duplicate stays 0 on a sealed connection.
+	Replayed                                             uint64
+	GuaranteedSent, GuaranteedResent, GuaranteedExecuted uint64
+	SpuriousResends                                      uint64
+	DuplicatesIgnored, DependencyBytes                   uint64
+	PendingGuaranteed, ReceiverGraph, ReceiverWaiting    int
+	SenderGraph                                          int
+	WaitingForSync                                       bool
 
 	// Message is the message layer's full snapshot, for the debug panel.
 	Message message.Stats
@@ -169,7 +177,7 @@ func (p *Peer) stats(debug bool) PeerStats {
 		PacketsInPerSec: p.rates.pktInPS, PacketsOutPerSec: p.rates.pktOutPS,
 		BytesInPerSec: p.rates.bytesInPS, BytesOutPerSec: p.rates.bytesOutPS,
 		PacketsSent: pk.PacketsSent, PacketsReceived: pk.PacketsReceived, BytesSent: pk.BytesSent, BytesReceived: pk.BytesReceived,
-		Stale: pk.Stale, Duplicate: pk.Duplicate, Malformed: pk.Malformed, Spoofed: p.spoofed,
+		Stale: pk.Stale, Duplicate: pk.Duplicate, Malformed: pk.Malformed, Spoofed: p.spoofed, Replayed: p.replayed,
 		GuaranteedSent: m.GuaranteedSent, GuaranteedResent: m.GuaranteedResent, GuaranteedExecuted: m.GuaranteedExecuted,
 		SpuriousResends:   m.SpuriousResends,
 		DuplicatesIgnored: m.DuplicatesIgnored, DependencyBytes: m.DependencyBytes,

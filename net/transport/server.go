@@ -165,15 +165,20 @@ func (s *Server) Handle(now time.Time, d Datagram) {
 	}
 	s.now = now
 	if p := s.byAddr[d.From]; p != nil {
-		if body, err := wire.OpenDatagram(d.Data, p.key); err == nil {
-			if bye := s.receive(p, now, body, d.Data); bye != nil {
+		body, err := p.seal.open(s.rbuf[:0], d.Data)
+		if err == nil {
+			if bye := s.receive(p, now, body, len(d.Data)); bye != nil {
 				s.drop(p, now, bye.Reason, bye.Text, false)
 			}
 			s.checkConn(p, now)
 			return
 		}
-		// Not this connection's key: a handshake packet (the client did not get Accepted and
-		// asks again), or a datagram that does not belong to the connection.
+		if err == errReplay {
+			p.replayed++
+			return
+		}
+		// Not this connection's: a handshake packet (the client did not get Accepted and asks
+		// again), or a datagram that does not belong to the connection.
 		if body, err := wire.OpenDatagram(d.Data, 0); err == nil {
 			if typ, _ := wire.PeekType(body); typ == wire.TypeChallengeResponse || typ == wire.TypeConnectRequest {
 				s.handshake(now, d.From, body)
@@ -195,10 +200,12 @@ func (s *Server) Handle(now time.Time, d Datagram) {
 	s.handshake(now, d.From, body)
 }
 
-// endedConn is a connection that ended, remembered for a Timeout.
+// endedConn is a connection that ended, remembered for a Timeout: the key of its client's
+// datagrams, and where their counter had got to.
 type endedConn struct {
 	addr  netip.AddrPort
-	key   uint64
+	recv  *wire.SealKey
+	next  uint64
 	until time.Time
 }
 
@@ -207,7 +214,7 @@ type endedConn struct {
 func (s *Server) endedLately(now time.Time, d Datagram) bool {
 	for _, e := range s.recent {
 		if e.addr == d.From && now.Before(e.until) {
-			if _, err := wire.OpenDatagram(d.Data, e.key); err == nil {
+			if _, _, err := e.recv.Open(s.rbuf[:0], d.Data, e.next); err == nil {
 				return true
 			}
 		}
@@ -251,7 +258,7 @@ func (s *Server) handshake(now time.Time, from netip.AddrPort, body []byte) {
 		}
 		ch := s.challenge(from, uint64(now.UnixMilli()), req.Player)
 		s.counters.challenges++
-		s.sendControl(from, 0, 1, func(b []byte) ([]byte, error) { return wire.AppendChallenge(b, &ch), nil })
+		s.sendControl(from, nil, 1, func(b []byte) ([]byte, error) { return wire.AppendChallenge(b, &ch), nil })
 	case wire.TypeChallengeResponse:
 		resp, err := wire.ParseChallengeResponse(body)
 		if err != nil {
@@ -291,10 +298,12 @@ func (s *Server) deny(to netip.AddrPort, r wire.DenyReason) {
 		s.rejected.WrongVersion++
 	case wire.DenyChallenge:
 		s.rejected.BadChallenge++
+	case wire.DenyBadRequest:
+		s.rejected.Malformed++
 	default:
 		s.rejected.ServerFull++
 	}
-	s.sendControl(to, 0, 1, func(b []byte) ([]byte, error) { return wire.AppendDenied(b, &wire.Denied{Reason: r}) })
+	s.sendControl(to, nil, 1, func(b []byte) ([]byte, error) { return wire.AppendDenied(b, &wire.Denied{Reason: r}) })
 }
 
 // accept checks a challenge response and, if it is good, creates the connection.
@@ -306,7 +315,7 @@ func (s *Server) accept(now time.Time, from netip.AddrPort, resp wire.ChallengeR
 		return
 	}
 	player := uuid.UUID(resp.Player)
-	if p := s.byAddr[from]; p != nil && p.player == player && p.tag == resp.Challenge.Tag {
+	if p := s.byAddr[from]; p != nil && p.player == player && p.tag == resp.Challenge.Tag && p.clientKey == resp.PublicKey {
 		// The client did not get our Accepted and asks again with the same challenge: answer
 		// again, with the same key. No new state.
 		s.sendAccepted(p)
@@ -324,14 +333,21 @@ func (s *Server) accept(now time.Time, from netip.AddrPort, resp wire.ChallengeR
 		s.deny(from, wire.DenyServerFull)
 		return
 	}
+	// Our half of the key exchange: a fresh key pair for this connection alone.
+	kp := newKeyPair(s.cfg.Rand)
+	keys, err := kp.connKeys(from, &resp.PublicKey, false)
+	if err != nil {
+		s.deny(from, wire.DenyBadRequest)
+		return
+	}
 	s.usedTags[resp.Challenge.Tag] = issued.Add(s.cfg.ChallengeTTL)
 	if old := s.byAddr[from]; old != nil {
 		s.drop(old, now, wire.DisconnectReplaced, "a new connection from the same address", true)
 	}
-	p := &Peer{debug: s.cfg.DebugViews, addr: from, key: s.newKey(), player: player, name: resp.Name, connectedAt: now, lastRecv: now, nextPing: now,
-		tag: resp.Challenge.Tag}
+	p := &Peer{debug: s.cfg.DebugViews, addr: from, seal: s.connected(keys), player: player, name: resp.Name, connectedAt: now, lastRecv: now, nextPing: now,
+		tag: resp.Challenge.Tag, clientKey: resp.PublicKey, serverKey: kp.public}
 	mc := s.cfg.Message
-	mc.Key = p.key
+	mc.Frame = p.seal
 	p.conn = message.New(mc, func(m *message.Message) {
 		if s.cfg.OnMessage != nil {
 			s.cfg.OnMessage(p, s.now, m)
@@ -348,8 +364,8 @@ func (s *Server) accept(now time.Time, from netip.AddrPort, resp wire.ChallengeR
 }
 
 func (s *Server) sendAccepted(p *Peer) {
-	acc := wire.Accepted{Key: p.key}
-	s.sendControl(p.addr, 0, 1, func(b []byte) ([]byte, error) { return wire.AppendAccepted(b, &acc) })
+	acc := wire.Accepted{PublicKey: p.serverKey}
+	s.sendControl(p.addr, nil, 1, func(b []byte) ([]byte, error) { return wire.AppendAccepted(b, &acc) })
 }
 
 // admits reports whether player may connect now: it needs a free connection and the owner's
@@ -378,11 +394,11 @@ func (s *Server) drop(p *Peer, now time.Time, reason wire.DisconnectReason, text
 	}
 	if notify {
 		msg := wire.Disconnect{Reason: reason, Text: wire.FitReasonText(text)}
-		s.sendControl(p.addr, p.key, disconnectCopies, func(b []byte) ([]byte, error) { return wire.AppendDisconnect(b, &msg) })
+		s.sendControl(p.addr, p.seal, disconnectCopies, func(b []byte) ([]byte, error) { return wire.AppendDisconnect(b, &msg) })
 	}
 	p.gone, p.reason, p.text = true, reason, text
 	s.ended.Add(p.stats(false))
-	s.recent[s.recentNext] = endedConn{addr: p.addr, key: p.key, until: now.Add(s.cfg.Timeout)}
+	s.recent[s.recentNext] = endedConn{addr: p.addr, recv: p.seal.recv, next: p.seal.seen.next, until: now.Add(s.cfg.Timeout)}
 	s.recentNext = (s.recentNext + 1) % len(s.recent)
 	delete(s.byAddr, p.addr)
 	s.peers = slices.DeleteFunc(s.peers, func(q *Peer) bool { return q == p })

@@ -9,19 +9,19 @@ import (
 	"unicode/utf8"
 )
 
-// The connection packets: everything that is not Data. Each goes in the
-// usual frame (checksum ‖ type ‖ body); the key column says which key the
-// checksum is sealed with.
+// The connection packets: everything that is not Data. The handshake's go in
+// the plain frame (checksum ‖ type ‖ body, key 0); those of a connection are
+// sealed with its keys (SealKey), like its Data packets.
 //
-//	type                   dir   key       body
-//	2  ConnectRequest      c→s   0         version u8 ‖ player id [16] ‖ name ‖ zero padding
-//	3  Challenge           s→c   0         issued u64 ‖ tag [16]
-//	4  ChallengeResponse   c→s   0         version u8 ‖ player id [16] ‖ name ‖ issued u64 ‖ tag [16] ‖ zero padding
-//	5  Accepted            s→c   0         connection key u64 (never 0)
-//	6  Denied              s→c   0         reason u8
-//	7  Disconnect          both  conn key  reason u8 ‖ text
-//	8  Ping                both  conn key  id u32 ‖ t0 i64
-//	9  Pong                both  conn key  id u32 ‖ t0 i64 ‖ t1 i64 ‖ t2 i64
+//	type                   dir   frame   body
+//	2  ConnectRequest      c→s   plain   version u8 ‖ player id [16] ‖ name ‖ zero padding
+//	3  Challenge           s→c   plain   issued u64 ‖ tag [16]
+//	4  ChallengeResponse   c→s   plain   version u8 ‖ player id [16] ‖ name ‖ issued u64 ‖ tag [16] ‖ public key [32] ‖ zero padding
+//	5  Accepted            s→c   plain   public key [32]
+//	6  Denied              s→c   plain   reason u8
+//	7  Disconnect          both  sealed  reason u8 ‖ text
+//	8  Ping                both  sealed  id u32 ‖ t0 i64
+//	9  Pong                both  sealed  id u32 ‖ t0 i64 ‖ t1 i64 ‖ t2 i64
 //
 //	name   u8 length 1..MaxNameLen, then that many bytes of UTF-8 without control characters
 //	text   u8 length 0..MaxReasonText, then that many bytes of UTF-8 without control characters
@@ -66,7 +66,7 @@ const (
 	handshakePacketSize = HandshakeSize - ChecksumSize
 	challengeBodySize   = 8 + 16
 	challengeSize       = 1 + challengeBodySize
-	acceptedSize        = 1 + 8
+	acceptedSize        = 1 + PublicKeySize
 	deniedSize          = 1 + 1
 	pingSize            = 1 + 4 + 8
 	pongSize            = 1 + 4 + 3*8
@@ -93,19 +93,27 @@ type Challenge struct {
 	Tag    [16]byte // opaque to the client
 }
 
-// ChallengeResponse repeats the request with the challenge attached.
+// PublicKey is an X25519 public key (RFC 7748), as the handshake carries it. All zeros is
+// never valid.
+type PublicKey [PublicKeySize]byte
+
+// ChallengeResponse repeats the request with the challenge attached, and the client's half
+// of the key exchange.
 type ChallengeResponse struct {
 	Version   uint8 // as in ConnectRequest
 	Player    PlayerID
 	Name      string
 	Challenge Challenge // copied from the Challenge packet
+	PublicKey PublicKey // the client's X25519 public key for this connection
 }
 
-// Accepted tells a client that it is connected. It carries nothing about the game: a
-// transport has connections, not seats, and the game above says where a player sits in a
-// message of its own.
+// Accepted tells a client that it is connected, with the server's half of the key exchange:
+// from the two public keys and its own private key each side derives the connection's keys
+// (ConnectionKeys), which never travel. It carries nothing about the game: a transport has
+// connections, not seats, and the game above says where a player sits in a message of its
+// own.
 type Accepted struct {
-	Key uint64 // the connection key for every later checksum; never 0
+	PublicKey PublicKey // the server's X25519 public key for this connection
 }
 
 // DenyReason says why a server refused a connection.
@@ -441,9 +449,18 @@ func ParseChallenge(b []byte) (Challenge, error) {
 	return parseChallengeBody(b[1:]), nil
 }
 
+// checkPublicKey rejects the public key of all zeros: X25519 turns it into a shared secret of
+// all zeros, whatever the other side's key.
+func checkPublicKey(k *PublicKey, t PacketType) error {
+	if *k == (PublicKey{}) {
+		return fmt.Errorf("wire: %v: public key of zeros: %w", t, ErrRange)
+	}
+	return nil
+}
+
 // AppendChallengeResponse appends a ChallengeResponse, padded like a
-// ConnectRequest. A bad name fails as in CheckName; b is returned unchanged
-// then.
+// ConnectRequest. A bad name fails as in CheckName, a public key of zeros is
+// ErrRange; b is returned unchanged then.
 //
 //	0       1   type 4
 //	1       1   version
@@ -452,20 +469,26 @@ func ParseChallenge(b []byte) (Challenge, error) {
 //	19      L   name
 //	19+L    8   issued (from the Challenge)
 //	27+L    16  tag (from the Challenge)
-//	43+L    …   zeros up to byte 1195
+//	43+L    32  the client's public key
+//	75+L    …   zeros up to byte 1195
 func AppendChallengeResponse(b []byte, m *ChallengeResponse) ([]byte, error) {
 	if err := CheckName(m.Name); err != nil {
+		return b, err
+	}
+	if err := checkPublicKey(&m.PublicKey, TypeChallengeResponse); err != nil {
 		return b, err
 	}
 	start := len(b)
 	b = append(b, byte(TypeChallengeResponse))
 	b = appendIdentity(b, m.Version, &m.Player, m.Name)
 	b = appendChallengeBody(b, &m.Challenge)
+	b = append(b, m.PublicKey[:]...)
 	return padHandshake(b, start), nil
 }
 
 // ParseChallengeResponse reads a ChallengeResponse from b, the whole packet
-// from its type byte on. It fails as ParseConnectRequest does.
+// from its type byte on. It fails as ParseConnectRequest does, and with
+// ErrRange for a public key of zeros.
 func ParseChallengeResponse(b []byte) (ChallengeResponse, error) {
 	const t = TypeChallengeResponse
 	if err := checkSize(b, t, handshakePacketSize); err != nil {
@@ -476,44 +499,50 @@ func ParseChallengeResponse(b []byte) (ChallengeResponse, error) {
 		return ChallengeResponse{}, err
 	}
 	n++ // the type byte
-	// The name is at most MaxNameLen bytes, so the challenge always fits in
-	// the fixed size; the check keeps that promise visible.
-	if len(b) < n+challengeBodySize {
-		return ChallengeResponse{}, fmt.Errorf("wire: %v: challenge: %w", t, ErrShort)
+	// The name is at most MaxNameLen bytes, so the challenge and the key
+	// always fit in the fixed size; the check keeps that promise visible.
+	if len(b) < n+challengeBodySize+PublicKeySize {
+		return ChallengeResponse{}, fmt.Errorf("wire: %v: challenge and public key: %w", t, ErrShort)
 	}
 	c := parseChallengeBody(b[n:])
 	n += challengeBodySize
+	var key PublicKey
+	n += copy(key[:], b[n:])
+	if err := checkPublicKey(&key, t); err != nil {
+		return ChallengeResponse{}, err
+	}
 	if err := checkPadding(b[n:], n, t); err != nil {
 		return ChallengeResponse{}, err
 	}
-	return ChallengeResponse{Version: v, Player: p, Name: name, Challenge: c}, nil
+	return ChallengeResponse{Version: v, Player: p, Name: name, Challenge: c, PublicKey: key}, nil
 }
 
-// AppendAccepted appends an Accepted. A zero Key is ErrRange (0 is the key of
-// datagrams before a connection exists); b is returned unchanged then.
+// AppendAccepted appends an Accepted. A public key of zeros is ErrRange; b is
+// returned unchanged then.
 //
 //	0   1   type 5
-//	1   8   connection key
+//	1   32  the server's public key
 func AppendAccepted(b []byte, m *Accepted) ([]byte, error) {
-	if m.Key == 0 {
-		return b, fmt.Errorf("wire: %v: connection key 0: %w", TypeAccepted, ErrRange)
+	if err := checkPublicKey(&m.PublicKey, TypeAccepted); err != nil {
+		return b, err
 	}
 	b = append(b, byte(TypeAccepted))
-	return binary.BigEndian.AppendUint64(b, m.Key), nil
+	return append(b, m.PublicKey[:]...), nil
 }
 
 // ParseAccepted reads an Accepted from b, the whole packet from its type byte
 // on. A packet of another type is ErrBadType; a wrong length is ErrShort or
-// ErrTrailing; a zero key is ErrRange.
+// ErrTrailing; a public key of zeros is ErrRange.
 func ParseAccepted(b []byte) (Accepted, error) {
 	if err := checkSize(b, TypeAccepted, acceptedSize); err != nil {
 		return Accepted{}, err
 	}
-	key := binary.BigEndian.Uint64(b[1:])
-	if key == 0 {
-		return Accepted{}, fmt.Errorf("wire: %v: connection key 0: %w", TypeAccepted, ErrRange)
+	var m Accepted
+	copy(m.PublicKey[:], b[1:])
+	if err := checkPublicKey(&m.PublicKey, TypeAccepted); err != nil {
+		return Accepted{}, err
 	}
-	return Accepted{Key: key}, nil
+	return m, nil
 }
 
 func checkDenyReason(r DenyReason) error {

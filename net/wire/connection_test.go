@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"encoding/hex"
 	"fmt"
 	"strings"
 	"testing"
@@ -104,7 +105,18 @@ func samePacket(a, b any) bool {
 var (
 	testPlayer = PlayerID{0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff}
 	testTag    = [16]byte{0xf0, 0xe1, 0xd2, 0xc3, 0xb4, 0xa5, 0x96, 0x87, 0x78, 0x69, 0x5a, 0x4b, 0x3c, 0x2d, 0x1e, 0x0f}
+	// RFC 7748's public keys (sealed_test.go).
+	testClientKey = mustPublicKey(rfcClientPublic)
+	testServerKey = mustPublicKey(rfcServerPublic)
 )
+
+func mustPublicKey(s string) PublicKey {
+	var k PublicKey
+	if b, err := hex.DecodeString(s); err != nil || copy(k[:], b) != PublicKeySize {
+		panic("bad public key " + s)
+	}
+	return k
+}
 
 const (
 	testPlayerHex = "00112233445566778899aabbccddeeff"
@@ -130,14 +142,14 @@ var connectionPacketTests = []struct {
 		"03 0000018bcfe56800 " + testTagHex},
 	{"challenge, zero", &Challenge{},
 		"03 0000000000000000 00000000000000000000000000000000"},
-	{"challenge response", &ChallengeResponse{Version: 1, Player: testPlayer, Name: "Ada", Challenge: Challenge{Issued: 1_700_000_000_000, Tag: testTag}},
-		padded("04 01 " + testPlayerHex + " 03 416461 0000018bcfe56800 " + testTagHex)},
-	{"challenge response, longest name", &ChallengeResponse{Version: 1, Player: testPlayer, Name: strings.Repeat("n", MaxNameLen), Challenge: Challenge{Issued: 1<<64 - 1, Tag: testTag}},
-		padded("04 01 " + testPlayerHex + " 20 " + strings.Repeat("6e", 32) + " ffffffffffffffff " + testTagHex)},
-	{"accepted", &Accepted{Key: 0x0123456789abcdef},
-		"05 0123456789abcdef"},
-	{"accepted, largest key", &Accepted{Key: 1<<64 - 1},
-		"05 ffffffffffffffff"},
+	{"challenge response", &ChallengeResponse{Version: 1, Player: testPlayer, Name: "Ada", Challenge: Challenge{Issued: 1_700_000_000_000, Tag: testTag}, PublicKey: testClientKey},
+		padded("04 01 " + testPlayerHex + " 03 416461 0000018bcfe56800 " + testTagHex + " " + rfcClientPublic)},
+	{"challenge response, longest name", &ChallengeResponse{Version: 1, Player: testPlayer, Name: strings.Repeat("n", MaxNameLen), Challenge: Challenge{Issued: 1<<64 - 1, Tag: testTag}, PublicKey: PublicKey{31: 1}},
+		padded("04 01 " + testPlayerHex + " 20 " + strings.Repeat("6e", 32) + " ffffffffffffffff " + testTagHex + " " + strings.Repeat("00", 31) + "01")},
+	{"accepted", &Accepted{PublicKey: testServerKey},
+		"05 " + rfcServerPublic},
+	{"accepted, key of ones", &Accepted{PublicKey: PublicKey{0: 0xff, 31: 0xff}},
+		"05 ff" + strings.Repeat("00", 30) + "ff"},
 	{"denied, server full", &Denied{Reason: DenyServerFull}, "06 01"},
 	{"denied, version", &Denied{Reason: DenyVersion}, "06 02"},
 	{"denied, challenge", &Denied{Reason: DenyChallenge}, "06 03"},
@@ -192,7 +204,7 @@ func TestHandshakeDatagramSize(t *testing.T) {
 	for _, name := range []string{"a", "Ada", strings.Repeat("n", MaxNameLen)} {
 		for _, m := range []any{
 			&ConnectRequest{Player: testPlayer, Name: name},
-			&ChallengeResponse{Player: testPlayer, Name: name, Challenge: Challenge{Issued: 5, Tag: testTag}},
+			&ChallengeResponse{Player: testPlayer, Name: name, Challenge: Challenge{Issued: 5, Tag: testTag}, PublicKey: testClientKey},
 		} {
 			d, err := appendPacket(BeginDatagram(nil), m)
 			checkErr(t, err, nil)
@@ -210,20 +222,24 @@ func TestHandshakeDatagramSize(t *testing.T) {
 }
 
 // TestNoAmplification: every reply a server sends before the client has
-// proven its address is smaller than the request it answers, so a spoofed
-// request cannot make the server send more bytes to a victim than the
-// attacker sent.
+// proven its address (a Challenge, a Denied) is at most 29 bytes, 0.024 of the
+// request it answers, so a spoofed request cannot make the server send more
+// bytes to a victim than the attacker sent; and the Accepted, sent once the
+// address is proven, is still far smaller than the request.
 func TestNoAmplification(t *testing.T) {
-	replies := []any{
-		&Challenge{Issued: 1<<64 - 1, Tag: testTag},
-		&Accepted{Key: 1<<64 - 1},
-		&Denied{Reason: DenyBadRequest},
+	replies := []struct {
+		m   any
+		max int
+	}{
+		{&Challenge{Issued: 1<<64 - 1, Tag: testTag}, 29},
+		{&Denied{Reason: DenyBadRequest}, 29},
+		{&Accepted{PublicKey: testServerKey}, HandshakeSize / 32},
 	}
-	for _, m := range replies {
-		d, err := appendPacket(BeginDatagram(nil), m)
+	for _, r := range replies {
+		d, err := appendPacket(BeginDatagram(nil), r.m)
 		checkErr(t, err, nil)
-		if len(d) >= HandshakeSize {
-			t.Errorf("%T datagram is %d bytes, the request %d", m, len(d), HandshakeSize)
+		if len(d) > r.max {
+			t.Errorf("%T datagram is %d bytes, at most %d (the request is %d)", r.m, len(d), r.max, HandshakeSize)
 		}
 	}
 }
@@ -234,9 +250,9 @@ func TestAppendConnectionPacketVersionZero(t *testing.T) {
 	if want := unhex(t, padded("02 01 "+testPlayerHex+" 03 416461")); !bytes.Equal(got, want) {
 		t.Errorf("request with version 0 = %x, want %x", got, want)
 	}
-	got, err = AppendChallengeResponse(nil, &ChallengeResponse{Player: testPlayer, Name: "Ada"})
+	got, err = AppendChallengeResponse(nil, &ChallengeResponse{Player: testPlayer, Name: "Ada", PublicKey: testClientKey})
 	checkErr(t, err, nil)
-	if want := unhex(t, padded("04 01 "+testPlayerHex+" 03 416461 0000000000000000 00000000000000000000000000000000")); !bytes.Equal(got, want) {
+	if want := unhex(t, padded("04 01 "+testPlayerHex+" 03 416461 0000000000000000 00000000000000000000000000000000 "+rfcClientPublic)); !bytes.Equal(got, want) {
 		t.Errorf("response with version 0 = %x, want %x", got, want)
 	}
 }
@@ -252,9 +268,10 @@ func TestAppendConnectionPacketRejects(t *testing.T) {
 		{"request, long in bytes, short in characters", &ConnectRequest{Name: strings.Repeat("ë", 17)}, ErrTooLong},
 		{"request, invalid UTF-8", &ConnectRequest{Name: "A\xffa"}, ErrBadName},
 		{"request, line break", &ConnectRequest{Name: "A\nda"}, ErrBadName},
-		{"response, empty name", &ChallengeResponse{}, ErrBadName},
-		{"response, escape", &ChallengeResponse{Name: "\x1b[31mAda"}, ErrBadName},
-		{"accepted, key 0", &Accepted{}, ErrRange},
+		{"response, empty name", &ChallengeResponse{PublicKey: testClientKey}, ErrBadName},
+		{"response, escape", &ChallengeResponse{Name: "\x1b[31mAda", PublicKey: testClientKey}, ErrBadName},
+		{"response, public key of zeros", &ChallengeResponse{Name: "Ada"}, ErrRange},
+		{"accepted, public key of zeros", &Accepted{}, ErrRange},
 		{"denied, reason 0", &Denied{}, ErrRange},
 		{"denied, reason 5", &Denied{Reason: 5}, ErrRange},
 		{"disconnect, reason 0", &Disconnect{}, ErrRange},
@@ -312,7 +329,8 @@ func TestParseConnectionPacketRejects(t *testing.T) {
 		{"response, empty name", TypeChallengeResponse, padded(response + " 00"), ErrBadName},
 		{"response, name too long", TypeChallengeResponse, padded(response + " 21 " + strings.Repeat("6e", 33)), ErrTooLong},
 		{"response, tab in name", TypeChallengeResponse, padded(response + " 03 410961"), ErrBadName},
-		{"response, padding", TypeChallengeResponse, padded(response + " 03 416461 0000018bcfe56800 " + testTagHex + " 00 00 ff"), ErrNonCanonical},
+		{"response, padding", TypeChallengeResponse, padded(response + " 03 416461 0000018bcfe56800 " + testTagHex + " " + rfcClientPublic + " 00 00 ff"), ErrNonCanonical},
+		{"response, public key of zeros (the old layout's padding)", TypeChallengeResponse, padded(response + " 03 416461 0000018bcfe56800 " + testTagHex), ErrRange},
 
 		{"challenge, empty", TypeChallenge, "", ErrShort},
 		{"challenge, wrong type", TypeChallenge, "02 0000018bcfe56800 " + testTagHex, ErrBadType},
@@ -321,9 +339,10 @@ func TestParseConnectionPacketRejects(t *testing.T) {
 		{"challenge, trailing", TypeChallenge, "03 0000018bcfe56800 " + testTagHex + " 00", ErrTrailing},
 		{"challenge, padded like a request", TypeChallenge, padded("03 0000018bcfe56800 " + testTagHex), ErrTrailing},
 
-		{"accepted, key 0", TypeAccepted, "05 0000000000000000", ErrRange},
-		{"accepted, short", TypeAccepted, "05 00000000000001", ErrShort},
-		{"accepted, old layout with seat and flags", TypeAccepted, "05 0000000000000001 01 00", ErrTrailing},
+		{"accepted, public key of zeros", TypeAccepted, "05 " + strings.Repeat("00", 32), ErrRange},
+		{"accepted, short", TypeAccepted, "05 " + rfcServerPublic[:62], ErrShort},
+		{"accepted, trailing", TypeAccepted, "05 " + rfcServerPublic + " 00", ErrTrailing},
+		{"accepted, the old layout: a connection key", TypeAccepted, "05 0000000000000001", ErrShort},
 
 		{"denied, reason 0", TypeDenied, "06 00", ErrRange},
 		{"denied, reason 5", TypeDenied, "06 05", ErrRange},
@@ -431,7 +450,7 @@ func TestConnectionPacketsNoAlloc(t *testing.T) {
 	ping := Ping{ID: 3, T0: 1_700_000_000_123_456_789}
 	pong := Pong{ID: 3, T0: 1, T1: 2, T2: 3}
 	challenge := Challenge{Issued: 9, Tag: testTag}
-	accepted := Accepted{Key: 77}
+	accepted := Accepted{PublicKey: testServerKey}
 	denied := Denied{Reason: DenyServerFull}
 	allocs := testing.AllocsPerRun(100, func() {
 		buf = AppendPing(buf[:0], &ping)

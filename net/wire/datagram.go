@@ -39,8 +39,8 @@ func BeginDatagram(b []byte) []byte {
 	return append(b, 0, 0, 0, 0)
 }
 
-// SealDatagram computes the checksum of d for the connection key and writes
-// it to d's first 4 bytes. d must start with the bytes BeginDatagram
+// SealDatagram computes the plain frame's checksum of d with key (0 in the
+// protocol: see the package comment) and writes it to d's first 4 bytes. d must start with the bytes BeginDatagram
 // appended; a d shorter than ChecksumSize is a programming error and panics.
 func SealDatagram(d []byte, key uint64) {
 	if len(d) < ChecksumSize {
@@ -49,7 +49,7 @@ func SealDatagram(d []byte, key uint64) {
 	binary.BigEndian.PutUint32(d, checksum(d[ChecksumSize:], key))
 }
 
-// OpenDatagram verifies the checksum of the datagram d for the connection key
+// OpenDatagram verifies the plain frame's checksum of the datagram d with key
 // and returns the packet: d[ChecksumSize:], starting at the packet type. It
 // returns ErrTooLong for a datagram longer than MaxDatagram, ErrShort for one
 // without room for the checksum and a packet type, and ErrChecksum if the

@@ -23,7 +23,7 @@ var (
 	// ErrBadType: an unknown or invalid packet type or record kind.
 	ErrBadType = errors.New("bad type")
 	// ErrChecksum: the datagram's checksum does not match its contents, the
-	// protocol, or the connection's key.
+	// protocol, or the key; or a sealed datagram fails authentication.
 	ErrChecksum = errors.New("checksum mismatch")
 	// ErrTooLong: a list or length beyond the protocol's limits.
 	ErrTooLong = int30.ErrTooLong

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"crypto/ecdh"
 	"encoding/hex"
 	"os"
 	"regexp"
@@ -145,19 +146,90 @@ func TestProtocolDocChallengeExample(t *testing.T) {
 	}
 }
 
+// TestProtocolDocKeysExample checks section 9's keys: the X25519 step (RFC 7748's
+// key pairs) and the derivation of the two keys.
+func TestProtocolDocKeysExample(t *testing.T) {
+	doc := readProtocolDoc(t)
+	start, end := strings.Index(doc, "<!-- example-keys -->"), strings.Index(doc, "<!-- /example-keys -->")
+	if start < 0 || end < start {
+		t.Fatal("markers of the keys example not found")
+	}
+	vals := map[string][]byte{}
+	for _, m := range regexp.MustCompile(`(?m)^(\S.*?)\s{2,}([0-9a-f]{64})$`).FindAllStringSubmatch(doc[start:end], -1) {
+		vals[m[1]] = unhex(t, m[2])
+	}
+	if len(vals) != 7 {
+		t.Fatalf("found %d values in the keys example, want 7: %v", len(vals), vals)
+	}
+	curve := ecdh.X25519()
+	cpriv, err := curve.NewPrivateKey(vals["client private key"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	spriv, err := curve.NewPrivateKey(vals["server private key"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cpub, spub PublicKey
+	copy(cpub[:], cpriv.PublicKey().Bytes())
+	copy(spub[:], spriv.PublicKey().Bytes())
+	if !bytes.Equal(cpub[:], vals["client public key"]) || !bytes.Equal(spub[:], vals["server public key"]) {
+		t.Errorf("public keys %x and %x, the document says %x and %x", cpub, spub, vals["client public key"], vals["server public key"])
+	}
+	shared, err := cpriv.ECDH(spriv.PublicKey())
+	if err != nil || !bytes.Equal(shared, vals["shared secret"]) {
+		t.Fatalf("shared secret %x, %v; the document says %x", shared, err, vals["shared secret"])
+	}
+	toServer, toClient := ConnectionKeys(shared, &cpub, &spub)
+	if !bytes.Equal(toServer[:], vals["client → server key"]) || !bytes.Equal(toClient[:], vals["server → client key"]) {
+		t.Errorf("keys %x and %x, the document says %x and %x", toServer, toClient, vals["client → server key"], vals["server → client key"])
+	}
+}
+
+// TestProtocolDocSealedExample seals section 8's packet as section 9 does and
+// compares it with the document, one-line form and the rebuilding of the
+// counter included.
+func TestProtocolDocSealedExample(t *testing.T) {
+	doc := readProtocolDoc(t)
+	fromDoc := exampleBytes(t, doc, "example-sealed")
+	packet := exampleBytes(t, doc, "example-packet")[ChecksumSize:]
+	k := NewSealKey(key32(t, rfcToServer))
+	const counter = 70_000
+	d := k.Seal(append(BeginSealed(nil), packet...), 0, counter)
+	if !bytes.Equal(fromDoc, d) {
+		t.Fatalf("the document's sealed datagram is\n% x\nbut the datagram is\n% x", fromDoc, d)
+	}
+	whole := regexp.MustCompile("the sealed datagram is ([0-9]+) bytes:\\s+`([0-9a-f ]+)`").FindStringSubmatch(doc)
+	if whole == nil {
+		t.Fatal("the one-line form of the sealed datagram is missing")
+	}
+	if n, _ := strconv.Atoi(whole[1]); n != len(d) {
+		t.Errorf("the document says %s bytes, the datagram has %d", whole[1], len(d))
+	}
+	if got := strings.ReplaceAll(whole[2], " ", ""); got != hex.EncodeToString(d) {
+		t.Errorf("one-line form %s, datagram %x", got, d)
+	}
+	for next, opens := range map[uint64]bool{37_231: false, 37_232: true, 70_000: true, 102_767: true, 102_768: false} {
+		got, c, err := k.Open(nil, d, next)
+		if opens != (err == nil) || opens && (c != counter || !bytes.Equal(got, packet)) {
+			t.Errorf("from next %d: counter %d, %v; the document says it opens: %v", next, c, err, opens)
+		}
+	}
+}
+
 // TestProtocolDocPacketTypes checks the table of connection packets: each
-// type's name and the size of its datagram, from the smallest to the largest
-// packet of the type.
+// type's name, its frame and the size of its datagram, from the smallest to
+// the largest packet of the type.
 func TestProtocolDocPacketTypes(t *testing.T) {
 	doc := readProtocolDoc(t)
-	row := regexp.MustCompile("(?m)^\\| ([0-9]) \\| (\\w+) \\| [^|]+ \\| [^|]+ \\| ([0-9]+)(?: – ([0-9]+))? \\|$")
+	row := regexp.MustCompile("(?m)^\\| ([0-9]) \\| (\\w+) \\| [^|]+ \\| (plain|sealed) \\| ([0-9]+)(?: – ([0-9]+))? \\|$")
 	rows := row.FindAllStringSubmatch(doc, -1)
 	// The smallest and the largest packet of each type.
 	extremes := map[PacketType][2]any{
 		TypeConnectRequest:    {&ConnectRequest{Name: "a"}, &ConnectRequest{Name: strings.Repeat("n", MaxNameLen)}},
 		TypeChallenge:         {&Challenge{}, &Challenge{}},
-		TypeChallengeResponse: {&ChallengeResponse{Name: "a"}, &ChallengeResponse{Name: strings.Repeat("n", MaxNameLen)}},
-		TypeAccepted:          {&Accepted{Key: 1}, &Accepted{Key: 1}},
+		TypeChallengeResponse: {&ChallengeResponse{Name: "a", PublicKey: PublicKey{1}}, &ChallengeResponse{Name: strings.Repeat("n", MaxNameLen), PublicKey: PublicKey{1}}},
+		TypeAccepted:          {&Accepted{PublicKey: PublicKey{1}}, &Accepted{PublicKey: PublicKey{1}}},
 		TypeDenied:            {&Denied{Reason: DenyServerFull}, &Denied{Reason: DenyServerFull}},
 		TypeDisconnect:        {&Disconnect{Reason: DisconnectClosed}, &Disconnect{Reason: DisconnectClosed, Text: strings.Repeat("x", MaxReasonText)}},
 		TypePing:              {&Ping{}, &Ping{}},
@@ -177,17 +249,26 @@ func TestProtocolDocPacketTypes(t *testing.T) {
 			t.Errorf("type %d is not a connection packet", n)
 			continue
 		}
-		want := r[3:5]
+		// The handshake's packets are plain, a connection's sealed.
+		sealed := typ >= TypeDisconnect
+		if (r[3] == "sealed") != sealed {
+			t.Errorf("%v: the document says its frame is %s", typ, r[3])
+		}
+		want := r[4:6]
 		if want[1] == "" {
 			want[1] = want[0]
 		}
 		for i, m := range ms {
-			d, err := appendPacket(BeginDatagram(nil), m)
+			p, err := appendPacket(nil, m)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if strconv.Itoa(len(d)) != want[i] {
-				t.Errorf("%v: the document says %s bytes, the datagram has %d", typ, want[i], len(d))
+			size := ChecksumSize + len(p)
+			if sealed {
+				size = SealedOverhead + len(p)
+			}
+			if strconv.Itoa(size) != want[i] {
+				t.Errorf("%v: the document says %s bytes, the datagram has %d", typ, want[i], size)
 				break
 			}
 		}

@@ -18,7 +18,7 @@ import (
 func messagesPerPacket() int {
 	const mtu = 1200 // message.Config's default
 	rec := wire.Record{Kind: wire.KindGuaranteed, Payload: make([]byte, payloadSize)}
-	return (mtu - wire.ChecksumSize - wire.MaxHeaderSize) / rec.Size()
+	return (mtu - wire.SealedOverhead - wire.MaxHeaderSize) / rec.Size()
 }
 
 // runAckAttack sends r.n messages from a transport.Client to a transport.Server. The server
