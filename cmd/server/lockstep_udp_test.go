@@ -1,0 +1,330 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/ackattack/ackattack/cmd/internal/tmuxtest"
+	"github.com/ackattack/ackattack/game"
+)
+
+var (
+	// udpDuration is how long each bot client of TestLockstepOverRealUDP plays. The default
+	// keeps the test within the suite's budget; BENCHMARKS.md's figures come from 60 s, the
+	// length of the virtual-time games they are set against.
+	udpDuration = flag.Duration("udp.duration", 20*time.Second, "TestLockstepOverRealUDP: how long the bot clients play in each scenario")
+	udpLogs     = flag.String("udp.logs", "", "TestLockstepOverRealUDP: copy each scenario's reports, logs and output into a directory of this one")
+	udpSerial   = flag.Bool("udp.serial", false, "TestLockstepOverRealUDP: play the scenarios one after the other, not all at once")
+	udpMatched  = flag.Bool("udp.matched", false, "TestLockstepOverRealUDP: also play every scenario with each process at half the link (loss 1-sqrt(1-p), half the latency and jitter), so that each link between two processes is the virtual-time games' link")
+)
+
+// udpServerExtra: the server outlives its clients by this much. A client whose server went
+// away first ends in error (exit 1); a client that ends first says goodbye and leaves a seat
+// the server keeps playing.
+const udpServerExtra = 3 * time.Second
+
+// settleFrames: a frame is compared only when it is at least this many frames older than the
+// last frame of both hosts. A late event may still rewrite the last 30 frames (the game's
+// re-simulation window, game/resim.go), and a difference is reported at the next hash report
+// (every 10 frames).
+const settleFrames = 30 + 10
+
+// udpScenario is one game played by the binaries: a server with two bots and three bot
+// clients, every process with the same link flags and --late.
+type udpScenario struct {
+	name    string
+	loss    float64       // --loss of every process, in percent
+	latency time.Duration // --latency
+	jitter  time.Duration // --jitter
+	late    string        // --late
+
+	// minAgreement is the share of the settled frames, over all clients, where a client's
+	// world must equal the server's; 0 asserts nothing. Only what holds over real UDP on a
+	// loaded machine (go test -race ./... on two cores) is asserted; every other figure is
+	// logged, for BENCHMARKS.md.
+	minAgreement float64
+	// clientsMayDrop: a client may end in error, and then nothing is asserted but that the
+	// server and the other clients ended cleanly. At 51% loss each way (--loss 30 on both
+	// ends) a client's handshake, two round trips, sometimes gets no answer within its 5 s,
+	// now and then all three clients' at once, and a connection now and then loses a message
+	// and all its resends for 5 s, the resend limit.
+	clientsMayDrop bool
+}
+
+// udpResult is what the four --stats reports say about a scenario.
+type udpResult struct {
+	server         game.Report
+	clients        []game.Report   // the clients that played (whose world stepped)
+	dropped        []string        // the clients that ended in error
+	agreed, common []int           // per client that played: settled frames in common with the server, and equal there
+	allAgreed, all int             // the same over all clients
+	cpu            []time.Duration // CPU time (user + system) of the server and each client
+}
+
+func (r udpResult) share() float64 {
+	if r.all == 0 {
+		return 0
+	}
+	return float64(r.allAgreed) / float64(r.all)
+}
+
+// TestLockstepOverRealUDP plays the virtual-time end-to-end games (game/e2e_test.go,
+// game/resim_test.go) with the binaries over loopback UDP: a server with two bots and three
+// bot clients, each process with the same --loss, --latency 50ms, --jitter 10ms and --late,
+// and reads what their --stats reports say: how often the clients' worlds equal the server's
+// at the settled frames, the re-syncs and pauses, the late commands and the resends.
+//
+// Each process conditions its own socket in both directions, so a datagram between two
+// processes passes two conditioners: --loss 10 loses 19% of the datagrams on each link
+// (1 − 0.9²), --loss 30 loses 51%, and the one-way latency is 100 ms give or take 20 ms.
+// The virtual games lose 10% or 30% once, 50 ms ± 10 ms. -udp.matched also plays each
+// scenario at half the link per process (--loss 5.13 or 16.33, 25 ms ± 5 ms), which gives
+// each link the virtual games' loss and latency.
+//
+// The suite plays 20 s per scenario, the three at once, and asserts only what holds there:
+// that the processes end cleanly (at --loss 30 a client may fail to join or drop) and that at
+// --loss 10 with re-runs the worlds agree at 95% of the settled frames. Stop-the-world
+// re-syncs at --loss 10 and pauses over a second at --loss 30 do happen here, while the
+// virtual games have none; BENCHMARKS.md ("Lockstep over real UDP, from the binaries") says
+// how often and why. Its figures come from
+//
+//	go test ./cmd/server -run LockstepOverRealUDP -v -timeout 20m -udp.duration=60s -udp.serial -udp.matched
+func TestLockstepOverRealUDP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays three games with the binaries for about 25 s")
+	}
+	t.Parallel() // it mostly waits: the other tests of the package run meanwhile
+	server := tmuxtest.BuildPackage(t, "server", "github.com/ackattack/ackattack/cmd/server")
+	client := tmuxtest.BuildPackage(t, "client", "github.com/ackattack/ackattack/cmd/client")
+	const latency, jitter = 50 * time.Millisecond, 10 * time.Millisecond
+	scenarios := []udpScenario{
+		{name: "loss10_rollback", loss: 10, latency: latency, jitter: jitter, late: "rollback", minAgreement: 0.95},
+		{name: "loss30_rollback", loss: 30, latency: latency, jitter: jitter, late: "rollback", clientsMayDrop: true},
+		{name: "loss10_fastforward", loss: 10, latency: latency, jitter: jitter, late: "fastforward"},
+	}
+	if *udpMatched {
+		for _, sc := range scenarios[:3] {
+			sc.name += "_matched"
+			sc.loss = 100 * (1 - math.Sqrt(1-sc.loss/100))
+			sc.latency, sc.jitter = sc.latency/2, sc.jitter/2
+			scenarios = append(scenarios, sc)
+		}
+	}
+	// The games start together, whatever -parallel allows (the subtests only wait for them),
+	// unless -udp.serial plays them one after the other.
+	games := make([]*udpGame, len(scenarios))
+	if !*udpSerial {
+		for i, sc := range scenarios {
+			games[i] = startUDPGame(t, server, client, sc, *udpDuration)
+		}
+	}
+	for i, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			g := games[i]
+			if g == nil {
+				g = startUDPGame(t, server, client, sc, *udpDuration)
+			}
+			res := g.wait(t)
+			if len(res.clients) > 0 {
+				logUDPResult(t, sc, res)
+			}
+			if res.all == 0 {
+				if sc.clientsMayDrop && len(res.dropped) > 0 {
+					t.Logf("%s: clients %v ended early, and no settled frame is left to compare", sc.name, res.dropped)
+					return
+				}
+				t.Fatalf("no settled frame in common between the clients and the server")
+			}
+			if sc.minAgreement > 0 && res.share() < sc.minAgreement {
+				t.Errorf("worlds agree at %d of %d settled frames (%.1f%%), want at least %.0f%%", res.allAgreed, res.all, 100*res.share(), 100*sc.minAgreement)
+			}
+		})
+	}
+}
+
+// udpGame is one scenario's game while it runs: its four processes and their files.
+type udpGame struct {
+	sc     udpScenario
+	dir    string
+	ctx    context.Context
+	cancel context.CancelFunc
+	hosts  []*udpHost
+}
+
+// udpHost is one process of a udpGame.
+type udpHost struct {
+	name, stats, log, out string // its --stats, --log, and standard output and error
+	cmd                   *exec.Cmd
+}
+
+// startUDPGame starts one scenario: the server on a free loopback port, then the three
+// clients, the clients for d and the server udpServerExtra longer.
+func startUDPGame(t *testing.T, serverBin, clientBin string, sc udpScenario, d time.Duration) *udpGame {
+	t.Helper()
+	g := &udpGame{sc: sc, dir: t.TempDir()}
+	// A process that outlives its --duration by this much is stuck: it is killed, and fails.
+	g.ctx, g.cancel = context.WithTimeout(context.Background(), d+udpServerExtra+time.Minute)
+	t.Cleanup(g.cancel)
+	link := []string{"--loss", strconv.FormatFloat(sc.loss, 'f', 2, 64), "--latency", sc.latency.String(), "--jitter", sc.jitter.String(), "--late", sc.late}
+	start := func(name, bin string, args ...string) {
+		h := &udpHost{name: name, stats: filepath.Join(g.dir, name+".json"), log: filepath.Join(g.dir, name+".log"), out: filepath.Join(g.dir, name+".out")}
+		args = append(append(args, "--headless", "--stats", h.stats, "--log", h.log, "--log-level", "info"), link...)
+		h.cmd = exec.CommandContext(g.ctx, bin, args...)
+		out, err := os.Create(h.out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer out.Close() // the process has its own copy
+		h.cmd.Stdout, h.cmd.Stderr = out, out
+		if err := h.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		g.hosts = append(g.hosts, h)
+	}
+	addr := freeUDPAddr(t)
+	start("server", serverBin, "--listen", addr, "--bots", "2", "--min-players", "3", "--duration", (d + udpServerExtra).String())
+	for i := 1; i <= 3; i++ {
+		name := "c" + strconv.Itoa(i)
+		start(name, clientBin, "--connect", addr, "--bot", "--quiet", "--name", name, "--seed", strconv.Itoa(i), "--duration", d.String())
+	}
+	return g
+}
+
+// wait waits for the game's processes and returns what their reports say. The server must
+// end cleanly and write its report; so must every client, unless the scenario lets clients
+// drop. When t fails, it logs every process's output and log.
+func (g *udpGame) wait(t *testing.T) udpResult {
+	t.Helper()
+	t.Cleanup(func() {
+		if *udpLogs != "" {
+			keepUDPFiles(t, g.dir, filepath.Join(*udpLogs, g.sc.name+"-"+time.Now().Format("150405")))
+		}
+		if t.Failed() {
+			for _, h := range g.hosts {
+				log, _ := os.ReadFile(h.log)
+				out, _ := os.ReadFile(h.out)
+				t.Logf("%s: standard output and error:\n%s\nlog:\n%s", h.name, out, log)
+			}
+		}
+	})
+	var res udpResult
+	errs := make([]error, len(g.hosts))
+	for i, h := range g.hosts {
+		errs[i] = h.cmd.Wait()
+		if ps := h.cmd.ProcessState; ps != nil {
+			res.cpu = append(res.cpu, ps.UserTime()+ps.SystemTime())
+		}
+	}
+	for i, h := range g.hosts {
+		err := errs[i]
+		var ee *exec.ExitError
+		switch {
+		case errors.As(err, &ee) && i > 0 && g.sc.clientsMayDrop && g.ctx.Err() == nil:
+			out, _ := os.ReadFile(h.out)
+			t.Logf("%s ended early, exit code %d: %s", h.name, ee.ExitCode(), out)
+			res.dropped = append(res.dropped, h.name)
+		case err != nil:
+			t.Fatalf("%s: %v", h.name, err)
+		}
+		r, err := readReport(h.stats)
+		if err != nil {
+			t.Fatalf("%s: %v", h.name, err)
+		}
+		switch {
+		case i == 0:
+			res.server = r
+		case r.Frame > 0:
+			res.clients = append(res.clients, r)
+		case !slices.Contains(res.dropped, h.name):
+			t.Fatalf("%s ended cleanly but never played: its world never stepped", h.name)
+		}
+	}
+
+	s := res.server
+	for _, c := range res.clients {
+		last := min(c.Frame, s.Frame)
+		agreed, common := 0, 0
+		for f, h := range c.WorldHashes {
+			n, err := strconv.ParseUint(f, 10, 32)
+			sh, ok := s.WorldHashes[f]
+			if err != nil || !ok || uint32(n)+settleFrames > last {
+				continue
+			}
+			common++
+			if sh == h {
+				agreed++
+			}
+		}
+		res.agreed, res.common = append(res.agreed, agreed), append(res.common, common)
+		res.allAgreed, res.all = res.allAgreed+agreed, res.all+common
+	}
+	return res
+}
+
+// keepUDPFiles copies the files of dir into a new directory to (-udp.logs).
+func keepUDPFiles(t *testing.T, dir, to string) {
+	t.Helper()
+	files, err := os.ReadDir(dir)
+	if err == nil {
+		err = os.MkdirAll(to, 0o755)
+	}
+	for _, f := range files {
+		if err != nil {
+			break
+		}
+		var b []byte
+		if b, err = os.ReadFile(filepath.Join(dir, f.Name())); err == nil {
+			err = os.WriteFile(filepath.Join(to, f.Name()), b, 0o644)
+		}
+	}
+	if err != nil {
+		t.Errorf("-udp.logs: %v", err)
+	}
+}
+
+func readReport(path string) (game.Report, error) {
+	var r game.Report
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
+}
+
+// logUDPResult logs a scenario's figures: one line per client, one for the server, and a
+// summary with the figures BENCHMARKS.md sets against the virtual-time games'.
+func logUDPResult(t *testing.T, sc udpScenario, res udpResult) {
+	t.Helper()
+	var late, resent, sent, vain uint64
+	for i, c := range res.clients {
+		t.Logf("%s: frame %d, world equal to the server's at %d of %d settled frames; %d commands late beyond the re-run window, %d re-runs (%d frames, latest %d frames late); pauses %v ms; lead %d ms; to the server: rtt %.0f ms, loss %.1f%%, %d guaranteed messages sent, %d resent, %d of them in vain",
+			c.Name, c.Frame, res.agreed[i], res.common[i], c.Game.CommandsLate, c.Sync.Resimulations, c.Sync.FramesRerun, c.Sync.MaxLateFrames,
+			c.Sync.PauseMillis, c.Game.LeadTimeMillis, c.Net.RTTMillis, c.Net.LossPercent, c.Net.GuaranteedSent, c.Net.GuaranteedResent, c.Net.SpuriousResends)
+		late += c.Game.CommandsLate
+		sent += c.Net.GuaranteedSent
+		resent += c.Net.GuaranteedResent
+		vain += c.Net.SpuriousResends
+	}
+	s := res.server
+	t.Logf("server: frame %d, %d lead time changes, %d commands relayed, %d late beyond the window, %d re-runs; re-syncs %d real-time, %d stop-the-world, pauses %v ms",
+		s.Frame, s.Game.LeadTimeChanges, s.Game.CommandsIssued, s.Game.CommandsLate, s.Sync.Resimulations,
+		s.Sync.RealtimeResyncs, s.Sync.StopWorldResyncs, s.Sync.PauseMillis)
+	t.Logf("CPU time of the server and the clients: %v", res.cpu)
+	t.Logf("%s (--loss %.2f --latency %v --jitter %v): worlds agree at %d of %d settled frames (%.1f%%); re-syncs %d real-time, %d stop-the-world; server pauses %v ms; %d commands late beyond the window on the clients; the clients resent %d of %d guaranteed messages to the server, %d in vain; clients that ended early: %v",
+		sc.name, sc.loss, sc.latency, sc.jitter, res.allAgreed, res.all, 100*res.share(), s.Sync.RealtimeResyncs, s.Sync.StopWorldResyncs,
+		s.Sync.PauseMillis, late, resent, sent, vain, res.dropped)
+}
