@@ -77,6 +77,17 @@ func TestStopTheWorldWithASilentClient(t *testing.T) {
 		t.Errorf("%d dropouts after a round with every client answering, want still 2", g.srv.stats.PauseDropouts)
 	}
 	t.Logf("third pause, everyone answering: %v", took)
+
+	// The dropped player reclaims its seat with its secret, and goes silent again: what the
+	// server holds against it outlived the connection, so the first missed round drops it.
+	back := g.clients[g.join(func(c *ClientConfig) { c.Name, c.PlayerID, c.Secret = silent.cfg.Name, silent.cfg.PlayerID, silent.secret })]
+	g.waitFor(15*time.Second, "the dropped player back in its seat", func() bool { return clientRunning(back) && seat.peer != nil })
+	g.vanish(len(g.clients) - 1)
+	stopAndWait(t, g)
+	if g.srv.stats.PlayersDropped != 2 || seat.peer != nil {
+		t.Errorf("after the returning player missed one round: %d players dropped, connected %v; want 2, false",
+			g.srv.stats.PlayersDropped, seat.peer != nil)
+	}
 	g.result()
 }
 

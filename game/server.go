@@ -795,7 +795,10 @@ func (s *Server) join(p *transport.Peer, now time.Time) {
 // seatPeer puts the connection p in st: a new player's seat (fresh: it is sent its secret
 // first), or a seat its player reclaimed.
 func (s *Server) seatPeer(st *seat, p *transport.Peer, now time.Time, fresh bool) {
-	*st = seat{idx: st.idx, player: st.player, secret: st.secret, name: p.Name(), peer: p, nextCmdID: st.nextCmdID}
+	// What the server holds against the player (server_sync.go) outlives a connection: a
+	// client dropped for stalling the game must not come back with a clean slate.
+	*st = seat{idx: st.idx, player: st.player, secret: st.secret, name: p.Name(), peer: p, nextCmdID: st.nextCmdID,
+		pauseMisses: st.pauseMisses, stoppedWorld: st.stoppedWorld, repairedAt: st.repairedAt}
 	s.stats.Joins++
 	s.event(now, "join", "seat", st.idx, "name", st.name, "addr", p.Addr())
 	if fresh {
