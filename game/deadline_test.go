@@ -80,7 +80,9 @@ func TestStopTheWorldWithASilentClient(t *testing.T) {
 
 	// The dropped player reclaims its seat with its secret, and goes silent again: what the
 	// server holds against it outlived the connection, so the first missed round drops it.
-	back := g.clients[g.join(func(c *ClientConfig) { c.Name, c.PlayerID, c.Secret = silent.cfg.Name, silent.cfg.PlayerID, silent.secret })]
+	back := g.clients[g.join(func(c *ClientConfig) {
+		c.Name, c.PlayerID, c.Secret = silent.cfg.Name, silent.cfg.PlayerID, silent.secret
+	})]
 	g.waitFor(15*time.Second, "the dropped player back in its seat", func() bool { return clientRunning(back) && seat.peer != nil })
 	g.vanish(len(g.clients) - 1)
 	stopAndWait(t, g)
