@@ -136,6 +136,7 @@ func run(args []string) int {
 		}
 	}
 	cfg.Transport.Link = cmd.Link
+	cfg.Transport.LinkSeed = cli.LinkSeed("client", *name, *seed)
 	cfg.Transport.DebugViews = !cmd.Headless // the UI's debug panel reads them
 	cfg.Trace = cmd.Trace
 	c, err := hostloop.NewClient(cfg)

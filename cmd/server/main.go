@@ -80,6 +80,7 @@ func run(args []string) int {
 	logger := cmd.Logger
 	cfg := game.ServerConfig{Listen: addr, Map: *mapName, Seed: *seed, Bots: *bots, MinPlayers: *minPlayers, SeatHold: *seatHold, Late: cmd.Late, Logger: logger}
 	cfg.Transport.Link = cmd.Link
+	cfg.Transport.LinkSeed = cli.LinkSeed("server", "", *seed)
 	cfg.Transport.DebugViews = !cmd.Headless // the UI's debug panel reads them
 	cfg.Trace = cmd.Trace
 	srv, err := hostloop.NewServer(cfg)

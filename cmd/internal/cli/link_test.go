@@ -2,6 +2,7 @@ package cli
 
 import (
 	"flag"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -69,5 +70,26 @@ func TestLinkFlagsRegister(t *testing.T) {
 	}
 	if want := (LinkFlags{Loss: 12.5, Latency: 80 * time.Millisecond, Jitter: 20 * time.Millisecond, Dup: 3}); l != want {
 		t.Errorf("%+v, want %+v", l, want)
+	}
+}
+
+// TestLinkSeed: every process of a game gets its own conditioner seed, the same from run to run.
+func TestLinkSeed(t *testing.T) {
+	seen := map[uint64]string{}
+	for _, p := range []struct {
+		binary, name string
+		seed         uint64
+	}{
+		{"server", "", 1}, {"server", "", 2}, {"client", "c1", 1}, {"client", "c2", 1}, {"client", "c1", 2}, {"client", "", 1},
+	} {
+		s := LinkSeed(p.binary, p.name, p.seed)
+		what := fmt.Sprintf("%s %q --seed %d", p.binary, p.name, p.seed)
+		if s == 0 || s != LinkSeed(p.binary, p.name, p.seed) {
+			t.Errorf("%s: seed %d, want a fixed non-zero one", what, s)
+		}
+		if other, ok := seen[s]; ok {
+			t.Errorf("%s and %s share the seed %d", what, other, s)
+		}
+		seen[s] = what
 	}
 }
