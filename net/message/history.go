@@ -20,8 +20,8 @@ import (
 //
 // Recording costs a few stores per step, into entries allocated once, and an entry is found
 // again without a search (the sender's outMsg and the receiver's graph value carry its slot),
-// except when the sender's local graph executes a message, which looks for it among the
-// newest entries. Without Config.History none of it runs.
+// except when the sender's local graph executes a message, which looks for it from the oldest
+// entry not executed yet, where it nearly always is. Without Config.History none of it runs.
 
 // DefaultHistory is the history a transport asks for when its debug views are on: how many
 // guaranteed messages of each direction a connection remembers (Config.History).
@@ -94,6 +94,10 @@ type histRing struct {
 	buf  []histEntry
 	next int // the slot the next entry takes
 	n    int
+	// executedFront counts the entries, from the oldest on, that unexecuted looks past: every
+	// one of them has executed. Messages execute about in the order they were sent, so the
+	// one that executes next is nearly always the first after them.
+	executedFront int
 }
 
 // history is a connection's two rings and the serial counter they share.
@@ -121,6 +125,9 @@ func (h *history) add(r *histRing, seq uint16, payload []byte, sync bool, pieces
 	*e = histEntry{Record: Record{Serial: h.serial, Seq: seq, First: -1, Sync: sync, Pieces: pieces}}
 	if len(payload) > 0 {
 		e.First = int16(payload[0])
+	}
+	if r.n == len(r.buf) {
+		r.executedFront = max(r.executedFront-1, 0) // the oldest entry made room
 	}
 	r.next = (r.next + 1) % len(r.buf)
 	r.n = min(r.n+1, len(r.buf))
@@ -153,15 +160,26 @@ func (r *histRing) at(ref histRef) *histEntry {
 	return nil
 }
 
-// latest returns the newest entry with sequence number seq that has not executed yet, or nil.
-func (r *histRing) latest(seq uint16) *histEntry {
-	for i := 1; i <= r.n; i++ {
-		e := &r.buf[(r.next-i+len(r.buf))%len(r.buf)]
-		if e.Seq == seq && e.Executed.IsZero() {
+// entry is the i-th oldest entry.
+func (r *histRing) entry(i int) *histEntry { return &r.buf[(r.next-r.n+i+len(r.buf))%len(r.buf)] }
+
+// unexecuted returns the entry with sequence number seq that has not executed yet, or nil. (A
+// ring holds far fewer entries than there are sequence numbers: one entry at most has seq.)
+func (r *histRing) unexecuted(seq uint16) *histEntry {
+	for i := r.executedFront; i < r.n; i++ {
+		if e := r.entry(i); e.Seq == seq && e.Executed.IsZero() {
 			return e
 		}
 	}
 	return nil
+}
+
+// executed marks e executed at now and moves executedFront past the executed entries.
+func (r *histRing) executed(e *histEntry, now time.Time) {
+	e.Executed = now
+	for r.executedFront < r.n && !r.entry(r.executedFront).Executed.IsZero() {
+		r.executedFront++
+	}
 }
 
 // snapshot appends the entries of r to dst, oldest first, their dependencies copied into one
@@ -169,11 +187,11 @@ func (r *histRing) latest(seq uint16) *histEntry {
 func (r *histRing) snapshot(dst []Record, done func(seq uint16) bool) []Record {
 	edges := 0
 	for i := range r.n {
-		edges += int(r.buf[(r.next-r.n+i+len(r.buf))%len(r.buf)].nDeps)
+		edges += int(r.entry(i).nDeps)
 	}
 	all := make([]Edge, 0, edges)
 	for i := range r.n {
-		e := &r.buf[(r.next-r.n+i+len(r.buf))%len(r.buf)]
+		e := r.entry(i)
 		rec := e.Record
 		start := len(all)
 		for _, d := range e.deps[:e.nDeps] {
@@ -240,8 +258,8 @@ func (c *Conn) recordAcked(now time.Time, m *outMsg) {
 // recordLocalExecuted is the sender's local graph's callback (set only with a history): seq
 // executed there, so the receiver has executed it.
 func (c *Conn) recordLocalExecuted(seq uint16) {
-	if e := c.hist.out.latest(seq); e != nil {
-		e.Executed = c.lastNow
+	if e := c.hist.out.unexecuted(seq); e != nil {
+		c.hist.out.executed(e, c.lastNow)
 	}
 }
 
@@ -259,7 +277,7 @@ func (c *Conn) recordArrived(now time.Time, seq uint16, deps []uint16, payload [
 // recordExecuted notes that the receiver's graph executed the message of ref.
 func (c *Conn) recordExecuted(ref histRef) {
 	if e := c.hist.in.at(ref); e != nil {
-		e.Executed = c.lastNow
+		c.hist.in.executed(e, c.lastNow)
 	}
 }
 
