@@ -286,7 +286,7 @@ func (g *GraphView) drawSide(screen tcell.Screen, base tcell.Style, x, y, width,
 	rows := height - 1
 	shown := nodes
 	if len(shown) > rows {
-		title += fmt.Sprintf(" (latest %d of %d)", max(rows, 0), len(nodes))
+		title += fmt.Sprintf(" (%d of %d)", max(rows, 0), len(nodes))
 		shown = shown[len(shown)-max(rows, 0):]
 	}
 	printRunes(screen, x, y, width, title, base.Foreground(tview.Styles.SecondaryTextColor))

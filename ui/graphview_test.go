@@ -502,3 +502,67 @@ func checkDOTSyntax(t *testing.T, dot string) {
 		}
 	}
 }
+
+// fullHistory is a client's link whose history is full both ways: 40 messages each way, every
+// other one a chat line (a chain), one packet in five lost.
+func fullHistory(tb testing.TB) *message.Debug {
+	cfg := message.Config{History: message.DefaultHistory}
+	ignore := func(*message.Message) {}
+	srv, cli := message.New(cfg, ignore), message.New(cfg, ignore)
+	now := graphBase
+	var srvChat, cliChat message.Chain
+	for i := range 40 {
+		now = now.Add(30 * time.Millisecond)
+		for _, side := range []struct {
+			from, to *message.Conn
+			chat     *message.Chain
+		}{{srv, cli, &srvChat}, {cli, srv, &cliChat}} {
+			var err error
+			if i%2 == 0 {
+				_, err = side.chat.Send(side.from, now, payload(game.MsgChat, "line"))
+			} else {
+				_, err = side.from.SendGuaranteed(now, payload(game.MsgCommand, "move"), nil, nil)
+			}
+			if err != nil {
+				tb.Fatal(err)
+			}
+			for n := 0; ; n++ {
+				d, ok := side.from.AppendPacket(nil, now, n == 0)
+				if !ok {
+					break
+				}
+				if (i+n)%5 != 4 {
+					if err := side.to.Receive(now.Add(10*time.Millisecond), d); err != nil {
+						tb.Fatal(err)
+					}
+				}
+			}
+		}
+	}
+	d := cli.Debug()
+	if len(d.Outgoing) != message.DefaultHistory || len(d.Incoming) != message.DefaultHistory {
+		tb.Fatalf("history of %d and %d records, want full rings", len(d.Outgoing), len(d.Incoming))
+	}
+	return &d
+}
+
+// BenchmarkGraphViewFrame is what the graph view costs a frame with full histories: merging a
+// new snapshot (a fresh copy each round, as the transport publishes them) and drawing an
+// 80 × 20 panel.
+func BenchmarkGraphViewFrame(b *testing.B) {
+	d := fullHistory(b)
+	screen := tcell.NewSimulationScreen("UTF-8")
+	if err := screen.Init(); err != nil {
+		b.Fatal(err)
+	}
+	defer screen.Fini()
+	screen.SetSize(80, 20)
+	g := NewGraphView().SetNamer(msgName)
+	g.SetRect(0, 0, 80, 20)
+	b.ReportAllocs()
+	for b.Loop() {
+		snap := *d
+		g.SetHistory("link", &snap, 12)
+		g.Draw(screen)
+	}
+}
