@@ -96,7 +96,7 @@ func (g *GraphView) Frozen() bool { return g.frozen }
 
 // Freeze stops the view at the latest step it knows (on), or makes it live again.
 func (g *GraphView) Freeze(on bool) {
-	g.frozen, g.stepped = on, ""
+	g.frozen, g.stepped, g.hist.held = on, "", 0
 	if on {
 		g.at = g.hist.latest()
 		g.frozenAt = g.at.t
@@ -113,6 +113,9 @@ func (g *GraphView) Step() string {
 	next, ok := g.hist.next(g.at)
 	if !ok {
 		return ""
+	}
+	if g.at.t.IsZero() {
+		g.frozenAt = next.t // frozen before anything happened: count from the first step
 	}
 	g.at = next
 	g.stepped = g.hist.events(next, g.name)

@@ -280,6 +280,26 @@ func TestGraphViewFreezeAndStep(t *testing.T) {
 	sa.waitFor("the live view", func() bool { return strings.Contains(screenString(sa.screen), "queued") })
 }
 
+// TestGraphViewFrozenBeforeAnything: a view frozen with no message yet steps into the first
+// ones as they come, counting from the first.
+func TestGraphViewFrozenBeforeAnything(t *testing.T) {
+	c := newClassroom(t)
+	g := NewGraphView().SetNamer(msgName)
+	g.SetHistory("link", &message.Debug{Outgoing: []message.Record{}, Incoming: []message.Record{}}, 0)
+	g.Freeze(true)
+	if what := g.Step(); what != "" {
+		t.Fatalf("a step with nothing known: %q", what)
+	}
+	g.SetHistory("link", c.snaps[0].Debug, 0)
+	if what := g.Step(); !strings.HasPrefix(what, "out #0 Chat: sent") && !strings.HasPrefix(what, "in #") {
+		t.Fatalf("the first step: %q, want the first message", what)
+	}
+	got, _ := drawText(t, g, 80, 6)
+	if !strings.Contains(got, "FROZEN +0.000 s") {
+		t.Errorf("the first step is not at +0.000 s:\n%s", got)
+	}
+}
+
 // TestGraphStepsInOrder: stepping from the first moment to the last visits every step of every
 // message once, in time order, and the graph never shows a step before its time.
 func TestGraphStepsInOrder(t *testing.T) {
