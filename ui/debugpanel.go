@@ -68,7 +68,8 @@ type DebugData struct {
 // one is shown at a time, so each gets the whole panel.
 //
 // When the panel has focus, 1 to 4 pick a view and n or F3 moves to the next
-// one, f freezes the graph and . steps it; a click on a tab picks it.
+// one, f freezes the graph, . steps it and the arrow keys scroll it; a click
+// on a tab picks it.
 // Everything else, such as exporting the graph with DOT, is left to the
 // screen that holds the panel.
 type DebugPanel struct {
@@ -319,11 +320,16 @@ func (p *DebugPanel) tabAt(col int) int {
 	return -1
 }
 
-// InputHandler switches views: 1 to 4 pick one, n and F3 go to the next; f freezes the graph
-// and . steps it (the screens handle these before the panel sees them, and tell the user).
+// InputHandler switches views: 1 to 4 pick one, n and F3 go to the next. On the graph, Up and
+// Down scroll it a message back or forth, Home to the first and End to the latest; f freezes it
+// and . steps it (the screens handle these two before the panel sees them, and tell the user).
 func (p *DebugPanel) InputHandler() func(event *tcell.EventKey, setFocus func(p tview.Primitive)) {
 	return p.WrapInputHandler(func(event *tcell.EventKey, setFocus func(p tview.Primitive)) {
 		switch event.Key() {
+		case tcell.KeyUp, tcell.KeyDown, tcell.KeyHome, tcell.KeyEnd:
+			if p.view == DebugGraph {
+				p.graph.Scroll(map[tcell.Key]int{tcell.KeyUp: 1, tcell.KeyDown: -1, tcell.KeyHome: graphKept, tcell.KeyEnd: -graphKept}[event.Key()])
+			}
 		case tcell.KeyF3:
 			p.NextView()
 		case tcell.KeyRune:

@@ -39,13 +39,15 @@ import (
 // record carries the time of each step), and the last row says what happened. Snapshots go
 // on being collected while frozen, so there is something to step into; f again goes live.
 //
-// When there are more messages than rows, the latest are shown; DOT writes all of them.
+// When there are more messages than rows, the latest are shown, and Scroll (the arrow keys
+// on a focused panel) moves back to earlier ones; DOT writes all of them.
 type GraphView struct {
 	*tview.Box
 	hist   graphHistory
 	name   func(first int16) string
 	pruned uint64
 
+	scroll   int // rows scrolled back from the latest messages (Scroll)
 	frozen   bool
 	at       moment    // the moment shown while frozen
 	frozenAt time.Time // the moment of the freeze, for the "+0.120 s" of the steps
@@ -120,6 +122,14 @@ func (g *GraphView) Step() string {
 	g.at = next
 	g.stepped = g.hist.events(next, g.name)
 	return g.stepped
+}
+
+// Scroll moves the rows shown delta messages back (towards older ones; negative: forward),
+// between the latest ones and the first of the graph. The view keeps the same distance from
+// the latest messages as new ones come.
+func (g *GraphView) Scroll(delta int) {
+	out, in := g.graphs()
+	g.scroll = min(max(g.scroll+delta, 0), max(len(out), len(in)))
 }
 
 // moment is the moment the view shows.
@@ -286,11 +296,17 @@ func (g *GraphView) drawSide(screen tcell.Screen, base tcell.Style, x, y, width,
 	if height <= 0 || width <= 0 {
 		return
 	}
-	rows := height - 1
+	rows := max(height-1, 0)
 	shown := nodes
 	if len(shown) > rows {
-		title += fmt.Sprintf(" (%d of %d)", max(rows, 0), len(nodes))
-		shown = shown[len(shown)-max(rows, 0):]
+		// The latest rows, or earlier ones as far as the view was scrolled back.
+		back := min(g.scroll, len(nodes)-rows)
+		shown = shown[len(nodes)-rows-back : len(nodes)-back]
+		title += fmt.Sprintf(" (%d of %d", rows, len(nodes))
+		if back > 0 {
+			title += fmt.Sprintf(", %d newer below", back)
+		}
+		title += ")"
 	}
 	printRunes(screen, x, y, width, title, base.Foreground(tview.Styles.SecondaryTextColor))
 	if len(shown) == 0 {

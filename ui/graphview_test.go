@@ -586,3 +586,33 @@ func BenchmarkGraphViewFrame(b *testing.B) {
 		g.Draw(screen)
 	}
 }
+
+// TestGraphViewScrolls: on a panel too short for the graph, the arrow keys scroll back to the
+// earlier messages and End returns to the latest.
+func TestGraphViewScrolls(t *testing.T) {
+	d := fullHistory(t)
+	p := NewDebugPanel()
+	sa := runApp(t, p, 80, 12)
+	sa.do(func() {
+		p.SetData(DebugData{Peer: transport.PeerStats{Connected: true, Debug: d}, HasPeer: true, Title: "server link", Now: graphBase})
+	})
+	sa.app.Draw()
+	waitRows := func(what, want string) {
+		t.Helper()
+		sa.waitFor(what, func() bool { return strings.Contains(screenString(sa.screen), want) })
+	}
+	waitRows("the latest messages", "sent (8 of 32)")
+	latest := sa.text()
+	sa.key(tcell.KeyUp)
+	waitRows("one message back", "sent (8 of 32, 1 newer below)")
+	sa.key(tcell.KeyHome)
+	waitRows("the first messages", "sent (8 of 32, 24 newer below)")
+	if txt := sa.text(); !strings.Contains(txt, "#8 ") || strings.Contains(txt, "#39 ") {
+		t.Errorf("scrolled to the first messages, the view shows:\n%s", txt)
+	}
+	sa.key(tcell.KeyEnd)
+	waitRows("the latest again", "sent (8 of 32)")
+	if got := sa.text(); got != latest {
+		t.Errorf("End does not return to the latest messages:\n%s\nwant\n%s", got, latest)
+	}
+}
