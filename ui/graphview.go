@@ -15,12 +15,12 @@ import (
 // GraphView draws a connection's latest guaranteed messages as a dependency graph, the sent
 // ones on the left and the received ones on the right:
 //
-//	sent · 12 deps pruned              │received
-//	  #40 Chat       executed          │  #301 Command     executed
-//	╭▶#41 Chat       executed          │╭▶#302 SpawnEnemy  not arrived
-//	┆ #42 Command    in flight         ││ #303 Command     executed
-//	╰┄#43 Chat       acked             │╰─#304 KillEnemy   waits on #302
-//	FROZEN +0.120 s  .: step  f: live   in #304 KillEnemy: arrived
+//	sent · 12 deps pruned          │received
+//	╭▶#40 Chat    executed         │╭▶#302 SpawnEnemy not arrived
+//	┆ #41 Command in flight        ││ #303 Command    executed
+//	╰┄#42 Chat    acked            │╰─#304 KillEnemy  waits on #302
+//	FROZEN +0.120 s  .: step  f: live
+//	in #304 KillEnemy: arrived
 //
 // Each row is a message: its sequence number, its type (the game names it from the first
 // byte of its payload, which the message layer keeps without knowing what it means) and its
@@ -48,6 +48,7 @@ type GraphView struct {
 	pruned uint64
 
 	scroll   int // rows scrolled back from the latest messages (Scroll)
+	maxBack  int // how far back Scroll can go: the rows hidden at the last draw
 	frozen   bool
 	at       moment    // the moment shown while frozen
 	frozenAt time.Time // the moment of the freeze, for the "+0.120 s" of the steps
@@ -128,8 +129,7 @@ func (g *GraphView) Step() string {
 // between the latest ones and the first of the graph. The view keeps the same distance from
 // the latest messages as new ones come.
 func (g *GraphView) Scroll(delta int) {
-	out, in := g.graphs()
-	g.scroll = min(max(g.scroll+delta, 0), max(len(out), len(in)))
+	g.scroll = min(max(g.scroll+delta, 0), g.maxBack)
 }
 
 // moment is the moment the view shows.
@@ -185,6 +185,7 @@ func (g *GraphView) Draw(screen tcell.Screen) {
 		return
 	}
 	out, in := g.graphs()
+	g.maxBack = 0
 	sent := "sent"
 	if g.pruned > 0 {
 		sent += fmt.Sprintf(" · %d deps pruned", g.pruned)
@@ -300,6 +301,7 @@ func (g *GraphView) drawSide(screen tcell.Screen, base tcell.Style, x, y, width,
 	shown := nodes
 	if len(shown) > rows {
 		// The latest rows, or earlier ones as far as the view was scrolled back.
+		g.maxBack = max(g.maxBack, len(nodes)-rows)
 		back := min(g.scroll, len(nodes)-rows)
 		shown = shown[len(nodes)-rows-back : len(nodes)-back]
 		title += fmt.Sprintf(" (%d of %d", rows, len(nodes))

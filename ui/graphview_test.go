@@ -610,6 +610,8 @@ func TestGraphViewScrolls(t *testing.T) {
 	if txt := sa.text(); !strings.Contains(txt, "#8 ") || strings.Contains(txt, "#39 ") {
 		t.Errorf("scrolled to the first messages, the view shows:\n%s", txt)
 	}
+	sa.key(tcell.KeyDown) // from the first page, one message forward at once
+	waitRows("one message forward", "sent (8 of 32, 23 newer below)")
 	sa.key(tcell.KeyEnd)
 	waitRows("the latest again", "sent (8 of 32)")
 	if got := sa.text(); got != latest {
