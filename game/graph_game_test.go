@@ -38,7 +38,7 @@ func (rs graphRecords) bySeq(seq uint16) *message.Record {
 func (rs graphRecords) waitedFor(t, dep MsgType) (msg, on *message.Record) {
 	for i := range rs {
 		r := &rs[i]
-		if MsgType(r.First) != t || r.Outgoing() {
+		if MsgType(r.First) != t || r.Outgoing {
 			continue
 		}
 		for _, e := range r.Deps {
@@ -55,7 +55,7 @@ func (rs graphRecords) waitedFor(t, dep MsgType) (msg, on *message.Record) {
 func (rs graphRecords) prunedChat() *message.Record {
 	for i := range rs {
 		r := &rs[i]
-		if MsgType(r.First) != MsgChat || !r.Outgoing() || len(r.Deps) == 0 {
+		if MsgType(r.First) != MsgChat || !r.Outgoing || len(r.Deps) == 0 {
 			continue
 		}
 		pruned := true

@@ -95,8 +95,8 @@ func screenString(screen tcell.SimulationScreen) string {
 func sampleHistory() (out, in []message.Record) {
 	at := func(ms int) time.Time { return graphBase.Add(time.Duration(ms) * time.Millisecond) }
 	out = []message.Record{
-		{Serial: 1, Seq: 903, First: int16(game.MsgChat), Pieces: 1, Sends: 1, Queued: at(1000), Sent: at(1000), Acked: at(1050), Executed: at(1050)},
-		{Serial: 3, Seq: 904, First: int16(game.MsgChat), Pieces: 1, Sends: 1, Queued: at(1800), Sent: at(1800),
+		{Serial: 1, Seq: 903, Outgoing: true, First: int16(game.MsgChat), Pieces: 1, Sends: 1, Queued: at(1000), Sent: at(1000), Acked: at(1050), Executed: at(1050)},
+		{Serial: 3, Seq: 904, Outgoing: true, First: int16(game.MsgChat), Pieces: 1, Sends: 1, Queued: at(1800), Sent: at(1800),
 			Deps: []message.Edge{{Seq: 903, Pruned: true, Done: true}}},
 	}
 	in = []message.Record{

@@ -152,7 +152,7 @@ func (f *fakeClient) lastOrder() (world.Command, bool) {
 // waits for message 5, whose packet was lost. Two messages the client sent are in flight.
 func heldBackDebug(now time.Time) *message.Debug {
 	sent := func(serial uint64, seq uint16, t game.MsgType, ago time.Duration) message.Record {
-		return message.Record{Serial: serial, Seq: seq, First: int16(t), Pieces: 1, Sends: 1, Queued: now.Add(-ago), Sent: now.Add(-ago)}
+		return message.Record{Serial: serial, Seq: seq, Outgoing: true, First: int16(t), Pieces: 1, Sends: 1, Queued: now.Add(-ago), Sent: now.Add(-ago)}
 	}
 	return &message.Debug{
 		History: []packet.PacketState{{Seq: 40, State: packet.Acked}, {Seq: 41, State: packet.Lost}, {Seq: 42, State: packet.InFlight}},

@@ -104,7 +104,7 @@ var liveMoment = moment{live: true}
 
 // entered is when r entered the history: queued (sent messages) or arrived (received ones).
 func entered(r *message.Record) time.Time {
-	if r.Outgoing() {
+	if r.Outgoing {
 		return r.Queued
 	}
 	return r.Arrived
@@ -146,7 +146,7 @@ func (h *graphHistory) each(f func(r *message.Record)) {
 
 // steps are the times of r's steps, zero for those that have not happened.
 func steps(r *message.Record) [4]time.Time {
-	if r.Outgoing() {
+	if r.Outgoing {
 		return [4]time.Time{r.Queued, r.Sent, r.Acked, r.Executed}
 	}
 	return [4]time.Time{r.Arrived, r.Executed}
@@ -205,7 +205,7 @@ func (h *graphHistory) events(m moment, name func(int16) string) string {
 		}
 		var what []string
 		switch {
-		case entry && !r.Outgoing():
+		case entry && !r.Outgoing:
 			what = append(what, "arrived")
 		case entry && !r.Sent.Equal(m.t):
 			what = append(what, "queued")

@@ -348,7 +348,7 @@ func stepsOf(r *message.Record) int {
 			continue
 		}
 		// A sent message queued and sent at once is described once, as sent.
-		if i == 1 && r.Outgoing() && s.Equal(r.Queued) {
+		if i == 1 && r.Outgoing && s.Equal(r.Queued) {
 			continue
 		}
 		n++
@@ -398,7 +398,7 @@ func TestGraphHistoryBounded(t *testing.T) {
 		d := &message.Debug{Incoming: []message.Record{}}
 		for i := range n {
 			s := uint64(from + i)
-			d.Outgoing = append(d.Outgoing, message.Record{Serial: s, Seq: uint16(s), Queued: graphBase.Add(time.Duration(s) * time.Millisecond)})
+			d.Outgoing = append(d.Outgoing, message.Record{Serial: s, Seq: uint16(s), Outgoing: true, Queued: graphBase.Add(time.Duration(s) * time.Millisecond)})
 		}
 		return d
 	}

@@ -55,6 +55,8 @@ type Record struct {
 	// recorded, from 1: a message sent after another one was received has a larger serial.
 	Serial uint64
 	Seq    uint16
+	// Outgoing: a message this side sent (false: one it received).
+	Outgoing bool
 	// First is the first byte of the payload, -1 for an empty one. This layer does not know
 	// what it means; the one above does (a game's message type), and names the node with it.
 	First int16
@@ -77,9 +79,6 @@ type Record struct {
 	// Executed, on either side.
 	Executed time.Time
 }
-
-// Outgoing reports whether r is a message this side sent.
-func (r *Record) Outgoing() bool { return !r.Queued.IsZero() }
 
 // histEntry is a Record in a ring, its dependencies kept in place so that recording allocates
 // nothing.
@@ -223,7 +222,7 @@ func namedDeps(dst []uint16, deps []*depgraph.Dependency, depSeqs []uint16) []ui
 // dependencies named (namedDeps), those missing from wireDeps marked pruned.
 func (c *Conn) recordQueued(now time.Time, m *outMsg, named, wireDeps []uint16) {
 	e, ref := c.hist.add(&c.hist.out, m.seq, m.payload, m.sync, len(m.units))
-	e.Queued = now
+	e.Outgoing, e.Queued = true, now
 	for _, seq := range named {
 		e.addDep(Edge{Seq: seq, Pruned: !containsSeq(wireDeps, seq)})
 	}

@@ -46,7 +46,7 @@ func TestHistoryStates(t *testing.T) {
 		t.Fatalf("incoming %+v, want B only (A never arrived)", in)
 	}
 	b := in[0]
-	if b.Seq != seqB || b.First != 'B' || b.Arrived != t2 || !b.Executed.IsZero() || b.Outgoing() {
+	if b.Seq != seqB || b.First != 'B' || b.Arrived != t2 || !b.Executed.IsZero() || b.Outgoing {
 		t.Fatalf("B on the receiver: %+v, want arrived at %v, not executed", b, t2)
 	}
 	if len(b.Deps) != 1 || b.Deps[0].Seq != seqA || b.Deps[0].Done || b.Deps[0].Pruned {
