@@ -181,6 +181,10 @@ func (c *chrome) commonKey(ev *tcell.EventKey, quit func()) (*tcell.EventKey, bo
 			c.toggleDebug()
 		case 'n':
 			c.debug.NextView()
+		case 'f':
+			c.tell(c.debug.ToggleFreeze())
+		case '.':
+			c.tell(c.debug.Step())
 		case 'x':
 			c.tell(writeDOT(c.exports, c.who, c.debug.DOT(), c.now))
 		default:

@@ -222,13 +222,9 @@ func TestClientScreenChat(t *testing.T) {
 // TestClientScreenDebugPanelShowsWaitingMessage: with the receiver holding a message back for a
 // lost dependency, the debug panel's graph view shows it waiting.
 func TestClientScreenDebugPanelShowsWaitingMessage(t *testing.T) {
-	f := newFakeClient(t)
-	p, _ := f.Peer()
-	p.Debug = heldBackDebug(fakeNow)
-	f.setPeer(p)
-	sa, _ := fakeClientScreen(t, f, 120, 36)
+	_, sa, _ := heldBackClientScreen(t, 120, 36)
 	sa.rune('d')
-	sa.waitFor("the waiting message", func() bool { return strings.Contains(screenText(sa), "#7 Chat waits for #5") })
+	sa.waitFor("the waiting message", func() bool { return strings.Contains(screenText(sa), "#7 Chat waits on #5") })
 	checkGolden(t, "client_debug_graph", sa.text())
 	// n cycles to the ack view.
 	sa.rune('n')
@@ -253,11 +249,7 @@ func TestClientScreenHelpAndInject(t *testing.T) {
 
 // TestClientScreenExportDOT: x writes the dependency graph as a DOT file and says where.
 func TestClientScreenExportDOT(t *testing.T) {
-	f := newFakeClient(t)
-	p, _ := f.Peer()
-	p.Debug = heldBackDebug(fakeNow)
-	f.setPeer(p)
-	sa, cs := fakeClientScreen(t, f, 160, 40)
+	_, sa, cs := heldBackClientScreen(t, 160, 40)
 	sa.waitFor("the screen", func() bool { return strings.Contains(screenText(sa), "RUNNING") })
 	sa.rune('x')
 	sa.waitFor("the export notice", func() bool { return strings.Contains(screenText(sa), "dependency graph written to") })

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -9,14 +8,13 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/ackattack/ackattack/game"
-	"github.com/ackattack/ackattack/net/depgraph"
 	"github.com/ackattack/ackattack/net/transport"
 )
 
 // The debug panel's views, in the order of their tabs. View and SetView use
 // these numbers; the keys 1 to 4 select them.
 const (
-	DebugGraph  = iota // the dependency graph: messages held back by a missing dependency
+	DebugGraph  = iota // the dependency graph of the latest guaranteed messages each way
 	DebugAcks          // the acknowledgement state of the link
 	DebugHashes        // hash mismatches and what was done about them
 	DebugPauses        // stop-the-world re-sync pauses
@@ -28,7 +26,7 @@ var debugTabNames = [debugViews]string{" 1 graph ", " 2 acks ", " 3 hashes ", " 
 
 // debugHint is drawn at the right of the tab bar when there is room: the
 // keys a student needs that the panel does not handle itself.
-const debugHint = "n: next view  x: export DOT"
+const debugHint = "n: next  f: freeze  x: export DOT"
 
 // rttKept is how many round-trip samples the panel keeps for AckView's
 // sparkline, one per cell of a 40-column panel's sparkline row at most.
@@ -55,21 +53,25 @@ type DebugData struct {
 
 // DebugPanel puts the four debug views behind one tab bar:
 //
-//	 1 graph │ 2 acks │ 3 hashes │ 4 pauses      n: next view  x: export DOT
+//	 1 graph │ 2 acks │ 3 hashes │ 4 pauses      n: next  f: freeze  x: export DOT
 //	server link
-//	receiver
-//	#812 waits for #811   (0.4 s)
+//	sent · 3 deps pruned          │received
+//	  #903 Chat    executed       │╭▶#811 SpawnEnemy not arrived
+//	  #904 Command in flight      │╰─#812 KillEnemy  waits on #811
 //	...
 //
 // Each view answers one question a student asks while the link misbehaves:
-// which messages are stuck behind a lost one (graph), which packets got
+// what the latest messages wait on, and which dependencies never needed to
+// travel (graph), which packets got
 // through (acks), which units drifted out of sync and how they were repaired
 // (hashes), and how long the game stood still to repair them (pauses). Only
 // one is shown at a time, so each gets the whole panel.
 //
 // When the panel has focus, 1 to 4 pick a view and n or F3 moves to the next
-// one; a click on a tab picks it. Everything else, such as exporting the
-// graph with DOT, is left to the screen that holds the panel.
+// one, f freezes the graph, . steps it and the arrow keys scroll it; a click
+// on a tab picks it.
+// Everything else, such as exporting the graph with DOT, is left to the
+// screen that holds the panel.
 type DebugPanel struct {
 	*tview.Box
 
@@ -95,7 +97,7 @@ type DebugPanel struct {
 func NewDebugPanel() *DebugPanel {
 	return &DebugPanel{
 		Box:    tview.NewBox(),
-		graph:  NewGraphView(),
+		graph:  NewGraphView().SetNamer(msgName),
 		acks:   NewAckView(),
 		hashes: NewMismatchView(),
 		pauses: NewPauseView(),
@@ -134,12 +136,12 @@ func (p *DebugPanel) SetData(d DebugData) *DebugPanel {
 	p.data = d
 	p.collectRTT(d)
 	if d.HasPeer {
-		receiver, sender := p.waits()
-		p.graph.SetWaiting(receiver, sender, d.Now).SetNames(p.names()).SetPruned(d.Peer.Message.PrunedDeps).
-			SetUnacked(p.unackedLines(d.Now))
+		p.graph.SetHistory(linkSource(d), d.Peer.Debug, d.Peer.Message.PrunedDeps)
 		ack := AckDataFrom(d.Peer)
 		ack.RTTSamples = p.rtts
 		p.acks.SetData(ack)
+	} else {
+		p.graph.SetHistory("", nil, 0)
 	}
 	p.hashes.SetRecords(d.Mismatches, d.Now).SetEmptyText(d.NoHashes)
 	if d.HasSync {
@@ -149,10 +151,42 @@ func (p *DebugPanel) SetData(d DebugData) *DebugPanel {
 	return p
 }
 
+// linkSource names the link a frame's data is of: another name means another connection,
+// whose round-trip samples and message history start afresh.
+func linkSource(d DebugData) string {
+	if !d.HasPeer {
+		return ""
+	}
+	return d.Title + "|" + d.Peer.Addr.String() + "|" + d.Peer.PlayerID.String()
+}
+
+// ToggleFreeze freezes the graph view at its latest step, or makes it live again, and returns
+// what to tell the user.
+func (p *DebugPanel) ToggleFreeze() string {
+	p.graph.Freeze(!p.graph.Frozen())
+	if p.graph.Frozen() {
+		return "graph frozen: . steps one message at a time, f goes live"
+	}
+	return "graph live"
+}
+
+// Step moves the frozen graph view one step (freezing it first if it is live) and returns
+// what to tell the user: what happened at that step.
+func (p *DebugPanel) Step() string {
+	if !p.graph.Frozen() {
+		p.graph.Freeze(true)
+		return "graph frozen: . steps one message at a time, f goes live"
+	}
+	if what := p.graph.Step(); what != "" {
+		return "step: " + what
+	}
+	return "no newer step yet: the graph steps as messages flow"
+}
+
 // collectRTT appends the link's latest round-trip sample, dropping the oldest
 // past rttKept, when the packet layer took a new one since the last call.
 func (p *DebugPanel) collectRTT(d DebugData) {
-	source := d.Title + "|" + d.Peer.Addr.String() + "|" + d.Peer.PlayerID.String()
+	source := linkSource(d)
 	if !d.HasPeer || source != p.rttSource {
 		p.rtts, p.rttCount, p.rttSource = p.rtts[:0], 0, source
 	}
@@ -172,15 +206,6 @@ func (p *DebugPanel) collectRTT(d DebugData) {
 	p.rttCount = pk.RTTSamples
 }
 
-// waits returns the receiver's and the sender's waiting messages of the
-// current link, or nothing when its snapshot has no debug views.
-func (p *DebugPanel) waits() (receiver, sender []depgraph.Waiting) {
-	if !p.data.HasPeer || p.data.Peer.Debug == nil {
-		return nil, nil
-	}
-	return p.data.Peer.Debug.ReceiverWaits, p.data.Peer.Debug.SenderWaits
-}
-
 // View returns the view shown, one of DebugGraph, DebugAcks, DebugHashes and
 // DebugPauses.
 func (p *DebugPanel) View() int { return p.view }
@@ -196,55 +221,13 @@ func (p *DebugPanel) SetView(i int) *DebugPanel {
 // NextView shows the next view, from the last back to the first.
 func (p *DebugPanel) NextView() { p.view = (p.view + 1) % debugViews }
 
-// DOT returns the current link's dependency graph in Graphviz form (see the
-// package function DOT); with no link, an empty graph.
-func (p *DebugPanel) DOT() string {
-	r, s := p.waits()
-	head := ""
-	if p.data.Title != "" {
-		// Which link the graph is of, for whoever opens the file later.
-		head = "// " + strings.ReplaceAll(p.data.Title, "\n", " ") + "\n"
-	}
-	return head + NamedDOT(r, s, p.names())
-}
-
-// unackedLines describes the sender's unacknowledged messages outside its graph, oldest first.
-func (p *DebugPanel) unackedLines(now time.Time) []string {
-	if !p.data.HasPeer || p.data.Peer.Debug == nil {
-		return nil
-	}
-	var lines []string
-	inGraph := make(map[uint16]bool, len(p.data.Peer.Debug.SenderWaits))
-	for _, w := range p.data.Peer.Debug.SenderWaits {
-		inGraph[w.Seq] = true
-	}
-	for _, u := range p.data.Peer.Debug.Unacked {
-		if inGraph[u.Seq] {
-			continue // listed with the sender's graph already
-		}
-		line := fmt.Sprintf("#%d", u.Seq)
-		if name := msgName(u.First); name != "" {
-			line += " " + name
-		}
-		switch {
-		case u.FirstSent.IsZero():
-			line += " queued"
-		default:
-			line += "   (" + age(now.Sub(u.FirstSent)) + ")"
-		}
-		if u.Pieces > 1 {
-			line += fmt.Sprintf("  %d/%d fragments acked", u.Acked, u.Pieces)
-		}
-		if u.Sync {
-			line += "  sync: holds back later messages"
-		}
-		lines = append(lines, line)
-	}
-	return lines
-}
+// DOT returns the graph view's graph in Graphviz form, the link named in a comment; with no
+// link, an empty graph.
+func (p *DebugPanel) DOT() string { return p.graph.DOT(p.data.Title) }
 
 // msgName is the game message type a payload's first byte names, "" if it names none (another
-// use of the stack, or no payload).
+// use of the stack, or no payload). The message layer hands the byte up without knowing what
+// it means; the game's registry of message types does.
 func msgName(first int16) string {
 	if first < 0 {
 		return ""
@@ -253,30 +236,6 @@ func msgName(first int16) string {
 		return t
 	}
 	return ""
-}
-
-// names names each waiting message by its game message type: the first byte of its payload,
-// which the message layer hands up without knowing what it means.
-func (p *DebugPanel) names() WaitNames {
-	var n WaitNames
-	if !p.data.HasPeer || p.data.Peer.Debug == nil {
-		return n
-	}
-	d := p.data.Peer.Debug
-	name := func(ws []depgraph.Waiting, first []int16) map[uint16]string {
-		m := make(map[uint16]string, len(ws))
-		for i, w := range ws {
-			if i < len(first) {
-				if name := msgName(first[i]); name != "" {
-					m[w.Seq] = name
-				}
-			}
-		}
-		return m
-	}
-	n.Receiver = name(d.ReceiverWaits, d.ReceiverFirst)
-	n.Sender = name(d.SenderWaits, d.SenderFirst)
-	return n
 }
 
 // Draw draws the tab bar on the first row and the current view below it.
@@ -361,10 +320,16 @@ func (p *DebugPanel) tabAt(col int) int {
 	return -1
 }
 
-// InputHandler switches views: 1 to 4 pick one, n and F3 go to the next.
+// InputHandler switches views: 1 to 4 pick one, n and F3 go to the next. On the graph, Up and
+// Down scroll it a message back or forth, Home to the first and End to the latest; f freezes it
+// and . steps it (the screens handle these two before the panel sees them, and tell the user).
 func (p *DebugPanel) InputHandler() func(event *tcell.EventKey, setFocus func(p tview.Primitive)) {
 	return p.WrapInputHandler(func(event *tcell.EventKey, setFocus func(p tview.Primitive)) {
 		switch event.Key() {
+		case tcell.KeyUp, tcell.KeyDown, tcell.KeyHome, tcell.KeyEnd:
+			if p.view == DebugGraph {
+				p.graph.Scroll(map[tcell.Key]int{tcell.KeyUp: 1, tcell.KeyDown: -1, tcell.KeyHome: graphKept, tcell.KeyEnd: -graphKept}[event.Key()])
+			}
 		case tcell.KeyF3:
 			p.NextView()
 		case tcell.KeyRune:
@@ -373,6 +338,10 @@ func (p *DebugPanel) InputHandler() func(event *tcell.EventKey, setFocus func(p 
 				p.SetView(int(r - '1'))
 			case r == 'n':
 				p.NextView()
+			case r == 'f':
+				p.ToggleFreeze()
+			case r == '.':
+				p.Step()
 			}
 		}
 	})

@@ -18,21 +18,22 @@ import (
 // heldBackLink builds the receiver's side of a real connection that holds a
 // message back: the sender sends A, then B depending on A; the packet with A
 // is lost and the one with B arrives. It returns the receiving end's
-// snapshot, as the transport publishes it, and the time it was taken.
+// snapshot, as a transport with debug views publishes it, and the time it was taken.
 func heldBackLink(t *testing.T) (transport.PeerStats, time.Time) {
 	t.Helper()
 	now := graphBase
 	ignore := func(*message.Message) {}
-	sender, receiver := message.New(message.Config{}, ignore), message.New(message.Config{}, ignore)
+	cfg := message.Config{History: message.DefaultHistory}
+	sender, receiver := message.New(cfg, ignore), message.New(cfg, ignore)
 
 	var a depgraph.Dependency
-	if _, err := sender.SendGuaranteed(now, []byte("A"), nil, &a); err != nil {
+	if _, err := sender.SendGuaranteed(now, payload(game.MsgSpawnEnemy, "A"), nil, &a); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := sender.AppendPacket(nil, now, false); !ok { // the packet with A, lost
 		t.Fatal("no packet for A")
 	}
-	if _, err := sender.SendGuaranteed(now, []byte("B"), []*depgraph.Dependency{&a}, nil); err != nil {
+	if _, err := sender.SendGuaranteed(now, payload(game.MsgKillEnemy, "B"), []*depgraph.Dependency{&a}, nil); err != nil {
 		t.Fatal(err)
 	}
 	withB, ok := sender.AppendPacket(nil, now, false)
@@ -58,22 +59,22 @@ func heldBackLink(t *testing.T) (transport.PeerStats, time.Time) {
 // the graph view shows that it waits and what for.
 func TestDebugPanelShowsWaitingMessage(t *testing.T) {
 	peer, now := heldBackLink(t)
-	if peer.Debug == nil || len(peer.Debug.ReceiverWaits) == 0 {
+	if peer.Debug == nil || len(peer.Debug.Incoming) != 1 {
 		t.Fatal("the connection holds nothing back; the test's setup is wrong")
 	}
 	p := NewDebugPanel()
-	sa := runApp(t, p, 60, 10)
+	sa := runApp(t, p, 80, 10)
 	sa.do(func() { p.SetData(DebugData{Peer: peer, HasPeer: true, Title: "server link", Now: now}) })
 	sa.app.Draw()
-	sa.waitFor("the waiting message", func() bool { return strings.Contains(screenString(sa.screen), "waits for") })
+	sa.waitFor("the waiting message", func() bool { return strings.Contains(screenString(sa.screen), "waits on") })
 	got := sa.text()
-	if !strings.Contains(got, "#1 waits for #0") || !strings.Contains(got, "#0 (not arrived)") {
+	if !strings.Contains(got, "#1 KillEnemy waits on #0") || !strings.Contains(got, "#0") || !strings.Contains(got, "not arrived") {
 		t.Errorf("the graph view does not show B waiting for the lost A:\n%s", got)
 	}
 	checkGolden(t, "debugpanel_waiting", got)
 
 	dot := p.DOT()
-	if !strings.Contains(dot, "r1 -> r0;") || !strings.Contains(dot, "style=dashed") {
+	if !strings.Contains(dot, "i1 -> i0 [color=red];") || !strings.Contains(dot, "style=dashed") {
 		t.Errorf("DOT lacks the held-back message's edge or the missing one's dashed node:\n%s", dot)
 	}
 }
@@ -89,10 +90,25 @@ func screenString(screen tcell.SimulationScreen) string {
 	return b.String()
 }
 
+// sampleHistory is a small history: a chat line sent, acknowledged and executed, a second
+// one whose dependency on it was pruned, in flight; and a kill received before its spawn.
+func sampleHistory() (out, in []message.Record) {
+	at := func(ms int) time.Time { return graphBase.Add(time.Duration(ms) * time.Millisecond) }
+	out = []message.Record{
+		{Serial: 1, Seq: 903, Outgoing: true, First: int16(game.MsgChat), Pieces: 1, Sends: 1, Queued: at(1000), Sent: at(1000), Acked: at(1050), Executed: at(1050)},
+		{Serial: 3, Seq: 904, Outgoing: true, First: int16(game.MsgChat), Pieces: 1, Sends: 1, Queued: at(1800), Sent: at(1800),
+			Deps: []message.Edge{{Seq: 903, Pruned: true, Done: true}}},
+	}
+	in = []message.Record{
+		{Serial: 2, Seq: 812, First: int16(game.MsgKillEnemy), Pieces: 1, Arrived: at(1600), Deps: []message.Edge{{Seq: 811}}},
+	}
+	return out, in
+}
+
 // samplePeer is a link snapshot carrying the AckView and GraphView samples.
 func samplePeer() transport.PeerStats {
 	ack := sampleAckData()
-	receiver, sender := sampleWaiting()
+	out, in := sampleHistory()
 	return transport.PeerStats{
 		Connected: true, RTT: ack.RTT, Jitter: ack.Jitter, LossPercent: ack.LossPercent,
 		GuaranteedResent: ack.Resends, Stale: ack.Stale, Duplicate: ack.Duplicate,
@@ -100,7 +116,7 @@ func samplePeer() transport.PeerStats {
 			Seq: ack.Seq, Ack: ack.Ack, AckBits: ack.AckBits,
 			RTTSamples: 1, LatestRTT: 44 * time.Millisecond,
 		}},
-		Debug: &message.Debug{History: ack.History, ReceiverWaits: receiver, SenderWaits: sender},
+		Debug: &message.Debug{History: ack.History, Outgoing: out, Incoming: in},
 	}
 }
 
@@ -217,7 +233,7 @@ func TestDebugPanelNotConnected(t *testing.T) {
 	if !strings.Contains(got, "3 pauses") {
 		t.Errorf("the pauses view without a link:\n%s", got)
 	}
-	if got, want := p.DOT(), "// player bob\n"+DOT(nil, nil); got != want {
+	if got, want := p.DOT(), graphDOT("player bob", nil, nil); got != want {
 		t.Errorf("DOT without a link:\n%s\nwant an empty graph:\n%s", got, want)
 	}
 }

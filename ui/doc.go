@@ -50,8 +50,15 @@
 // screen, whose drawn contents are kept as golden files under testdata. For
 // the debug panel, AckView shows one endpoint's acknowledgements (the last 32 sent packets as
 // acked, lost or in flight, the ack bits, round-trip time with a sparkline,
-// loss and drop counters) and GraphView lists the messages held back by a
-// dependency on each side, with DOT giving the same graph to Graphviz.
+// loss and drop counters) and GraphView draws the connection's latest guaranteed
+// messages as a dependency graph, the sent ones beside the received ones: a row per
+// message with its number, its game type and its state (queued, in flight, acked,
+// executed, waiting on #n, not arrived), and the edges to its dependencies in lanes on
+// the left, dotted where the sender pruned them. It reads the message layer's history,
+// where every message carries the time of each of its steps, so f freezes it at a moment
+// and . steps it to the next thing one message did, with every state as it was then: the
+// kill that arrived before its spawn waits in red until the step where the spawn's resend
+// arrives. DOT gives the same graph to Graphviz.
 //
 // MismatchView and PauseView show the game's sync log, newest first. A
 // client reports hashes of its units in groups of ids; when a group differs
@@ -63,8 +70,8 @@
 // stop-the-world); PauseView lists the pauses with their lengths and the
 // median and longest of them. DebugPanel puts the four views behind a tab
 // bar (1 graph, 2 acks, 3 hashes, 4 pauses; n or F3 for the next, a click on
-// a tab), one at a time so each gets the whole panel; the host hands it one
-// DebugData per frame. The packet layer reports only its latest round-trip
+// a tab; f and . freeze and step the graph), one at a time so each gets the
+// whole panel; the host hands it one DebugData per frame. The packet layer reports only its latest round-trip
 // sample, so the panel collects them for AckView's sparkline.
 //
 // LinkPanel is the network lab: four Sliders for loss, latency, jitter and

@@ -12,7 +12,6 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/ackattack/ackattack/game"
-	"github.com/ackattack/ackattack/net/depgraph"
 	"github.com/ackattack/ackattack/net/linksim"
 	"github.com/ackattack/ackattack/net/message"
 	"github.com/ackattack/ackattack/net/packet"
@@ -150,22 +149,33 @@ func (f *fakeClient) lastOrder() (world.Command, bool) {
 }
 
 // heldBackDebug is the debug view of a connection whose receiver holds message 7 back: it
-// waits for message 5, whose packet was lost.
+// waits for message 5, whose packet was lost. Two messages the client sent are in flight.
 func heldBackDebug(now time.Time) *message.Debug {
+	sent := func(serial uint64, seq uint16, t game.MsgType, ago time.Duration) message.Record {
+		return message.Record{Serial: serial, Seq: seq, Outgoing: true, First: int16(t), Pieces: 1, Sends: 1, Queued: now.Add(-ago), Sent: now.Add(-ago)}
+	}
 	return &message.Debug{
 		History: []packet.PacketState{{Seq: 40, State: packet.Acked}, {Seq: 41, State: packet.Lost}, {Seq: 42, State: packet.InFlight}},
-		ReceiverWaits: []depgraph.Waiting{
-			{Seq: 5, Placeholder: true, Since: now.Add(-300 * time.Millisecond)},
-			{Seq: 7, Arrived: true, WaitsFor: []uint16{5}, Since: now.Add(-250 * time.Millisecond)},
+		Outgoing: []message.Record{
+			sent(1, 12, game.MsgCommand, 40*time.Millisecond),
+			sent(3, 13, game.MsgUnitHashes, 20*time.Millisecond),
 		},
-		ReceiverFirst: []int16{-1, int16(game.MsgChat)},
-		SenderWaits:   []depgraph.Waiting{{Seq: 12, Since: now.Add(-40 * time.Millisecond)}},
-		SenderFirst:   []int16{int16(game.MsgCommand)},
-		Unacked: []message.Unacked{
-			{Seq: 12, First: int16(game.MsgCommand), FirstSent: now.Add(-40 * time.Millisecond), Pieces: 1},
-			{Seq: 13, First: int16(game.MsgUnitHashes), FirstSent: now.Add(-20 * time.Millisecond), Pieces: 1},
+		Incoming: []message.Record{
+			{Serial: 2, Seq: 7, First: int16(game.MsgChat), Pieces: 1, Arrived: now.Add(-250 * time.Millisecond), Deps: []message.Edge{{Seq: 5}}},
 		},
 	}
+}
+
+// heldBackClientScreen runs the client screen over a fake host whose link holds a message back
+// (heldBackDebug).
+func heldBackClientScreen(t *testing.T, width, height int) (*fakeClient, *screenApp, *ClientScreen) {
+	t.Helper()
+	f := newFakeClient(t)
+	p, _ := f.Peer()
+	p.Debug = heldBackDebug(fakeNow)
+	f.setPeer(p)
+	sa, cs := fakeClientScreen(t, f, width, height)
+	return f, sa, cs
 }
 
 // startScreen runs a screen model on a width×height simulated screen through the same runner

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,147 +9,159 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/ackattack/ackattack/net/depgraph"
+	"github.com/ackattack/ackattack/net/message"
 )
 
-// GraphView draws the messages that wait on a dependency, one line each:
+// GraphView draws a connection's latest guaranteed messages as a dependency graph, the sent
+// ones on the left and the received ones on the right:
 //
-//	receiver
-//	#812 waits for #811 #809   (0.4 s)
-//	#811 (not arrived)   (0.6 s)
-//	sender
-//	#905 unacked, waits for #904   (0.1 s)
-//	#904 unacked   (0.2 s)
+//	sent · 12 deps pruned          │received
+//	╭▶#40 Chat    executed         │╭▶#302 SpawnEnemy not arrived
+//	┆ #41 Command in flight        ││ #303 Command    executed
+//	╰┄#42 Chat    acked            │╰─#304 KillEnemy  waits on #302
+//	FROZEN +0.120 s  .: step  f: live
+//	in #304 KillEnemy: arrived
 //
-// A message that depends on another may not run before it, so one lost packet
-// holds back everything that depends on what it carried. This view makes that
-// visible: a student sees which message blocks which, how long each has been
-// held, and on the receiver which dependencies are only known by name because
-// the message itself has not arrived ("(not arrived)"). The sender's half
-// shows its messages not yet acknowledged or still waiting themselves.
+// Each row is a message: its sequence number, its type (the game names it from the first
+// byte of its payload, which the message layer keeps without knowing what it means) and its
+// state at the moment shown. A sent message is queued, in flight (resent, if it had to be),
+// acked, and executed once the sender's own copy of the graph has run it, which means the
+// receiver has; a received one waits on the dependencies that have not executed, and says
+// how long it waited once it ran. A dependency that has not arrived gets a row of its own.
+// The lines on the left are the edges, from a message to the dependency it names (the arrow
+// points at the dependency): red while the dependency has not executed, dotted when the
+// sender pruned it, that is, left it off the wire because its local graph had executed it
+// already. An edge to a message outside the rows is written after the state instead.
 //
-// When there are more lines than rows, the last row says how many were left
-// out.
+// The view updates with every snapshot. Freeze (f) stops it at the latest step, so a class
+// can read it; Step (.) then moves it to the next step one message took (queued, sent,
+// acked, arrived, executed), with the messages' states as they were at that moment (every
+// record carries the time of each step), and the last row says what happened. Snapshots go
+// on being collected while frozen, so there is something to step into; f again goes live.
+//
+// When there are more messages than rows, the latest are shown, and Scroll (the arrow keys
+// on a focused panel) moves back to earlier ones; DOT writes all of them.
 type GraphView struct {
 	*tview.Box
-	receiver, sender []depgraph.Waiting
-	names            WaitNames
-	pruned           uint64
-	unacked          []string
-	now              time.Time
+	hist   graphHistory
+	name   func(first int16) string
+	pruned uint64
+
+	scroll   int // rows scrolled back from the latest messages (Scroll)
+	maxBack  int // how far back Scroll can go: the rows hidden at the last draw
+	frozen   bool
+	at       moment    // the moment shown while frozen
+	frozenAt time.Time // the moment of the freeze, for the "+0.120 s" of the steps
+	stepped  string    // what happened at the moment shown
 }
 
-// WaitNames name the waiting messages by sequence number, one map per side (the message
-// layer does not know what a message is; the game does). A message without a name shows
-// only its sequence number.
-type WaitNames struct {
-	Receiver, Sender map[uint16]string
-}
+// graphMinColumn is the narrowest column for one direction; a view narrower than two of
+// them puts the received messages under the sent ones.
+const graphMinColumn = 32
 
-// SetNames sets the names drawn after each sequence number ("#7 Chat").
-func (g *GraphView) SetNames(n WaitNames) *GraphView {
-	g.names = n
-	return g
-}
+// graphMaxLanes is how many edges may run side by side; the others are written as text.
+const graphMaxLanes = 4
 
-// SetUnacked sets the lines describing the sender's messages still unacknowledged (those with
-// no dependency in either direction are not in its graph, but are what a lossy link delays).
-func (g *GraphView) SetUnacked(lines []string) *GraphView {
-	g.unacked = append(g.unacked[:0], lines...)
-	return g
-}
-
-// SetPruned sets how many dependencies the sender has left off the wire because its local
-// graph had already executed them (acknowledged, and their own dependencies done): the
-// savings that make a dependency cost nothing in steady state.
-func (g *GraphView) SetPruned(n uint64) *GraphView {
-	g.pruned = n
-	return g
-}
-
-// NewGraphView returns an empty view.
+// NewGraphView returns an empty view whose nodes are named by their first payload byte.
 func NewGraphView() *GraphView {
-	return &GraphView{Box: tview.NewBox()}
+	return &GraphView{Box: tview.NewBox(), name: func(first int16) string {
+		if first < 0 {
+			return ""
+		}
+		return fmt.Sprintf("0x%02x", first)
+	}}
 }
 
-// SetWaiting replaces what the view draws: the receiver's and the sender's
-// unexecuted messages (as returned by their Waiting methods) and the time the
-// ages are measured against. The slices are copied.
-func (g *GraphView) SetWaiting(receiver, sender []depgraph.Waiting, now time.Time) *GraphView {
-	g.receiver = cloneWaiting(receiver)
-	g.sender = cloneWaiting(sender)
-	g.now = now
+// SetNamer sets how a message is named from the first byte of its payload (-1: empty), such
+// as a game's message type; "" leaves the node with its sequence number only.
+func (g *GraphView) SetNamer(name func(first int16) string) *GraphView {
+	g.name = name
 	return g
 }
 
-// Lines returns the text the view draws, one entry per line, before cutting
-// to the view's size.
-func (g *GraphView) Lines() []string {
-	lines := []string{"receiver"}
-	if len(g.receiver) == 0 {
-		lines = append(lines, "  nothing waiting")
+// SetHistory merges a snapshot of the connection named source (another source starts the
+// graph again): its message history (nil: no debug views) and how many dependencies the
+// sender has pruned so far. The snapshot is only read, and may be kept (snapshots are never
+// changed once published).
+func (g *GraphView) SetHistory(source string, d *message.Debug, pruned uint64) *GraphView {
+	if source != g.hist.source {
+		g.frozen, g.stepped = false, ""
 	}
-	for _, w := range g.receiver {
-		lines = append(lines, waitingLine(w, g.names.Receiver, g.now, false))
+	g.hist.merge(source, d, g.frozen)
+	if !g.frozen {
+		g.pruned = pruned // a frozen view keeps the count of its moment
 	}
-	lines = append(lines, "sender")
-	if len(g.sender) == 0 {
-		lines = append(lines, "  nothing waiting")
-	}
-	for _, w := range g.sender {
-		lines = append(lines, waitingLine(w, g.names.Sender, g.now, true))
-	}
-	if g.pruned > 0 {
-		lines = append(lines, fmt.Sprintf("  %d dependencies pruned (already acked, never sent)", g.pruned))
-	}
-	if len(g.unacked) > 0 {
-		lines = append(lines, fmt.Sprintf("unacked (%d), no dependency either way", len(g.unacked)))
-		lines = append(lines, g.unacked...)
-	}
-	return lines
+	return g
 }
 
-// waitingLine describes one message. On the sender, Arrived means that the
-// peer acknowledged it.
-func waitingLine(w depgraph.Waiting, names map[uint16]string, now time.Time, sender bool) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "#%d", w.Seq)
-	if name := names[w.Seq]; name != "" {
-		b.WriteString(" " + name)
+// Frozen reports whether the view is frozen.
+func (g *GraphView) Frozen() bool { return g.frozen }
+
+// Freeze stops the view at the latest step it knows (on), or makes it live again.
+func (g *GraphView) Freeze(on bool) {
+	g.frozen, g.stepped, g.hist.held = on, "", 0
+	if on {
+		g.at = g.hist.latest()
+		g.frozenAt = g.at.t
 	}
-	var status string
-	switch {
-	case w.Placeholder:
-		status = "(not arrived)"
-	case sender && w.Arrived:
-		status = "acked"
-	case sender:
-		status = "unacked"
-	case !w.Arrived:
-		status = "(not arrived)"
-	}
-	if status != "" {
-		b.WriteString(" " + status)
-	}
-	if len(w.WaitsFor) > 0 {
-		if status != "" && status[0] != '(' {
-			b.WriteByte(',')
-		}
-		b.WriteString(" waits for")
-		for _, dep := range w.WaitsFor {
-			fmt.Fprintf(&b, " #%d", dep)
-		}
-	}
-	fmt.Fprintf(&b, "   (%s)", age(now.Sub(w.Since)))
-	return b.String()
 }
 
-// age formats how long a message has waited in seconds with one decimal.
-func age(d time.Duration) string {
-	return fmt.Sprintf("%.1f s", max(d, 0).Seconds())
+// Step moves a frozen view to the next step a message took and returns what happened then;
+// a live view is frozen first. It returns "" when nothing happened after the moment shown
+// (yet: the view keeps collecting snapshots while frozen).
+func (g *GraphView) Step() string {
+	if !g.frozen {
+		g.Freeze(true)
+	}
+	next, ok := g.hist.next(g.at)
+	if !ok {
+		return ""
+	}
+	if g.at.t.IsZero() {
+		g.frozenAt = next.t // frozen before anything happened: count from the first step
+	}
+	g.at = next
+	g.stepped = g.hist.events(next, g.name)
+	return g.stepped
 }
 
-// Draw draws the lines into the inner rectangle, cut at its width.
+// Scroll moves the rows shown delta messages back (towards older ones; negative: forward),
+// between the latest ones and the first of the graph. The view keeps the same distance from
+// the latest messages as new ones come.
+func (g *GraphView) Scroll(delta int) {
+	g.scroll = min(max(g.scroll+delta, 0), g.maxBack)
+}
+
+// moment is the moment the view shows.
+func (g *GraphView) moment() moment {
+	if g.frozen {
+		return g.at
+	}
+	return liveMoment
+}
+
+// graphs returns both directions' graphs at the moment shown.
+func (g *GraphView) graphs() (out, in []graphNode) {
+	m := g.moment()
+	return graphAt(g.hist.out, true, m, g.name), graphAt(g.hist.in, false, m, g.name)
+}
+
+// DOT returns the graph shown, every message of it, in Graphviz form (see graphDOT); title
+// says which link it is (a comment in the file).
+func (g *GraphView) DOT(title string) string {
+	out, in := g.graphs()
+	if g.frozen {
+		title = strings.TrimSpace(title + fmt.Sprintf(" (frozen, %s)", g.since()))
+	}
+	return graphDOT(title, out, in)
+}
+
+// since is how far the moment shown is from the moment of the freeze.
+func (g *GraphView) since() string {
+	return fmt.Sprintf("+%.3f s", max(g.at.t.Sub(g.frozenAt), 0).Seconds())
+}
+
+// Draw draws both directions and the footer.
 func (g *GraphView) Draw(screen tcell.Screen) {
 	drawFrame(screen, g.Box, g)
 	x, y, width, height := g.GetInnerRect()
@@ -158,83 +169,315 @@ func (g *GraphView) Draw(screen tcell.Screen) {
 		return
 	}
 	base := tcell.StyleDefault.Foreground(tview.Styles.PrimaryTextColor).Background(g.GetBackgroundColor())
-	heading := base.Foreground(tview.Styles.SecondaryTextColor)
-	lines := g.Lines()
-	if len(lines) > height {
-		more := len(lines) - height + 1
-		lines = append(lines[:height-1], fmt.Sprintf("... %d more", more))
+	footer := g.footer(width)
+	if len(footer) >= height {
+		footer = footer[:max(height-1, 0)]
 	}
-	for i, line := range lines {
-		style := base
-		if line == "receiver" || line == "sender" || strings.HasPrefix(line, "unacked (") {
-			style = heading
+	for i, f := range footer {
+		style := base.Foreground(ageColor)
+		if g.frozen {
+			style = base.Foreground(tcell.ColorYellow)
 		}
-		printRunes(screen, x, y+i, width, line, style)
+		printRunes(screen, x, y+height-len(footer)+i, width, f, style)
 	}
-}
-
-// DOT returns the waiting messages as a Graphviz digraph: a node per message,
-// an edge from each message to every dependency it waits for. The receiver's
-// and the sender's messages are numbered independently, so each side is its
-// own cluster and its node IDs carry an "r" or "s" prefix. Nodes and edges are
-// sorted by sequence number, so the same state always gives the same text.
-// Render it with, for example, dot -Tsvg.
-func DOT(receiver, sender []depgraph.Waiting) string {
-	return NamedDOT(receiver, sender, WaitNames{})
-}
-
-// NamedDOT is DOT with each node's name (its message type) under its sequence number.
-func NamedDOT(receiver, sender []depgraph.Waiting, names WaitNames) string {
-	var b strings.Builder
-	b.WriteString("digraph waits {\n\trankdir=LR;\n\tnode [shape=box];\n")
-	dotCluster(&b, "receiver", "r", receiver, names.Receiver, false)
-	dotCluster(&b, "sender", "s", sender, names.Sender, true)
-	b.WriteString("}\n")
-	return b.String()
-}
-
-func dotCluster(b *strings.Builder, name, prefix string, ws []depgraph.Waiting, names map[uint16]string, sender bool) {
-	ws = cloneWaiting(ws)
-	slices.SortStableFunc(ws, func(a, b depgraph.Waiting) int { return cmp.Compare(a.Seq, b.Seq) })
-	fmt.Fprintf(b, "\tsubgraph cluster_%s {\n\t\tlabel=%q;\n", name, name)
-	for _, w := range ws {
-		label := fmt.Sprintf("#%d", w.Seq)
-		if n := names[w.Seq]; n != "" {
-			label += `\n` + n
+	height -= len(footer)
+	if height <= 0 {
+		return
+	}
+	out, in := g.graphs()
+	g.maxBack = 0
+	sent := "sent"
+	if g.pruned > 0 {
+		sent += fmt.Sprintf(" · %d deps pruned", g.pruned)
+	}
+	if g.hist.none {
+		printRunes(screen, x, y, width, "no message history (the debug views keep none)", base)
+		return
+	}
+	if width >= 2*graphMinColumn+1 {
+		left := (width - 1) / 2
+		g.drawSide(screen, base, x, y, left, height, sent, out)
+		for row := range height {
+			screen.SetContent(x+left, y+row, '│', nil, base.Foreground(tview.Styles.BorderColor))
 		}
-		attrs := ""
+		g.drawSide(screen, base, x+left+1, y, width-left-1, height, "received", in)
+		return
+	}
+	top := height / 2
+	g.drawSide(screen, base, x, y, width, top, sent, out)
+	g.drawSide(screen, base, x, y+top, width, height-top, "received", in)
+}
+
+// footer is the last rows: how to freeze, or the frozen moment and what happened then,
+// wrapped between messages to width, in at most graphStepRows rows.
+func (g *GraphView) footer(width int) []string {
+	if !g.frozen {
+		return []string{"live  f: freeze  .: step   ─▶ depends on  ┄ pruned (left off the wire)"}
+	}
+	lines := []string{"FROZEN " + g.since() + "  .: step  f: live"}
+	if g.hist.held > 0 {
+		lines[0] += fmt.Sprintf("  (%d newer messages not kept)", g.hist.held)
+	}
+	line := ""
+	for _, part := range strings.Split(g.stepped, "; ") {
 		switch {
-		case w.Placeholder || (!sender && !w.Arrived):
-			label += `\n(not arrived)`
-			attrs = ", style=dashed"
-		case sender && !w.Arrived:
-			label += `\nunacked`
-		}
-		fmt.Fprintf(b, "\t\t%s%d [label=\"%s\"%s];\n", prefix, w.Seq, label, attrs)
-	}
-	type edge struct{ from, to uint16 }
-	var edges []edge
-	for _, w := range ws {
-		for _, dep := range w.WaitsFor {
-			edges = append(edges, edge{w.Seq, dep})
+		case part == "":
+		case line == "":
+			line = part
+		case len([]rune(line))+2+len([]rune(part)) <= width:
+			line += "; " + part
+		default:
+			lines = append(lines, line+";")
+			line = part
 		}
 	}
-	slices.SortFunc(edges, func(a, b edge) int {
-		return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to))
-	})
-	edges = slices.Compact(edges)
-	for _, e := range edges {
-		fmt.Fprintf(b, "\t\t%s%d -> %s%d;\n", prefix, e.from, prefix, e.to)
+	if line != "" {
+		lines = append(lines, line)
 	}
-	b.WriteString("\t}\n")
+	return lines[:min(len(lines), 1+graphStepRows)]
 }
 
-// cloneWaiting copies ws deeply enough that the caller may reuse its buffers.
-func cloneWaiting(ws []depgraph.Waiting) []depgraph.Waiting {
-	out := make([]depgraph.Waiting, len(ws))
-	for i, w := range ws {
-		w.WaitsFor = slices.Clone(w.WaitsFor)
-		out[i] = w
+// graphStepRows bounds the rows that say what happened at a step.
+const graphStepRows = 3
+
+// laneEdge is an edge drawn in a lane between two rows.
+type laneEdge struct {
+	from, to int // rows of the dependent message and of its dependency
+	lane     int
+	pruned   bool
+	done     bool
+}
+
+func (e laneEdge) span() (top, bottom int) { return min(e.from, e.to), max(e.from, e.to) }
+
+// assignLanes gives each edge a lane, the shortest edges nearest the text, no two edges of a
+// lane sharing more than an end row; edges beyond graphMaxLanes get lane -1 (not drawn). It
+// returns the number of lanes used.
+func assignLanes(edges []laneEdge) int {
+	order := make([]int, len(edges))
+	for i := range order {
+		order[i] = i
 	}
-	return out
+	slices.SortStableFunc(order, func(a, b int) int {
+		ta, ba := edges[a].span()
+		tb, bb := edges[b].span()
+		if d := (ba - ta) - (bb - tb); d != 0 {
+			return d
+		}
+		return ta - tb
+	})
+	var lanes [graphMaxLanes][][2]int
+	used := 0
+	for _, i := range order {
+		top, bottom := edges[i].span()
+		edges[i].lane = -1
+		for l := range lanes {
+			free := true
+			for _, iv := range lanes[l] {
+				// Edges may meet at a row (a chain: ├ joins them), not share rows.
+				if top < iv[1] && iv[0] < bottom {
+					free = false
+					break
+				}
+			}
+			if free {
+				lanes[l] = append(lanes[l], [2]int{top, bottom})
+				edges[i].lane = l
+				used = max(used, l+1)
+				break
+			}
+		}
+	}
+	return used
+}
+
+// drawSide draws one direction in the rectangle: its title, then the latest nodes that fit,
+// with their edges in lanes on the left.
+func (g *GraphView) drawSide(screen tcell.Screen, base tcell.Style, x, y, width, height int, title string, nodes []graphNode) {
+	if height <= 0 || width <= 0 {
+		return
+	}
+	rows := max(height-1, 0)
+	shown := nodes
+	if len(shown) > rows {
+		// The latest rows, or earlier ones as far as the view was scrolled back.
+		g.maxBack = max(g.maxBack, len(nodes)-rows)
+		back := min(g.scroll, len(nodes)-rows)
+		shown = shown[len(nodes)-rows-back : len(nodes)-back]
+		title += fmt.Sprintf(" (%d of %d", rows, len(nodes))
+		if back > 0 {
+			title += fmt.Sprintf(", %d newer below", back)
+		}
+		title += ")"
+	}
+	printRunes(screen, x, y, width, title, base.Foreground(tview.Styles.SecondaryTextColor))
+	if len(shown) == 0 {
+		if rows > 0 && len(nodes) == 0 {
+			printRunes(screen, x, y+1, width, "  no guaranteed message yet", base.Foreground(ageColor))
+		}
+		return
+	}
+	y++
+	rowOf := make(map[uint16]int, len(shown))
+	for i, n := range shown {
+		rowOf[n.seq] = i
+	}
+	var edges []laneEdge
+	for i, n := range shown {
+		for _, e := range n.edges {
+			if j, ok := rowOf[e.to]; ok && j != i {
+				edges = append(edges, laneEdge{from: i, to: j, pruned: e.pruned, done: e.done})
+			}
+		}
+	}
+	lanes := assignLanes(edges)
+	textX := 0
+	if lanes > 0 {
+		textX = lanes + 1
+		g.drawLanes(screen, base, x, y, width, lanes, len(shown), edges)
+	}
+	seqWidth, nameWidth := 0, 0
+	for _, n := range shown {
+		seqWidth = max(seqWidth, len(fmt.Sprint(n.seq)))
+		nameWidth = max(nameWidth, len(n.name))
+	}
+	for i, n := range shown {
+		col := x + textX
+		left := width - textX
+		if left <= 0 {
+			break
+		}
+		head := fmt.Sprintf("#%-*d %-*s ", seqWidth, n.seq, nameWidth, n.name)
+		w := printRunes(screen, col, y+i, left, head, base)
+		w += printRunes(screen, col+w, y+i, left-w, n.stateText(), base.Foreground(nodeColor(n.state)))
+		var rest strings.Builder
+		for _, e := range n.edges {
+			if j, ok := rowOf[e.to]; ok && drawnEdge(edges, i, j) {
+				continue
+			}
+			fmt.Fprintf(&rest, " → #%d", e.to)
+			if e.pruned {
+				rest.WriteString(" pruned")
+			}
+		}
+		if n.moreDeps > 0 {
+			fmt.Fprintf(&rest, " +%d more", n.moreDeps)
+		}
+		printRunes(screen, col+w, y+i, left-w, rest.String(), base.Foreground(ageColor))
+	}
+}
+
+// drawnEdge reports whether the edge from row i to row j got a lane.
+func drawnEdge(edges []laneEdge, i, j int) bool {
+	for _, e := range edges {
+		if e.from == i && e.to == j {
+			return e.lane >= 0
+		}
+	}
+	return false
+}
+
+// Cell flags of the lane grid: which ways a cell's line goes.
+const (
+	lineUp = 1 << iota
+	lineDown
+	lineRight
+	lineLeft
+	lineArrow  // the arrow head into a dependency
+	lineDashed // a pruned edge
+)
+
+// drawLanes draws the edges: lane l runs in the column lanes-1-l, and each edge turns right at
+// both of its rows into the text, with an arrow at the dependency.
+func (g *GraphView) drawLanes(screen tcell.Screen, base tcell.Style, x, y, maxWidth, lanes, rows int, edges []laneEdge) {
+	width := lanes + 1
+	grid := make([]uint8, width*rows)
+	color := make([]tcell.Color, width*rows)
+	set := func(col, row int, f uint8, c tcell.Color) {
+		grid[row*width+col] |= f
+		if color[row*width+col] == 0 || c == tcell.ColorRed {
+			color[row*width+col] = c
+		}
+	}
+	for _, e := range edges {
+		if e.lane < 0 {
+			continue
+		}
+		c := tview.Styles.BorderColor
+		var dash uint8
+		switch {
+		case e.pruned:
+			c, dash = ageColor, lineDashed
+		case !e.done:
+			c = tcell.ColorRed
+		}
+		col := lanes - 1 - e.lane
+		top, bottom := e.span()
+		set(col, top, lineDown|lineRight|dash, c)
+		set(col, bottom, lineUp|lineRight|dash, c)
+		for r := top + 1; r < bottom; r++ {
+			set(col, r, lineUp|lineDown|dash, c)
+		}
+		for _, r := range []int{top, bottom} {
+			for cc := col + 1; cc < width; cc++ {
+				set(cc, r, lineLeft|lineRight|dash, c)
+			}
+		}
+		set(lanes, e.to, lineArrow, c)
+	}
+	for row := range rows {
+		for col := range min(width, maxWidth) {
+			f := grid[row*width+col]
+			if f == 0 {
+				continue
+			}
+			screen.SetContent(x+col, y+row, laneRune(f), nil, base.Foreground(color[row*width+col]))
+		}
+	}
+}
+
+// laneRune is the box-drawing character for a cell's lines.
+func laneRune(f uint8) rune {
+	dashed := f&lineDashed != 0
+	switch f &^ lineDashed {
+	case lineArrow, lineArrow | lineLeft | lineRight:
+		return '▶'
+	case lineUp | lineDown:
+		if dashed {
+			return '┆'
+		}
+		return '│'
+	case lineLeft | lineRight:
+		if dashed {
+			return '┄'
+		}
+		return '─'
+	case lineDown | lineRight:
+		return '╭'
+	case lineUp | lineRight:
+		return '╰'
+	case lineUp | lineDown | lineRight:
+		return '├'
+	case lineDown | lineLeft | lineRight:
+		return '┬'
+	case lineUp | lineLeft | lineRight:
+		return '┴'
+	case lineUp | lineDown | lineLeft | lineRight:
+		return '┼'
+	}
+	return '─'
+}
+
+// nodeColor is the colour of a node's state: what still moves in yellow, what waits in red, what is
+// done in the text's own colour.
+func nodeColor(s nodeState) tcell.Color {
+	switch s {
+	case nodeQueued, nodeInFlight:
+		return tcell.ColorYellow
+	case nodeAcked:
+		return tcell.ColorTeal
+	case nodeWaiting, nodeNotArrived, nodeEarlier:
+		return tcell.ColorRed
+	}
+	return tview.Styles.PrimaryTextColor
 }

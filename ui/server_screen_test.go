@@ -153,7 +153,7 @@ func TestServerScreenDebugFollowsSelectedPlayer(t *testing.T) {
 	sa.key(tcell.KeyDown)
 	sa.key(tcell.KeyDown)
 	waitText(sa, "bob's debug panel", "debug: player bob")
-	waitText(sa, "the held-back message", "#7 Chat waits for #5")
+	waitText(sa, "the held-back message", "#7 Chat waits on #5")
 	sa.rune('n')
 	sa.rune('n')
 	waitText(sa, "the hashes view", "1 group [17-32]")

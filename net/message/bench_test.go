@@ -1,6 +1,7 @@
 package message
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -9,8 +10,16 @@ import (
 
 // BenchmarkBuildPacket20Guaranteed: queue 20 small guaranteed messages and write them into one
 // packet, then take the ack for it, so the connection returns to the same state every round.
-func BenchmarkBuildPacket20Guaranteed(b *testing.B) {
-	snd, rcv := New(Config{}, func(*Message) {}), New(Config{}, func(*Message) {})
+func BenchmarkBuildPacket20Guaranteed(b *testing.B) { benchBuildPacket20(b, Config{}) }
+
+// BenchmarkBuildPacket20GuaranteedHistory is the same round with the history a debug view
+// asks for (Config.History) kept on both sides: what recording it costs.
+func BenchmarkBuildPacket20GuaranteedHistory(b *testing.B) {
+	benchBuildPacket20(b, Config{History: DefaultHistory})
+}
+
+func benchBuildPacket20(b *testing.B, cfg Config) {
+	snd, rcv := New(cfg, func(*Message) {}), New(cfg, func(*Message) {})
 	payload := make([]byte, 24)
 	now := base
 	buf := make([]byte, 0, 1500)
@@ -154,6 +163,33 @@ func BenchmarkDependencyBytes(b *testing.B) {
 			}
 			b.ReportMetric(perMsg, "seq+dep-bytes/msg")
 			b.ReportMetric(depPerMsg, "dep-bytes/msg")
+		})
+	}
+}
+
+// BenchmarkDebugHistory: one snapshot of a connection's debug views (Conn.Debug, what the
+// transport publishes ten times a second with its debug views on) with and without the
+// history, both rings full, each message with a dependency.
+func BenchmarkDebugHistory(b *testing.B) {
+	for _, n := range []int{0, DefaultHistory} {
+		b.Run(fmt.Sprintf("history-%d", n), func(b *testing.B) {
+			l := newLink(b, 1, linkLAN, linkLAN, Config{History: n})
+			var ab, ba Chain
+			for range 2 * DefaultHistory {
+				ab.Send(l.a.conn, l.now, []byte("ab"))
+				ba.Send(l.b.conn, l.now, []byte("ba"))
+				l.step(b)
+			}
+			for range 20 {
+				l.step(b)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				d := l.a.conn.Debug()
+				if len(d.Outgoing) != n || len(d.Incoming) != n {
+					b.Fatalf("history %d out, %d in, want %d", len(d.Outgoing), len(d.Incoming), n)
+				}
+			}
 		})
 	}
 }

@@ -73,6 +73,11 @@ type Config struct {
 	// PlainFrame{} (a CRC-32C checksum, no secrecy). A transport gives each connection the
 	// sealed frame of its keys.
 	Frame Frame
+	// History: how many guaranteed messages of each direction the connection remembers, with
+	// their dependencies and the times of their steps, for a debug view (Debug.Outgoing and
+	// Debug.Incoming; history.go). 0, the default, remembers none and costs nothing; at most
+	// MaxHistory.
+	History int
 	// Packet configures the packet layer (initial RTT).
 	Packet packet.Config
 }
@@ -152,6 +157,7 @@ func (c Config) withDefaults() Config {
 		c.MaxReassemblyBytes = 4 << 20
 	}
 	c.MaxReassemblyBytes = max(c.MaxReassemblyBytes, c.MaxMessageSize) // room for the largest message
+	c.History = min(max(c.History, 0), MaxHistory)
 	return c
 }
 
@@ -229,6 +235,11 @@ type Conn struct {
 	items  []packet.Item
 	depBuf []uint16
 
+	// hist is the recent history for a debug view, nil without Config.History; histDeps is
+	// its scratch buffer for the dependencies a message is sent with.
+	hist     *history
+	histDeps []uint16
+
 	err   error
 	stats counters
 }
@@ -250,6 +261,10 @@ func New(cfg Config, deliver func(*Message)) *Conn {
 	c.pkt = packet.NewEndpoint(pc)
 	c.sender = depgraph.NewSender(cfg.Expiry())
 	c.recv = depgraph.New[inMsg](depgraph.Config{Expiry: cfg.Expiry()}, c.execute)
+	if cfg.History > 0 {
+		c.hist = newHistory(cfg.History)
+		c.sender.OnExecuted = c.recordLocalExecuted
+	}
 	return c
 }
 
@@ -343,15 +358,22 @@ func (c *Conn) send(now time.Time, payload []byte, deps []*depgraph.Dependency, 
 		c.recycle(m)
 		return 0, fmt.Errorf("%w: %d bytes need more than %d fragments", ErrTooLarge, len(payload), maxFragments)
 	}
+	if c.hist != nil {
+		c.histDeps = namedDeps(c.histDeps[:0], deps, depSeqs) // before out is bound to this message
+	}
 	var err error
+	var wireDeps []uint16
 	if depSeqs != nil {
-		_, err = c.sender.SendSeqs(now, seq, depSeqs, out, c.depBuf[:0])
+		wireDeps, err = c.sender.SendSeqs(now, seq, depSeqs, out, c.depBuf[:0])
 	} else {
-		_, err = c.sender.Send(now, seq, deps, out, c.depBuf[:0])
+		wireDeps, err = c.sender.Send(now, seq, deps, out, c.depBuf[:0])
 	}
 	if err != nil {
 		c.recycle(m)
 		return 0, err
+	}
+	if c.hist != nil {
+		c.recordQueued(now, m, c.histDeps, wireDeps)
 	}
 	c.nextSeq = (seq + 1) & wire.SeqMask
 	c.inflight[seq] = m

@@ -75,6 +75,21 @@
 // need them, and holding them back would only make them later. So a sync message orders what
 // follows it, not what went before; to order those too, make it depend on them.
 //
+// # Watching it: the history
+//
+// A debug view draws the connection's dependency graph from its history (Config.History, set
+// by a transport whose debug views are on): the latest guaranteed messages sent and received,
+// each with its sequence number, the first byte of its payload (the layer above names it: a
+// game's message type), its dependencies and the time of every step of its life. A sent
+// message is queued, sent (and perhaps resent), acknowledged, and executed once the local
+// graph runs it; a received one arrives and executes, at once or after waiting for a
+// dependency that has not arrived. The sent messages' dependencies say which ones the sender
+// pruned: those its local graph had executed, which never went on the wire. With the times a
+// view can stop the picture and replay it step by step: the kill that arrived before its spawn
+// and waited 40 ms for the resend, the chat line that waited for the line before it. The
+// history is two rings of a fixed size, filled without allocating; without Config.History
+// nothing is recorded.
+//
 // # Sans-IO
 //
 // A Conn never reads a clock, never touches a socket and starts no goroutine. Receive takes a

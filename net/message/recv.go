@@ -18,6 +18,7 @@ type inMsg struct {
 	deps    []uint16
 	sync    bool
 	frags   int
+	hist    histRef // its entry in the history (Config.History)
 }
 
 // reassembly collects the fragments of one message.
@@ -196,6 +197,9 @@ func (c *Conn) addGuaranteed(now time.Time, seq uint16, deps []uint16, payload [
 		c.reasmBytes -= re.total
 	}
 	v := inMsg{payload: payload, deps: deps, sync: sync, frags: frags}
+	if c.hist != nil {
+		v.hist = c.recordArrived(now, seq, deps, payload, sync, frags)
+	}
 	for _, d := range deps {
 		if !c.recv.Executed(d) {
 			// It will wait: keep copies that outlive the datagram.
@@ -214,6 +218,9 @@ func (c *Conn) addGuaranteed(now time.Time, seq uint16, deps []uint16, payload [
 // execute is the receiver graph's callback: the message's dependencies have all executed.
 func (c *Conn) execute(seq uint16, v inMsg) {
 	c.stats.GuaranteedExecuted++
+	if c.hist != nil {
+		c.recordExecuted(v.hist)
+	}
 	c.msg = Message{Guaranteed: true, Sync: v.sync, Seq: seq, Deps: v.deps, Payload: v.payload, Fragments: v.frags}
 	c.deliver(&c.msg)
 }

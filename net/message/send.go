@@ -21,6 +21,7 @@ type outMsg struct {
 	nextUnit  int    // the first unit never sent yet
 	acked     int    // units acknowledged
 	firstSent time.Time
+	hist      histRef // its entry in the history (Config.History)
 	// generation changes every time the outMsg is recycled, so that references to its previous
 	// life (in the resend queue) are recognised as stale.
 	generation uint64
@@ -240,6 +241,9 @@ func (c *Conn) sentUnit(now time.Time, pkt uint16, m *outMsg, i int) {
 	u.lastPkt = pkt
 	u.lost = false
 	u.sends++
+	if c.hist != nil {
+		c.recordSent(now, m, c.depBuf) // depBuf: the dependencies appendUnit just wrote
+	}
 	c.items = append(c.items, packet.Item{Seq: m.seq, Frag: uint8(i)})
 	c.resend.push(unitRef{m: m, seq: m.seq, idx: uint8(i), sends: u.sends, gen: m.gen()})
 }
@@ -324,6 +328,9 @@ func (c *Conn) onPacketAcked(p *packet.SentPacket) {
 		// Every unit arrived: the receiver has the message. The sender's local graph now
 		// executes it as soon as its dependencies have executed there too.
 		delete(c.inflight, m.seq)
+		if c.hist != nil {
+			c.recordAcked(c.lastNow, m)
+		}
 		c.sender.Acked(c.lastNow, m.seq)
 		if c.syncBlock == m {
 			c.syncBlock = nil

@@ -130,6 +130,10 @@ type Debug struct {
 	// Unacked lists the guaranteed messages sent and not yet fully acknowledged, oldest first
 	// send first: with or without dependencies, whether or not anything depends on it.
 	Unacked []Unacked
+	// Outgoing and Incoming are the history (Config.History; nil without it): the latest
+	// guaranteed messages sent and received, oldest first, with their dependencies and the
+	// times of their steps.
+	Outgoing, Incoming []Record
 }
 
 // Unacked is one guaranteed message still waiting for its acknowledgement.
@@ -184,5 +188,6 @@ func (c *Conn) Debug() Debug {
 		}
 		d.Unacked = append(d.Unacked, u)
 	}
+	c.historyViews(&d)
 	return d
 }

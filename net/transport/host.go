@@ -53,8 +53,10 @@ type Config struct {
 	// it unset.
 	KeyLog func(k ConnKeys)
 	// DebugViews puts the message layer's debug views (message.Debug: ack cells, waiting and
-	// unacknowledged messages) into every PeerStats snapshot, for a debug panel. Off by
-	// default: copying them costs a walk of the dependency graphs several times a second.
+	// unacknowledged messages, and the history of the latest guaranteed messages each way)
+	// into every PeerStats snapshot, for a debug panel, and has each connection keep that
+	// history (Message.History, message.DefaultHistory unless set). Off by default: copying
+	// them costs a walk of the dependency graphs several times a second.
 	DebugViews bool
 	// Callbacks are called from the owner loop, during Handle, Tick or an intent, with the
 	// time that call was given.
@@ -101,6 +103,9 @@ func (c Config) withDefaults() Config {
 	c.Message.Timeout = c.Timeout
 	c.Message.Keepalive = c.Keepalive
 	c.Message.AckDelay = c.AckDelay
+	if c.DebugViews && c.Message.History == 0 {
+		c.Message.History = message.DefaultHistory
+	}
 	return c
 }
 

@@ -409,6 +409,12 @@ func TestDebugViewsOnlyWhenAsked(t *testing.T) {
 				t.Errorf("DebugViews %v: the %s's snapshot has Debug %v", on, side, st.Debug != nil)
 			}
 		}
+		// The history of guaranteed messages is kept only for debug views.
+		for side, mc := range map[string]message.Config{"client": c.cfg.Message, "server": p.srv.cfg.Message} {
+			if want := map[bool]int{false: 0, true: message.DefaultHistory}[on]; mc.History != want {
+				t.Errorf("DebugViews %v: the %s's connections keep a history of %d messages, want %d", on, side, mc.History, want)
+			}
+		}
 		p.close()
 	}
 }
