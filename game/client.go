@@ -60,6 +60,7 @@ type ClientStats struct {
 	CommandsLate     uint64 // applied after their frame (and fast-forwarded)
 	EnemiesSpawned   uint64
 	EnemiesKilled    uint64
+	Squads           uint64 // starting squads announced as reinforcements, any seat's
 	HashReports      uint64
 	HashRequests     uint64
 	MismatchedGroups uint64
@@ -115,6 +116,10 @@ type ClientSnapshot struct {
 	Mismatches []SyncRecord
 	Pauses     []PauseRecord
 	Pending    []PendingOrder
+	// Squad is the frame this player's next squad of reinforcements lands at (reinforce.go),
+	// 0 when none is announced; FrameDur is the length of a frame, to say how soon that is.
+	Squad    uint32
+	FrameDur time.Duration
 }
 
 // Client is one player's host: it runs its own copy of the world in lockstep with the server,
@@ -660,6 +665,9 @@ func (c *Client) onMessage(p *transport.Peer, now time.Time, m *message.Message)
 	case *KillEnemy:
 		c.stats.EnemiesKilled++
 		c.schedule(event{frame: v.Frame, kind: evKill, id: v.ID})
+	case *Reinforce:
+		c.stats.Squads += uint64(len(v.Seats))
+		c.schedule(event{frame: v.Frame, kind: evReinforce, reinforce: v})
 	case *Chat:
 		l := ChatLine{From: c.players[v.Seat].Name, Text: v.Text}
 		c.chatReceived.add(l, maxChatReport)
@@ -880,6 +888,10 @@ func (c *Client) publish(now time.Time, force bool) {
 	s.Mismatches = copyRecords(c.syncLog)
 	s.Pauses = slices.Clone(c.pauseLog)
 	s.Pending = copyPending(c.pending)
+	if c.seatKnown {
+		s.Squad = c.nextSquad(c.seat)
+	}
+	s.FrameDur = c.frameDur
 	s.Net, s.Game, s.Sync = c.counters(c.tr.Stats().Server)
 	s.Chat, s.ChatTotal = c.chatLog.last(maxChatShown), c.chatLog.total
 	c.snap.Store(s)
@@ -895,7 +907,7 @@ func (c *Client) counters(server transport.PeerStats) (NetReport, GameReport, Sy
 	n := netReport(t)
 	g := GameReport{LeadTimeMillis: int64(c.lead) * c.frameDur.Milliseconds(), CommandsIssued: c.stats.CommandsIssued,
 		CommandsLate: c.stats.CommandsLate, EnemiesSpawned: c.stats.EnemiesSpawned, EnemiesKilled: c.stats.EnemiesKilled,
-		SendsRefused: c.stats.SendsRefused, BadMessages: c.stats.BadMessages, DirectLinks: c.stats.DirectLinks, DirectRedials: c.stats.DirectRedials,
+		Reinforcements: c.stats.Squads, SendsRefused: c.stats.SendsRefused, BadMessages: c.stats.BadMessages, DirectLinks: c.stats.DirectLinks, DirectRedials: c.stats.DirectRedials,
 		DirectSilent: c.stats.DirectSilent, DirectRefused: c.stats.DirectRefused}
 	sy := SyncReport{HashReports: c.stats.HashReports, MismatchedGroups: c.stats.MismatchedGroups, MismatchedUnits: c.stats.MismatchedUnits,
 		RealtimeResyncs: c.stats.RealtimeResyncs, StopWorldResyncs: c.stats.StopWorldResyncs, PauseMillis: append([]int64{}, c.stats.PauseMillis...)}

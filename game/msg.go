@@ -63,6 +63,7 @@ const (
 	MsgPlayerSecret MsgType = 20 // server→client, to that player only; guaranteed, no deps
 	MsgChallenge    MsgType = 21 // server→client (a claim on a seat), client→client (a new direct link); guaranteed, no deps
 	MsgProof        MsgType = 22 // client→server, client→client: the answer to a Challenge; guaranteed, no deps
+	MsgReinforce    MsgType = 23 // server→client; guaranteed, no deps
 )
 
 // msgTypes is the one home of every message type: indexed by its MsgType, the
@@ -97,6 +98,7 @@ var msgTypes = [...]struct {
 	MsgPlayerSecret: {"PlayerSecret", func() msgCodec { return new(PlayerSecret) }},
 	MsgChallenge:    {"Challenge", func() msgCodec { return new(Challenge) }},
 	MsgProof:        {"Proof", func() msgCodec { return new(Proof) }},
+	MsgReinforce:    {"Reinforce", func() msgCodec { return new(Reinforce) }},
 }
 
 // maxMsgType is the largest type in the table; 1..maxMsgType are all known.
@@ -341,6 +343,13 @@ type Proof struct {
 	MAC MAC
 }
 
+// Reinforce gives each seat in Seats a fresh starting squad at its spawn point, at the start
+// of Frame, on every host: the server's answer to an army that runs low (reinforce.go).
+type Reinforce struct {
+	Frame uint32
+	Seats []uint8 // 1..8 seats, strictly ascending
+}
+
 // Each struct's Type method is what makes it a Msg, and Go cannot derive a
 // method from a table, so they are written out here. msgTypes stays the one
 // list of types: TestMsgTypesTable checks that the constructor at each index
@@ -368,6 +377,7 @@ func (*Peers) Type() MsgType        { return MsgPeers }
 func (*PlayerSecret) Type() MsgType { return MsgPlayerSecret }
 func (*Challenge) Type() MsgType    { return MsgChallenge }
 func (*Proof) Type() MsgType        { return MsgProof }
+func (*Reinforce) Type() MsgType    { return MsgReinforce }
 
 // msgCodec is what every message type implements besides Type: its checks
 // and its two halves of the codec.

@@ -386,20 +386,7 @@ func (m *StartGame) check() error {
 	if err := checkMsgText(t, "map", m.Map, 1, MaxMapNameLen); err != nil {
 		return err
 	}
-	if len(m.Seats) > world.MaxPlayers {
-		return msgErrorf(t, wire.ErrTooLong, "%d seats, at most %d", len(m.Seats), world.MaxPlayers)
-	}
-	for i, s := range m.Seats {
-		if err := checkMsgSeat(t, "seat", s); err != nil {
-			return err
-		}
-		if i > 0 {
-			if err := checkMsgSeatOrder(t, "seat", s, m.Seats[i-1]); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return checkMsgSeats(t, m.Seats, 0)
 }
 
 func (m *StartGame) encode(e msgWriter) msgWriter {
@@ -408,8 +395,7 @@ func (m *StartGame) encode(e msgWriter) msgWriter {
 	e.u30("frame", m.Frame)
 	e.u30("frame millis", m.FrameMillis)
 	e.u30("lead frames", m.LeadFrames)
-	e.count("seats", len(m.Seats))
-	e.b = append(e.b, m.Seats...)
+	e.seats(m.Seats)
 	return e
 }
 
@@ -419,9 +405,43 @@ func (m *StartGame) decode(d msgReader) msgReader {
 	m.Frame = d.u30("frame")
 	m.FrameMillis = d.u30("frame millis")
 	m.LeadFrames = d.u30("lead frames")
-	m.Seats = makeMsgList[uint8](d.count("seats", world.MaxPlayers, msgMinSeat))
-	copy(m.Seats, d.take("seats", len(m.Seats)))
+	m.Seats = d.seats()
 	return d
+}
+
+// A list of seats (StartGame, Reinforce, NewRound): at most world.MaxPlayers, each 0..7,
+// strictly ascending.
+
+// checkMsgSeats checks a list of seats of at least least seats.
+func checkMsgSeats(t MsgType, seats []uint8, least int) error {
+	switch n := len(seats); {
+	case n > world.MaxPlayers:
+		return msgErrorf(t, wire.ErrTooLong, "%d seats, at most %d", n, world.MaxPlayers)
+	case n < least:
+		return msgErrorf(t, wire.ErrRange, "%d seats, at least %d", n, least)
+	}
+	for i, s := range seats {
+		if err := checkMsgSeat(t, "seat", s); err != nil {
+			return err
+		}
+		if i > 0 {
+			if err := checkMsgSeatOrder(t, "seat", s, seats[i-1]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (e *msgWriter) seats(seats []uint8) {
+	e.count("seats", len(seats))
+	e.b = append(e.b, seats...)
+}
+
+func (d *msgReader) seats() []uint8 {
+	seats := makeMsgList[uint8](d.count("seats", world.MaxPlayers, msgMinSeat))
+	copy(seats, d.take("seats", len(seats)))
+	return seats
 }
 
 // Command: seat ‖ id u30 ‖ frame u30 ‖ kind u8 ‖ units list of u30 ‖ x i30 ‖ y i30 ‖ target u30.
@@ -971,5 +991,21 @@ func (m *Proof) encode(e msgWriter) msgWriter {
 
 func (m *Proof) decode(d msgReader) msgReader {
 	copy(m.MAC[:], d.take("mac", len(m.MAC)))
+	return d
+}
+
+// Reinforce: frame u30 ‖ seats list of u8 (at least one).
+
+func (m *Reinforce) check() error { return checkMsgSeats(m.Type(), m.Seats, 1) }
+
+func (m *Reinforce) encode(e msgWriter) msgWriter {
+	e.u30("frame", m.Frame)
+	e.seats(m.Seats)
+	return e
+}
+
+func (m *Reinforce) decode(d msgReader) msgReader {
+	m.Frame = d.u30("frame")
+	m.Seats = d.seats()
 	return d
 }

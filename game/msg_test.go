@@ -121,6 +121,9 @@ var msgEncodingTests = []struct {
 	{"player secret", &PlayerSecret{Secret: Secret(msgTestKey3)}, "14 " + msgTestKey3Hex},
 	{"challenge", &Challenge{Nonce: Nonce(msgTestKey3[16:])}, "15 101112131415161718191a1b1c1d1e1f"},
 	{"proof", &Proof{MAC: MAC(msgTestKey0)}, "16 " + msgTestKey0Hex},
+	{"reinforce", &Reinforce{Frame: 300, Seats: []uint8{1, 4}},
+		// type | frame 300 | seats 1, 4
+		"17 812c 02 0104"},
 }
 
 // Keys of the examples: 32 bytes of 0x11, and the bytes 0x00 to 0x1f.
@@ -290,6 +293,8 @@ func msgEdgeValues() []Msg {
 		&Challenge{},
 		&Proof{MAC: MAC(bytes.Repeat([]byte{0xff}, MACSize))},
 		&Proof{},
+		&Reinforce{Frame: int30.MaxUInt30, Seats: []uint8{0, 1, 2, 3, 4, 5, 6, 7}},
+		&Reinforce{Seats: []uint8{7}},
 	}
 }
 
@@ -444,6 +449,11 @@ func TestMsgAppendRejects(t *testing.T) {
 		{"peer seat twice", &Peers{List: []PeerAddr{{Seat: 2, Addr: v4}, {Seat: 2, Addr: v4}}}, wire.ErrNonCanonical},
 		{"peer without an address", &Peers{List: []PeerAddr{{Seat: 0}}}, wire.ErrRange},
 		{"peer address with a zone", &Peers{List: []PeerAddr{{Seat: 0, Addr: zone}}}, wire.ErrRange},
+		{"reinforce without seats", &Reinforce{Frame: 5}, wire.ErrRange},
+		{"reinforce seat 8", &Reinforce{Seats: []uint8{8}}, wire.ErrRange},
+		{"reinforce nine seats", &Reinforce{Seats: make([]uint8, world.MaxPlayers+1)}, wire.ErrTooLong},
+		{"reinforce seats descending", &Reinforce{Seats: []uint8{3, 2}}, wire.ErrNonCanonical},
+		{"reinforce frame too large", &Reinforce{Frame: int30.MaxUInt30 + 1, Seats: []uint8{0}}, wire.ErrRange},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			// b is returned as it was. Like append, AppendMsg may have
@@ -562,6 +572,10 @@ func TestMsgParseRejects(t *testing.T) {
 		{"challenge and more", "15 000102030405060708090a0b0c0d0e0f 10", wire.ErrTrailing},
 		{"proof cut", "16", wire.ErrShort},
 		{"proof and more", "16" + msgZeros32 + "00", wire.ErrTrailing},
+		{"reinforce without seats", "17 05 00", wire.ErrRange},
+		{"reinforce seat 8", "17 05 01 08", wire.ErrRange},
+		{"reinforce seat twice", "17 05 02 0303", wire.ErrNonCanonical},
+		{"reinforce seats beyond the bytes", "17 05 03 0001", wire.ErrShort},
 		// The first type beyond the table, whatever the table's length.
 		{"the type after the last", fmt.Sprintf("%02x 00", maxMsgType+1), wire.ErrBadType},
 	} {

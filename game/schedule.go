@@ -1,6 +1,7 @@
 package game
 
 import (
+	"errors"
 	"slices"
 
 	"github.com/ackattack/ackattack/world"
@@ -15,18 +16,20 @@ type event struct {
 	seat  uint8
 	id    uint32
 
-	cmd    *Command
-	spawn  *SpawnEnemy
-	update *UnitUpdate
+	cmd       *Command
+	spawn     *SpawnEnemy
+	update    *UnitUpdate
+	reinforce *Reinforce
 }
 
 type eventKind uint8
 
-// The order within a frame: enemies appear and vanish before anybody acts on them, server
-// corrections come before the commands that act on the corrected units.
+// The order within a frame: enemies appear and vanish, and squads land, before anybody acts
+// on them; server corrections come before the commands that act on the corrected units.
 const (
 	evSpawn eventKind = iota + 1
 	evKill
+	evReinforce
 	evUpdate
 	evCommand
 )
@@ -165,6 +168,14 @@ func apply(w *world.World, e *event) error {
 		return w.SpawnEnemy(e.spawn.ID, k.Name, e.spawn.X, e.spawn.Y)
 	case evKill:
 		return w.Kill(e.id)
+	case evReinforce:
+		var errs []error
+		for _, seat := range e.reinforce.Seats {
+			if _, err := w.AddPlayerUnits(seat); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		return errors.Join(errs...)
 	case evUpdate:
 		for _, id := range e.update.Removed {
 			w.RemoveUnit(id)

@@ -111,6 +111,9 @@ type Server struct {
 	nextSpawn   time.Time
 	noSpawns    bool
 	killSent    map[uint32]bool // fallen enemies whose kill is scheduled, until it runs
+	// squadAt is the frame each seat's announced squad lands at (reinforce.go); a frame
+	// passed: none on its way.
+	squadAt [world.MaxPlayers]uint32
 
 	fixAt   map[uint32]uint32 // unit id → the frame its latest real-time repair takes effect
 	lastFix uint32            // the frame of the latest real-time repair
@@ -411,6 +414,8 @@ func (s *Server) sendEvent(st *seat, now time.Time, e *event) {
 		s.sendKill(st, now, e.id, e.frame)
 	case evUpdate:
 		s.send(st, now, e.update, nil, nil, false)
+	case evReinforce:
+		s.send(st, now, e.reinforce, nil, nil, false)
 	}
 }
 
@@ -436,6 +441,7 @@ func (s *Server) step(now time.Time) {
 		}
 	}
 	s.enemies(now, f)
+	s.reinforce(now, f)
 	s.endFrame()
 	s.stats.Frame = s.w.Frame()
 	s.stats.lastStepAt = now
@@ -464,8 +470,11 @@ func (s *Server) beginFrame() {
 		if err := apply(s.w, e); err != nil {
 			s.cfg.Logger.Debug("event refused", "frame", f, "kind", e.kind, "err", err)
 		}
-		if e.kind == evKill {
+		switch e.kind {
+		case evKill:
 			delete(s.killSent, e.id) // the enemy is gone: nothing left to remember (a bound)
+		case evReinforce:
+			s.squadLanded(e.reinforce)
 		}
 		if e.frame < f {
 			s.stats.CommandsLate++
