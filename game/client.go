@@ -61,6 +61,7 @@ type ClientStats struct {
 	EnemiesSpawned   uint64
 	EnemiesKilled    uint64
 	Squads           uint64 // starting squads announced as reinforcements, any seat's
+	Rounds           uint64 // new rounds announced
 	HashReports      uint64
 	HashRequests     uint64
 	MismatchedGroups uint64
@@ -117,8 +118,10 @@ type ClientSnapshot struct {
 	Pauses     []PauseRecord
 	Pending    []PendingOrder
 	// Squad is the frame this player's next squad of reinforcements lands at (reinforce.go),
-	// 0 when none is announced; FrameDur is the length of a frame, to say how soon that is.
+	// and NewRound the frame the next round starts at (round.go), 0 when none is announced;
+	// FrameDur is the length of a frame, to say how soon that is.
 	Squad    uint32
+	NewRound uint32
 	FrameDur time.Duration
 }
 
@@ -668,6 +671,9 @@ func (c *Client) onMessage(p *transport.Peer, now time.Time, m *message.Message)
 	case *Reinforce:
 		c.stats.Squads += uint64(len(v.Seats))
 		c.schedule(event{frame: v.Frame, kind: evReinforce, reinforce: v})
+	case *NewRound:
+		c.stats.Rounds++
+		c.schedule(event{frame: v.Frame, kind: evRound, round: v})
 	case *Chat:
 		l := ChatLine{From: c.players[v.Seat].Name, Text: v.Text}
 		c.chatReceived.add(l, maxChatReport)
@@ -891,7 +897,7 @@ func (c *Client) publish(now time.Time, force bool) {
 	if c.seatKnown {
 		s.Squad = c.nextSquad(c.seat)
 	}
-	s.FrameDur = c.frameDur
+	s.NewRound, s.FrameDur = c.nextRound(), c.frameDur
 	s.Net, s.Game, s.Sync = c.counters(c.tr.Stats().Server)
 	s.Chat, s.ChatTotal = c.chatLog.last(maxChatShown), c.chatLog.total
 	c.snap.Store(s)
@@ -907,7 +913,7 @@ func (c *Client) counters(server transport.PeerStats) (NetReport, GameReport, Sy
 	n := netReport(t)
 	g := GameReport{LeadTimeMillis: int64(c.lead) * c.frameDur.Milliseconds(), CommandsIssued: c.stats.CommandsIssued,
 		CommandsLate: c.stats.CommandsLate, EnemiesSpawned: c.stats.EnemiesSpawned, EnemiesKilled: c.stats.EnemiesKilled,
-		Reinforcements: c.stats.Squads, SendsRefused: c.stats.SendsRefused, BadMessages: c.stats.BadMessages, DirectLinks: c.stats.DirectLinks, DirectRedials: c.stats.DirectRedials,
+		Reinforcements: c.stats.Squads, NewRounds: c.stats.Rounds, SendsRefused: c.stats.SendsRefused, BadMessages: c.stats.BadMessages, DirectLinks: c.stats.DirectLinks, DirectRedials: c.stats.DirectRedials,
 		DirectSilent: c.stats.DirectSilent, DirectRefused: c.stats.DirectRefused}
 	sy := SyncReport{HashReports: c.stats.HashReports, MismatchedGroups: c.stats.MismatchedGroups, MismatchedUnits: c.stats.MismatchedUnits,
 		RealtimeResyncs: c.stats.RealtimeResyncs, StopWorldResyncs: c.stats.StopWorldResyncs, PauseMillis: append([]int64{}, c.stats.PauseMillis...)}

@@ -73,7 +73,8 @@
 // fresh starting squad at its spawn point. The server decides it from its own world and
 // announces it a few seconds ahead, like a spawn (Reinforce), and every host lands it at
 // that frame; reinforce.go says why a message and not a rule each host applies to its own
-// copy.
+// copy. The teacher can start a new round (NewRound, round.go): at an announced frame every
+// host empties its world and seeds it again, and the players get fresh squads.
 //
 // # Finding and repairing drift
 //

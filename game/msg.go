@@ -64,6 +64,7 @@ const (
 	MsgChallenge    MsgType = 21 // server→client (a claim on a seat), client→client (a new direct link); guaranteed, no deps
 	MsgProof        MsgType = 22 // client→server, client→client: the answer to a Challenge; guaranteed, no deps
 	MsgReinforce    MsgType = 23 // server→client; guaranteed, no deps
+	MsgNewRound     MsgType = 24 // server→client; guaranteed, no deps
 )
 
 // msgTypes is the one home of every message type: indexed by its MsgType, the
@@ -99,6 +100,7 @@ var msgTypes = [...]struct {
 	MsgChallenge:    {"Challenge", func() msgCodec { return new(Challenge) }},
 	MsgProof:        {"Proof", func() msgCodec { return new(Proof) }},
 	MsgReinforce:    {"Reinforce", func() msgCodec { return new(Reinforce) }},
+	MsgNewRound:     {"NewRound", func() msgCodec { return new(NewRound) }},
 }
 
 // maxMsgType is the largest type in the table; 1..maxMsgType are all known.
@@ -350,6 +352,16 @@ type Reinforce struct {
 	Seats []uint8 // 1..8 seats, strictly ascending
 }
 
+// NewRound starts a new round at the start of Frame on every host (round.go): the world is
+// emptied and seeded again with Seed, its frame counter going on, and each seat in Seats gets
+// a starting squad, in seat order.
+type NewRound struct {
+	Frame uint32
+	Round uint32  // counts the game's rounds: the first is 1, so a NewRound says 2 or more
+	Seed  uint64  // seeds the new round's world, as StartGame's seeds the first
+	Seats []uint8 // the seats that play, at most 8, strictly ascending (maybe none)
+}
+
 // Each struct's Type method is what makes it a Msg, and Go cannot derive a
 // method from a table, so they are written out here. msgTypes stays the one
 // list of types: TestMsgTypesTable checks that the constructor at each index
@@ -378,6 +390,7 @@ func (*PlayerSecret) Type() MsgType { return MsgPlayerSecret }
 func (*Challenge) Type() MsgType    { return MsgChallenge }
 func (*Proof) Type() MsgType        { return MsgProof }
 func (*Reinforce) Type() MsgType    { return MsgReinforce }
+func (*NewRound) Type() MsgType     { return MsgNewRound }
 
 // msgCodec is what every message type implements besides Type: its checks
 // and its two halves of the codec.

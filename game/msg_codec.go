@@ -1009,3 +1009,28 @@ func (m *Reinforce) decode(d msgReader) msgReader {
 	m.Seats = d.seats()
 	return d
 }
+
+// NewRound: frame u30 ‖ round u30 ‖ seed u64 ‖ seats list of u8.
+
+func (m *NewRound) check() error {
+	if m.Round < 2 {
+		return msgErrorf(m.Type(), wire.ErrRange, "round %d, want 2 or more (the first round needs no message)", m.Round)
+	}
+	return checkMsgSeats(m.Type(), m.Seats, 0)
+}
+
+func (m *NewRound) encode(e msgWriter) msgWriter {
+	e.u30("frame", m.Frame)
+	e.u30("round", m.Round)
+	e.u64(m.Seed)
+	e.seats(m.Seats)
+	return e
+}
+
+func (m *NewRound) decode(d msgReader) msgReader {
+	m.Frame = d.u30("frame")
+	m.Round = d.u30("round")
+	m.Seed = d.u64("seed")
+	m.Seats = d.seats()
+	return d
+}

@@ -124,6 +124,10 @@ var msgEncodingTests = []struct {
 	{"reinforce", &Reinforce{Frame: 300, Seats: []uint8{1, 4}},
 		// type | frame 300 | seats 1, 4
 		"17 812c 02 0104"},
+	{"new round", &NewRound{Frame: 1200, Round: 2, Seed: 0x0123456789abcdef, Seats: []uint8{0, 2, 5}},
+		// type | frame 1200 | round 2 | seed | seats 0, 2, 5
+		"18 84b0 02 0123456789abcdef 03 000205"},
+	{"new round, nobody", &NewRound{Frame: 7, Round: 300}, "18 07 812c 0000000000000000 00"},
 }
 
 // Keys of the examples: 32 bytes of 0x11, and the bytes 0x00 to 0x1f.
@@ -295,6 +299,8 @@ func msgEdgeValues() []Msg {
 		&Proof{},
 		&Reinforce{Frame: int30.MaxUInt30, Seats: []uint8{0, 1, 2, 3, 4, 5, 6, 7}},
 		&Reinforce{Seats: []uint8{7}},
+		&NewRound{Frame: int30.MaxUInt30, Round: int30.MaxUInt30, Seed: math.MaxUint64, Seats: []uint8{0, 1, 2, 3, 4, 5, 6, 7}},
+		&NewRound{Round: 2},
 	}
 }
 
@@ -454,6 +460,11 @@ func TestMsgAppendRejects(t *testing.T) {
 		{"reinforce nine seats", &Reinforce{Seats: make([]uint8, world.MaxPlayers+1)}, wire.ErrTooLong},
 		{"reinforce seats descending", &Reinforce{Seats: []uint8{3, 2}}, wire.ErrNonCanonical},
 		{"reinforce frame too large", &Reinforce{Frame: int30.MaxUInt30 + 1, Seats: []uint8{0}}, wire.ErrRange},
+		{"new round 0", &NewRound{}, wire.ErrRange},
+		{"new round 1", &NewRound{Round: 1}, wire.ErrRange},
+		{"new round seat 8", &NewRound{Round: 2, Seats: []uint8{8}}, wire.ErrRange},
+		{"new round seats descending", &NewRound{Round: 2, Seats: []uint8{1, 0}}, wire.ErrNonCanonical},
+		{"new round frame too large", &NewRound{Frame: int30.MaxUInt30 + 1, Round: 2}, wire.ErrRange},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			// b is returned as it was. Like append, AppendMsg may have
@@ -576,6 +587,10 @@ func TestMsgParseRejects(t *testing.T) {
 		{"reinforce seat 8", "17 05 01 08", wire.ErrRange},
 		{"reinforce seat twice", "17 05 02 0303", wire.ErrNonCanonical},
 		{"reinforce seats beyond the bytes", "17 05 03 0001", wire.ErrShort},
+		{"new round 1", "18 05 01 0000000000000000 00", wire.ErrRange},
+		{"new round without seats", "18 05 02 0000000000000000", wire.ErrShort},
+		{"new round, seed cut", "18 05 02 00000000", wire.ErrShort},
+		{"new round nine seats", "18 05 02 0000000000000000 09 000102030405060707", wire.ErrTooLong},
 		// The first type beyond the table, whatever the table's length.
 		{"the type after the last", fmt.Sprintf("%02x 00", maxMsgType+1), wire.ErrBadType},
 	} {

@@ -47,8 +47,8 @@ func (s *Server) reinforceDelay() uint32 {
 // reinforce announces a squad for every seat whose army runs low, at frame f (after the
 // frame's events ran, before its step).
 func (s *Server) reinforce(now time.Time, f uint32) {
-	if s.cfg.ReinforceBelow <= 0 {
-		return
+	if s.cfg.ReinforceBelow <= 0 || s.roundNext != nil {
+		return // none, or the new round on its way gives squads itself
 	}
 	var units [world.MaxPlayers]int
 	for _, u := range s.w.Units() {
@@ -67,6 +67,16 @@ func (s *Server) reinforce(now time.Time, f uint32) {
 		seats = append(seats, st.idx)
 	}
 	if len(seats) == 0 {
+		return
+	}
+	onTheirWay := 0
+	for _, sq := range s.squadAt {
+		if sq > f {
+			onTheirWay++
+		}
+	}
+	if s.idsRunOut(len(seats) + onTheirWay) {
+		s.announceRound(now, "the players' unit ids ran out")
 		return
 	}
 	r := &Reinforce{Frame: f + s.reinforceDelay(), Seats: seats}

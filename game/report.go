@@ -60,7 +60,10 @@ type GameReport struct {
 	EnemiesKilled  uint64 `json:"enemies_killed"`
 	// Reinforcements counts the starting squads announced to land as reinforcements
 	// (reinforce.go): one per seat in each Reinforce the server sent, or this client received.
-	Reinforcements  uint64 `json:"reinforcements"`
+	Reinforcements uint64 `json:"reinforcements"`
+	// NewRounds counts the new rounds the server announced, or this client was announced
+	// (round.go).
+	NewRounds       uint64 `json:"new_rounds"`
 	LeadTimeChanges uint64 `json:"lead_time_changes"`
 	// SendsRefused counts guaranteed messages a connection's outbox refused because the peer
 	// was too far behind (game/outbox.go); each refusal went back to whoever issued it.

@@ -114,6 +114,10 @@ type Server struct {
 	// squadAt is the frame each seat's announced squad lands at (reinforce.go); a frame
 	// passed: none on its way.
 	squadAt [world.MaxPlayers]uint32
+	// round is the round being played (1 for the first), roundNext the one announced and not
+	// started yet (round.go).
+	round     uint32
+	roundNext *NewRound
 
 	fixAt   map[uint32]uint32 // unit id → the frame its latest real-time repair takes effect
 	lastFix uint32            // the frame of the latest real-time repair
@@ -147,6 +151,7 @@ func NewServer(cfg ServerConfig, out transport.Writer) (*Server, error) {
 		rng:         rand.New(rand.NewPCG(cfg.Seed, 0x5e77e5)),
 		sched:       newSchedule(),
 		lead:        minLeadFrames,
+		round:       1,
 		nextEnemyID: world.FirstEnemyID,
 		killSent:    make(map[uint32]bool),
 		fixAt:       make(map[uint32]uint32),
@@ -416,6 +421,8 @@ func (s *Server) sendEvent(st *seat, now time.Time, e *event) {
 		s.send(st, now, e.update, nil, nil, false)
 	case evReinforce:
 		s.send(st, now, e.reinforce, nil, nil, false)
+	case evRound:
+		s.send(st, now, e.round, nil, nil, false)
 	}
 }
 
@@ -475,6 +482,8 @@ func (s *Server) beginFrame() {
 			delete(s.killSent, e.id) // the enemy is gone: nothing left to remember (a bound)
 		case evReinforce:
 			s.squadLanded(e.reinforce)
+		case evRound:
+			s.roundStarted(e.round)
 		}
 		if e.frame < f {
 			s.stats.CommandsLate++

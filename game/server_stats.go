@@ -18,6 +18,7 @@ type ServerStats struct {
 	EnemiesSpawned       uint64
 	EnemiesKilled        uint64
 	Squads               uint64 // starting squads announced as reinforcements (reinforce.go)
+	Rounds               uint64 // new rounds announced (round.go)
 	ChatRelayed          uint64
 	LeadChanges          uint64
 	HashReports          uint64
@@ -155,7 +156,7 @@ func (s *Server) counters(st transport.ServerStats) (NetReport, RejectedReport, 
 	}
 	g := GameReport{LeadTimeMillis: int64(s.lead) * s.cfg.Frame.Milliseconds(), CommandsIssued: s.stats.CommandsRelayed,
 		CommandsLate: s.stats.CommandsLate, EnemiesSpawned: s.stats.EnemiesSpawned, EnemiesKilled: s.stats.EnemiesKilled,
-		Reinforcements: s.stats.Squads, LeadTimeChanges: s.stats.LeadChanges, SendsRefused: s.stats.SendsRefused, BadMessages: s.stats.BadMessages,
+		Reinforcements: s.stats.Squads, NewRounds: s.stats.Rounds, LeadTimeChanges: s.stats.LeadChanges, SendsRefused: s.stats.SendsRefused, BadMessages: s.stats.BadMessages,
 		JoinsRefused: s.stats.JoinsRefused, SeatClaimsRefused: s.stats.ClaimsRefused, SeatsReclaimed: s.stats.SeatsReclaimed,
 		FrameDeadlines: &FrameDeadlines{FramesLate: s.stats.FramesLate, MaxFrameLateMillis: float64(s.stats.MaxFrameLate) / float64(time.Millisecond)}}
 	sy := SyncReport{HashReports: s.stats.HashReports, MismatchedGroups: s.stats.MismatchedGroups, MismatchedUnits: s.stats.MismatchedUnits,
