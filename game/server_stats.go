@@ -75,6 +75,10 @@ type ServerSnapshot struct {
 	Seats      []SeatInfo
 	Mismatches []SyncRecord
 	Pauses     []PauseRecord
+	// Round is the round being played (1 for the first), NewRound the frame the next one
+	// starts at, 0 when none is announced (round.go).
+	Round    uint32
+	NewRound uint32
 }
 
 // event logs something a class should see: joins, leaves, mismatches, re-syncs.
@@ -108,6 +112,10 @@ func (s *Server) publish(now time.Time, force bool) {
 	snap.Seats = s.seatInfos()
 	snap.Mismatches = copyRecords(s.syncLog)
 	snap.Pauses = slices.Clone(s.pauseLog)
+	snap.Round = s.round
+	if r := s.roundNext; r != nil {
+		snap.NewRound = r.Frame
+	}
 	s.snap.Store(snap)
 }
 

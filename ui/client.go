@@ -355,6 +355,9 @@ func (s *ClientScreen) ordersText(snap *game.ClientSnapshot) string {
 	if snap.State == transport.Disconnected {
 		parts = append(parts, "[red]disconnected: "+tview.Escape(s.host.Ended())+"[-]  (q quits)")
 	}
+	if snap.NewRound > snap.Frame {
+		parts = append(parts, "[aqua]new round at frame "+framesAhead(snap.NewRound, snap)+"[-]")
+	}
 	// The latest order only, with a count of the others still pending: one line has no room
 	// for a list, and the latest is the one the player is looking for.
 	if n := len(s.sent); n > 0 {
@@ -383,7 +386,7 @@ func (s *ClientScreen) ordersText(snap *game.ClientSnapshot) string {
 		case s.boxFrom != nil:
 			parts = append(parts, fmt.Sprintf("box from %d,%d: move the cursor, v to select", s.boxFrom[0], s.boxFrom[1]))
 		case snap.Started && firstOwn(snap.Units, snap.Seat) == nil:
-			parts = append(parts, "[yellow]you have no units (all fell, or you joined a running game): watching[-]")
+			parts = append(parts, "[yellow]"+noUnitsText(snap)+"[-]")
 		case len(sel) == 0:
 			parts = append(parts, "no selection (space selects)")
 		default:
@@ -410,6 +413,30 @@ func (s *ClientScreen) ordersText(snap *game.ClientSnapshot) string {
 	}
 	parts = append(parts, "? help")
 	return strings.Join(parts, "  ·  ")
+}
+
+// noUnitsText says what happens to a player with no units: a new round or a squad of
+// reinforcements at an announced frame, or a squad the server has still to announce (it
+// notices an empty army within a frame, and announces its squad a few seconds ahead).
+func noUnitsText(snap *game.ClientSnapshot) string {
+	switch {
+	case snap.NewRound > snap.Frame && (snap.Squad == 0 || snap.NewRound <= snap.Squad):
+		return "no units: a new round at frame " + framesAhead(snap.NewRound, snap)
+	case snap.Squad > snap.Frame:
+		return "no units: reinforcements at frame " + framesAhead(snap.Squad, snap)
+	}
+	return "no units: reinforcements on their way"
+}
+
+// framesAhead is "N (in 3 s)": frame N and how long until the game reaches it, in whole
+// seconds rounded up.
+func framesAhead(frame uint32, snap *game.ClientSnapshot) string {
+	dur := snap.FrameDur
+	if dur <= 0 {
+		dur = game.DefaultFrame
+	}
+	in := time.Duration(frame-snap.Frame) * dur
+	return fmt.Sprintf("%d (in %d s)", frame, (in+time.Second-1)/time.Second)
 }
 
 func orderText(kind world.CommandKind, units int, x, y int32) string {

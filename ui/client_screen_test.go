@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -384,4 +385,35 @@ func TestClientScreenDebugToggleGivesKeysBackToTheMap(t *testing.T) {
 	if ls, _ := f.Link(); ls.LossPercent != 0 {
 		t.Fatalf("the arrow changed the link: %+v", ls)
 	}
+}
+
+// TestClientScreenNoUnits: a player whose units all fell reads what happens next: the squad of
+// reinforcements announced for a frame, and how soon; before the announcement, that one is on
+// its way; a new round, when one comes first.
+func TestClientScreenNoUnits(t *testing.T) {
+	f := newFakeClient(t)
+	f.snap.Units = slices.DeleteFunc(slices.Clone(f.snap.Units), func(u world.Unit) bool { return u.Owner == 0 })
+	f.snap.FrameDur = 100 * time.Millisecond
+	sa, _ := fakeClientScreen(t, f, 120, 36)
+	waitText(sa, "no units, nothing announced", "no units: reinforcements on their way")
+	for _, tt := range []struct {
+		squad, round uint32
+		want         string
+	}{
+		{130, 0, "no units: reinforcements at frame 130 (in 3 s)"},
+		{125, 0, "no units: reinforcements at frame 125 (in 3 s)"}, // 2.5 s: rounded up
+		{130, 120, "no units: a new round at frame 120 (in 2 s)"},
+		{110, 120, "no units: reinforcements at frame 110 (in 1 s)"},
+	} {
+		f.mu.Lock()
+		f.snap.Squad, f.snap.NewRound = tt.squad, tt.round
+		f.mu.Unlock()
+		waitText(sa, tt.want, tt.want)
+	}
+	// The round on its way shows for a player with units too.
+	f.mu.Lock()
+	f.snap.Units = newFakeClient(t).snap.Units
+	f.mu.Unlock()
+	sa.waitFor("no more \"no units\"", func() bool { return !strings.Contains(screenText(sa), "no units") })
+	waitText(sa, "the round for a player with units", "new round at frame 120 (in 2 s)")
 }

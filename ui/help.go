@@ -51,6 +51,7 @@ var ServerKeys = []KeyHelp{
 	{"n F3", "next debug view"},
 	{"x", "export the dependency graph as DOT"},
 	{"PgUp PgDn", "scroll the event log"},
+	{"R", "start a new round: fresh worlds, fresh squads"},
 	{"? F1", "this help"},
 	{"q Ctrl+C", "quit"},
 }

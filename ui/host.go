@@ -142,6 +142,9 @@ type ServerHost interface {
 	Peers() []transport.PeerStats
 	Link() (linksim.Settings, bool)
 	SetLink(s linksim.Settings) error
+	// NewRound asks the server to start a new round; the ticket's frame is the frame it starts
+	// at, or the error why not (nil, false: the host's queue was full).
+	NewRound() (*OrderTicket, bool)
 }
 
 // GameServer returns the ServerHost of s.
@@ -157,4 +160,12 @@ func (g gameServer) SetLink(s linksim.Settings) error {
 func (g gameServer) Link() (linksim.Settings, bool) {
 	ls, ok := g.s.Link()
 	return ls.Out, ok
+}
+
+func (g gameServer) NewRound() (*OrderTicket, bool) {
+	t := &OrderTicket{}
+	if !g.s.TryDo(func(s *game.Server, now time.Time) { t.settle(s.NewRound(now)) }) {
+		return nil, false
+	}
+	return t, true
 }

@@ -51,6 +51,8 @@ type ServerScreen struct {
 	noticeAt  time.Time
 	eventsLen int
 	followLog bool // the event log sticks to its end until the user scrolls up
+	// rounding is a new-round intent whose outcome the next frame reports.
+	rounding *OrderTicket
 }
 
 // NewServerScreen builds the screen for host, serving on addr.
@@ -192,7 +194,24 @@ func (s *ServerScreen) Refresh(now time.Time) {
 		}
 		s.notice.SetText(text + "  ·  ? help")
 	default:
-		s.notice.SetText(fmt.Sprintf("serving on %s  ·  %d player(s)  ·  Tab focus  ·  d debug  ·  ? help", s.addr, len(snap.Seats)))
+		round := ""
+		switch {
+		case snap.NewRound > snap.Frame:
+			round = fmt.Sprintf("  ·  [aqua]new round at frame %d[-]", snap.NewRound)
+		case snap.Round > 1:
+			round = fmt.Sprintf("  ·  round %d", snap.Round)
+		}
+		s.notice.SetText(fmt.Sprintf("serving on %s  ·  %d player(s)%s  ·  Tab focus  ·  d debug  ·  ? help", s.addr, len(snap.Seats), round))
+	}
+	if t := s.rounding; t != nil {
+		if frame, err, ok := t.Result(); ok {
+			s.rounding = nil
+			if err != nil {
+				s.tell("no new round: " + err.Error())
+			} else {
+				s.tell(fmt.Sprintf("new round at frame %d: every world starts afresh, every player gets a new squad", frame))
+			}
+		}
 	}
 }
 
@@ -348,6 +367,14 @@ func (s *ServerScreen) HandleKey(ev *tcell.EventKey, quit func()) *tcell.EventKe
 	s.mendFocus()
 	if ev, done := s.commonKey(ev, quit); done {
 		return ev
+	}
+	if ev.Key() == tcell.KeyRune && ev.Rune() == 'R' {
+		if t, ok := s.host.NewRound(); ok {
+			s.rounding = t // the next frame says what came of it
+		} else {
+			s.tell("the game is busy: try again")
+		}
+		return nil
 	}
 	switch ev.Key() {
 	case tcell.KeyEscape:

@@ -27,6 +27,9 @@ type fakeServer struct {
 	snap  game.ServerSnapshot
 	peers []transport.PeerStats
 	link  linksim.Settings
+	// rounds counts the new rounds asked for; the first is announced 21 frames ahead, any
+	// other while it is refused.
+	rounds int
 }
 
 var (
@@ -105,6 +108,20 @@ func (f *fakeServer) SetLink(s linksim.Settings) error {
 	defer f.mu.Unlock()
 	f.link = s
 	return nil
+}
+
+func (f *fakeServer) NewRound() (*OrderTicket, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.rounds++
+	t := &OrderTicket{}
+	if f.snap.NewRound != 0 {
+		t.settle(f.snap.NewRound, fmt.Errorf("a new round is already announced for frame %d", f.snap.NewRound))
+		return t, true
+	}
+	f.snap.NewRound = f.snap.Frame + 21
+	t.settle(f.snap.NewRound, nil)
+	return t, true
 }
 
 func fakeServerScreen(t *testing.T, f *fakeServer, width, height int) (*screenApp, *ServerScreen) {
@@ -245,4 +262,26 @@ func TestPlayersTitle(t *testing.T) {
 			t.Errorf("countText(%d) = %q, want %q", n, got, want)
 		}
 	}
+}
+
+// TestServerScreenNewRound: R asks the server for a new round, and the line above the status
+// line says at which frame it starts; once the notice has gone, the line keeps saying so
+// until it starts. A second R while it is on its way says why there is none.
+func TestServerScreenNewRound(t *testing.T) {
+	f := newFakeServer(t)
+	sa, ss := fakeServerScreen(t, f, 120, 40)
+	sa.rune('R')
+	waitText(sa, "the new round's frame", "new round at frame 441: every world starts afresh")
+	sa.rune('R')
+	waitText(sa, "the refusal", "no new round: a new round is already announced for frame 441")
+	sa.do(func() { ss.noticeAt = fakeNow.Add(-time.Minute) }) // the notice has had its time
+	waitText(sa, "the round on its way", "player(s)  ·  new round at frame 441  ·")
+	f.mu.Lock()
+	rounds := f.rounds
+	f.snap.Frame, f.snap.NewRound, f.snap.Round = 441, 0, 2
+	f.mu.Unlock()
+	if rounds != 2 {
+		t.Errorf("the host was asked for %d new rounds, want 2", rounds)
+	}
+	waitText(sa, "the round being played", "player(s)  ·  round 2  ·")
 }
