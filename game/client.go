@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ackattack/ackattack/net/depgraph"
+	"github.com/ackattack/ackattack/net/linksim"
 	"github.com/ackattack/ackattack/net/message"
 	"github.com/ackattack/ackattack/net/transport"
 	"github.com/ackattack/ackattack/world"
@@ -42,6 +43,10 @@ type ClientConfig struct {
 	// InjectDesync, if set, corrupts one of this player's units every InjectDesync: the
 	// class watches the server detect and repair it.
 	InjectDesync time.Duration
+	// OnClassLink, if set, is called on the owner loop with the link settings the server gives
+	// the whole class (classlink.go), to put them on the client's link conditioner, both ways;
+	// game/hostloop puts them on its socket's. Its error is shown and logged.
+	OnClassLink func(linksim.Settings) error
 	// NoDirect turns off the direct links between clients: commands then travel only through
 	// the server.
 	NoDirect  bool
@@ -62,6 +67,7 @@ type ClientStats struct {
 	EnemiesKilled    uint64
 	Squads           uint64 // starting squads announced as reinforcements, any seat's
 	Rounds           uint64 // new rounds announced
+	ClassLinks       uint64 // link settings the server gave the class
 	HashReports      uint64
 	HashRequests     uint64
 	MismatchedGroups uint64
@@ -123,6 +129,12 @@ type ClientSnapshot struct {
 	Squad    uint32
 	NewRound uint32
 	FrameDur time.Duration
+	// ClassLink is the link setting the server last gave the class (classlink.go), nil for
+	// none; ClassLinkErr says why it is not on this client's link ("" when it is); ClassLinks
+	// counts them, so that a screen can tell a new one.
+	ClassLink    *linksim.Settings
+	ClassLinkErr string
+	ClassLinks   uint64
 }
 
 // Client is one player's host: it runs its own copy of the world in lockstep with the server,
@@ -156,8 +168,10 @@ type Client struct {
 	bot      *Bot
 	nextPing time.Time
 	nextHurt time.Time
-	hurtNext int            // where InjectDesync starts looking
-	early    []*ResyncBatch // batches that came before StartGame
+	hurtNext int               // where InjectDesync starts looking
+	early    []*ResyncBatch    // batches that came before StartGame
+	class    *linksim.Settings // the class's link, as the server last set it (classlink.go)
+	classErr error             // why it is not on this client's link
 
 	pauseFrame   uint32
 	pausing      bool
@@ -674,6 +688,8 @@ func (c *Client) onMessage(p *transport.Peer, now time.Time, m *message.Message)
 	case *NewRound:
 		c.stats.Rounds++
 		c.schedule(event{frame: v.Frame, kind: evRound, round: v})
+	case *ClassLink:
+		c.takeClassLink(v)
 	case *Chat:
 		l := ChatLine{From: c.players[v.Seat].Name, Text: v.Text}
 		c.chatReceived.add(l, maxChatReport)
@@ -898,6 +914,10 @@ func (c *Client) publish(now time.Time, force bool) {
 		s.Squad = c.nextSquad(c.seat)
 	}
 	s.NewRound, s.FrameDur = c.nextRound(), c.frameDur
+	s.ClassLink, s.ClassLinks = c.class, c.stats.ClassLinks
+	if c.classErr != nil {
+		s.ClassLinkErr = c.classErr.Error()
+	}
 	s.Net, s.Game, s.Sync = c.counters(c.tr.Stats().Server)
 	s.Chat, s.ChatTotal = c.chatLog.last(maxChatShown), c.chatLog.total
 	c.snap.Store(s)

@@ -76,6 +76,13 @@
 // copy. The teacher can start a new round (NewRound, round.go): at an announced frame every
 // host empties its world and seeds it again, and the players get fresh squads.
 //
+// # One link for the whole class
+//
+// The teacher's server can give every client the same link setting (ClassLink, classlink.go),
+// which each client puts on the conditioner under its own socket: 10% loss for the whole room
+// at one key press. It comes from the server's connection only, bounded by the sliders' ranges,
+// at most four a second.
+//
 // # Finding and repairing drift
 //
 // Clients report grouped unit hashes (id range, XOR of the units' hashes), a tenth of the groups

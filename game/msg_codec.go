@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net/netip"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -1032,5 +1033,54 @@ func (m *NewRound) decode(d msgReader) msgReader {
 	m.Round = d.u30("round")
 	m.Seed = d.u64("seed")
 	m.Seats = d.seats()
+	return d
+}
+
+// ClassLink: loss ‰ u30 ‖ burst ‰ u30 ‖ burst length u30 ‖ latency ms u30 ‖ jitter ms u30 ‖
+// duplication ‰ u30.
+
+func (m *ClassLink) check() error {
+	t := m.Type()
+	for _, f := range []struct {
+		name     string
+		v, limit uint32
+	}{
+		{"loss ‰", m.LossPermille, 10 * MaxLinkLossPercent},
+		{"burst ‰", m.BurstPermille, 10 * MaxLinkBurstPercent},
+		{"burst length", m.BurstLength, MaxLinkBurstLength},
+		{"latency ms", m.LatencyMillis, uint32(MaxLinkLatency / time.Millisecond)},
+		{"jitter ms", m.JitterMillis, uint32(MaxLinkJitter / time.Millisecond)},
+		{"duplication ‰", m.DupPermille, 10 * MaxLinkDupPercent},
+	} {
+		if f.v > f.limit {
+			return msgErrorf(t, wire.ErrRange, "%s %d, at most %d", f.name, f.v, f.limit)
+		}
+	}
+	switch {
+	case m.BurstPermille == 0 && m.BurstLength != 0:
+		return msgErrorf(t, wire.ErrNonCanonical, "bursts of %d datagrams that never start, want 0", m.BurstLength)
+	case m.BurstPermille != 0 && m.BurstLength == 0:
+		return msgErrorf(t, wire.ErrRange, "bursts of no datagram, want 1 or more")
+	}
+	return nil
+}
+
+func (m *ClassLink) encode(e msgWriter) msgWriter {
+	e.u30("loss", m.LossPermille)
+	e.u30("burst", m.BurstPermille)
+	e.u30("burst length", m.BurstLength)
+	e.u30("latency", m.LatencyMillis)
+	e.u30("jitter", m.JitterMillis)
+	e.u30("duplication", m.DupPermille)
+	return e
+}
+
+func (m *ClassLink) decode(d msgReader) msgReader {
+	m.LossPermille = d.u30("loss")
+	m.BurstPermille = d.u30("burst")
+	m.BurstLength = d.u30("burst length")
+	m.LatencyMillis = d.u30("latency")
+	m.JitterMillis = d.u30("jitter")
+	m.DupPermille = d.u30("duplication")
 	return d
 }

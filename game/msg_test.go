@@ -128,6 +128,13 @@ var msgEncodingTests = []struct {
 		// type | frame 1200 | round 2 | seed | seats 0, 2, 5
 		"18 84b0 02 0123456789abcdef 03 000205"},
 	{"new round, nobody", &NewRound{Frame: 7, Round: 300}, "18 07 812c 0000000000000000 00"},
+	{"class link", &ClassLink{LossPermille: 100, LatencyMillis: 75},
+		// type | loss 100 ‰ | no bursts | latency 75 ms | no jitter | no duplication
+		"19 64 00 00 4b 00 00"},
+	{"class link, bad wi-fi", &ClassLink{LossPermille: 20, BurstPermille: 50, BurstLength: 4, LatencyMillis: 20, JitterMillis: 40, DupPermille: 10},
+		// type | loss 20 ‰ | bursts start at 50 ‰, 4 long | latency 20 ms | jitter 40 ms | dup 10 ‰
+		"19 14 32 04 14 28 0a"},
+	{"class link, clean", &ClassLink{}, "19 00 00 00 00 00 00"},
 }
 
 // Keys of the examples: 32 bytes of 0x11, and the bytes 0x00 to 0x1f.
@@ -301,6 +308,8 @@ func msgEdgeValues() []Msg {
 		&Reinforce{Seats: []uint8{7}},
 		&NewRound{Frame: int30.MaxUInt30, Round: int30.MaxUInt30, Seed: math.MaxUint64, Seats: []uint8{0, 1, 2, 3, 4, 5, 6, 7}},
 		&NewRound{Round: 2},
+		&ClassLink{LossPermille: 600, BurstPermille: 100, BurstLength: 10, LatencyMillis: 1000, JitterMillis: 200, DupPermille: 300},
+		&ClassLink{},
 	}
 }
 
@@ -465,6 +474,15 @@ func TestMsgAppendRejects(t *testing.T) {
 		{"new round seat 8", &NewRound{Round: 2, Seats: []uint8{8}}, wire.ErrRange},
 		{"new round seats descending", &NewRound{Round: 2, Seats: []uint8{1, 0}}, wire.ErrNonCanonical},
 		{"new round frame too large", &NewRound{Frame: int30.MaxUInt30 + 1, Round: 2}, wire.ErrRange},
+		{"class loss 61%", &ClassLink{LossPermille: 601}, wire.ErrRange},
+		{"class bursts 11%", &ClassLink{BurstPermille: 101, BurstLength: 1}, wire.ErrRange},
+		{"class bursts 11 long", &ClassLink{BurstPermille: 1, BurstLength: 11}, wire.ErrRange},
+		{"class bursts of nothing", &ClassLink{BurstPermille: 1}, wire.ErrRange},
+		{"class burst length without bursts", &ClassLink{BurstLength: 3}, wire.ErrNonCanonical},
+		{"class latency 1001 ms", &ClassLink{LatencyMillis: 1001}, wire.ErrRange},
+		{"class jitter 201 ms", &ClassLink{JitterMillis: 201}, wire.ErrRange},
+		{"class duplication 31%", &ClassLink{DupPermille: 301}, wire.ErrRange},
+		{"class latency beyond a UInt30", &ClassLink{LatencyMillis: math.MaxUint32}, wire.ErrRange},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			// b is returned as it was. Like append, AppendMsg may have
@@ -591,6 +609,10 @@ func TestMsgParseRejects(t *testing.T) {
 		{"new round without seats", "18 05 02 0000000000000000", wire.ErrShort},
 		{"new round, seed cut", "18 05 02 00000000", wire.ErrShort},
 		{"new round nine seats", "18 05 02 0000000000000000 09 000102030405060707", wire.ErrTooLong},
+		{"class loss 100%", "19 83e8 00 00 00 00 00", wire.ErrRange},
+		{"class latency a minute", "19 00 00 00 c000ea60 00 00", wire.ErrRange},
+		{"class burst length without bursts", "19 00 00 02 00 00 00", wire.ErrNonCanonical},
+		{"class link cut", "19 00 00 00 00 00", wire.ErrShort},
 		// The first type beyond the table, whatever the table's length.
 		{"the type after the last", fmt.Sprintf("%02x 00", maxMsgType+1), wire.ErrBadType},
 	} {

@@ -38,6 +38,7 @@ type seat struct {
 	// peersChain: each Peers sent on this connection replaces the one before, so it depends
 	// on it (a list that overtook a newer one would bring back a player who left).
 	peersChain message.Chain
+	classChain message.Chain // the ClassLinks sent on this connection (classlink.go)
 	spawnDeps  map[uint32]*depgraph.Dependency
 
 	reportedRTT  time.Duration // from the client's PingSummary
@@ -114,6 +115,7 @@ type Server struct {
 	// squadAt is the frame each seat's announced squad lands at (reinforce.go); a frame
 	// passed: none on its way.
 	squadAt [world.MaxPlayers]uint32
+	class   classLink // the link setting the teacher gave the class (classlink.go)
 	// round is the round being played (1 for the first), roundNext the one announced and not
 	// started yet (round.go).
 	round     uint32
@@ -243,6 +245,7 @@ func (s *Server) Tick(now time.Time) {
 	s.frames(now)
 	s.freeHeldSeats(now)
 	s.expireClaims(now)
+	s.flushClassLink(now)
 	s.flushOutboxes(now) // also while paused or before the start: a Pause may be waiting there
 	s.tr.Tick(now)
 	s.publish(now, false)
@@ -250,7 +253,7 @@ func (s *Server) Tick(now time.Time) {
 
 // NextDeadline is when Tick next has work if no datagram arrives.
 func (s *Server) NextDeadline(now time.Time) time.Time {
-	next := transport.Earliest(s.tr.NextTick(now), s.nextClaimDeadline())
+	next := transport.Earliest(transport.Earliest(s.tr.NextTick(now), s.nextClaimDeadline()), s.nextClassLink())
 	if s.running {
 		next = transport.Earliest(next, s.nextFrame)
 	}
@@ -821,6 +824,9 @@ func (s *Server) seatPeer(st *seat, p *transport.Peer, now time.Time, fresh bool
 	s.event(now, "join", "seat", st.idx, "name", st.name, "addr", p.Addr())
 	if fresh {
 		s.send(st, now, &PlayerSecret{Secret: st.secret}, nil, nil, false)
+	}
+	if s.class.latest != nil {
+		s.sendClassLink(st, now) // the class's link holds for latecomers too
 	}
 	// Everybody learns who sits where; the newcomer learns about everybody.
 	for _, x := range s.seats {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ackattack/ackattack/net/linksim"
 	"github.com/ackattack/ackattack/net/transport"
 	"github.com/ackattack/ackattack/world"
 )
@@ -19,6 +20,7 @@ type ServerStats struct {
 	EnemiesKilled        uint64
 	Squads               uint64 // starting squads announced as reinforcements (reinforce.go)
 	Rounds               uint64 // new rounds announced (round.go)
+	ClassLinks           uint64 // link settings pushed to the class (classlink.go)
 	ChatRelayed          uint64
 	LeadChanges          uint64
 	HashReports          uint64
@@ -79,6 +81,9 @@ type ServerSnapshot struct {
 	// starts at, 0 when none is announced (round.go).
 	Round    uint32
 	NewRound uint32
+	// ClassLink is the link setting the teacher last pushed to every client (classlink.go),
+	// nil for none.
+	ClassLink *linksim.Settings
 }
 
 // event logs something a class should see: joins, leaves, mismatches, re-syncs.
@@ -113,6 +118,9 @@ func (s *Server) publish(now time.Time, force bool) {
 	snap.Mismatches = copyRecords(s.syncLog)
 	snap.Pauses = slices.Clone(s.pauseLog)
 	snap.Round = s.round
+	if ls, ok := s.ClassLink(); ok {
+		snap.ClassLink = &ls
+	}
 	if r := s.roundNext; r != nil {
 		snap.NewRound = r.Frame
 	}
