@@ -59,6 +59,8 @@ type ClientScreen struct {
 	linkCtl  *linkControl
 	// injecting is an inject-desync intent whose outcome the next frame reports.
 	injecting *OrderTicket
+	// classSeen counts the class links the screen has told the player about.
+	classSeen uint64
 }
 
 // sentOrder is an order the player gave, followed from "sent" through "pending until frame F"
@@ -108,6 +110,7 @@ func NewClientScreen(host ClientHost, exportDir string, setFocus func(p tview.Pr
 	s.chrome = newChrome(s.main, " AckAttack client ", ClientKeys, setFocus)
 	s.debug.SetBorder(true).SetTitle(" debug: server link ")
 	s.exports, s.who, s.tell, s.relayout = exportDir, "client", s.notify, s.layout
+	s.preset = s.linkCtl.preset
 	s.widgets = func() []tview.Primitive {
 		ws := []tview.Primitive{s.help, s.chat, s.link, s.debug, s.waiting}
 		if s.mapView != nil {
@@ -203,6 +206,14 @@ func (s *ClientScreen) Refresh(now time.Time) {
 		s.mapView.SetMarks(pendingMarks(snap.Pending))
 	}
 	s.chat.SetLines(snap.Chat)
+	if snap.ClassLinks > s.classSeen && snap.ClassLink != nil {
+		s.classSeen = snap.ClassLinks
+		if snap.ClassLinkErr != "" {
+			s.tell("the teacher set the class's link (" + LinkText(*snap.ClassLink) + "), not on yours: " + snap.ClassLinkErr)
+		} else {
+			s.tell("the teacher set the class's link: " + LinkText(*snap.ClassLink))
+		}
+	}
 	s.debug.SetData(DebugData{Peer: s.peer, HasPeer: s.hasPeer, Title: "server link", Now: now,
 		Mismatches: snap.Mismatches, Pauses: snap.Pauses, Sync: snap.Sync, HasSync: true})
 	s.status.SetStatus(s.statusOf(snap, now))

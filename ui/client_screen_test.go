@@ -11,6 +11,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/ackattack/ackattack/net/linksim"
 	"github.com/ackattack/ackattack/net/transport"
 	"github.com/ackattack/ackattack/world"
 )
@@ -416,4 +417,37 @@ func TestClientScreenNoUnits(t *testing.T) {
 	f.mu.Unlock()
 	sa.waitFor("no more \"no units\"", func() bool { return !strings.Contains(screenText(sa), "no units") })
 	waitText(sa, "the round for a player with units", "new round at frame 120 (in 2 s)")
+}
+
+// TestClientScreenLinkPresets: F6 puts 10% loss on the player's link from anywhere, the
+// digits do it on the focused sliders, and { } take big steps; when the teacher sets the
+// class's link, the line under the map says so.
+func TestClientScreenLinkPresets(t *testing.T) {
+	f := newFakeClient(t)
+	sa, _ := fakeClientScreen(t, f, 120, 36)
+	sa.key(tcell.KeyF6)
+	sa.waitFor("10% loss", func() bool { ls, _ := f.Link(); return ls == linksim.Settings{LossPercent: 10} })
+	waitText(sa, "the preset in the status line", "link: loss 10%")
+	waitText(sa, "the preset's notice", "link preset 10% loss")
+	sa.key(tcell.KeyTab) // the sliders
+	sa.rune('4')
+	sa.waitFor("the bad Wi-Fi", func() bool { ls, _ := f.Link(); return ls == LinkPresets[4].Settings })
+	waitText(sa, "the bursts in the status line", "burst 5%")
+	sa.rune('}') // loss 2% → 12%
+	sa.key(tcell.KeyDown)
+	sa.screen.InjectKey(tcell.KeyRight, 0, tcell.ModShift) // latency 20 → 70 ms
+	sa.waitFor("the big steps", func() bool {
+		ls, _ := f.Link()
+		return ls.LossPercent == 12 && ls.Latency == 70*time.Millisecond && ls.BurstLossPercent == 5
+	})
+	sa.rune('3')
+	sa.waitFor("150 ms of round trip", func() bool { ls, _ := f.Link(); return ls == linksim.Settings{Latency: 75 * time.Millisecond} })
+
+	class := linksim.Settings{LossPercent: 30}
+	f.mu.Lock()
+	f.link = class // the host put it on the link, as hostloop does
+	f.snap.ClassLink, f.snap.ClassLinks = &class, 1
+	f.mu.Unlock()
+	waitText(sa, "the teacher's link", "the teacher set the class's link: link: loss 30%")
+	waitText(sa, "the sliders following", "loss 30%")
 }
