@@ -97,6 +97,10 @@ func startBenchGame(b *testing.B, sp benchGameSpec) *benchGame {
 		server: func(c *ServerConfig) {
 			c.Map, c.RealtimeMax, c.Trace = benchMap, sp.realtimeMax, nil
 			c.Transport.DebugViews = false
+			// The scenarios put their own squads in place (benchExtraSquads), with ids the
+			// world's counter does not know of: reinforcements would be given the same ids.
+			// BenchmarkGameThatLasts measures them.
+			c.ReinforceBelow = -1
 		},
 		client: func(i int, c *ClientConfig) {
 			c.Trace = nil
@@ -895,17 +899,16 @@ func (t *benchTypeBytes) table(clientSeconds float64) string {
 // The hour-long game: eight players (two bots on the server, six bot clients, all of them
 // playing and chatting) for an hour of game time over links with 5% loss and 30 ms of latency
 // each way, so that commands come late, hashes differ and the server repairs and pauses now
-// and then. Every minute each seat gets a fresh squad (benchReinforce): the enemies would
-// otherwise win within minutes and leave an hour of chat alone. The heap is read every five
+// and then. Armies that run low are reinforced (reinforce.go): without that the enemies would
+// win within minutes and leave an hour of chat alone. The heap is read every five
 // minutes of game time (HeapAlloc after a collection): whatever a host keeps of the game's
 // history (chat, events, pauses, sync logs, schedules) must not grow with it. An hour of
 // game time takes about 20 s here, too long for the tests; it is a benchmark only.
 
 const (
-	benchHour           = time.Hour
-	benchHeapEvery      = 5 * time.Minute
-	benchHeapSettled    = 5 * time.Minute // the heap after this much play is the reference
-	benchReinforceEvery = time.Minute
+	benchHour        = time.Hour
+	benchHeapEvery   = 5 * time.Minute
+	benchHeapSettled = 5 * time.Minute // the heap after this much play is the reference
 )
 
 // benchHeapSample is HeapAlloc at one moment of game time.
@@ -933,45 +936,14 @@ func benchHourLongGame(tb testing.TB, length time.Duration) ([]benchHeapSample, 
 	}
 	sample(0)
 	for played := time.Duration(0); played < length; {
-		g.run(benchReinforceEvery)
-		played += benchReinforceEvery
-		if err := g.benchReinforce(); err != nil {
-			tb.Fatal(err)
-		}
-		if played%benchHeapEvery == 0 {
-			sample(played)
-		}
+		g.run(benchHeapEvery)
+		played += benchHeapEvery
+		sample(played)
 	}
-	// The one history found to grow with the game: one entry per enemy the server ever sent a
-	// kill for (Server.killSent is never pruned). A few tens of kB an hour.
+	// Once the one history found to grow with the game (an entry per enemy the server ever
+	// sent a kill for); it now forgets each enemy when the kill runs.
 	tb.Logf("the server's killSent holds %d entries (%d enemies killed)", len(g.srv.killSent), g.srv.stats.EnemiesKilled)
 	return samples, g.result()
-}
-
-// benchReinforce gives every seat in the game a fresh starting squad at its spawn, a few
-// seconds ahead, on every host: without it the enemies win within minutes and the rest of an
-// hour is a game without players' units. The squad's ids are the ones AddPlayerUnits hands out
-// next in the server's world, the same each time (a re-sync's SetUnit does not move the
-// world's next id), so a squad that still stands is put back at full strength.
-func (g *vgame) benchReinforce() error {
-	s := g.srv
-	w, err := world.NewWorld(s.cfg.Map, s.cfg.Seed)
-	if err != nil {
-		return err
-	}
-	w.CopyFrom(s.w)
-	up := &UnitUpdate{Frame: s.w.Frame() + benchSetupFrames}
-	for _, seat := range s.seatList() {
-		ids, err := w.AddPlayerUnits(seat)
-		if err != nil {
-			return err
-		}
-		for _, id := range ids {
-			u, _ := w.Unit(id)
-			up.Units = append(up.Units, u)
-		}
-	}
-	return g.benchScheduleEverywhere(up)
 }
 
 // benchHeapAt is the heap of the sample at (or the first after) game time at.
@@ -994,8 +966,8 @@ func benchLogHourLongGame(tb testing.TB, samples []benchHeapSample, res sessionR
 	}
 	tb.Logf("heap (HeapAlloc after GC) by game time:%s", strings.TrimSuffix(sb.String(), ";"))
 	sr := res.server
-	tb.Logf("server: frame %d, commands %d (%d late), enemies %d spawned, %d killed, chat lines of its bots %d; %d mismatched units, %d real-time re-syncs, %d stop-the-world",
-		sr.Frame, sr.Game.CommandsIssued, sr.Game.CommandsLate, sr.Game.EnemiesSpawned, sr.Game.EnemiesKilled, sr.Chat.SentTotal,
+	tb.Logf("server: frame %d, commands %d (%d late), enemies %d spawned, %d killed, squads %d, new rounds %d, chat lines of its bots %d; %d mismatched units, %d real-time re-syncs, %d stop-the-world",
+		sr.Frame, sr.Game.CommandsIssued, sr.Game.CommandsLate, sr.Game.EnemiesSpawned, sr.Game.EnemiesKilled, sr.Game.Reinforcements, sr.Game.NewRounds, sr.Chat.SentTotal,
 		sr.Sync.MismatchedUnits, sr.Sync.RealtimeResyncs, sr.Sync.StopWorldResyncs)
 	for _, r := range res.clients {
 		tb.Logf("%s: frame %d, commands issued %d, late %d, chat sent %d, received %d (kept %d), pauses %d",

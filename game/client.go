@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ackattack/ackattack/net/depgraph"
+	"github.com/ackattack/ackattack/net/linksim"
 	"github.com/ackattack/ackattack/net/message"
 	"github.com/ackattack/ackattack/net/transport"
 	"github.com/ackattack/ackattack/world"
@@ -42,6 +43,10 @@ type ClientConfig struct {
 	// InjectDesync, if set, corrupts one of this player's units every InjectDesync: the
 	// class watches the server detect and repair it.
 	InjectDesync time.Duration
+	// OnClassLink, if set, is called on the owner loop with the link settings the server gives
+	// the whole class (classlink.go), to put them on the client's link conditioner, both ways;
+	// game/hostloop puts them on its socket's. Its error is shown and logged.
+	OnClassLink func(linksim.Settings) error
 	// NoDirect turns off the direct links between clients: commands then travel only through
 	// the server.
 	NoDirect  bool
@@ -60,6 +65,9 @@ type ClientStats struct {
 	CommandsLate     uint64 // applied after their frame (and fast-forwarded)
 	EnemiesSpawned   uint64
 	EnemiesKilled    uint64
+	Squads           uint64 // starting squads announced as reinforcements, any seat's
+	Rounds           uint64 // new rounds announced
+	ClassLinks       uint64 // link settings the server gave the class
 	HashReports      uint64
 	HashRequests     uint64
 	MismatchedGroups uint64
@@ -115,6 +123,18 @@ type ClientSnapshot struct {
 	Mismatches []SyncRecord
 	Pauses     []PauseRecord
 	Pending    []PendingOrder
+	// Squad is the frame this player's next squad of reinforcements lands at (reinforce.go),
+	// and NewRound the frame the next round starts at (round.go), 0 when none is announced;
+	// FrameDur is the length of a frame, to say how soon that is.
+	Squad    uint32
+	NewRound uint32
+	FrameDur time.Duration
+	// ClassLink is the link setting the server last gave the class (classlink.go), nil for
+	// none; ClassLinkErr says why it is not on this client's link ("" when it is); ClassLinks
+	// counts them, so that a screen can tell a new one.
+	ClassLink    *linksim.Settings
+	ClassLinkErr string
+	ClassLinks   uint64
 }
 
 // Client is one player's host: it runs its own copy of the world in lockstep with the server,
@@ -148,8 +168,10 @@ type Client struct {
 	bot      *Bot
 	nextPing time.Time
 	nextHurt time.Time
-	hurtNext int            // where InjectDesync starts looking
-	early    []*ResyncBatch // batches that came before StartGame
+	hurtNext int               // where InjectDesync starts looking
+	early    []*ResyncBatch    // batches that came before StartGame
+	class    *linksim.Settings // the class's link, as the server last set it (classlink.go)
+	classErr error             // why it is not on this client's link
 
 	pauseFrame   uint32
 	pausing      bool
@@ -660,6 +682,14 @@ func (c *Client) onMessage(p *transport.Peer, now time.Time, m *message.Message)
 	case *KillEnemy:
 		c.stats.EnemiesKilled++
 		c.schedule(event{frame: v.Frame, kind: evKill, id: v.ID})
+	case *Reinforce:
+		c.stats.Squads += uint64(len(v.Seats))
+		c.schedule(event{frame: v.Frame, kind: evReinforce, reinforce: v})
+	case *NewRound:
+		c.stats.Rounds++
+		c.schedule(event{frame: v.Frame, kind: evRound, round: v})
+	case *ClassLink:
+		c.takeClassLink(v)
 	case *Chat:
 		l := ChatLine{From: c.players[v.Seat].Name, Text: v.Text}
 		c.chatReceived.add(l, maxChatReport)
@@ -880,6 +910,14 @@ func (c *Client) publish(now time.Time, force bool) {
 	s.Mismatches = copyRecords(c.syncLog)
 	s.Pauses = slices.Clone(c.pauseLog)
 	s.Pending = copyPending(c.pending)
+	if c.seatKnown {
+		s.Squad = c.nextSquad(c.seat)
+	}
+	s.NewRound, s.FrameDur = c.nextRound(), c.frameDur
+	s.ClassLink, s.ClassLinks = c.class, c.stats.ClassLinks
+	if c.classErr != nil {
+		s.ClassLinkErr = c.classErr.Error()
+	}
 	s.Net, s.Game, s.Sync = c.counters(c.tr.Stats().Server)
 	s.Chat, s.ChatTotal = c.chatLog.last(maxChatShown), c.chatLog.total
 	c.snap.Store(s)
@@ -895,7 +933,7 @@ func (c *Client) counters(server transport.PeerStats) (NetReport, GameReport, Sy
 	n := netReport(t)
 	g := GameReport{LeadTimeMillis: int64(c.lead) * c.frameDur.Milliseconds(), CommandsIssued: c.stats.CommandsIssued,
 		CommandsLate: c.stats.CommandsLate, EnemiesSpawned: c.stats.EnemiesSpawned, EnemiesKilled: c.stats.EnemiesKilled,
-		SendsRefused: c.stats.SendsRefused, BadMessages: c.stats.BadMessages, DirectLinks: c.stats.DirectLinks, DirectRedials: c.stats.DirectRedials,
+		Reinforcements: c.stats.Squads, NewRounds: c.stats.Rounds, SendsRefused: c.stats.SendsRefused, BadMessages: c.stats.BadMessages, DirectLinks: c.stats.DirectLinks, DirectRedials: c.stats.DirectRedials,
 		DirectSilent: c.stats.DirectSilent, DirectRefused: c.stats.DirectRefused}
 	sy := SyncReport{HashReports: c.stats.HashReports, MismatchedGroups: c.stats.MismatchedGroups, MismatchedUnits: c.stats.MismatchedUnits,
 		RealtimeResyncs: c.stats.RealtimeResyncs, StopWorldResyncs: c.stats.StopWorldResyncs, PauseMillis: append([]int64{}, c.stats.PauseMillis...)}

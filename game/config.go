@@ -50,6 +50,13 @@ type ServerConfig struct {
 	RealtimeMax int
 	EnemyEvery  time.Duration
 	MaxEnemies  int
+	// ReinforceBelow: a seat whose player is there (a bot, a connected client) and that has
+	// fewer units than this gets a fresh starting squad (reinforce.go). Default
+	// DefaultReinforceBelow; negative: never.
+	ReinforceBelow int
+	// ReinforceDelay is how far ahead a squad is announced: how long a player without units
+	// waits. Default DefaultReinforceDelay; never less than the lead time and a frame.
+	ReinforceDelay time.Duration
 	// Late is what the server does with a command that arrives for a frame it already ran:
 	// re-simulate (the default) or the seed's fast-forward (resim.go).
 	Late LateMode
@@ -88,6 +95,12 @@ func (c ServerConfig) withDefaults() ServerConfig {
 	}
 	if c.SeatHold <= 0 || c.SeatHold > MaxSeatHold {
 		c.SeatHold = MaxSeatHold
+	}
+	if c.ReinforceBelow == 0 {
+		c.ReinforceBelow = DefaultReinforceBelow
+	}
+	if c.ReinforceDelay <= 0 {
+		c.ReinforceDelay = DefaultReinforceDelay
 	}
 	if c.MaxEnemies <= 0 {
 		c.MaxEnemies = DefaultMaxEnemies

@@ -67,6 +67,22 @@
 // at once and its units are fast-forwarded over the frames they missed (seed 002): only their
 // walking, so the result can differ from the hosts that had it on time.
 //
+// # A game that lasts
+//
+// The enemies keep coming, so a player whose army runs low (fewer than two units) gets a
+// fresh starting squad at its spawn point. The server decides it from its own world and
+// announces it a few seconds ahead, like a spawn (Reinforce), and every host lands it at
+// that frame; reinforce.go says why a message and not a rule each host applies to its own
+// copy. The teacher can start a new round (NewRound, round.go): at an announced frame every
+// host empties its world and seeds it again, and the players get fresh squads.
+//
+// # One link for the whole class
+//
+// The teacher's server can give every client the same link setting (ClassLink, classlink.go),
+// which each client puts on the conditioner under its own socket: 10% loss for the whole room
+// at one key press. It comes from the server's connection only, bounded by the sliders' ranges,
+// at most four a second.
+//
 // # Finding and repairing drift
 //
 // Clients report grouped unit hashes (id range, XOR of the units' hashes), a tenth of the groups

@@ -63,6 +63,9 @@ const (
 	MsgPlayerSecret MsgType = 20 // server→client, to that player only; guaranteed, no deps
 	MsgChallenge    MsgType = 21 // server→client (a claim on a seat), client→client (a new direct link); guaranteed, no deps
 	MsgProof        MsgType = 22 // client→server, client→client: the answer to a Challenge; guaranteed, no deps
+	MsgReinforce    MsgType = 23 // server→client; guaranteed, no deps
+	MsgNewRound     MsgType = 24 // server→client; guaranteed, no deps
+	MsgClassLink    MsgType = 25 // server→client; guaranteed, a chain
 )
 
 // msgTypes is the one home of every message type: indexed by its MsgType, the
@@ -97,6 +100,9 @@ var msgTypes = [...]struct {
 	MsgPlayerSecret: {"PlayerSecret", func() msgCodec { return new(PlayerSecret) }},
 	MsgChallenge:    {"Challenge", func() msgCodec { return new(Challenge) }},
 	MsgProof:        {"Proof", func() msgCodec { return new(Proof) }},
+	MsgReinforce:    {"Reinforce", func() msgCodec { return new(Reinforce) }},
+	MsgNewRound:     {"NewRound", func() msgCodec { return new(NewRound) }},
+	MsgClassLink:    {"ClassLink", func() msgCodec { return new(ClassLink) }},
 }
 
 // maxMsgType is the largest type in the table; 1..maxMsgType are all known.
@@ -341,6 +347,34 @@ type Proof struct {
 	MAC MAC
 }
 
+// Reinforce gives each seat in Seats a fresh starting squad at its spawn point, at the start
+// of Frame, on every host: the server's answer to an army that runs low (reinforce.go).
+type Reinforce struct {
+	Frame uint32
+	Seats []uint8 // 1..8 seats, strictly ascending
+}
+
+// NewRound starts a new round at the start of Frame on every host (round.go): the world is
+// emptied and seeded again with Seed, its frame counter going on, and each seat in Seats gets
+// a starting squad, in seat order.
+type NewRound struct {
+	Frame uint32
+	Round uint32  // counts the game's rounds: the first is 1, so a NewRound says 2 or more
+	Seed  uint64  // seeds the new round's world, as StartGame's seeds the first
+	Seats []uint8 // the seats that play, at most 8, strictly ascending (maybe none)
+}
+
+// ClassLink is the link setting the teacher gives the whole class (classlink.go): every client
+// puts it on its own link conditioner, both ways. Every field is bounded by its slider's range.
+type ClassLink struct {
+	LossPermille  uint32 // datagrams lost independently, 0..10·MaxLinkLossPercent
+	BurstPermille uint32 // the chance per datagram that a burst of losses starts, 0..10·MaxLinkBurstPercent
+	BurstLength   uint32 // the mean datagrams in a burst, 1..MaxLinkBurstLength; 0 without bursts
+	LatencyMillis uint32 // one way, 0..MaxLinkLatency
+	JitterMillis  uint32 // 0..MaxLinkJitter
+	DupPermille   uint32 // datagrams delivered twice, 0..10·MaxLinkDupPercent
+}
+
 // Each struct's Type method is what makes it a Msg, and Go cannot derive a
 // method from a table, so they are written out here. msgTypes stays the one
 // list of types: TestMsgTypesTable checks that the constructor at each index
@@ -368,6 +402,9 @@ func (*Peers) Type() MsgType        { return MsgPeers }
 func (*PlayerSecret) Type() MsgType { return MsgPlayerSecret }
 func (*Challenge) Type() MsgType    { return MsgChallenge }
 func (*Proof) Type() MsgType        { return MsgProof }
+func (*Reinforce) Type() MsgType    { return MsgReinforce }
+func (*NewRound) Type() MsgType     { return MsgNewRound }
+func (*ClassLink) Type() MsgType    { return MsgClassLink }
 
 // msgCodec is what every message type implements besides Type: its checks
 // and its two halves of the codec.

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net/netip"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -386,20 +387,7 @@ func (m *StartGame) check() error {
 	if err := checkMsgText(t, "map", m.Map, 1, MaxMapNameLen); err != nil {
 		return err
 	}
-	if len(m.Seats) > world.MaxPlayers {
-		return msgErrorf(t, wire.ErrTooLong, "%d seats, at most %d", len(m.Seats), world.MaxPlayers)
-	}
-	for i, s := range m.Seats {
-		if err := checkMsgSeat(t, "seat", s); err != nil {
-			return err
-		}
-		if i > 0 {
-			if err := checkMsgSeatOrder(t, "seat", s, m.Seats[i-1]); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return checkMsgSeats(t, m.Seats, 0)
 }
 
 func (m *StartGame) encode(e msgWriter) msgWriter {
@@ -408,8 +396,7 @@ func (m *StartGame) encode(e msgWriter) msgWriter {
 	e.u30("frame", m.Frame)
 	e.u30("frame millis", m.FrameMillis)
 	e.u30("lead frames", m.LeadFrames)
-	e.count("seats", len(m.Seats))
-	e.b = append(e.b, m.Seats...)
+	e.seats(m.Seats)
 	return e
 }
 
@@ -419,9 +406,43 @@ func (m *StartGame) decode(d msgReader) msgReader {
 	m.Frame = d.u30("frame")
 	m.FrameMillis = d.u30("frame millis")
 	m.LeadFrames = d.u30("lead frames")
-	m.Seats = makeMsgList[uint8](d.count("seats", world.MaxPlayers, msgMinSeat))
-	copy(m.Seats, d.take("seats", len(m.Seats)))
+	m.Seats = d.seats()
 	return d
+}
+
+// A list of seats (StartGame, Reinforce, NewRound): at most world.MaxPlayers, each 0..7,
+// strictly ascending.
+
+// checkMsgSeats checks a list of seats of at least least seats.
+func checkMsgSeats(t MsgType, seats []uint8, least int) error {
+	switch n := len(seats); {
+	case n > world.MaxPlayers:
+		return msgErrorf(t, wire.ErrTooLong, "%d seats, at most %d", n, world.MaxPlayers)
+	case n < least:
+		return msgErrorf(t, wire.ErrRange, "%d seats, at least %d", n, least)
+	}
+	for i, s := range seats {
+		if err := checkMsgSeat(t, "seat", s); err != nil {
+			return err
+		}
+		if i > 0 {
+			if err := checkMsgSeatOrder(t, "seat", s, seats[i-1]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (e *msgWriter) seats(seats []uint8) {
+	e.count("seats", len(seats))
+	e.b = append(e.b, seats...)
+}
+
+func (d *msgReader) seats() []uint8 {
+	seats := makeMsgList[uint8](d.count("seats", world.MaxPlayers, msgMinSeat))
+	copy(seats, d.take("seats", len(seats)))
+	return seats
 }
 
 // Command: seat ‖ id u30 ‖ frame u30 ‖ kind u8 ‖ units list of u30 ‖ x i30 ‖ y i30 ‖ target u30.
@@ -971,5 +992,95 @@ func (m *Proof) encode(e msgWriter) msgWriter {
 
 func (m *Proof) decode(d msgReader) msgReader {
 	copy(m.MAC[:], d.take("mac", len(m.MAC)))
+	return d
+}
+
+// Reinforce: frame u30 ‖ seats list of u8 (at least one).
+
+func (m *Reinforce) check() error { return checkMsgSeats(m.Type(), m.Seats, 1) }
+
+func (m *Reinforce) encode(e msgWriter) msgWriter {
+	e.u30("frame", m.Frame)
+	e.seats(m.Seats)
+	return e
+}
+
+func (m *Reinforce) decode(d msgReader) msgReader {
+	m.Frame = d.u30("frame")
+	m.Seats = d.seats()
+	return d
+}
+
+// NewRound: frame u30 ‖ round u30 ‖ seed u64 ‖ seats list of u8.
+
+func (m *NewRound) check() error {
+	if m.Round < 2 {
+		return msgErrorf(m.Type(), wire.ErrRange, "round %d, want 2 or more (the first round needs no message)", m.Round)
+	}
+	return checkMsgSeats(m.Type(), m.Seats, 0)
+}
+
+func (m *NewRound) encode(e msgWriter) msgWriter {
+	e.u30("frame", m.Frame)
+	e.u30("round", m.Round)
+	e.u64(m.Seed)
+	e.seats(m.Seats)
+	return e
+}
+
+func (m *NewRound) decode(d msgReader) msgReader {
+	m.Frame = d.u30("frame")
+	m.Round = d.u30("round")
+	m.Seed = d.u64("seed")
+	m.Seats = d.seats()
+	return d
+}
+
+// ClassLink: loss ‰ u30 ‖ burst ‰ u30 ‖ burst length u30 ‖ latency ms u30 ‖ jitter ms u30 ‖
+// duplication ‰ u30.
+
+func (m *ClassLink) check() error {
+	t := m.Type()
+	for _, f := range []struct {
+		name     string
+		v, limit uint32
+	}{
+		{"loss ‰", m.LossPermille, 10 * MaxLinkLossPercent},
+		{"burst ‰", m.BurstPermille, 10 * MaxLinkBurstPercent},
+		{"burst length", m.BurstLength, MaxLinkBurstLength},
+		{"latency ms", m.LatencyMillis, uint32(MaxLinkLatency / time.Millisecond)},
+		{"jitter ms", m.JitterMillis, uint32(MaxLinkJitter / time.Millisecond)},
+		{"duplication ‰", m.DupPermille, 10 * MaxLinkDupPercent},
+	} {
+		if f.v > f.limit {
+			return msgErrorf(t, wire.ErrRange, "%s %d, at most %d", f.name, f.v, f.limit)
+		}
+	}
+	switch {
+	case m.BurstPermille == 0 && m.BurstLength != 0:
+		return msgErrorf(t, wire.ErrNonCanonical, "bursts of %d datagrams that never start, want 0", m.BurstLength)
+	case m.BurstPermille != 0 && m.BurstLength == 0:
+		return msgErrorf(t, wire.ErrRange, "bursts of no datagram, want 1 or more")
+	}
+	return nil
+}
+
+func (m *ClassLink) encode(e msgWriter) msgWriter {
+	e.u30("loss", m.LossPermille)
+	e.u30("burst", m.BurstPermille)
+	e.u30("burst length", m.BurstLength)
+	e.u30("latency", m.LatencyMillis)
+	e.u30("jitter", m.JitterMillis)
+	e.u30("duplication", m.DupPermille)
+	return e
+}
+
+func (m *ClassLink) decode(d msgReader) msgReader {
+	m.LossPermille = d.u30("loss")
+	m.BurstPermille = d.u30("burst")
+	m.BurstLength = d.u30("burst length")
+	m.LatencyMillis = d.u30("latency")
+	m.JitterMillis = d.u30("jitter")
+	m.DupPermille = d.u30("duplication")
 	return d
 }

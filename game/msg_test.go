@@ -2,6 +2,7 @@ package game
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"net/netip"
 	"reflect"
@@ -120,6 +121,20 @@ var msgEncodingTests = []struct {
 	{"player secret", &PlayerSecret{Secret: Secret(msgTestKey3)}, "14 " + msgTestKey3Hex},
 	{"challenge", &Challenge{Nonce: Nonce(msgTestKey3[16:])}, "15 101112131415161718191a1b1c1d1e1f"},
 	{"proof", &Proof{MAC: MAC(msgTestKey0)}, "16 " + msgTestKey0Hex},
+	{"reinforce", &Reinforce{Frame: 300, Seats: []uint8{1, 4}},
+		// type | frame 300 | seats 1, 4
+		"17 812c 02 0104"},
+	{"new round", &NewRound{Frame: 1200, Round: 2, Seed: 0x0123456789abcdef, Seats: []uint8{0, 2, 5}},
+		// type | frame 1200 | round 2 | seed | seats 0, 2, 5
+		"18 84b0 02 0123456789abcdef 03 000205"},
+	{"new round, nobody", &NewRound{Frame: 7, Round: 300}, "18 07 812c 0000000000000000 00"},
+	{"class link", &ClassLink{LossPermille: 100, LatencyMillis: 75},
+		// type | loss 100 ‰ | no bursts | latency 75 ms | no jitter | no duplication
+		"19 64 00 00 4b 00 00"},
+	{"class link, bad wi-fi", &ClassLink{LossPermille: 20, BurstPermille: 50, BurstLength: 4, LatencyMillis: 20, JitterMillis: 40, DupPermille: 10},
+		// type | loss 20 ‰ | bursts start at 50 ‰, 4 long | latency 20 ms | jitter 40 ms | dup 10 ‰
+		"19 14 32 04 14 28 0a"},
+	{"class link, clean", &ClassLink{}, "19 00 00 00 00 00 00"},
 }
 
 // Keys of the examples: 32 bytes of 0x11, and the bytes 0x00 to 0x1f.
@@ -289,6 +304,12 @@ func msgEdgeValues() []Msg {
 		&Challenge{},
 		&Proof{MAC: MAC(bytes.Repeat([]byte{0xff}, MACSize))},
 		&Proof{},
+		&Reinforce{Frame: int30.MaxUInt30, Seats: []uint8{0, 1, 2, 3, 4, 5, 6, 7}},
+		&Reinforce{Seats: []uint8{7}},
+		&NewRound{Frame: int30.MaxUInt30, Round: int30.MaxUInt30, Seed: math.MaxUint64, Seats: []uint8{0, 1, 2, 3, 4, 5, 6, 7}},
+		&NewRound{Round: 2},
+		&ClassLink{LossPermille: 600, BurstPermille: 100, BurstLength: 10, LatencyMillis: 1000, JitterMillis: 200, DupPermille: 300},
+		&ClassLink{},
 	}
 }
 
@@ -443,6 +464,25 @@ func TestMsgAppendRejects(t *testing.T) {
 		{"peer seat twice", &Peers{List: []PeerAddr{{Seat: 2, Addr: v4}, {Seat: 2, Addr: v4}}}, wire.ErrNonCanonical},
 		{"peer without an address", &Peers{List: []PeerAddr{{Seat: 0}}}, wire.ErrRange},
 		{"peer address with a zone", &Peers{List: []PeerAddr{{Seat: 0, Addr: zone}}}, wire.ErrRange},
+		{"reinforce without seats", &Reinforce{Frame: 5}, wire.ErrRange},
+		{"reinforce seat 8", &Reinforce{Seats: []uint8{8}}, wire.ErrRange},
+		{"reinforce nine seats", &Reinforce{Seats: make([]uint8, world.MaxPlayers+1)}, wire.ErrTooLong},
+		{"reinforce seats descending", &Reinforce{Seats: []uint8{3, 2}}, wire.ErrNonCanonical},
+		{"reinforce frame too large", &Reinforce{Frame: int30.MaxUInt30 + 1, Seats: []uint8{0}}, wire.ErrRange},
+		{"new round 0", &NewRound{}, wire.ErrRange},
+		{"new round 1", &NewRound{Round: 1}, wire.ErrRange},
+		{"new round seat 8", &NewRound{Round: 2, Seats: []uint8{8}}, wire.ErrRange},
+		{"new round seats descending", &NewRound{Round: 2, Seats: []uint8{1, 0}}, wire.ErrNonCanonical},
+		{"new round frame too large", &NewRound{Frame: int30.MaxUInt30 + 1, Round: 2}, wire.ErrRange},
+		{"class loss 61%", &ClassLink{LossPermille: 601}, wire.ErrRange},
+		{"class bursts 11%", &ClassLink{BurstPermille: 101, BurstLength: 1}, wire.ErrRange},
+		{"class bursts 11 long", &ClassLink{BurstPermille: 1, BurstLength: 11}, wire.ErrRange},
+		{"class bursts of nothing", &ClassLink{BurstPermille: 1}, wire.ErrRange},
+		{"class burst length without bursts", &ClassLink{BurstLength: 3}, wire.ErrNonCanonical},
+		{"class latency 1001 ms", &ClassLink{LatencyMillis: 1001}, wire.ErrRange},
+		{"class jitter 201 ms", &ClassLink{JitterMillis: 201}, wire.ErrRange},
+		{"class duplication 31%", &ClassLink{DupPermille: 301}, wire.ErrRange},
+		{"class latency beyond a UInt30", &ClassLink{LatencyMillis: math.MaxUint32}, wire.ErrRange},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			// b is returned as it was. Like append, AppendMsg may have
@@ -486,7 +526,6 @@ func TestMsgParseRejects(t *testing.T) {
 	}{
 		{"empty", "", wire.ErrShort},
 		{"type 0", "00", wire.ErrBadType},
-		{"type 23", "17 00", wire.ErrBadType},
 		{"type 255", "ff", wire.ErrBadType},
 		{"pause without a frame", "0d", wire.ErrShort},
 		{"pause, frame cut", "0d 81", wire.ErrShort},
@@ -562,6 +601,20 @@ func TestMsgParseRejects(t *testing.T) {
 		{"challenge and more", "15 000102030405060708090a0b0c0d0e0f 10", wire.ErrTrailing},
 		{"proof cut", "16", wire.ErrShort},
 		{"proof and more", "16" + msgZeros32 + "00", wire.ErrTrailing},
+		{"reinforce without seats", "17 05 00", wire.ErrRange},
+		{"reinforce seat 8", "17 05 01 08", wire.ErrRange},
+		{"reinforce seat twice", "17 05 02 0303", wire.ErrNonCanonical},
+		{"reinforce seats beyond the bytes", "17 05 03 0001", wire.ErrShort},
+		{"new round 1", "18 05 01 0000000000000000 00", wire.ErrRange},
+		{"new round without seats", "18 05 02 0000000000000000", wire.ErrShort},
+		{"new round, seed cut", "18 05 02 00000000", wire.ErrShort},
+		{"new round nine seats", "18 05 02 0000000000000000 09 000102030405060707", wire.ErrTooLong},
+		{"class loss 100%", "19 83e8 00 00 00 00 00", wire.ErrRange},
+		{"class latency a minute", "19 00 00 00 c000ea60 00 00", wire.ErrRange},
+		{"class burst length without bursts", "19 00 00 02 00 00 00", wire.ErrNonCanonical},
+		{"class link cut", "19 00 00 00 00 00", wire.ErrShort},
+		// The first type beyond the table, whatever the table's length.
+		{"the type after the last", fmt.Sprintf("%02x 00", maxMsgType+1), wire.ErrBadType},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			m, err := ParseMsg(msgUnhex(t, tt.hex))
@@ -603,7 +656,7 @@ func TestMsgTypeString(t *testing.T) {
 	for typ, want := range map[MsgType]string{
 		0: "MsgType(0)", MsgPlayerInfo: "PlayerInfo", MsgCommand: "Command", MsgResyncBatch: "ResyncBatch",
 		MsgPeers: "Peers", MsgPlayerSecret: "PlayerSecret", MsgChallenge: "Challenge", MsgProof: "Proof",
-		23: "MsgType(23)", 255: "MsgType(255)",
+		maxMsgType + 1: fmt.Sprintf("MsgType(%d)", maxMsgType+1), 255: "MsgType(255)",
 	} {
 		if got := typ.String(); got != want {
 			t.Errorf("MsgType(%d).String() = %q, want %q", uint8(typ), got, want)

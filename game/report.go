@@ -53,11 +53,17 @@ type NetReport struct {
 
 // GameReport counts the game's own events.
 type GameReport struct {
-	LeadTimeMillis  int64  `json:"lead_time_ms"`
-	CommandsIssued  uint64 `json:"commands_issued"`
-	CommandsLate    uint64 `json:"commands_late"`
-	EnemiesSpawned  uint64 `json:"enemies_spawned"`
-	EnemiesKilled   uint64 `json:"enemies_killed"`
+	LeadTimeMillis int64  `json:"lead_time_ms"`
+	CommandsIssued uint64 `json:"commands_issued"`
+	CommandsLate   uint64 `json:"commands_late"`
+	EnemiesSpawned uint64 `json:"enemies_spawned"`
+	EnemiesKilled  uint64 `json:"enemies_killed"`
+	// Reinforcements counts the starting squads announced to land as reinforcements
+	// (reinforce.go): one per seat in each Reinforce the server sent, or this client received.
+	Reinforcements uint64 `json:"reinforcements"`
+	// NewRounds counts the new rounds the server announced, or this client was announced
+	// (round.go).
+	NewRounds       uint64 `json:"new_rounds"`
 	LeadTimeChanges uint64 `json:"lead_time_changes"`
 	// SendsRefused counts guaranteed messages a connection's outbox refused because the peer
 	// was too far behind (game/outbox.go); each refusal went back to whoever issued it.

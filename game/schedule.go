@@ -1,6 +1,7 @@
 package game
 
 import (
+	"errors"
 	"slices"
 
 	"github.com/ackattack/ackattack/world"
@@ -15,18 +16,23 @@ type event struct {
 	seat  uint8
 	id    uint32
 
-	cmd    *Command
-	spawn  *SpawnEnemy
-	update *UnitUpdate
+	cmd       *Command
+	spawn     *SpawnEnemy
+	update    *UnitUpdate
+	reinforce *Reinforce
+	round     *NewRound
 }
 
 type eventKind uint8
 
-// The order within a frame: enemies appear and vanish before anybody acts on them, server
-// corrections come before the commands that act on the corrected units.
+// The order within a frame: a new round first (it empties the world, and the frame's other
+// events happen in the new one); enemies appear and vanish, and squads land, before anybody
+// acts on them; server corrections come before the commands that act on the corrected units.
 const (
-	evSpawn eventKind = iota + 1
+	evRound eventKind = iota + 1
+	evSpawn
 	evKill
+	evReinforce
 	evUpdate
 	evCommand
 )
@@ -160,11 +166,16 @@ func (s *schedule) all() []event { return slices.Clone(s.pending) }
 // enemy that does not exist); every host reaches the same verdict.
 func apply(w *world.World, e *event) error {
 	switch e.kind {
+	case evRound:
+		w.Reset(e.round.Seed)
+		return addSquads(w, e.round.Seats)
 	case evSpawn:
 		k, _ := world.KindOf(e.spawn.Kind)
 		return w.SpawnEnemy(e.spawn.ID, k.Name, e.spawn.X, e.spawn.Y)
 	case evKill:
 		return w.Kill(e.id)
+	case evReinforce:
+		return addSquads(w, e.reinforce.Seats)
 	case evUpdate:
 		for _, id := range e.update.Removed {
 			w.RemoveUnit(id)
@@ -180,6 +191,17 @@ func apply(w *world.World, e *event) error {
 		return w.Apply(world.Command{Player: c.Seat, Kind: c.Kind, Units: c.Units, X: c.X, Y: c.Y, Target: c.Target})
 	}
 	return nil
+}
+
+// addSquads gives each seat a starting squad, in the order of seats.
+func addSquads(w *world.World, seats []uint8) error {
+	var errs []error
+	for _, seat := range seats {
+		if _, err := w.AddPlayerUnits(seat); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // unitsOf lists the units an event touches, for fast-forwarding after a late one.

@@ -38,6 +38,7 @@ type seat struct {
 	// peersChain: each Peers sent on this connection replaces the one before, so it depends
 	// on it (a list that overtook a newer one would bring back a player who left).
 	peersChain message.Chain
+	classChain message.Chain // the ClassLinks sent on this connection (classlink.go)
 	spawnDeps  map[uint32]*depgraph.Dependency
 
 	reportedRTT  time.Duration // from the client's PingSummary
@@ -111,6 +112,14 @@ type Server struct {
 	nextSpawn   time.Time
 	noSpawns    bool
 	killSent    map[uint32]bool // fallen enemies whose kill is scheduled, until it runs
+	// squadAt is the frame each seat's announced squad lands at (reinforce.go); a frame
+	// passed: none on its way.
+	squadAt [world.MaxPlayers]uint32
+	class   classLink // the link setting the teacher gave the class (classlink.go)
+	// round is the round being played (1 for the first), roundNext the one announced and not
+	// started yet (round.go).
+	round     uint32
+	roundNext *NewRound
 
 	fixAt   map[uint32]uint32 // unit id → the frame its latest real-time repair takes effect
 	lastFix uint32            // the frame of the latest real-time repair
@@ -144,6 +153,7 @@ func NewServer(cfg ServerConfig, out transport.Writer) (*Server, error) {
 		rng:         rand.New(rand.NewPCG(cfg.Seed, 0x5e77e5)),
 		sched:       newSchedule(),
 		lead:        minLeadFrames,
+		round:       1,
 		nextEnemyID: world.FirstEnemyID,
 		killSent:    make(map[uint32]bool),
 		fixAt:       make(map[uint32]uint32),
@@ -235,6 +245,7 @@ func (s *Server) Tick(now time.Time) {
 	s.frames(now)
 	s.freeHeldSeats(now)
 	s.expireClaims(now)
+	s.flushClassLink(now)
 	s.flushOutboxes(now) // also while paused or before the start: a Pause may be waiting there
 	s.tr.Tick(now)
 	s.publish(now, false)
@@ -242,7 +253,7 @@ func (s *Server) Tick(now time.Time) {
 
 // NextDeadline is when Tick next has work if no datagram arrives.
 func (s *Server) NextDeadline(now time.Time) time.Time {
-	next := transport.Earliest(s.tr.NextTick(now), s.nextClaimDeadline())
+	next := transport.Earliest(transport.Earliest(s.tr.NextTick(now), s.nextClaimDeadline()), s.nextClassLink())
 	if s.running {
 		next = transport.Earliest(next, s.nextFrame)
 	}
@@ -411,6 +422,10 @@ func (s *Server) sendEvent(st *seat, now time.Time, e *event) {
 		s.sendKill(st, now, e.id, e.frame)
 	case evUpdate:
 		s.send(st, now, e.update, nil, nil, false)
+	case evReinforce:
+		s.send(st, now, e.reinforce, nil, nil, false)
+	case evRound:
+		s.send(st, now, e.round, nil, nil, false)
 	}
 }
 
@@ -436,6 +451,7 @@ func (s *Server) step(now time.Time) {
 		}
 	}
 	s.enemies(now, f)
+	s.reinforce(now, f)
 	s.endFrame()
 	s.stats.Frame = s.w.Frame()
 	s.stats.lastStepAt = now
@@ -464,8 +480,13 @@ func (s *Server) beginFrame() {
 		if err := apply(s.w, e); err != nil {
 			s.cfg.Logger.Debug("event refused", "frame", f, "kind", e.kind, "err", err)
 		}
-		if e.kind == evKill {
+		switch e.kind {
+		case evKill:
 			delete(s.killSent, e.id) // the enemy is gone: nothing left to remember (a bound)
+		case evReinforce:
+			s.squadLanded(e.reinforce)
+		case evRound:
+			s.roundStarted(e.round)
 		}
 		if e.frame < f {
 			s.stats.CommandsLate++
@@ -803,6 +824,9 @@ func (s *Server) seatPeer(st *seat, p *transport.Peer, now time.Time, fresh bool
 	s.event(now, "join", "seat", st.idx, "name", st.name, "addr", p.Addr())
 	if fresh {
 		s.send(st, now, &PlayerSecret{Secret: st.secret}, nil, nil, false)
+	}
+	if s.class.latest != nil {
+		s.sendClassLink(st, now) // the class's link holds for latecomers too
 	}
 	// Everybody learns who sits where; the newcomer learns about everybody.
 	for _, x := range s.seats {

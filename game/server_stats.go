@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ackattack/ackattack/net/linksim"
 	"github.com/ackattack/ackattack/net/transport"
 	"github.com/ackattack/ackattack/world"
 )
@@ -17,6 +18,9 @@ type ServerStats struct {
 	CommandsLateAtServer uint64 // arrived at the server after their frame
 	EnemiesSpawned       uint64
 	EnemiesKilled        uint64
+	Squads               uint64 // starting squads announced as reinforcements (reinforce.go)
+	Rounds               uint64 // new rounds announced (round.go)
+	ClassLinks           uint64 // link settings pushed to the class (classlink.go)
 	ChatRelayed          uint64
 	LeadChanges          uint64
 	HashReports          uint64
@@ -73,6 +77,13 @@ type ServerSnapshot struct {
 	Seats      []SeatInfo
 	Mismatches []SyncRecord
 	Pauses     []PauseRecord
+	// Round is the round being played (1 for the first), NewRound the frame the next one
+	// starts at, 0 when none is announced (round.go).
+	Round    uint32
+	NewRound uint32
+	// ClassLink is the link setting the teacher last pushed to every client (classlink.go),
+	// nil for none.
+	ClassLink *linksim.Settings
 }
 
 // event logs something a class should see: joins, leaves, mismatches, re-syncs.
@@ -106,6 +117,13 @@ func (s *Server) publish(now time.Time, force bool) {
 	snap.Seats = s.seatInfos()
 	snap.Mismatches = copyRecords(s.syncLog)
 	snap.Pauses = slices.Clone(s.pauseLog)
+	snap.Round = s.round
+	if ls, ok := s.ClassLink(); ok {
+		snap.ClassLink = &ls
+	}
+	if r := s.roundNext; r != nil {
+		snap.NewRound = r.Frame
+	}
 	s.snap.Store(snap)
 }
 
@@ -154,7 +172,7 @@ func (s *Server) counters(st transport.ServerStats) (NetReport, RejectedReport, 
 	}
 	g := GameReport{LeadTimeMillis: int64(s.lead) * s.cfg.Frame.Milliseconds(), CommandsIssued: s.stats.CommandsRelayed,
 		CommandsLate: s.stats.CommandsLate, EnemiesSpawned: s.stats.EnemiesSpawned, EnemiesKilled: s.stats.EnemiesKilled,
-		LeadTimeChanges: s.stats.LeadChanges, SendsRefused: s.stats.SendsRefused, BadMessages: s.stats.BadMessages,
+		Reinforcements: s.stats.Squads, NewRounds: s.stats.Rounds, LeadTimeChanges: s.stats.LeadChanges, SendsRefused: s.stats.SendsRefused, BadMessages: s.stats.BadMessages,
 		JoinsRefused: s.stats.JoinsRefused, SeatClaimsRefused: s.stats.ClaimsRefused, SeatsReclaimed: s.stats.SeatsReclaimed,
 		FrameDeadlines: &FrameDeadlines{FramesLate: s.stats.FramesLate, MaxFrameLateMillis: float64(s.stats.MaxFrameLate) / float64(time.Millisecond)}}
 	sy := SyncReport{HashReports: s.stats.HashReports, MismatchedGroups: s.stats.MismatchedGroups, MismatchedUnits: s.stats.MismatchedUnits,

@@ -147,6 +147,13 @@ func (s *Server) unitHashes(now time.Time, st *seat, u *UnitHashes) {
 	}
 	found = slices.DeleteFunc(found, func(m UnitMismatch) bool { return repairing(m.ID) })
 	s.stats.MismatchedUnits += uint64(len(ids) + len(removed))
+	if r := s.roundNext; r != nil {
+		// A repair would land in the new round, and put an old unit into it.
+		rec := s.drillDown(now, st, u.Frame)
+		rec.setUnits(found)
+		rec.Action, rec.At = ActionNewRound, r.Frame
+		return
+	}
 	again := 0
 	for _, id := range ids {
 		if f, ok := s.fixAt[id]; ok && u.Frame >= f && u.Frame-f < realtimeRecheckSpan {

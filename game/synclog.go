@@ -31,6 +31,7 @@ const (
 	ActionNoneLeft    = "already repairing"                     // every differing unit had a repair on its way
 	ActionNoDrillDown = "answer came too late"                  // the drill-down's answer did not match the request, or the frame was gone from the history
 	ActionTooSoon     = "repair waits: one a second per player" // this player's units were repaired less than a second ago
+	ActionNewRound    = "a new round replaces every world"      // a new round is announced: it repairs everything (round.go)
 )
 
 // UnitMismatch is one unit whose hash differed.

@@ -38,6 +38,8 @@ type chrome struct {
 	now       time.Time
 	tell      func(msg string)
 	clock     func() time.Time // replaces the frame's time in tests, for screens that never change
+	// preset applies link preset i (F5 to F9): to the link the screen's sliders drive.
+	preset func(i int)
 }
 
 // frameTime is the time a frame is drawn for: now, or the test's frozen clock.
@@ -167,6 +169,10 @@ func (c *chrome) commonKey(ev *tcell.EventKey, quit func()) (*tcell.EventKey, bo
 		c.toggleDebug()
 	case tcell.KeyF3:
 		c.debug.NextView()
+	case tcell.KeyF5, tcell.KeyF6, tcell.KeyF7, tcell.KeyF8, tcell.KeyF9:
+		if c.preset != nil {
+			c.preset(int(ev.Key() - tcell.KeyF5))
+		}
 	case tcell.KeyTab:
 		c.cycleFocus(false)
 	case tcell.KeyBacktab:

@@ -59,6 +59,8 @@ type ClientScreen struct {
 	linkCtl  *linkControl
 	// injecting is an inject-desync intent whose outcome the next frame reports.
 	injecting *OrderTicket
+	// classSeen counts the class links the screen has told the player about.
+	classSeen uint64
 }
 
 // sentOrder is an order the player gave, followed from "sent" through "pending until frame F"
@@ -108,6 +110,7 @@ func NewClientScreen(host ClientHost, exportDir string, setFocus func(p tview.Pr
 	s.chrome = newChrome(s.main, " AckAttack client ", ClientKeys, setFocus)
 	s.debug.SetBorder(true).SetTitle(" debug: server link ")
 	s.exports, s.who, s.tell, s.relayout = exportDir, "client", s.notify, s.layout
+	s.preset = s.linkCtl.preset
 	s.widgets = func() []tview.Primitive {
 		ws := []tview.Primitive{s.help, s.chat, s.link, s.debug, s.waiting}
 		if s.mapView != nil {
@@ -203,6 +206,14 @@ func (s *ClientScreen) Refresh(now time.Time) {
 		s.mapView.SetMarks(pendingMarks(snap.Pending))
 	}
 	s.chat.SetLines(snap.Chat)
+	if snap.ClassLinks > s.classSeen && snap.ClassLink != nil {
+		s.classSeen = snap.ClassLinks
+		if snap.ClassLinkErr != "" {
+			s.tell("the teacher set the class's link (" + LinkText(*snap.ClassLink) + "), not on yours: " + snap.ClassLinkErr)
+		} else {
+			s.tell("the teacher set the class's link: " + LinkText(*snap.ClassLink))
+		}
+	}
 	s.debug.SetData(DebugData{Peer: s.peer, HasPeer: s.hasPeer, Title: "server link", Now: now,
 		Mismatches: snap.Mismatches, Pauses: snap.Pauses, Sync: snap.Sync, HasSync: true})
 	s.status.SetStatus(s.statusOf(snap, now))
@@ -355,6 +366,9 @@ func (s *ClientScreen) ordersText(snap *game.ClientSnapshot) string {
 	if snap.State == transport.Disconnected {
 		parts = append(parts, "[red]disconnected: "+tview.Escape(s.host.Ended())+"[-]  (q quits)")
 	}
+	if snap.NewRound > snap.Frame {
+		parts = append(parts, "[aqua]new round at frame "+framesAhead(snap.NewRound, snap)+"[-]")
+	}
 	// The latest order only, with a count of the others still pending: one line has no room
 	// for a list, and the latest is the one the player is looking for.
 	if n := len(s.sent); n > 0 {
@@ -383,7 +397,7 @@ func (s *ClientScreen) ordersText(snap *game.ClientSnapshot) string {
 		case s.boxFrom != nil:
 			parts = append(parts, fmt.Sprintf("box from %d,%d: move the cursor, v to select", s.boxFrom[0], s.boxFrom[1]))
 		case snap.Started && firstOwn(snap.Units, snap.Seat) == nil:
-			parts = append(parts, "[yellow]you have no units (all fell, or you joined a running game): watching[-]")
+			parts = append(parts, "[yellow]"+noUnitsText(snap)+"[-]")
 		case len(sel) == 0:
 			parts = append(parts, "no selection (space selects)")
 		default:
@@ -410,6 +424,30 @@ func (s *ClientScreen) ordersText(snap *game.ClientSnapshot) string {
 	}
 	parts = append(parts, "? help")
 	return strings.Join(parts, "  ·  ")
+}
+
+// noUnitsText says what happens to a player with no units: a new round or a squad of
+// reinforcements at an announced frame, or a squad the server has still to announce (it
+// notices an empty army within a frame, and announces its squad a few seconds ahead).
+func noUnitsText(snap *game.ClientSnapshot) string {
+	switch {
+	case snap.NewRound > snap.Frame && (snap.Squad == 0 || snap.NewRound <= snap.Squad):
+		return "no units: a new round at frame " + framesAhead(snap.NewRound, snap)
+	case snap.Squad > snap.Frame:
+		return "no units: reinforcements at frame " + framesAhead(snap.Squad, snap)
+	}
+	return "no units: reinforcements on their way"
+}
+
+// framesAhead is "N (in 3 s)": frame N and how long until the game reaches it, in whole
+// seconds rounded up.
+func framesAhead(frame uint32, snap *game.ClientSnapshot) string {
+	dur := snap.FrameDur
+	if dur <= 0 {
+		dur = game.DefaultFrame
+	}
+	in := time.Duration(frame-snap.Frame) * dur
+	return fmt.Sprintf("%d (in %d s)", frame, (in+time.Second-1)/time.Second)
 }
 
 func orderText(kind world.CommandKind, units int, x, y int32) string {

@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/ackattack/ackattack/net/linksim"
 	"github.com/ackattack/ackattack/net/transport"
 	"github.com/ackattack/ackattack/world"
 )
@@ -239,9 +241,9 @@ func TestClientScreenHelpAndInject(t *testing.T) {
 	sa, _ := fakeClientScreen(t, f, 100, 30)
 	sa.waitFor("the screen", func() bool { return strings.Contains(screenText(sa), "RUNNING") })
 	sa.rune('?')
-	sa.waitFor("the help", func() bool { return strings.Contains(screenText(sa), "inject a desync") })
+	sa.waitFor("the help", func() bool { return strings.Contains(screenText(sa), "move the cursor 8 cells") })
 	sa.key(tcell.KeyEscape)
-	sa.waitFor("the help gone", func() bool { return !strings.Contains(screenText(sa), "inject a desync") })
+	sa.waitFor("the help gone", func() bool { return !strings.Contains(screenText(sa), "move the cursor 8 cells") })
 	sa.rune('i')
 	sa.waitFor("the desync asked for", func() bool { f.mu.Lock(); defer f.mu.Unlock(); return f.injects == 1 })
 	sa.waitFor("the notice", func() bool { return strings.Contains(screenText(sa), "desync injected") })
@@ -376,4 +378,68 @@ func TestClientScreenDebugToggleGivesKeysBackToTheMap(t *testing.T) {
 	if ls, _ := f.Link(); ls.LossPercent != 0 {
 		t.Fatalf("the arrow changed the link: %+v", ls)
 	}
+}
+
+// TestClientScreenNoUnits: a player whose units all fell reads what happens next: the squad of
+// reinforcements announced for a frame, and how soon; before the announcement, that one is on
+// its way; a new round, when one comes first.
+func TestClientScreenNoUnits(t *testing.T) {
+	f := newFakeClient(t)
+	f.snap.Units = slices.DeleteFunc(slices.Clone(f.snap.Units), func(u world.Unit) bool { return u.Owner == 0 })
+	f.snap.FrameDur = 100 * time.Millisecond
+	sa, _ := fakeClientScreen(t, f, 120, 36)
+	waitText(sa, "no units, nothing announced", "no units: reinforcements on their way")
+	for _, tt := range []struct {
+		squad, round uint32
+		want         string
+	}{
+		{130, 0, "no units: reinforcements at frame 130 (in 3 s)"},
+		{125, 0, "no units: reinforcements at frame 125 (in 3 s)"}, // 2.5 s: rounded up
+		{130, 120, "no units: a new round at frame 120 (in 2 s)"},
+		{110, 120, "no units: reinforcements at frame 110 (in 1 s)"},
+	} {
+		f.mu.Lock()
+		f.snap.Squad, f.snap.NewRound = tt.squad, tt.round
+		f.mu.Unlock()
+		waitText(sa, tt.want, tt.want)
+	}
+	// The round on its way shows for a player with units too.
+	f.mu.Lock()
+	f.snap.Units = newFakeClient(t).snap.Units
+	f.mu.Unlock()
+	sa.waitFor("no more \"no units\"", func() bool { return !strings.Contains(screenText(sa), "no units") })
+	waitText(sa, "the round for a player with units", "new round at frame 120 (in 2 s)")
+}
+
+// TestClientScreenLinkPresets: F6 puts 10% loss on the player's link from anywhere, the
+// digits do it on the focused sliders, and { } take big steps; when the teacher sets the
+// class's link, the line under the map says so.
+func TestClientScreenLinkPresets(t *testing.T) {
+	f := newFakeClient(t)
+	sa, _ := fakeClientScreen(t, f, 120, 36)
+	sa.key(tcell.KeyF6)
+	sa.waitFor("10% loss", func() bool { ls, _ := f.Link(); return ls == linksim.Settings{LossPercent: 10} })
+	waitText(sa, "the preset in the status line", "link: loss 10%")
+	waitText(sa, "the preset's notice", "link preset 10% loss")
+	sa.key(tcell.KeyTab) // the sliders
+	sa.rune('4')
+	sa.waitFor("the bad Wi-Fi", func() bool { ls, _ := f.Link(); return ls == LinkPresets[4].Settings })
+	waitText(sa, "the bursts in the status line", "burst 5%")
+	sa.rune('}') // loss 2% → 12%
+	sa.key(tcell.KeyDown)
+	sa.screen.InjectKey(tcell.KeyRight, 0, tcell.ModShift) // latency 20 → 70 ms
+	sa.waitFor("the big steps", func() bool {
+		ls, _ := f.Link()
+		return ls.LossPercent == 12 && ls.Latency == 70*time.Millisecond && ls.BurstLossPercent == 5
+	})
+	sa.rune('3')
+	sa.waitFor("150 ms of round trip", func() bool { ls, _ := f.Link(); return ls == linksim.Settings{Latency: 75 * time.Millisecond} })
+
+	class := linksim.Settings{LossPercent: 30}
+	f.mu.Lock()
+	f.link = class // the host put it on the link, as hostloop does
+	f.snap.ClassLink, f.snap.ClassLinks = &class, 1
+	f.mu.Unlock()
+	waitText(sa, "the teacher's link", "the teacher set the class's link: link: loss 30%")
+	waitText(sa, "the sliders following", "loss 30%")
 }

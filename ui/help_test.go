@@ -41,13 +41,13 @@ func TestHelpOverlayScrolls(t *testing.T) {
 		key         tcell.Key
 		first, last string // the text the first and last rows contain afterwards
 	}{
-		{tcell.KeyDown, "║                ", "more…"},     // the blank line under the heading
-		{tcell.KeyPgDn, "║ a               ", "more…"},    // a page is the 9 rows above "more…"
-		{tcell.KeyEnd, "(sliders) pick one", "q Ctrl+C"},  // the end: every row a key, no "more…"
-		{tcell.KeyPgDn, "(sliders) pick one", "q Ctrl+C"}, // nothing below the end
-		{tcell.KeyUp, "[ ] - +", "more…"},                 // one row up
-		{tcell.KeyHome, "AckAttack client", "more…"},      // the top
-		{tcell.KeyPgUp, "AckAttack client", "more…"},      // nothing above the top
+		{tcell.KeyDown, "║                ", "more…"},  // the blank line under the heading
+		{tcell.KeyPgDn, "║ a               ", "more…"}, // a page is the 9 rows above "more…"
+		{tcell.KeyEnd, "║ 0-4 ", "q Ctrl+C"},           // the end: every row a key, no "more…"
+		{tcell.KeyPgDn, "║ 0-4 ", "q Ctrl+C"},          // nothing below the end
+		{tcell.KeyUp, "║ F5-F9 ", "more…"},             // one row up
+		{tcell.KeyHome, "AckAttack client", "more…"},   // the top
+		{tcell.KeyPgUp, "AckAttack client", "more…"},   // nothing above the top
 		{tcell.KeyPgDn, "║ m               ", "more…"},
 	}
 	for _, st := range steps {

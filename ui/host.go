@@ -142,6 +142,12 @@ type ServerHost interface {
 	Peers() []transport.PeerStats
 	Link() (linksim.Settings, bool)
 	SetLink(s linksim.Settings) error
+	// NewRound asks the server to start a new round; the ticket's frame is the frame it starts
+	// at, or the error why not (nil, false: the host's queue was full).
+	NewRound() (*OrderTicket, bool)
+	// PushLink gives every client the link settings s (game.Server.PushLink); the error is a
+	// setting beyond the sliders' ranges, or a host too busy to take it.
+	PushLink(s linksim.Settings) error
 }
 
 // GameServer returns the ServerHost of s.
@@ -158,3 +164,23 @@ func (g gameServer) Link() (linksim.Settings, bool) {
 	ls, ok := g.s.Link()
 	return ls.Out, ok
 }
+
+func (g gameServer) NewRound() (*OrderTicket, bool) {
+	t := &OrderTicket{}
+	if !g.s.TryDo(func(s *game.Server, now time.Time) { t.settle(s.NewRound(now)) }) {
+		return nil, false
+	}
+	return t, true
+}
+
+func (g gameServer) PushLink(ls linksim.Settings) error {
+	if _, err := game.ClassLinkOf(ls); err != nil {
+		return err // refused here, where the screen can say so at once
+	}
+	if !g.s.TryDo(func(s *game.Server, now time.Time) { s.PushLink(now, ls) }) {
+		return errBusy
+	}
+	return nil
+}
+
+var errBusy = errors.New("the game is busy: try again")

@@ -7,6 +7,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/ackattack/ackattack/game"
 	"github.com/ackattack/ackattack/net/linksim"
 )
 
@@ -35,12 +36,16 @@ const linkLabelWidth = len("latency") + 2
 // adds a random spread to that delay, which also reorders datagrams
 // (0-200 ms), and dup delivers some twice (0-30 %). The ranges stop where the
 // game is still playable, so a student can push the link hard without
-// breaking the lesson.
+// breaking the lesson; they are the bounds of a link the teacher's server may
+// give the whole class too (game.MaxLinkLossPercent and the others).
 //
 // When the panel has focus, Up and Down (or k and j) pick a slider, which is
 // drawn with its label reversed, and the picked slider takes the keys that
-// change it ([ ] - + Left Right Home End). A click or drag on any bar picks
-// that slider and sets it.
+// change it ([ ] - + Left Right Home End, and { } or Shift with an arrow for
+// the big steps a class talks in: 10% of loss, 50 ms of latency or jitter, 10%
+// of duplication). The digits 0 to 4 apply a preset (LinkPresets): a clean
+// link, 10% loss, 30% loss, 150 ms of round trip, a bad Wi-Fi. A click or drag
+// on any bar picks that slider and sets it.
 //
 // The panel keeps the focus itself rather than handing it to a slider, so
 // that the screen holding it sees one focusable widget (its Tab ring and its
@@ -64,10 +69,12 @@ type LinkPanel struct {
 // NewLinkPanel returns a panel with every slider at zero: a clean link.
 func NewLinkPanel() *LinkPanel {
 	p := &LinkPanel{Box: tview.NewBox()}
-	p.sliders[linkLoss] = NewSlider("loss", 0, 60, 1).SetUnit("%")
-	p.sliders[linkLatency] = NewSlider("latency", 0, 1000, 10).SetUnit("ms")
-	p.sliders[linkJitter] = NewSlider("jitter", 0, 200, 5).SetUnit("ms")
-	p.sliders[linkDup] = NewSlider("dup", 0, 30, 1).SetUnit("%")
+	ms := func(d time.Duration) int { return int(d / time.Millisecond) }
+	p.sliders[linkLoss] = NewSlider("loss", 0, game.MaxLinkLossPercent, 1).SetUnit("%").SetBigStep(10)
+	// Steps of 5 ms: a preset's 75 ms (150 ms of round trip) lies on them.
+	p.sliders[linkLatency] = NewSlider("latency", 0, ms(game.MaxLinkLatency), 5).SetUnit("ms").SetBigStep(50)
+	p.sliders[linkJitter] = NewSlider("jitter", 0, ms(game.MaxLinkJitter), 5).SetUnit("ms").SetBigStep(50)
+	p.sliders[linkDup] = NewSlider("dup", 0, game.MaxLinkDupPercent, 1).SetUnit("%").SetBigStep(10)
 	for _, s := range p.sliders {
 		s.SetLabelWidth(linkLabelWidth)
 		s.SetChangedFunc(func(int) { p.sliderChanged() })
@@ -113,6 +120,37 @@ func (p *LinkPanel) Settings() linksim.Settings {
 func (p *LinkPanel) SetChangedFunc(changed func(linksim.Settings)) *LinkPanel {
 	p.changed = changed
 	return p
+}
+
+// LinkPreset is a link setting a key applies at once.
+type LinkPreset struct {
+	Name     string
+	Settings linksim.Settings
+}
+
+// LinkPresets are the settings a class goes through, on the digits 0 to 4 of a focused panel
+// and on F5 to F9 anywhere. Latency is one way and the conditioner delays both ways, so
+// 75 ms is a round trip of 150 ms to a host with a clean link. The bad Wi-Fi loses a few
+// datagrams at random and, now and then (5% of datagrams start one), a burst of 4 in a row;
+// its jitter reorders, and a few datagrams arrive twice.
+var LinkPresets = []LinkPreset{
+	{"clean", linksim.Settings{}},
+	{"10% loss", linksim.Settings{LossPercent: 10}},
+	{"30% loss", linksim.Settings{LossPercent: 30}},
+	{"150 ms RTT", linksim.Settings{Latency: 75 * time.Millisecond}},
+	{"bad Wi-Fi", linksim.Settings{LossPercent: 2, BurstLossPercent: 5, BurstLength: 4,
+		Latency: 20 * time.Millisecond, Jitter: 40 * time.Millisecond, DupPercent: 1}},
+}
+
+// ApplyPreset moves the sliders (and the fields without a slider) to preset i of LinkPresets
+// and reports the change like a slider's. It reports false for no such preset.
+func (p *LinkPanel) ApplyPreset(i int) bool {
+	if i < 0 || i >= len(LinkPresets) {
+		return false
+	}
+	p.SetSettings(LinkPresets[i].Settings)
+	p.sliderChanged()
+	return true
 }
 
 // Current returns which slider is picked, 0 (loss) to 3 (dup).
@@ -178,6 +216,8 @@ func (p *LinkPanel) InputHandler() func(event *tcell.EventKey, setFocus func(p t
 			p.current = max(p.current-1, 0)
 		case event.Key() == tcell.KeyDown || event.Key() == tcell.KeyRune && event.Rune() == 'j':
 			p.current = min(p.current+1, linkSliders-1)
+		case event.Key() == tcell.KeyRune && event.Rune() >= '0' && event.Rune() <= '9':
+			p.ApplyPreset(int(event.Rune() - '0'))
 		default:
 			if handler := p.sliders[p.current].InputHandler(); handler != nil {
 				handler(event, setFocus)
@@ -223,6 +263,7 @@ type linkControl struct {
 	get     func() (linksim.Settings, bool)
 	set     func(linksim.Settings) error
 	tell    func(msg string)
+	refused bool // the latest change was refused (and the sliders put back)
 }
 
 func newLinkControl(title string, get func() (linksim.Settings, bool), set func(linksim.Settings) error, tell func(string)) *linkControl {
@@ -231,6 +272,7 @@ func newLinkControl(title string, get func() (linksim.Settings, bool), set func(
 	c.sync()
 	c.panel.SetChangedFunc(func(ls linksim.Settings) {
 		if err := c.set(ls); err != nil {
+			c.refused = true
 			c.tell("link: " + err.Error())
 			if old, ok := c.get(); ok {
 				c.panel.SetSettings(old)
@@ -247,5 +289,17 @@ func (c *linkControl) sync() {
 	if ls, ok := c.get(); ok && ls != c.current {
 		c.current = ls
 		c.panel.SetSettings(ls)
+	}
+}
+
+// preset applies preset i to the link (its change goes where a slider's goes) and says so.
+func (c *linkControl) preset(i int) {
+	if i < 0 || i >= len(LinkPresets) {
+		return
+	}
+	c.refused = false
+	c.panel.ApplyPreset(i)
+	if !c.refused {
+		c.tell("link preset " + LinkPresets[i].Name + ": " + LinkText(c.current))
 	}
 }

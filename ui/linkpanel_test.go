@@ -34,16 +34,16 @@ func TestLinkPanelKeys(t *testing.T) {
 		{tcell.KeyRight, 0, linksim.Settings{LossPercent: 2}},
 		{tcell.KeyEnd, 0, linksim.Settings{LossPercent: 60}},
 		{tcell.KeyRune, 'j', linksim.Settings{LossPercent: 60}}, // to latency
-		{tcell.KeyRune, '+', linksim.Settings{LossPercent: 60, Latency: 10 * time.Millisecond}},
-		{tcell.KeyDown, 0, linksim.Settings{LossPercent: 60, Latency: 10 * time.Millisecond}}, // to jitter
-		{tcell.KeyRight, 0, linksim.Settings{LossPercent: 60, Latency: 10 * time.Millisecond, Jitter: 5 * time.Millisecond}},
-		{tcell.KeyDown, 0, linksim.Settings{LossPercent: 60, Latency: 10 * time.Millisecond, Jitter: 5 * time.Millisecond}}, // to dup
-		{tcell.KeyDown, 0, linksim.Settings{LossPercent: 60, Latency: 10 * time.Millisecond, Jitter: 5 * time.Millisecond}}, // stays on dup
-		{tcell.KeyEnd, 0, linksim.Settings{LossPercent: 60, Latency: 10 * time.Millisecond, Jitter: 5 * time.Millisecond, DupPercent: 30}},
-		{tcell.KeyUp, 0, linksim.Settings{LossPercent: 60, Latency: 10 * time.Millisecond, Jitter: 5 * time.Millisecond, DupPercent: 30}},     // to jitter
-		{tcell.KeyRune, 'k', linksim.Settings{LossPercent: 60, Latency: 10 * time.Millisecond, Jitter: 5 * time.Millisecond, DupPercent: 30}}, // to latency
-		{tcell.KeyRune, 'k', linksim.Settings{LossPercent: 60, Latency: 10 * time.Millisecond, Jitter: 5 * time.Millisecond, DupPercent: 30}}, // to loss
-		{tcell.KeyRune, '[', linksim.Settings{LossPercent: 59, Latency: 10 * time.Millisecond, Jitter: 5 * time.Millisecond, DupPercent: 30}},
+		{tcell.KeyRune, '+', linksim.Settings{LossPercent: 60, Latency: 5 * time.Millisecond}},
+		{tcell.KeyDown, 0, linksim.Settings{LossPercent: 60, Latency: 5 * time.Millisecond}}, // to jitter
+		{tcell.KeyRight, 0, linksim.Settings{LossPercent: 60, Latency: 5 * time.Millisecond, Jitter: 5 * time.Millisecond}},
+		{tcell.KeyDown, 0, linksim.Settings{LossPercent: 60, Latency: 5 * time.Millisecond, Jitter: 5 * time.Millisecond}}, // to dup
+		{tcell.KeyDown, 0, linksim.Settings{LossPercent: 60, Latency: 5 * time.Millisecond, Jitter: 5 * time.Millisecond}}, // stays on dup
+		{tcell.KeyEnd, 0, linksim.Settings{LossPercent: 60, Latency: 5 * time.Millisecond, Jitter: 5 * time.Millisecond, DupPercent: 30}},
+		{tcell.KeyUp, 0, linksim.Settings{LossPercent: 60, Latency: 5 * time.Millisecond, Jitter: 5 * time.Millisecond, DupPercent: 30}},     // to jitter
+		{tcell.KeyRune, 'k', linksim.Settings{LossPercent: 60, Latency: 5 * time.Millisecond, Jitter: 5 * time.Millisecond, DupPercent: 30}}, // to latency
+		{tcell.KeyRune, 'k', linksim.Settings{LossPercent: 60, Latency: 5 * time.Millisecond, Jitter: 5 * time.Millisecond, DupPercent: 30}}, // to loss
+		{tcell.KeyRune, '[', linksim.Settings{LossPercent: 59, Latency: 5 * time.Millisecond, Jitter: 5 * time.Millisecond, DupPercent: 30}},
 	}
 	for i, st := range steps {
 		sa.screen.InjectKey(st.key, st.r, tcell.ModNone)
@@ -86,7 +86,7 @@ func TestLinkPanelMouseDrag(t *testing.T) {
 
 	// The press picked the latency slider: it has the focus and the keys.
 	sa.rune(']')
-	sa.waitFor("a key on the picked slider", func() bool { return p.Settings().Latency == 260*time.Millisecond })
+	sa.waitFor("a key on the picked slider", func() bool { return p.Settings().Latency == 255*time.Millisecond })
 	if p.Current() != linkLatency {
 		t.Errorf("current slider %d, want latency", p.Current())
 	}
@@ -106,7 +106,7 @@ func TestLinkPanelMouseDrag(t *testing.T) {
 			latencies = append(latencies, s.Latency)
 		}
 	})
-	want := []time.Duration{500 * time.Millisecond, time.Second, 250 * time.Millisecond, 260 * time.Millisecond}
+	want := []time.Duration{500 * time.Millisecond, time.Second, 250 * time.Millisecond, 255 * time.Millisecond}
 	if !slices.Equal(latencies, want) {
 		t.Errorf("changed function got latencies %v, want %v", latencies, want)
 	}
@@ -127,7 +127,7 @@ func TestLinkPanelSetSettings(t *testing.T) {
 	// Each slider's value is snapped to its step and clamped to its range;
 	// the fields without a slider come back as they were.
 	want := in
-	want.LossPercent, want.Latency, want.Jitter = 12, 120*time.Millisecond, 200*time.Millisecond
+	want.LossPercent, want.Latency, want.Jitter = 12, 125*time.Millisecond, 200*time.Millisecond
 	if got := p.Settings(); got != want {
 		t.Errorf("Settings() = %+v, want %+v", got, want)
 	}
@@ -143,4 +143,29 @@ func TestLinkPanelGolden(t *testing.T) {
 	p.SetBorder(true).SetTitle(" network ")
 	got, _ := drawText(t, p, 42, 7)
 	checkGolden(t, "linkpanel_40", got)
+}
+
+// TestLinkPanelPresets: the digits 0 to 4 apply the presets, the fields without a slider
+// (bursts) included, and report each change; a slider moved after the bad Wi-Fi keeps its
+// bursts, and the clean preset clears them.
+func TestLinkPanelPresets(t *testing.T) {
+	var got []linksim.Settings
+	p := recordLinkChanges(&got)
+	sa := runApp(t, p, 40, 4)
+	for _, r := range "12340" {
+		sa.rune(r)
+		want := LinkPresets[r-'0'].Settings
+		sa.waitFor("preset "+string(r), func() bool { return p.Settings() == want })
+	}
+	sa.rune('4')
+	sa.rune(']')
+	sa.waitFor("the bad Wi-Fi with 3% loss", func() bool {
+		s := p.Settings()
+		return s.LossPercent == 3 && s.BurstLossPercent == 5 && s.BurstLength == 4
+	})
+	var calls []linksim.Settings
+	sa.do(func() { calls = slices.Clone(got) })
+	if len(calls) != 7 || calls[0] != LinkPresets[1].Settings || calls[4] != (linksim.Settings{}) {
+		t.Errorf("changed function got %v", calls)
+	}
 }

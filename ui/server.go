@@ -12,6 +12,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/ackattack/ackattack/game"
+	"github.com/ackattack/ackattack/net/linksim"
 	"github.com/ackattack/ackattack/net/transport"
 	"github.com/ackattack/ackattack/world"
 )
@@ -43,14 +44,22 @@ type ServerScreen struct {
 	status  *StatusLine
 	notice  *tview.TextView
 
-	snap      *game.ServerSnapshot
-	peers     []transport.PeerStats
-	rowSeats  []uint8 // the seat shown in each table row (after the header)
-	seat      int     // the seat the debug panel follows (-1: none yet)
-	linkCtl   *linkControl
-	noticeAt  time.Time
-	eventsLen int
-	followLog bool // the event log sticks to its end until the user scrolls up
+	snap     *game.ServerSnapshot
+	peers    []transport.PeerStats
+	rowSeats []uint8      // the seat shown in each table row (after the header)
+	seat     int          // the seat the debug panel follows (-1: none yet)
+	linkCtl  *linkControl // the server's own link
+	// classCtl drives the class's link, which the server gives every client (c switches the
+	// sliders between the two); classAsked is what it last asked for, shown until the
+	// server's snapshot has it.
+	classCtl   *linkControl
+	classMode  bool
+	classAsked *linksim.Settings
+	noticeAt   time.Time
+	eventsLen  int
+	followLog  bool // the event log sticks to its end until the user scrolls up
+	// rounding is a new-round intent whose outcome the next frame reports.
+	rounding *OrderTicket
 }
 
 // NewServerScreen builds the screen for host, serving on addr.
@@ -71,7 +80,8 @@ func NewServerScreen(host ServerHost, addr, exportDir string, setFocus func(p tv
 	s.waiting.SetBorder(true).SetTitle(" map ")
 	s.events = tview.NewTextView().SetDynamicColors(false).SetWrap(true).SetScrollable(true)
 	s.events.SetBorder(true).SetTitle(" events ")
-	s.linkCtl = newLinkControl(" server link ", host.Link, host.SetLink, func(msg string) { s.tell(msg) })
+	s.linkCtl = newLinkControl(" server link (c: class) ", host.Link, host.SetLink, func(msg string) { s.tell(msg) })
+	s.classCtl = newLinkControl(" class link: every client (c: server) ", s.classLink, s.pushLink, func(msg string) { s.tell(msg) })
 	s.link = s.linkCtl.panel
 	s.status = NewStatusLine()
 	s.notice = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
@@ -86,6 +96,7 @@ func NewServerScreen(host ServerHost, addr, exportDir string, setFocus func(p tv
 	s.chrome = newChrome(s.main, " AckAttack server ", ServerKeys, setFocus)
 	s.debug.SetBorder(true).SetTitle(" debug ")
 	s.exports, s.who, s.tell, s.relayout = exportDir, "server", s.notify, s.layout
+	s.preset = func(i int) { s.activeLink().preset(i) }
 	s.widgets = func() []tview.Primitive {
 		ws := []tview.Primitive{s.help, s.players, s.link, s.debug, s.events, s.waiting}
 		if s.mapView != nil {
@@ -149,6 +160,7 @@ func (s *ServerScreen) Refresh(now time.Time) {
 	s.snap = s.host.Snapshot()
 	s.peers = s.host.Peers()
 	s.linkCtl.sync()
+	s.classCtl.sync()
 	snap := s.snap
 	if snap == nil {
 		snap = &game.ServerSnapshot{}
@@ -192,7 +204,24 @@ func (s *ServerScreen) Refresh(now time.Time) {
 		}
 		s.notice.SetText(text + "  ·  ? help")
 	default:
-		s.notice.SetText(fmt.Sprintf("serving on %s  ·  %d player(s)  ·  Tab focus  ·  d debug  ·  ? help", s.addr, len(snap.Seats)))
+		round := ""
+		switch {
+		case snap.NewRound > snap.Frame:
+			round = fmt.Sprintf("  ·  [aqua]new round at frame %d[-]", snap.NewRound)
+		case snap.Round > 1:
+			round = fmt.Sprintf("  ·  round %d", snap.Round)
+		}
+		s.notice.SetText(fmt.Sprintf("serving on %s  ·  %d player(s)%s  ·  Tab focus  ·  d debug  ·  ? help", s.addr, len(snap.Seats), round))
+	}
+	if t := s.rounding; t != nil {
+		if frame, err, ok := t.Result(); ok {
+			s.rounding = nil
+			if err != nil {
+				s.tell("no new round: " + err.Error())
+			} else {
+				s.tell(fmt.Sprintf("new round at frame %d: every world starts afresh, every player gets a new squad", frame))
+			}
+		}
 	}
 }
 
@@ -349,6 +378,18 @@ func (s *ServerScreen) HandleKey(ev *tcell.EventKey, quit func()) *tcell.EventKe
 	if ev, done := s.commonKey(ev, quit); done {
 		return ev
 	}
+	if ev.Key() == tcell.KeyRune && ev.Rune() == 'c' {
+		s.switchLink()
+		return nil
+	}
+	if ev.Key() == tcell.KeyRune && ev.Rune() == 'R' {
+		if t, ok := s.host.NewRound(); ok {
+			s.rounding = t // the next frame says what came of it
+		} else {
+			s.tell("the game is busy: try again")
+		}
+		return nil
+	}
 	switch ev.Key() {
 	case tcell.KeyEscape:
 		if s.focused() != s.players {
@@ -470,4 +511,64 @@ func (s *ServerScreen) unitText(u world.Unit, snap *game.ServerSnapshot) string 
 		}
 	}
 	return describeUnit(u, -1, owner)
+}
+
+// activeLink is the link the sliders drive: the server's own, or the class's.
+func (s *ServerScreen) activeLink() *linkControl {
+	if s.classMode {
+		return s.classCtl
+	}
+	return s.linkCtl
+}
+
+// switchLink puts the other link's sliders in the panel's place (keeping the focus on them if
+// they had it).
+func (s *ServerScreen) switchLink() {
+	old := s.link
+	focused := old.HasFocus()
+	s.classMode = !s.classMode
+	s.link = s.activeLink().panel
+	top := s.main.GetItem(0).(*tview.Flex)
+	top.RemoveItem(old)
+	top.AddItem(s.link, s.sideWidth(), 0, false)
+	s.layout()
+	if focused {
+		s.setFocus(s.link)
+	}
+	if s.classMode {
+		s.tell("the sliders and presets now set every client's link: " + LinkText(s.classCtl.current))
+	} else {
+		s.tell("the sliders and presets now set the server's own link")
+	}
+}
+
+// classLink is the class's link as the sliders should show it: what they last asked for,
+// until the server's snapshot has it (a push reaches the snapshot a frame or two later), then
+// the snapshot's.
+func (s *ServerScreen) classLink() (linksim.Settings, bool) {
+	var cur linksim.Settings
+	if snap := s.host.Snapshot(); snap != nil && snap.ClassLink != nil {
+		cur = *snap.ClassLink
+	}
+	if a := s.classAsked; a != nil {
+		if *a != cur {
+			return *a, true
+		}
+		s.classAsked = nil
+	}
+	return cur, true
+}
+
+// pushLink gives every client the settings the class's sliders show.
+func (s *ServerScreen) pushLink(ls linksim.Settings) error {
+	m, err := game.ClassLinkOf(ls)
+	if err != nil {
+		return err
+	}
+	ls = m.Settings() // as the clients will have it
+	if err := s.host.PushLink(ls); err != nil {
+		return err
+	}
+	s.classAsked = &ls
+	return nil
 }

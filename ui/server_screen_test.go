@@ -27,6 +27,10 @@ type fakeServer struct {
 	snap  game.ServerSnapshot
 	peers []transport.PeerStats
 	link  linksim.Settings
+	// rounds counts the new rounds asked for; the first is announced 21 frames ahead, any
+	// other while it is refused.
+	rounds int
+	pushed []linksim.Settings // the class links pushed, in order
 }
 
 var (
@@ -105,6 +109,41 @@ func (f *fakeServer) SetLink(s linksim.Settings) error {
 	defer f.mu.Unlock()
 	f.link = s
 	return nil
+}
+
+func (f *fakeServer) NewRound() (*OrderTicket, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.rounds++
+	t := &OrderTicket{}
+	if f.snap.NewRound != 0 {
+		t.settle(f.snap.NewRound, fmt.Errorf("a new round is already announced for frame %d", f.snap.NewRound))
+		return t, true
+	}
+	f.snap.NewRound = f.snap.Frame + 21
+	t.settle(f.snap.NewRound, nil)
+	return t, true
+}
+
+// PushLink takes the setting at once, as a server whose snapshot shows it a frame later would.
+func (f *fakeServer) PushLink(s linksim.Settings) error {
+	if _, err := game.ClassLinkOf(s); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.pushed = append(f.pushed, s)
+	f.snap.ClassLink = &s
+	return nil
+}
+
+func (f *fakeServer) lastPushed() (linksim.Settings, int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.pushed) == 0 {
+		return linksim.Settings{}, 0
+	}
+	return f.pushed[len(f.pushed)-1], len(f.pushed)
 }
 
 func fakeServerScreen(t *testing.T, f *fakeServer, width, height int) (*screenApp, *ServerScreen) {
@@ -244,5 +283,67 @@ func TestPlayersTitle(t *testing.T) {
 		if got := countText(n); got != want {
 			t.Errorf("countText(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// TestServerScreenNewRound: R asks the server for a new round, and the line above the status
+// line says at which frame it starts; once the notice has gone, the line keeps saying so
+// until it starts. A second R while it is on its way says why there is none.
+func TestServerScreenNewRound(t *testing.T) {
+	f := newFakeServer(t)
+	sa, ss := fakeServerScreen(t, f, 120, 40)
+	sa.rune('R')
+	waitText(sa, "the new round's frame", "new round at frame 441: every world starts afresh")
+	sa.rune('R')
+	waitText(sa, "the refusal", "no new round: a new round is already announced for frame 441")
+	sa.do(func() { ss.noticeAt = fakeNow.Add(-time.Minute) }) // the notice has had its time
+	waitText(sa, "the round on its way", "player(s)  ·  new round at frame 441  ·")
+	f.mu.Lock()
+	rounds := f.rounds
+	f.snap.Frame, f.snap.NewRound, f.snap.Round = 441, 0, 2
+	f.mu.Unlock()
+	if rounds != 2 {
+		t.Errorf("the host was asked for %d new rounds, want 2", rounds)
+	}
+	waitText(sa, "the round being played", "player(s)  ·  round 2  ·")
+}
+
+// TestServerScreenClassLink: c gives the sliders to the class's link: a preset key then pushes
+// to every client and leaves the server's own link alone; the sliders show the class's link
+// (a big step moves it 10% on), and c gives them back to the server's link.
+func TestServerScreenClassLink(t *testing.T) {
+	f := newFakeServer(t)
+	sa, _ := fakeServerScreen(t, f, 120, 40)
+	waitText(sa, "the server's own sliders", "server link (c: class)")
+	sa.key(tcell.KeyF6)
+	sa.waitFor("10% loss on the server's own link", func() bool { ls, _ := f.Link(); return ls.LossPercent == 10 })
+	waitText(sa, "the preset's notice", "link preset 10% loss: link: loss 10%")
+	if _, n := f.lastPushed(); n != 0 {
+		t.Fatalf("%d class links pushed by the server's own preset", n)
+	}
+
+	sa.rune('c')
+	waitText(sa, "the class's sliders", "class link: every client (c: server)")
+	waitText(sa, "the switch's notice", "the sliders and presets now set every client's link")
+	sa.key(tcell.KeyF10 - 1) // F9: bad Wi-Fi
+	sa.waitFor("the bad Wi-Fi pushed", func() bool { ls, _ := f.lastPushed(); return ls == LinkPresets[4].Settings })
+	sa.key(tcell.KeyF7) // 30% loss
+	sa.waitFor("30% loss pushed", func() bool { ls, _ := f.lastPushed(); return ls == LinkPresets[2].Settings })
+	// The sliders take the keys: a big step up on loss pushes 40%.
+	sa.key(tcell.KeyTab) // the map
+	sa.key(tcell.KeyTab) // the sliders
+	sa.rune('}')
+	sa.waitFor("40% loss pushed", func() bool { ls, _ := f.lastPushed(); return ls == linksim.Settings{LossPercent: 40} })
+	if ls, _ := f.Link(); ls != (linksim.Settings{LossPercent: 10}) {
+		t.Errorf("the server's own link moved to %+v with the class's sliders", ls)
+	}
+	waitText(sa, "the server's own link in the status line", "link: loss 10%")
+
+	sa.rune('c')
+	waitText(sa, "the server's sliders back", "server link (c: class)")
+	sa.rune('0') // the sliders kept the focus: the clean preset, on the server's own link
+	sa.waitFor("a clean server link", func() bool { ls, _ := f.Link(); return ls == linksim.Settings{} })
+	if ls, n := f.lastPushed(); n != 3 || ls != (linksim.Settings{LossPercent: 40}) {
+		t.Errorf("%d class links pushed, the last %+v; want 3, the last 40%% loss", n, ls)
 	}
 }

@@ -17,7 +17,8 @@ import (
 // cope. tview has no slider; this one is a plain primitive built on a Box.
 //
 // When focused, '[', '-' and Left step the value down; ']', '+' and Right step
-// it up; Home and End jump to the ends. A left click on the bar sets the value
+// it up; '{' and Shift+Left take a big step down, '}' and Shift+Right a big step
+// up (see SetBigStep); Home and End jump to the ends. A left click on the bar sets the value
 // in proportion to where it landed, and dragging with the button held keeps
 // setting it. Every value is clamped to [min, max] and snapped to a whole
 // number of steps above min (max itself is always allowed, even when the range
@@ -31,6 +32,7 @@ type Slider struct {
 	unit       string
 	min, max   int
 	step       int
+	bigStep    int // a big step: a whole number of steps (SetBigStep); 0 for none
 	value      int
 	changed    func(value int)
 
@@ -59,6 +61,18 @@ func NewSlider(label string, lo, hi, step int) *Slider {
 		step:  step,
 		value: lo,
 	}
+}
+
+// SetBigStep sets the size of a big step ('{' '}' and Shift with an arrow): the
+// change a class talks about (10% of loss, 50 ms of latency), where the small
+// steps are for fine tuning. It is rounded to a whole number of steps, at least
+// one; 0 (the default) makes a big step a small one.
+func (s *Slider) SetBigStep(big int) *Slider {
+	s.bigStep = 0
+	if big > 0 {
+		s.bigStep = max((big+s.step/2)/s.step, 1) * s.step
+	}
+	return s
 }
 
 // Label returns the slider's label.
@@ -123,15 +137,22 @@ func (s *Slider) snap(v int) int {
 
 // stepDown and stepUp move one step; from max (which may sit off the step
 // grid) a step down lands on the grid point below.
-func (s *Slider) stepDown() {
-	if s.value == s.max && (s.max-s.min)%s.step != 0 {
-		s.SetValue(s.min + (s.max-s.min)/s.step*s.step)
-		return
-	}
-	s.SetValue(s.value - s.step)
-}
+func (s *Slider) stepDown() { s.stepsDown(s.step) }
 
 func (s *Slider) stepUp() { s.SetValue(s.value + s.step) }
+
+// stepsDown moves down by by (a step or a big step), from max as from the grid
+// point below it.
+func (s *Slider) stepsDown(by int) {
+	if s.value == s.max && (s.max-s.min)%s.step != 0 {
+		s.SetValue(s.min + (s.max-s.min)/s.step*s.step - (by - s.step))
+		return
+	}
+	s.SetValue(s.value - by)
+}
+
+// big is the size of a big step.
+func (s *Slider) big() int { return max(s.bigStep, s.step) }
 
 // valueText is the number and unit, padded on the left to the width of the
 // widest value so that the bar does not jump as the number grows.
@@ -232,11 +253,20 @@ func (s *Slider) onBar(x, y int) bool {
 // InputHandler handles the keys that step the value.
 func (s *Slider) InputHandler() func(event *tcell.EventKey, setFocus func(p tview.Primitive)) {
 	return s.WrapInputHandler(func(event *tcell.EventKey, setFocus func(p tview.Primitive)) {
+		shift := event.Modifiers()&tcell.ModShift != 0
 		switch event.Key() {
 		case tcell.KeyLeft:
-			s.stepDown()
+			if shift {
+				s.stepsDown(s.big())
+			} else {
+				s.stepDown()
+			}
 		case tcell.KeyRight:
-			s.stepUp()
+			if shift {
+				s.SetValue(s.value + s.big())
+			} else {
+				s.stepUp()
+			}
 		case tcell.KeyHome:
 			s.SetValue(s.min)
 		case tcell.KeyEnd:
@@ -247,6 +277,10 @@ func (s *Slider) InputHandler() func(event *tcell.EventKey, setFocus func(p tvie
 				s.stepDown()
 			case ']', '+':
 				s.stepUp()
+			case '{':
+				s.stepsDown(s.big())
+			case '}':
+				s.SetValue(s.value + s.big())
 			}
 		}
 	})

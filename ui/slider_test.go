@@ -137,3 +137,33 @@ func TestSliderMouseDrag(t *testing.T) {
 		t.Errorf("changed callback got %v, want %v", changes, want)
 	}
 }
+
+// TestSliderBigSteps: { } and Shift with an arrow move by the big step, rounded to whole
+// steps and clamped at the ends; without one a big step is a step.
+func TestSliderBigSteps(t *testing.T) {
+	s := NewSlider("latency", 0, 1000, 5).SetBigStep(50)
+	s.SetValue(75)
+	sa := runApp(t, s, 40, 1)
+	for _, st := range []struct {
+		key  tcell.Key
+		r    rune
+		mod  tcell.ModMask
+		want int
+	}{
+		{tcell.KeyRune, '}', 0, 125},
+		{tcell.KeyRight, 0, tcell.ModShift, 175},
+		{tcell.KeyRune, '{', 0, 125},
+		{tcell.KeyLeft, 0, tcell.ModShift, 75},
+		{tcell.KeyRune, '{', 0, 25},
+		{tcell.KeyRune, '{', 0, 0},
+		{tcell.KeyEnd, 0, 0, 1000},
+		{tcell.KeyRune, '}', 0, 1000},
+		{tcell.KeyRune, '[', 0, 995},
+	} {
+		sa.screen.InjectKey(st.key, st.r, st.mod)
+		sa.waitFor("the slider's value", func() bool { return s.Value() == st.want })
+	}
+	if NewSlider("x", 0, 100, 3).SetBigStep(10).big() != 9 || NewSlider("x", 0, 100, 3).big() != 3 {
+		t.Error("a big step is not a whole number of steps")
+	}
+}

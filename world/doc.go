@@ -92,6 +92,10 @@
 // against the world it is applied to, with the same checks on every host, so
 // every host accepts or rejects the same commands.
 //
+// A new round (Reset) empties the world and seeds it again but keeps counting
+// frames: frames name the moments every host agrees on, so they run on across
+// rounds, like a clock that is not put back when a new game begins.
+//
 // # Hashes and re-sync
 //
 // Unit.Hash is a 64-bit hash of every field of a unit; World.Hash covers the

@@ -299,3 +299,40 @@ func TestWorldHash(t *testing.T) {
 		t.Error("seeds 1 and 2 give nearly equal hashes")
 	}
 }
+
+// TestResetStartsAFreshRound: two worlds with different pasts, one busy with units and attacks
+// in flight and one empty, reset at the same frame with the same seed, are equal from then on;
+// ids start again from the first, and only the frame counter remembers the past.
+func TestResetStartsAFreshRound(t *testing.T) {
+	busy := sampleWorld(t)
+	quiet := mustWorld(t, "continent", 9)
+	for quiet.Frame() < busy.Frame() {
+		quiet.Step()
+	}
+	if busy.Hash() == quiet.Hash() {
+		t.Fatal("the two worlds are equal before the reset: the test proves nothing")
+	}
+	frame := busy.Frame()
+	for _, w := range []*World{busy, quiet} {
+		w.Reset(42)
+		if w.Frame() != frame || len(w.Units()) != 0 || len(w.Attacks()) != 0 || w.NextID() != 1 {
+			t.Fatalf("after Reset: frame %d (want %d), %d units, %d attacks, next id %d", w.Frame(), frame, len(w.Units()), len(w.Attacks()), w.NextID())
+		}
+	}
+	fresh := mustWorld(t, "continent", 42)
+	for seat := range uint8(2) {
+		want, _ := fresh.AddPlayerUnits(seat)
+		for _, w := range []*World{busy, quiet} {
+			if ids, err := w.AddPlayerUnits(seat); err != nil || !slices.Equal(ids, want) {
+				t.Fatalf("seat %d's squad after Reset: ids %v (%v), a new world's %v", seat, ids, err, want)
+			}
+		}
+	}
+	for range 100 {
+		if busy.Hash() != quiet.Hash() {
+			t.Fatalf("frame %d: the worlds differ after the same reset", busy.Frame())
+		}
+		busy.Step()
+		quiet.Step()
+	}
+}

@@ -261,6 +261,17 @@ func (w *World) Kill(id uint32) error {
 	return nil
 }
 
+// Reset empties the world for a new round on the same map: no units, no attacks in flight,
+// unit and attack ids handed out from the start again, and the random generator seeded with
+// seed as NewWorld seeds it. Only the frame counter goes on, so that everything that names a
+// frame (commands, hash reports, re-syncs) keeps one time line across rounds. Two worlds
+// reset at the same frame with the same seed are equal, whatever each held before.
+func (w *World) Reset(seed uint64) {
+	fresh := newWorld(w.lv, w.kinds, seed)
+	w.rng, w.nextID, w.nextAttackID = fresh.rng, fresh.nextID, fresh.nextAttackID
+	w.units, w.attacks = w.units[:0], w.attacks[:0]
+}
+
 // Clone returns a deep copy of the world. The copy shares only the map and
 // the unit kinds, which never change, so it can be stepped on another
 // goroutine.

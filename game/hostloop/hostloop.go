@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ackattack/ackattack/game"
+	"github.com/ackattack/ackattack/net/linksim"
 	"github.com/ackattack/ackattack/net/transport"
 )
 
@@ -166,6 +167,11 @@ func NewClient(cfg game.ClientConfig) (*Client, error) {
 		return nil, fmt.Errorf("game: open a socket: %w", err)
 	}
 	cfg.Transport.CountSocket = sock // its overflow and oversize counts go into the report
+	if cfg.OnClassLink == nil {
+		// The teacher's link for the class goes on the socket's conditioner, both ways, as the
+		// sliders' settings do (an error if the socket has none).
+		cfg.OnClassLink = func(ls linksim.Settings) error { return sock.SetLink(transport.LinkSettings{Out: ls, In: ls}) }
+	}
 	sess, err := game.NewClient(cfg, sock, server)
 	if err != nil {
 		sock.Close()

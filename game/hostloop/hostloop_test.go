@@ -10,6 +10,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/ackattack/ackattack/game"
+	"github.com/ackattack/ackattack/net/linksim"
 	"github.com/ackattack/ackattack/net/transport"
 )
 
@@ -111,5 +112,62 @@ func TestRealUDPGame(t *testing.T) {
 	// the socket's own rejections are in it.
 	if r := srv.Report(); r.Net.PacketsReceived == 0 || r.Rejected.Oversize != 1 || r.Rejected.Malformed != 1 || r.Rejected.Total != 2 {
 		t.Errorf("server report: net %+v, rejected %+v", r.Net, r.Rejected)
+	}
+}
+
+// TestClassLinkOnTheSocket: over real sockets, the link setting the server gives the class
+// lands on the conditioner under each client's socket, both ways; a client without one says
+// why it did not take it.
+func TestClassLinkOnTheSocket(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	srv, err := NewServer(game.ServerConfig{Listen: "127.0.0.1:0", Bots: 1, MinPlayers: 2, StartDelay: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ccfg := game.ClientConfig{Connect: srv.Addr(), Name: "ann"}
+	ccfg.Transport.Link = &transport.LinkSettings{}
+	withLink, err := NewClient(ccfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	without, err := NewClient(game.ClientConfig{Connect: srv.Addr(), Name: "bob"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 3)
+	go func() { done <- srv.Run(ctx) }()
+	go func() { done <- withLink.Run(ctx) }()
+	go func() { done <- without.Run(ctx) }()
+	defer func() {
+		cancel()
+		for range 3 {
+			if err := <-done; err != nil {
+				t.Errorf("Run: %v", err)
+			}
+		}
+	}()
+	waitUntil := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("never: %s", what)
+			}
+		}
+	}
+	waitUntil("both clients playing", func() bool { return withLink.Snapshot().Started && without.Snapshot().Started })
+	class := linksim.Settings{Latency: 20 * time.Millisecond, Jitter: 5 * time.Millisecond}
+	pushed := make(chan error, 1)
+	srv.Do(func(s *game.Server, now time.Time) { pushed <- s.PushLink(now, class) })
+	if err := <-pushed; err != nil {
+		t.Fatal(err)
+	}
+	waitUntil("the class's link on ann's socket", func() bool {
+		ls, ok := withLink.Link()
+		return ok && ls.Out == class && ls.In == class
+	})
+	waitUntil("bob's reason", func() bool { return without.Snapshot().ClassLinkErr != "" })
+	if s := without.Snapshot(); s.ClassLink == nil || *s.ClassLink != class {
+		t.Errorf("bob's snapshot: class link %+v, want %+v", s.ClassLink, class)
 	}
 }
