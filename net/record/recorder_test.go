@@ -87,21 +87,28 @@ func (c *conversation) record(r *Recorder) {
 	}
 }
 
+// recordToFile records a conversation to a capture file with o, and closes the Recorder.
+func recordToFile(t *testing.T, o Options) (path string, r *Recorder, c *conversation) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "game.pcapng")
+	r, err := Create(path, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c = newConversation(t)
+	c.record(r)
+	if err := r.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	return path, r, c
+}
+
 // TestRecordAndReadBack: a conversation recorded, read back by pcapgo as Wireshark would see it
 // (interfaces, directions, comments, raw IP), and by Reader with every sealed datagram opened,
 // the dropped ones too.
 func TestRecordAndReadBack(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	path := filepath.Join(t.TempDir(), "game.pcapng")
-	r, err := Create(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := newConversation(t)
-	c.record(r)
-	if err := r.Close(); err != nil {
-		t.Fatal(err)
-	}
+	path, r, c := recordToFile(t, Options{})
 	st := r.Stats()
 	if st.Written != uint64(len(c.tapped)) || st.Lost() != 0 || st.Keys != 2 {
 		t.Errorf("stats %+v, want %d written, none lost, 2 keys", st, len(c.tapped))
@@ -191,16 +198,7 @@ func TestRecordAndReadBack(t *testing.T) {
 // TestReadWithoutKeys: without the key file the sealed datagrams stay closed, and the
 // handshake still reads.
 func TestReadWithoutKeys(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "game.pcapng")
-	r, err := Create(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := newConversation(t)
-	c.record(r)
-	if err := r.Close(); err != nil {
-		t.Fatal(err)
-	}
+	path, _, c := recordToFile(t, Options{})
 	if err := os.Remove(KeysPath(path)); err != nil {
 		t.Fatal(err)
 	}
@@ -217,17 +215,8 @@ func TestReadWithoutKeys(t *testing.T) {
 
 // TestRecorderLimit: a capture stops at its limit, counts what it could not hold, and is whole.
 func TestRecorderLimit(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "small.pcapng")
 	const limit = 2000 // the headers, the 1200-byte request and a few small datagrams
-	r, err := Create(path, Options{Limit: limit})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := newConversation(t)
-	c.record(r)
-	if err := r.Close(); err != nil {
-		t.Fatalf("Close: %v; a capture at its limit is no error", err)
-	}
+	path, r, c := recordToFile(t, Options{Limit: limit}) // a capture at its limit is no error
 	st := r.Stats()
 	if st.Written == 0 || st.OverLimit == 0 || st.Written+st.OverLimit != uint64(len(c.tapped)) {
 		t.Errorf("stats %+v: want some written, the rest over the limit, %d in all", st, len(c.tapped))
