@@ -5,9 +5,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/netip"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ackattack/ackattack/internal/seedcorpus"
 )
 
 // exampleKeys are the keys of net/PROTOCOL.md section 9, on the addresses of a loopback game.
@@ -81,10 +84,8 @@ func TestParseKeysRejects(t *testing.T) {
 
 // FuzzParseKeys: ParseKeys never panics, and the keys it reads write back as lines that read
 // as the same keys.
+// Its seeds are in testdata/fuzz/FuzzParseKeys (TestFuzzCorpora).
 func FuzzParseKeys(f *testing.F) {
-	f.Add([]byte(keyFileHeader + exampleKeyLines))
-	f.Add([]byte("ACKATTACK_KEY -1 [::1]:1 [::1%eth0]:2 " + strings.Repeat("AB", 32)))
-	f.Add([]byte("\n\n# only comments\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		keys, err := ParseKeys(bytes.NewReader(b))
 		if err != nil {
@@ -104,4 +105,29 @@ func FuzzParseKeys(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestFuzzCorpora: the seeds of the fuzz targets mean what their names say.
+func TestFuzzCorpora(t *testing.T) {
+	parsers := map[string]func([]byte) error{
+		"FuzzParseFrame": func(b []byte) error { _, _, _, err := parseFrame(b); return err },
+		"FuzzParseKeys":  func(b []byte) error { _, err := ParseKeys(bytes.NewReader(b)); return err },
+	}
+	for target, parse := range parsers {
+		valid := 0
+		for _, seed := range seedcorpus.Read(t, filepath.Join("testdata", "fuzz", target)) {
+			err := parse(seed.Data)
+			switch {
+			case seed.Broken && err == nil:
+				t.Errorf("%s/%s parses", target, seed.Name)
+			case !seed.Broken && err != nil:
+				t.Errorf("%s/%s: %v", target, seed.Name, err)
+			case !seed.Broken:
+				valid++
+			}
+		}
+		if valid < 2 {
+			t.Errorf("%s: %d valid seeds, want at least 2", target, valid)
+		}
+	}
 }
