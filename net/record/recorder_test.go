@@ -215,8 +215,10 @@ func TestReadWithoutKeys(t *testing.T) {
 
 // TestRecorderLimit: a capture stops at its limit, counts what it could not hold, and is whole.
 func TestRecorderLimit(t *testing.T) {
-	const limit = 2000 // the headers, the 1200-byte request and a few small datagrams
-	path, r, c := recordToFile(t, Options{Limit: limit}) // a capture at its limit is no error
+	// Room for the headers, the 1200-byte request and a few small datagrams. A capture at its
+	// limit is no error: recordToFile's Close succeeds.
+	const limit = 2000
+	path, r, c := recordToFile(t, Options{Limit: limit})
 	st := r.Stats()
 	if st.Written == 0 || st.OverLimit == 0 || st.Written+st.OverLimit != uint64(len(c.tapped)) {
 		t.Errorf("stats %+v: want some written, the rest over the limit, %d in all", st, len(c.tapped))
