@@ -45,8 +45,9 @@
 // # Bounded, and never in the host's way
 //
 // Tapped copies the datagram into a pooled buffer and queues it; a goroutine of the Recorder
-// writes the capture through a buffer, and pushes it to the file once a second. The host's
-// receive path pays the copy and a channel send (BENCHMARKS.md). If the writer falls behind
+// wakes every 10 ms to write what was queued, through a buffer that goes to the file once a
+// second. The host's receive path pays the copy and a channel send, and never wakes the writer
+// (BENCHMARKS.md). If the writer falls behind
 // (4,096 datagrams queued), datagrams are counted as lost instead of waited for. The capture
 // stops growing at Options.Limit (DefaultLimit 256 MiB), and a write error (a full disk) stops
 // it too, with what was written kept, the loss counted, and the error returned by Close; the
