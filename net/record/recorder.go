@@ -34,8 +34,10 @@ const (
 	CommentOverflow   = "dropped by the socket: the host's queue was full"
 )
 
-// DefaultLimit is the size a capture stops growing at when Options.Limit is 0: about four
-// hours of a client at 10% loss, or 45 minutes of a server with 8 players and 32 spectators.
+// DefaultLimit is the size a capture stops growing at when Options.Limit is 0. A client with
+// a bot at 10% loss writes about 4.5 KB a second, so this is some 16 hours of it; a server
+// writes about 4 KB a second for each client it serves, more as players order more
+// (BENCHMARKS.md), so a class of 40 fills it in well under an hour and wants a larger limit.
 const DefaultLimit = 256 << 20
 
 // queueSize is how many datagrams may wait for the writer goroutine. A recorder whose writer
