@@ -178,19 +178,7 @@ func startUDPGame(t *testing.T, serverBin, clientBin string, sc udpScenario, d t
 	t.Cleanup(g.cancel)
 	link := []string{"--loss", strconv.FormatFloat(sc.loss, 'f', 2, 64), "--latency", sc.latency.String(), "--jitter", sc.jitter.String(), "--late", sc.late}
 	start := func(name, bin string, args ...string) {
-		h := &udpHost{name: name, stats: filepath.Join(g.dir, name+".json"), log: filepath.Join(g.dir, name+".log"), out: filepath.Join(g.dir, name+".out")}
-		args = append(append(args, "--headless", "--stats", h.stats, "--log", h.log, "--log-level", "info"), link...)
-		h.cmd = exec.CommandContext(g.ctx, bin, args...)
-		out, err := os.Create(h.out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer out.Close() // the process has its own copy
-		h.cmd.Stdout, h.cmd.Stderr = out, out
-		if err := h.cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		g.hosts = append(g.hosts, h)
+		g.hosts = append(g.hosts, startHost(t, g.ctx, g.dir, name, bin, append(args, link...)...))
 	}
 	addr := freeUDPAddr(t)
 	start("server", serverBin, "--listen", addr, "--bots", "2", "--min-players", "3", "--duration", (d + udpServerExtra).String())
@@ -199,6 +187,25 @@ func startUDPGame(t *testing.T, serverBin, clientBin string, sc udpScenario, d t
 		start(name, clientBin, "--connect", addr, "--bot", "--quiet", "--name", name, "--seed", strconv.Itoa(i), "--duration", d.String())
 	}
 	return g
+}
+
+// startHost starts one process of a test: bin with args and --headless, its --stats, --log
+// and standard output and error in files of dir named after it.
+func startHost(t *testing.T, ctx context.Context, dir, name, bin string, args ...string) *udpHost {
+	t.Helper()
+	h := &udpHost{name: name, stats: filepath.Join(dir, name+".json"), log: filepath.Join(dir, name+".log"), out: filepath.Join(dir, name+".out")}
+	args = append(args, "--headless", "--stats", h.stats, "--log", h.log, "--log-level", "info")
+	h.cmd = exec.CommandContext(ctx, bin, args...)
+	out, err := os.Create(h.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close() // the process has its own copy
+	h.cmd.Stdout, h.cmd.Stderr = out, out
+	if err := h.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
 
 // wait waits for the game's processes and returns what their reports say. The server must
@@ -253,23 +260,29 @@ func (g *udpGame) wait(t *testing.T) udpResult {
 
 	s := res.server
 	for _, c := range res.clients {
-		last := min(c.Frame, s.Frame)
-		agreed, common := 0, 0
-		for f, h := range c.WorldHashes {
-			n, err := strconv.ParseUint(f, 10, 32)
-			sh, ok := s.WorldHashes[f]
-			if err != nil || !ok || uint32(n)+settleFrames > last {
-				continue
-			}
-			common++
-			if sh == h {
-				agreed++
-			}
-		}
+		agreed, common := agreement(s, c)
 		res.agreed, res.common = append(res.agreed, agreed), append(res.common, common)
 		res.allAgreed, res.all = res.allAgreed+agreed, res.all+common
 	}
 	return res
+}
+
+// agreement counts the settled frames whose world hash both the server's and a client's
+// report kept (common), and those where they are equal (agreed).
+func agreement(server, client game.Report) (agreed, common int) {
+	last := min(client.Frame, server.Frame)
+	for f, h := range client.WorldHashes {
+		n, err := strconv.ParseUint(f, 10, 32)
+		sh, ok := server.WorldHashes[f]
+		if err != nil || !ok || uint32(n)+settleFrames > last {
+			continue
+		}
+		common++
+		if sh == h {
+			agreed++
+		}
+	}
+	return agreed, common
 }
 
 // keepUDPFiles copies the files of dir into a new directory to (-udp.logs).

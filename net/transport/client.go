@@ -80,6 +80,10 @@ type Client struct {
 	text      string
 	closed    bool
 	rejects   rejectLog
+	// early is one sealed datagram that came before our Accepted did (a reordered or lost
+	// Accepted): the server's first packets, or its Disconnect when it refused the player at
+	// once. It is opened once the key is known, so that the reason is not lost.
+	early []byte
 
 	stats atomic.Pointer[ClientStats]
 }
@@ -242,9 +246,15 @@ func (c *Client) Handle(now time.Time, d Datagram) {
 	}
 	body, err := wire.OpenDatagram(d.Data, 0)
 	if err != nil {
-		if c.peer != nil {
+		switch {
+		case c.peer != nil:
 			c.peer.spoofed++
-		} else {
+		case c.state == Challenged && len(d.Data) <= wire.MaxDatagram:
+			// Perhaps sealed with the key our lost Accepted carries: kept (the last one only)
+			// until it comes. Counted now, and again if it opens.
+			c.early = append(c.early[:0], d.Data...)
+			c.rejected.Unexpected++
+		default:
 			c.rejected.Malformed++
 		}
 		return
@@ -320,6 +330,16 @@ func (c *Client) connected(now time.Time, keys ConnKeys) {
 	c.publish(now)
 	if c.cfg.OnConnect != nil {
 		c.cfg.OnConnect(p, now)
+	}
+	if early := c.early; len(early) > 0 && c.state == Connected {
+		c.early = early[:0]
+		if body, err := p.seal.open(c.rbuf[:0], early); err == nil {
+			if bye := c.receive(p, now, body, len(early)); bye != nil {
+				c.end(now, bye.Reason, bye.Text, false)
+				return
+			}
+			c.checkConn(now)
+		}
 	}
 }
 

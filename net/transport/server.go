@@ -190,8 +190,12 @@ func (s *Server) Handle(now time.Time, d Datagram) {
 	}
 	body, err := wire.OpenDatagram(d.Data, 0)
 	if err != nil {
-		if s.endedLately(now, d) {
+		if e := s.endedLately(now, d); e != nil {
 			s.rejected.AfterClose++
+			if e.seal != nil && e.repeats < disconnectCopies {
+				e.repeats++
+				s.sendControl(e.addr, e.seal, 1, func(b []byte) ([]byte, error) { return wire.AppendDisconnect(b, &e.bye) })
+			}
 		} else {
 			s.rejected.Malformed++
 		}
@@ -207,19 +211,35 @@ type endedConn struct {
 	recv  *wire.SealKey
 	next  uint64
 	until time.Time
+
+	// The Disconnect is not acknowledged: all its copies may be lost. A client that goes on
+	// sending on the ended connection gets it again, once per datagram, up to
+	// disconnectCopies times more (nil seal: we ended it without a word, a Timeout).
+	seal    *sealer
+	bye     wire.Disconnect
+	repeats int
+	// A connection ended before a single sealed datagram came from its client (a join the
+	// owner refused at once) may have ended before the client got our Accepted: a lost
+	// Accepted brings the same challenge response again. The server answers it again with
+	// the same Accepted and the Disconnect, so that the client reads why instead of guessing.
+	unheard   bool
+	tag       [16]byte
+	clientKey wire.PublicKey
+	serverKey wire.PublicKey
 }
 
-// endedLately reports whether d is sealed with the key of a connection from its address that
-// ended less than a Timeout ago.
-func (s *Server) endedLately(now time.Time, d Datagram) bool {
-	for _, e := range s.recent {
+// endedLately finds the connection from d's address, ended less than a Timeout ago, whose key
+// d is sealed with (nil: none).
+func (s *Server) endedLately(now time.Time, d Datagram) *endedConn {
+	for i := range s.recent {
+		e := &s.recent[i]
 		if e.addr == d.From && now.Before(e.until) {
 			if _, _, err := e.recv.Open(s.rbuf[:0], d.Data, e.next); err == nil {
-				return true
+				return e
 			}
 		}
 	}
-	return false
+	return nil
 }
 
 // handshake answers the packets of a client that has no connection (yet).
@@ -318,7 +338,12 @@ func (s *Server) accept(now time.Time, from netip.AddrPort, resp wire.ChallengeR
 	if p := s.byAddr[from]; p != nil && p.player == player && p.tag == resp.Challenge.Tag && p.clientKey == resp.PublicKey {
 		// The client did not get our Accepted and asks again with the same challenge: answer
 		// again, with the same key. No new state.
-		s.sendAccepted(p)
+		s.sendAccepted(p.addr, p.serverKey)
+		return
+	}
+	if e := s.endedUnheard(now, from, resp); e != nil {
+		s.sendAccepted(from, e.serverKey)
+		s.sendControl(from, e.seal, disconnectCopies, func(b []byte) ([]byte, error) { return wire.AppendDisconnect(b, &e.bye) })
 		return
 	}
 	if _, used := s.usedTags[resp.Challenge.Tag]; used {
@@ -356,16 +381,28 @@ func (s *Server) accept(now time.Time, from netip.AddrPort, resp wire.ChallengeR
 	s.byAddr[from] = p
 	s.peers = append(s.peers, p)
 	s.counters.accepted++
-	s.sendAccepted(p)
+	s.sendAccepted(p.addr, p.serverKey)
 	s.cfg.Logger.Info("client connected", "peer", p.String())
 	if s.cfg.OnConnect != nil {
 		s.cfg.OnConnect(p, now)
 	}
 }
 
-func (s *Server) sendAccepted(p *Peer) {
-	acc := wire.Accepted{PublicKey: p.serverKey}
-	s.sendControl(p.addr, nil, 1, func(b []byte) ([]byte, error) { return wire.AppendAccepted(b, &acc) })
+func (s *Server) sendAccepted(to netip.AddrPort, key wire.PublicKey) {
+	acc := wire.Accepted{PublicKey: key}
+	s.sendControl(to, nil, 1, func(b []byte) ([]byte, error) { return wire.AppendAccepted(b, &acc) })
+}
+
+// endedUnheard finds the connection that resp asked for, if it ended lately without a word
+// from its client (endedConn).
+func (s *Server) endedUnheard(now time.Time, from netip.AddrPort, resp wire.ChallengeResponse) *endedConn {
+	for i := range s.recent {
+		e := &s.recent[i]
+		if e.unheard && e.addr == from && now.Before(e.until) && e.tag == resp.Challenge.Tag && e.clientKey == resp.PublicKey {
+			return e
+		}
+	}
+	return nil
 }
 
 // admits reports whether player may connect now: it needs a free connection and the owner's
@@ -392,13 +429,20 @@ func (s *Server) drop(p *Peer, now time.Time, reason wire.DisconnectReason, text
 	if p.gone {
 		return
 	}
+	msg := wire.Disconnect{Reason: reason, Text: wire.FitReasonText(text)}
 	if notify {
-		msg := wire.Disconnect{Reason: reason, Text: wire.FitReasonText(text)}
 		s.sendControl(p.addr, p.seal, disconnectCopies, func(b []byte) ([]byte, error) { return wire.AppendDisconnect(b, &msg) })
 	}
 	p.gone, p.reason, p.text = true, reason, text
 	s.ended.Add(p.stats(false))
-	s.recent[s.recentNext] = endedConn{addr: p.addr, recv: p.seal.recv, next: p.seal.seen.next, until: now.Add(s.cfg.Timeout)}
+	e := endedConn{addr: p.addr, recv: p.seal.recv, next: p.seal.seen.next, until: now.Add(s.cfg.Timeout)}
+	if notify {
+		e.seal, e.bye = p.seal, msg
+		if e.next == 0 {
+			e.unheard, e.tag, e.clientKey, e.serverKey = true, p.tag, p.clientKey, p.serverKey
+		}
+	}
+	s.recent[s.recentNext] = e
 	s.recentNext = (s.recentNext + 1) % len(s.recent)
 	delete(s.byAddr, p.addr)
 	s.peers = slices.DeleteFunc(s.peers, func(q *Peer) bool { return q == p })
