@@ -126,25 +126,38 @@ func TestRecordRealGame(t *testing.T) {
 		t.Fatal(err)
 	}
 	var dataSent, dataReceived uint64
-	seen := map[uint64]bool{} // the counters of the server's datagrams that reached the client
-	keys := false             // the client has its keys: an Accepted reached it
+	seen := map[uint64]bool{} // the counters of the server's datagrams the client opened
+	received := func(d record.Datagram) {
+		if wire.PacketType(d.Packet[0]) == wire.TypeData && !seen[d.Counter] {
+			seen[d.Counter] = true // a copy is refused as a replay before the packet layer sees it
+			dataReceived++
+		}
+	}
+	keys := false              // the client has its keys: an Accepted reached it
+	var early *record.Datagram // the last sealed datagram that came before them
 	for _, d := range all {
 		if d.Packet == nil {
 			t.Fatalf("a datagram of %d bytes that does not open: %+v", len(d.Data), d)
 		}
 		typ := wire.PacketType(d.Packet[0])
-		keys = keys || (typ == wire.TypeAccepted && !d.Out && d.Fate == transport.TapPassed)
-		if typ != wire.TypeData {
-			continue
-		}
 		switch {
 		case d.Out:
-			dataSent++
-		case d.Fate == transport.TapPassed && keys && !seen[d.Counter]:
+			if typ == wire.TypeData {
+				dataSent++
+			}
+		case d.Fate != transport.TapPassed:
+		case typ == wire.TypeAccepted && !keys:
 			// Before its keys the client cannot open what the server sealed (its Accepted was
-			// lost); the capture's key file opens them all the same.
-			seen[d.Counter] = true // a copy is refused as a replay before the packet layer sees it
-			dataReceived++
+			// lost); it keeps the last such datagram and opens it now. The capture's key file
+			// opens them all.
+			keys = true
+			if early != nil {
+				received(*early)
+			}
+		case !keys && d.Sealed:
+			early = &d
+		case keys && d.Sealed:
+			received(d)
 		}
 	}
 	net := report.Net
