@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/gdamore/tcell/v2 v2.13.10
 	github.com/google/uuid v1.6.0
+	github.com/gopacket/gopacket v1.7.7
 	github.com/quic-go/quic-go v0.65.0
 	github.com/rivo/tview v0.42.0
 	go.uber.org/goleak v1.3.0

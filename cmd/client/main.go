@@ -5,6 +5,7 @@
 //	go run ./cmd/client --name ann --connect 127.0.0.1:7777
 //	go run ./cmd/client --bot --headless --duration 60s --stats ann.json --loss 10
 //	go run ./cmd/client --name ann --connect 192.168.1.20:7777 --identity ann.id
+//	go run ./cmd/client --record game.pcapng --loss 10  # every datagram, for Wireshark or a replay
 //
 // By default it shows the terminal UI (package ui): the map, the chat, the debug panel and the
 // link sliders. With --headless, or when standard input or standard output is not a terminal
@@ -45,6 +46,7 @@ func run(args []string) int {
 		Name:          "client",
 		Summary:       "Joins an AckAttack game (or hosts one with a bot when --connect is empty).",
 		HeadlessUsage: "run without the terminal UI: status lines on standard output, chat from standard input",
+		RecordWhat:    "this client's socket (not an embedded server's)",
 		LogLevel:      slog.LevelWarn,
 	})
 	fs := cmd.Flags
@@ -138,6 +140,7 @@ func run(args []string) int {
 	cfg.Transport.Link = cmd.Link
 	cfg.Transport.LinkSeed = cli.LinkSeed("client", *name, *seed)
 	cfg.Transport.DebugViews = !cmd.Headless // the UI's debug panel reads them
+	cmd.TapAndKeys(&cfg.Transport.Config)
 	cfg.Trace = cmd.Trace
 	c, err := hostloop.NewClient(cfg)
 	if err != nil {
@@ -168,6 +171,7 @@ func run(args []string) int {
 		runErr = <-runDone
 	}
 	<-serverDone
+	recordErr := cmd.CloseRecord() // Run closed the socket
 	// The connection to the server is what a run is for: one that never came up is a failure,
 	// however the run ended, and the report says so.
 	st := c.Stats()
@@ -177,6 +181,9 @@ func run(args []string) int {
 	}
 	if uiErr != nil {
 		return cli.ExitFailure
+	}
+	if recordErr != nil {
+		return cmd.Fail(cli.ExitFailure, recordErr)
 	}
 	if !connected {
 		why := st.Err // the handshake timed out, or the server refused

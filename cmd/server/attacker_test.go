@@ -371,11 +371,11 @@ const maxSeen = 10000
 // link conditioners do the losing).
 func startRelay(t *testing.T, server string) (r *relay, addr string) {
 	t.Helper()
-	front, err := transport.OpenSocket("127.0.0.1:0", nil, 0)
+	front, err := transport.OpenSocket("127.0.0.1:0", transport.SocketOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := transport.OpenSocket("127.0.0.1:0", nil, 0)
+	back, err := transport.OpenSocket("127.0.0.1:0", transport.SocketOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

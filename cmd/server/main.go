@@ -4,6 +4,7 @@
 //
 //	go run ./cmd/server                          # 127.0.0.1:7777, map skirmish
 //	go run ./cmd/server --bots 2 --loss 10 --latency 50ms --duration 60s --stats server.json
+//	go run ./cmd/server --record class.pcapng      # every datagram, for Wireshark or a replay
 //
 // By default it shows the terminal UI (package ui): the player table, the sync log, the debug
 // panel and the link sliders. With --headless, or when standard input or standard output is
@@ -40,6 +41,7 @@ func run(args []string) int {
 		Name:          "server",
 		Summary:       "Hosts an AckAttack game over UDP.",
 		HeadlessUsage: "run without the terminal UI, logging to standard error",
+		RecordWhat:    "the server's socket",
 		LogLevel:      slog.LevelInfo,
 	})
 	fs := cmd.Flags
@@ -82,6 +84,7 @@ func run(args []string) int {
 	cfg.Transport.Link = cmd.Link
 	cfg.Transport.LinkSeed = cli.LinkSeed("server", "", *seed)
 	cfg.Transport.DebugViews = !cmd.Headless // the UI's debug panel reads them
+	cmd.TapAndKeys(&cfg.Transport.Config)
 	cfg.Trace = cmd.Trace
 	srv, err := hostloop.NewServer(cfg)
 	if err != nil {
@@ -109,6 +112,9 @@ func run(args []string) int {
 	}
 	if runErr != nil {
 		return cmd.Fail(cli.ExitFailure, runErr)
+	}
+	if err := cmd.CloseRecord(); err != nil { // Run closed the socket
+		return cmd.Fail(cli.ExitFailure, err)
 	}
 	if err := cmd.WriteStats(srv.Report()); err != nil {
 		return cmd.Fail(cli.ExitFailure, err)

@@ -117,7 +117,7 @@ func NewServer(cfg game.ServerConfig) (*Server, error) {
 	if addr == "" {
 		addr = "127.0.0.1:7777"
 	}
-	sock, err := transport.OpenSocket(addr, cfg.Transport.Link, cfg.Transport.LinkSeed)
+	sock, err := transport.OpenSocket(addr, cfg.Transport.SocketOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +162,7 @@ func NewClient(cfg game.ClientConfig) (*Client, error) {
 	if local == "" {
 		local = transport.LocalFor(server)
 	}
-	sock, err := transport.OpenSocket(local, cfg.Transport.Link, cfg.Transport.LinkSeed)
+	sock, err := transport.OpenSocket(local, cfg.Transport.SocketOptions())
 	if err != nil {
 		return nil, fmt.Errorf("game: open a socket: %w", err)
 	}

@@ -88,7 +88,9 @@
 // above it knows that the network is staged. The debug panel's sliders for loss, latency,
 // jitter and duplication reach SetSettings through the transport while the game runs, and take
 // effect from the next datagram, so a class can drag loss to 30% and watch resends climb; Stats
-// counts what the wrapper did to each direction.
+// counts what the wrapper did to each direction, and Observe shows each datagram with its fate
+// as it is decided (a recorder keeps the datagrams the link dropped, which nothing else ever
+// sees).
 //
 // This wrapper is the one part of the package that uses the real clock and goroutines. A
 // writer goroutine puts each delayed outgoing datagram on the socket when it falls due (a

@@ -50,6 +50,7 @@ type PacketConn struct {
 	outTag   uint64             // last tag given to an outgoing datagram
 	inTag    uint64             // last tag given to an incoming datagram
 	sendBuf  []byte             // tag ‖ datagram, the bytes WriteTo offers to out
+	observe  func(Observation)  // told the fate of every datagram offered, if set
 
 	readDeadline, writeDeadline time.Time
 
@@ -100,6 +101,58 @@ func WrapPacketConn(inner net.PacketConn, seed uint64, out, in Settings) *Packet
 	go p.writeLoop()
 	go p.readLoop()
 	return p
+}
+
+// Fate is what a conditioner did with one datagram offered to it.
+type Fate uint8
+
+const (
+	Passed     Fate = iota // scheduled for one delivery
+	Dropped                // lost, by either kind of loss
+	Duplicated             // scheduled for two deliveries
+)
+
+func (f Fate) String() string {
+	switch f {
+	case Passed:
+		return "passed"
+	case Dropped:
+		return "dropped"
+	case Duplicated:
+		return "duplicated"
+	}
+	return fmt.Sprintf("Fate(%d)", uint8(f))
+}
+
+// fateOf names the fate of a datagram from the deliveries Send scheduled for it.
+func fateOf(copies int) Fate {
+	switch {
+	case copies <= 0:
+		return Dropped
+	case copies == 1:
+		return Passed
+	}
+	return Duplicated
+}
+
+// Observation is one datagram offered to a PacketConn's conditioners, and what they decided.
+type Observation struct {
+	Outgoing bool      // offered by WriteTo; false: read from the inner connection
+	Fate     Fate      // what the conditioner of its direction did with it
+	At       time.Time // when it was offered
+	Addr     net.Addr  // its destination (outgoing) or its source (incoming)
+	Data     []byte    // the datagram: valid only during the call
+}
+
+// Observe makes f see every datagram offered to either conditioner from now on, with its fate:
+// what a recorder needs to keep the datagrams a link lost, which no reader of the conn ever
+// sees. f is called with the conn's lock held, from WriteTo for outgoing datagrams and from the
+// reader goroutine for incoming ones, so it must be quick and must not call the PacketConn. A
+// nil f stops the observation.
+func (p *PacketConn) Observe(f func(Observation)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.observe = f
 }
 
 // SetSettings replaces the settings of both directions. Datagrams already in flight keep the
@@ -164,6 +217,9 @@ func (p *PacketConn) WriteTo(b []byte, addr net.Addr) (int, error) {
 	queued := p.out.Stats().Queued
 	p.out.Send(now, p.sendBuf)
 	copies := p.out.Stats().Queued - queued
+	if p.observe != nil {
+		p.observe(Observation{Outgoing: true, Fate: fateOf(copies), At: now, Addr: addr, Data: b})
+	}
 	inline := p.collectDue(now, tag, addr)
 	if later := copies - inline; later > 0 {
 		// The caller may reuse addr once we return.
@@ -292,7 +348,11 @@ func (p *PacketConn) readLoop() {
 		queued := p.in.Stats().Queued
 		p.in.Send(now, buf[:tagSize+n])
 		after := p.in.Stats().Queued
-		if copies := after - queued; copies > 0 {
+		copies := after - queued
+		if p.observe != nil {
+			p.observe(Observation{At: now, Fate: fateOf(copies), Addr: addr, Data: buf[tagSize : tagSize+n]})
+		}
+		if copies > 0 {
 			p.inAddrs[p.inTag] = addrRef{addr: addr, refs: copies}
 			p.wakeReaders()
 		}

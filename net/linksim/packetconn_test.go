@@ -852,3 +852,74 @@ func TestWrapPacketConnPanicsOnInvalidSettings(t *testing.T) {
 	}()
 	WrapPacketConn(inner, 1, Settings{}, Settings{DupPercent: -1})
 }
+
+// TestPacketConnObserve: the observer sees every datagram offered in either direction, once,
+// with the fate its conditioner gave it, and its counts agree with Stats: the datagrams a link
+// dropped, which no reader ever sees, are seen there.
+func TestPacketConnObserve(t *testing.T) {
+	tests := []struct {
+		name    string
+		out, in Settings
+	}{
+		{"clean", Settings{}, Settings{}},
+		{"lossy both ways", Settings{LossPercent: 30}, Settings{LossPercent: 30}},
+		{"duplicating", Settings{DupPercent: 50}, Settings{DupPercent: 50}},
+	}
+	const n = 200
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			noLeaks(t)
+			sender := wrapUDP(t, 1, tt.out, Settings{})
+			receiver := wrapUDP(t, 2, Settings{}, tt.in)
+			var mu sync.Mutex
+			type key struct {
+				out  bool
+				fate Fate
+			}
+			seen := map[key]int{}
+			observe := func(o Observation) {
+				if len(o.Data) == 0 || o.Addr == nil || o.At.IsZero() {
+					t.Errorf("observation without data, address or time: %+v", o)
+				}
+				mu.Lock()
+				seen[key{o.Outgoing, o.Fate}]++
+				mu.Unlock()
+			}
+			sender.Observe(observe)
+			receiver.Observe(observe)
+			for i := range n {
+				writeOne(t, sender, fmt.Sprint("datagram ", i), receiver.LocalAddr())
+			}
+			// Most datagrams reach the receiver; under load the kernel may drop a few, which is
+			// no matter: once both conns are closed, nothing more is observed or counted.
+			for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+				out, _ := sender.Stats()
+				if _, in := receiver.Stats(); in.Offered == out.Delivered {
+					break
+				}
+			}
+			_ = sender.Close()
+			_ = receiver.Close()
+			out, _ := sender.Stats()
+			_, in := receiver.Stats()
+			if in.Offered == 0 {
+				t.Fatal("the receiver read nothing")
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, c := range []struct {
+				out   bool
+				stats Stats
+			}{{true, out}, {false, in}} {
+				dropped, dup := seen[key{c.out, Dropped}], seen[key{c.out, Duplicated}]
+				total := seen[key{c.out, Passed}] + dropped + dup
+				if uint64(total) != c.stats.Offered || uint64(dropped) != c.stats.Dropped || uint64(dup) != c.stats.Duplicated {
+					t.Errorf("outgoing %v: observed %d offered, %d dropped, %d duplicated; stats %+v", c.out, total, dropped, dup, c.stats)
+				}
+			}
+			if seen[key{true, Passed}]+seen[key{true, Dropped}]+seen[key{true, Duplicated}] != n {
+				t.Errorf("observed %v, want %d outgoing", seen, n)
+			}
+		})
+	}
+}

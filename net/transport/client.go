@@ -110,7 +110,7 @@ func Dial(addr string, cfg ClientConfig) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	sock, err := OpenSocket(LocalFor(server), cfg.Link, cfg.LinkSeed)
+	sock, err := OpenSocket(LocalFor(server), cfg.SocketOptions())
 	if err != nil {
 		return nil, fmt.Errorf("transport: open a socket: %w", err)
 	}
@@ -166,7 +166,7 @@ func LocalFor(server netip.AddrPort) string {
 
 // DialOn is Dial on a socket the caller opened.
 func DialOn(pc net.PacketConn, server netip.AddrPort, cfg ClientConfig) (*Client, error) {
-	return onSocket(NewSocket(pc, cfg.Link, cfg.LinkSeed), server, cfg)
+	return onSocket(NewSocket(pc, cfg.SocketOptions()), server, cfg)
 }
 
 // NewClient returns a client of server that sends through out and owns no socket: its owner

@@ -107,4 +107,11 @@
 //
 // Config.Link puts a net/linksim conditioner under the socket; SetLink changes its loss,
 // latency, jitter and duplication while the game runs. That is what the sliders drive.
+//
+// # Watching the traffic
+//
+// Config.Tap shows every datagram of the socket to a recorder: those the host sends, those
+// that reach it, and those the conditioner dropped, which neither side ever sees (tap.go says
+// where each is seen). With Config.KeyLog it is all a capture needs to be read later,
+// sealed datagrams included: net/record writes one that Wireshark opens.
 package transport

@@ -43,6 +43,11 @@ type Config struct {
 	Link *LinkSettings
 	// LinkSeed seeds the conditioner (default 1).
 	LinkSeed uint64
+	// Tap, if set, is shown every datagram of the socket that Listen or Dial opens: sent,
+	// received, and dropped by the link conditioner (tap.go). A recorder of captures is one
+	// (net/record). Like Link, it belongs to the socket: an endpoint made with NewServer or
+	// NewClient has none of its own.
+	Tap Tap
 	// Rand is where the key pairs of the handshake and the server's secret come from. Default
 	// crypto/rand; a test that wants the same run twice gives a seeded source.
 	Rand io.Reader

@@ -116,7 +116,7 @@ type ServerStats struct {
 // Listen opens a UDP socket on addr ("127.0.0.1:7777", "127.0.0.1:0" for any free port) and
 // starts its reader goroutine. The caller's loop then drives the server (see Run).
 func Listen(addr string, cfg ServerConfig) (*Server, error) {
-	sock, err := OpenSocket(addr, cfg.Link, cfg.LinkSeed)
+	sock, err := OpenSocket(addr, cfg.SocketOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +127,7 @@ func Listen(addr string, cfg ServerConfig) (*Server, error) {
 
 // Serve is Listen on a socket the caller opened.
 func Serve(pc net.PacketConn, cfg ServerConfig) *Server {
-	sock := NewSocket(pc, cfg.Link, cfg.LinkSeed)
+	sock := NewSocket(pc, cfg.SocketOptions())
 	s := NewServer(cfg, sock)
 	s.own(sock)
 	return s

@@ -35,11 +35,13 @@ const socketQueue = 1024
 // datagrams into a channel. With a link setting it puts a net/linksim conditioner under the
 // socket, whose settings SetLink changes while the game runs (the sliders).
 type Socket struct {
-	pc   net.PacketConn
-	link *linksim.PacketConn
-	out  chan Datagram
-	done chan struct{}
-	pool sync.Pool
+	pc    net.PacketConn
+	link  *linksim.PacketConn
+	tap   Tap            // nil: nobody watches
+	local netip.AddrPort // the address the socket was bound to, for the tap
+	out   chan Datagram
+	done  chan struct{}
+	pool  sync.Pool
 
 	overflow atomic.Uint64 // datagrams dropped because the loop did not keep up
 	oversize atomic.Uint64 // datagrams longer than a read buffer (truncated by the kernel)
@@ -52,24 +54,29 @@ type Socket struct {
 const readBufferSize = 2048
 
 // OpenSocket opens a UDP socket on addr ("127.0.0.1:7777", "127.0.0.1:0" for any free port)
-// and starts its reader goroutine. link, if not nil, puts a conditioner under it, seeded with
-// seed (0: 1).
-func OpenSocket(addr string, link *LinkSettings, seed uint64) (*Socket, error) {
+// and starts its reader goroutine. o.Link, if not nil, puts a conditioner under it, seeded with
+// o.Seed (0: 1); o.Tap, if not nil, is shown every datagram (tap.go).
+func OpenSocket(addr string, o SocketOptions) (*Socket, error) {
 	pc, err := net.ListenPacket("udp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("transport: listen on %s: %w", addr, err)
 	}
-	return NewSocket(pc, link, seed), nil
+	return NewSocket(pc, o), nil
 }
 
 // NewSocket is OpenSocket on a socket the caller opened.
-func NewSocket(pc net.PacketConn, link *LinkSettings, seed uint64) *Socket {
-	s := &Socket{out: make(chan Datagram, socketQueue), done: make(chan struct{})}
-	if link != nil {
+func NewSocket(pc net.PacketConn, o SocketOptions) *Socket {
+	s := &Socket{out: make(chan Datagram, socketQueue), done: make(chan struct{}), tap: o.Tap}
+	s.local = addrPortOf(pc.LocalAddr())
+	if o.Link != nil {
+		seed := o.Seed
 		if seed == 0 {
 			seed = 1
 		}
-		s.link = linksim.WrapPacketConn(pc, seed, link.Out, link.In)
+		s.link = linksim.WrapPacketConn(pc, seed, o.Link.Out, o.Link.In)
+		if s.tap != nil {
+			s.link.Observe(s.observe)
+		}
 		pc = s.link
 	}
 	s.pc = pc
@@ -98,17 +105,25 @@ func (s *Socket) read() {
 			s.pool.Put(bp)
 			continue
 		}
-		ua, ok := addr.(*net.UDPAddr)
-		if !ok {
+		if _, ok := addr.(*net.UDPAddr); !ok {
 			s.pool.Put(bp)
 			continue
 		}
-		ap := ua.AddrPort()
-		ap = netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+		d := Datagram{From: addrPortOf(addr), Data: (*bp)[:n]}
+		fate := TapPassed
 		select {
-		case s.out <- Datagram{From: ap, Data: (*bp)[:n]}:
+		case s.out <- d:
 		default:
 			s.overflow.Add(1)
+			fate = TapOverflow
+		}
+		if s.tap != nil {
+			// After the hand-over, so that the host never waits for the tap. The host only
+			// reads a datagram's bytes, and the buffer it gives back goes to the pool that
+			// only this goroutine takes from, so d.Data stays as it came until the next read.
+			s.tap.Tapped(TappedDatagram{At: time.Now(), Fate: fate, Local: s.local, Peer: d.From, Data: d.Data})
+		}
+		if fate == TapOverflow {
 			s.pool.Put(bp)
 		}
 	}
@@ -128,6 +143,10 @@ func (s *Socket) Release(d Datagram) {
 
 // WriteTo sends one datagram. A failure is counted (SendErrors) and returned.
 func (s *Socket) WriteTo(b []byte, to netip.AddrPort) error {
+	if s.tap != nil && s.link == nil {
+		// With a conditioner, its observer shows the datagram with its fate.
+		s.tap.Tapped(TappedDatagram{At: time.Now(), Out: true, Local: s.local, Peer: to, Data: b})
+	}
 	_, err := s.pc.WriteTo(b, net.UDPAddrFromAddrPort(to))
 	if err != nil {
 		s.sendErrs.Add(1)
@@ -159,6 +178,16 @@ func (s *Socket) Link() (LinkSettings, bool) {
 	}
 	out, in := s.link.Settings()
 	return LinkSettings{Out: out, In: in}, true
+}
+
+// LinkStats returns the counters of the conditioner's two directions, and whether there is
+// one (safe from any goroutine).
+func (s *Socket) LinkStats() (out, in linksim.Stats, ok bool) {
+	if s.link == nil {
+		return linksim.Stats{}, linksim.Stats{}, false
+	}
+	out, in = s.link.Stats()
+	return out, in, true
 }
 
 // SocketStats are the socket's own counters.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ackattack/ackattack/game"
+	"github.com/ackattack/ackattack/net/record"
 	"github.com/ackattack/ackattack/net/transport"
 )
 
@@ -31,6 +32,7 @@ type Binary struct {
 	Name          string     // "server" or "client": the flag set's name and the start of every message
 	Summary       string     // what the binary does, under the usage line of --help
 	HeadlessUsage string     // what --headless does in this binary, for --help
+	RecordWhat    string     // the socket --record records, for --help ("the server's socket")
 	LogLevel      slog.Level // --log-level's default
 }
 
@@ -52,11 +54,15 @@ type Command struct {
 	LogPath   string        // --log; in UI mode Open sets it to the file it logs to
 	LogLevel  slog.Level    // --log-level
 	LinkFlags LinkFlags     // --loss, --latency, --jitter, --dup
+	Record    RecordFlags   // --record, --record-limit
 	Late      game.LateMode // --late: what the game does with a late event
 
 	Link   *transport.LinkSettings // the socket's conditioner (Parse, Open): nil for none, never nil in UI mode
 	Logger *slog.Logger            // set by Open: to LogPath, or to standard error when that is ""
 	Trace  io.Writer               // set by Open: the --trace file, nil without --trace
+	// Recorder is set by Open when --record asks for a capture (TapAndKeys wires it, and
+	// CloseRecord finishes it); nil without --record.
+	Recorder *record.Recorder
 
 	// The standard files as New found them; the package's tests put pipes and
 	// pseudo-terminals in their place.
@@ -70,7 +76,7 @@ type Command struct {
 }
 
 // New returns the command line of binary b with the shared flags registered on its flag set:
-// --headless, --duration, --stats, --trace, --log, --log-level and the link flags.
+// --headless, --duration, --stats, --trace, --log, --log-level, the link flags and --record.
 func New(b Binary) *Command {
 	c := &Command{
 		Name:       b.Name,
@@ -89,6 +95,7 @@ func New(b Binary) *Command {
 	fs.StringVar(&c.LogPath, "log", "", "append the log to this file (default: standard error with --headless, else "+c.defaultLog+")")
 	fs.TextVar(&c.LogLevel, "log-level", b.LogLevel, "least `level` logged: debug, info, warn or error")
 	c.LinkFlags.Register(fs)
+	c.Record.Register(fs, b.RecordWhat)
 	fs.TextVar(&c.Late, "late", game.LateRollback, "what the game does with an event that arrives for a frame it already ran: `rollback` (run those frames again, exactly) or fastforward (apply it at once and fast-forward its units, as seed 002)")
 	return c
 }
@@ -120,12 +127,15 @@ func (c *Command) Parse(args []string) (exit int, ok bool) {
 	if c.Duration < 0 {
 		return c.Fail(ExitUsage, errors.New("--duration must not be negative")), false
 	}
+	if err := c.Record.check(); err != nil {
+		return c.Fail(ExitUsage, err), false
+	}
 	c.Link = link
 	return ExitOK, true
 }
 
 // Open decides between the terminal UI and headless, opens the log and the --trace file,
-// creates the --stats file, and gives the socket its link conditioner.
+// creates the --record files and the --stats file, and gives the socket its link conditioner.
 //
 // Without --headless it runs headless all the same when standard input or output is not a
 // terminal (a script, a pipe, CI), and says so once on standard error. In UI mode the log goes
@@ -168,6 +178,10 @@ func (c *Command) Open() error {
 		c.files = append(c.files, f)
 		c.Trace = f
 	}
+	if err := c.openRecord(); err != nil {
+		c.Close()
+		return err
+	}
 	if c.StatsPath != "" {
 		// Emptied now, so that a run that ends without a report leaves no older one behind.
 		f, err := os.Create(c.StatsPath)
@@ -183,10 +197,14 @@ func (c *Command) Open() error {
 	return nil
 }
 
-// Close closes the log and --trace files that Open opened, and the --stats file if WriteStats
-// did not.
+// Close closes the log and --trace files that Open opened, the --stats file if WriteStats
+// did not, and the --record files if CloseRecord did not.
 func (c *Command) Close() error {
 	var errs []error
+	if c.Recorder != nil {
+		errs = append(errs, c.Recorder.Close())
+		c.Recorder = nil
+	}
 	if c.stats != nil {
 		errs = append(errs, c.stats.Close())
 		c.stats = nil

@@ -51,6 +51,9 @@ func TestParse(t *testing.T) {
 		{name: "loss over 100", args: []string{"--loss", "150"}, exit: ExitUsage, stderr: []string{"test: link flags: ", "LossPercent is 150"}},
 		{name: "negative jitter", args: []string{"--jitter", "-1s"}, exit: ExitUsage, stderr: []string{"test: link flags: ", "Jitter is -1s"}},
 		{name: "link before duration", args: []string{"--duration", "-1s", "--dup", "200"}, exit: ExitUsage, stderr: []string{"DupPercent is 200"}},
+		{name: "--record with a limit", args: []string{"--record", "g.pcapng", "--record-limit", "1GiB"}, exit: ExitOK, ok: true},
+		{name: "bad --record-limit", args: []string{"--record-limit", "lots"}, exit: ExitUsage, stderr: []string{"invalid value \"lots\" for flag -record-limit", "want a size such as 64MiB"}},
+		{name: "tiny --record-limit", args: []string{"--record-limit", "100"}, exit: ExitUsage, stderr: []string{"test: --record-limit 100: at least 4KiB"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, stderr := newTest(t)
@@ -254,6 +257,7 @@ func TestOpenErrors(t *testing.T) {
 		{name: "trace", args: []string{"--headless", "--log", ok("ok.log"), "--trace", missing}, want: "--trace: open " + missing},
 		{name: "stats", args: []string{"--headless", "--log", ok("ok.log"), "--trace", ok("t.jsonl"), "--stats", missing}, want: "--stats: open " + missing},
 		{name: "stats a directory", args: []string{"--headless", "--stats", dir}, want: "--stats: open " + dir},
+		{name: "record", args: []string{"--headless", "--log", ok("ok.log"), "--record", missing}, want: "--record: open " + missing},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, _ := newTest(t)
@@ -264,8 +268,8 @@ func TestOpenErrors(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Open: %v, want an error with %q", err, tc.want)
 			}
-			if len(c.files) != 0 || c.stats != nil {
-				t.Errorf("%d files left open, --stats file %v", len(c.files), c.stats)
+			if len(c.files) != 0 || c.stats != nil || c.Recorder != nil {
+				t.Errorf("%d files left open, --stats file %v, --record %v", len(c.files), c.stats, c.Recorder)
 			}
 		})
 	}

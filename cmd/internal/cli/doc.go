@@ -6,16 +6,20 @@
 // A binary's run goes through one Command:
 //
 //	cmd := cli.New(cli.Binary{Name: "server", ...}) // --headless, --duration, --stats, --trace,
-//	listen := cmd.Flags.String("listen", ...)       // --log, --log-level and the link flags
+//	listen := cmd.Flags.String("listen", ...)       // --log, --log-level, the link flags, --record
 //	if exit, ok := cmd.Parse(args); !ok {
 //		return exit
 //	}
-//	if err := cmd.Open(); err != nil {              // UI or headless, the log, the trace
+//	if err := cmd.Open(); err != nil {              // UI or headless, the log, the trace, the capture
 //		return cmd.Fail(cli.ExitFailure, err)
 //	}
 //	defer cmd.Close()
 //	ctx, stop := cmd.Context()                      // signals and --duration
+//	cmd.TapAndKeys(&cfg.Transport.Config)           // --record: the socket's datagrams and the keys
 //	...                                             // the game, with cmd.Logger, cmd.Link, cmd.Trace
+//	if err := cmd.CloseRecord(); err != nil {       // once the game closed its socket
+//		return cmd.Fail(cli.ExitFailure, err)
+//	}
 //	if err := cmd.WriteStats(report); err != nil {
 //		return cmd.Fail(cli.ExitFailure, err)
 //	}
