@@ -288,7 +288,8 @@ local msg_types = {
 	[6] = "Chat", [7] = "LeadTime", [8] = "PingSummary", [9] = "HashReport", [10] = "HashRequest",
 	[11] = "UnitHashes", [12] = "UnitUpdate", [13] = "Pause", [14] = "WorldHashes",
 	[15] = "ResyncBatch", [16] = "BatchApplied", [17] = "Resume", [18] = "FrameSync", [19] = "Peers",
-	[20] = "PlayerSecret", [21] = "Challenge", [22] = "Proof",
+	[20] = "PlayerSecret", [21] = "Challenge", [22] = "Proof", [23] = "Reinforce", [24] = "NewRound",
+	[25] = "ClassLink",
 }
 field("game.type", "uint8", "Game message", base.DEC, msg_types)
 field("game.count", "uint32", "Count")
@@ -329,6 +330,10 @@ local layouts = {
 	[20] = { { "secret", "bytes32" } },
 	[21] = { { "nonce", "bytes16" } },
 	[22] = { { "mac", "bytes32" } },
+	[23] = { { "frame", "u30" }, { "seats", { list = { { "seat", "seat" } } } } },
+	[24] = { { "frame", "u30" }, { "round", "u30" }, { "seed", "u64" }, { "seats", { list = { { "seat", "seat" } } } } },
+	[25] = { { "loss_permille", "u30" }, { "burst_permille", "u30" }, { "burst_length", "u30" }, { "latency_ms", "u30" },
+		{ "jitter_ms", "u30" }, { "dup_permille", "u30" } },
 }
 
 local unit_layout = {
