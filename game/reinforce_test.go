@@ -77,21 +77,31 @@ func settledSoFar(g *vgame, seen map[string]bool) (compared, differ int) {
 	return compared, differ
 }
 
+// lastsFor is how long the tests of a game that lasts play: d, or d/4 under the race
+// detector (ten times slower) or with -short. A quarter of four minutes still sees squads land
+// again and again.
+func lastsFor(d time.Duration) time.Duration {
+	if raceEnabled || testing.Short() {
+		return d / 4
+	}
+	return d
+}
+
 // TestReinforcementsKeepTheGameGoing: four minutes of a game at 10% loss, two of the server's
-// bots and three bot clients. Armies fall and are reinforced again and again, nobody goes
+// bots and two bot clients (a minute under the race detector). Armies fall and are reinforced again and again, nobody goes
 // without units for longer than the announced delay (and the frame the server noticed in),
 // every client took every squad the server announced, and the worlds agree at every settled
 // frame.
 func TestReinforcementsKeepTheGameGoing(t *testing.T) {
 	t.Parallel()
 	lossy := linksim.Settings{LossPercent: 10, Latency: 30 * time.Millisecond, Jitter: 10 * time.Millisecond}
-	g := newVGame(t, vspec{seed: 21, bots: 2, clients: 3, link: lossy,
+	g := newVGame(t, vspec{seed: 21, bots: 2, clients: 2, link: lossy,
 		// More enemies, sooner, so that armies fall within the test's minutes.
 		server: func(c *ServerConfig) { c.EnemyEvery, c.MaxEnemies = time.Second, 60 }})
 	var watch armyWatch
 	seen := map[string]bool{}
 	compared, differ := 0, 0
-	for end := g.now.Add(4 * time.Minute); g.now.Before(end); {
+	for end := g.now.Add(lastsFor(4 * time.Minute)); g.now.Before(end); {
 		g.runUntil(g.now.Add(5*time.Second), func() bool { watch.observe(g.srv.w); return false })
 		c, d := settledSoFar(g, seen)
 		compared, differ = compared+c, differ+d

@@ -11,7 +11,7 @@ import (
 )
 
 // TestNewRoundMidGame: the teacher starts a new round a minute into a game at 10% loss (two of
-// the server's bots, three bot clients). A client that joins just as it is announced gets the
+// the server's bots, two bot clients; the times are a quarter under the race detector). A client that joins just as it is announced gets the
 // announcement with the other pending events, one that joins after it gets the new world, and
 // every host comes out of the round's frame with the same fresh world: the squads of the seats
 // that play, with ids from 1 again. The worlds agree at every settled frame before and after,
@@ -19,7 +19,7 @@ import (
 func TestNewRoundMidGame(t *testing.T) {
 	t.Parallel()
 	lossy := linksim.Settings{LossPercent: 10, Latency: 30 * time.Millisecond, Jitter: 10 * time.Millisecond}
-	g := newVGame(t, vspec{seed: 23, bots: 2, clients: 3, link: lossy,
+	g := newVGame(t, vspec{seed: 23, bots: 2, clients: 2, link: lossy,
 		server: func(c *ServerConfig) { c.EnemyEvery, c.MaxEnemies = time.Second, 60 }})
 	if _, err := g.srv.NewRound(g.now); err == nil {
 		t.Error("a new round before the game started")
@@ -33,7 +33,7 @@ func TestNewRoundMidGame(t *testing.T) {
 			compared, differ = compared+c, differ+dd
 		}
 	}
-	play(time.Minute, nil)
+	play(lastsFor(time.Minute), nil)
 	squadsBefore := g.srv.stats.Squads
 
 	at, err := g.srv.NewRound(g.now)
@@ -50,7 +50,7 @@ func TestNewRoundMidGame(t *testing.T) {
 	between := g.join(nil)
 	var announcedFirst bool // the client that joined in between had the round before its frame
 	var fresh []world.Unit  // the server's world right after the round's frame
-	play(30*time.Second, func() bool {
+	play(lastsFor(30*time.Second), func() bool {
 		if c := g.clients[between]; c.started && !c.awaiting && c.w.Frame() < at && c.nextRound() == at {
 			announcedFirst = true
 		}
@@ -60,7 +60,7 @@ func TestNewRoundMidGame(t *testing.T) {
 		return false
 	})
 	after := g.join(nil)
-	play(30*time.Second, nil)
+	play(lastsFor(30*time.Second), nil)
 
 	if !announcedFirst {
 		t.Errorf("the client that joined as the round was announced never held it before frame %d", at)

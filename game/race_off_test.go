@@ -1,0 +1,5 @@
+//go:build !race
+
+package game
+
+const raceEnabled = false
