@@ -737,16 +737,6 @@ func (s *Server) seatClaimed(player uuid.UUID) *seat {
 	return nil
 }
 
-// seatOfPlayer is the human seat of player, connected or held, or nil.
-func (s *Server) seatOfPlayer(player uuid.UUID) *seat {
-	for _, st := range s.seats {
-		if st != nil && st.bot == nil && st.player == player {
-			return st
-		}
-	}
-	return nil
-}
-
 // freeSeat is the lowest seat nobody holds at now (a hold that ran out counts as free), or -1.
 func (s *Server) freeSeat(now time.Time) int {
 	for i, st := range s.seats {

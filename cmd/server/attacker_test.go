@@ -144,11 +144,10 @@ type attacker struct {
 	do   chan func(now time.Time)
 	done chan struct{}
 
-	mu       sync.Mutex
-	got      []game.Msg
-	players  map[uint8]game.PlayerInfo
-	onMsg    func(a *attacker, now time.Time, m game.Msg) // on the loop, after logging
-	chatLine uint32
+	mu      sync.Mutex
+	got     []game.Msg
+	players map[uint8]game.PlayerInfo
+	onMsg   func(a *attacker, now time.Time, m game.Msg) // on the loop, after logging
 }
 
 // dialAttacker connects to addr (a server, or a client's direct-link socket) with cfg, from
@@ -354,14 +353,12 @@ func stateText(st transport.ClientStats) string {
 }
 
 // relay is an on-path observer: a client connects to it as to the server, and it forwards
-// each way, keeping a copy of every datagram the client sent. It can stop forwarding the
-// client's datagrams, and send its own to the server from the address the server knows the
-// client by.
+// each way, keeping a copy of every datagram the client sent. It can send its own to the
+// server from the address the server knows the client by.
 type relay struct {
 	front, back *transport.Socket // the client's side; the server's side
 	mu          sync.Mutex
 	seen        [][]byte // the client's datagrams, the first maxSeen
-	hold        bool     // the client's datagrams are not forwarded
 	done        chan struct{}
 }
 
@@ -404,9 +401,8 @@ func startRelay(t *testing.T, server string) (r *relay, addr string) {
 				if len(r.seen) < maxSeen {
 					r.seen = append(r.seen, append([]byte(nil), d.Data...))
 				}
-				hold := r.hold
 				r.mu.Unlock()
-				if !hold && d.From == cl {
+				if d.From == cl {
 					back.WriteTo(d.Data, srv)
 				}
 				front.Release(d)
@@ -449,11 +445,4 @@ func (r *relay) inject(t *testing.T, server string, b []byte) {
 	if err := r.back.WriteTo(b, srv); err != nil && !errors.Is(err, transport.ErrClosed) {
 		t.Errorf("relay: %v", err)
 	}
-}
-
-// setHold stops (or restarts) forwarding the client's datagrams to the server.
-func (r *relay) setHold(hold bool) {
-	r.mu.Lock()
-	r.hold = hold
-	r.mu.Unlock()
 }

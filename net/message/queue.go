@@ -25,9 +25,6 @@ func (q *ring[T]) push(v T) {
 // front is the oldest element; the queue must not be empty.
 func (q *ring[T]) front() T { return q.buf[q.head] }
 
-// at is the i-th oldest element.
-func (q *ring[T]) at(i int) T { return q.buf[(q.head+i)%len(q.buf)] }
-
 func (q *ring[T]) pop() T {
 	var zero T
 	v := q.buf[q.head]

@@ -3,7 +3,6 @@ package message
 import (
 	"time"
 
-	"github.com/ackattack/ackattack/net/depgraph"
 	"github.com/ackattack/ackattack/net/packet"
 )
 
@@ -113,81 +112,20 @@ func (c *Conn) NextDeadline(now time.Time) time.Time {
 	return next
 }
 
-// Debug is what a debug panel shows of a connection: the state of the last 32 packets sent,
-// the messages the receiver's graph holds back waiting for a dependency, and the sender's
-// messages its local graph has not executed (unacknowledged, or acknowledged but waiting).
-// Everything is a copy. It scans both graphs: call it a few times a second, not per packet.
+// Debug is what a debug panel shows of a connection: the state of the last 32 packets sent
+// and, with Config.History, the latest guaranteed messages each way. Everything is a copy:
+// call it a few times a second, not per packet.
 type Debug struct {
-	History       []packet.PacketState
-	ReceiverWaits []depgraph.Waiting
-	SenderWaits   []depgraph.Waiting
-	// ReceiverFirst and SenderFirst hold, for each entry of ReceiverWaits and SenderWaits, the
-	// first byte of its message's payload, or -1 when the message is not at hand (only named
-	// as a dependency, or an empty payload). This layer does not know what the byte means;
-	// the one above (a game's message type) does, and names the nodes of the panel's graph.
-	ReceiverFirst []int16
-	SenderFirst   []int16
-	// Unacked lists the guaranteed messages sent and not yet fully acknowledged, oldest first
-	// send first: with or without dependencies, whether or not anything depends on it.
-	Unacked []Unacked
+	History []packet.PacketState
 	// Outgoing and Incoming are the history (Config.History; nil without it): the latest
 	// guaranteed messages sent and received, oldest first, with their dependencies and the
 	// times of their steps.
 	Outgoing, Incoming []Record
 }
 
-// Unacked is one guaranteed message still waiting for its acknowledgement.
-type Unacked struct {
-	Seq       uint16
-	First     int16 // first payload byte, -1 for an empty payload (see Debug)
-	FirstSent time.Time
-	Pieces    int // fragments (1 for a whole message)
-	Acked     int // pieces acknowledged so far
-	Sync      bool
-}
-
-// DebugLimit is how many entries each list of Debug holds at most: more than a panel shows,
-// few enough that a snapshot of a connection with tens of thousands of messages in flight
-// stays cheap (it is taken a few times a second, in the owner's loop).
-const DebugLimit = 64
-
-// Debug returns a fresh copy of the connection's debug views, each list cut at DebugLimit.
+// Debug returns a fresh copy of the connection's debug views.
 func (c *Conn) Debug() Debug {
-	d := Debug{
-		History:       c.pkt.History(nil),
-		ReceiverWaits: c.recv.WaitingUpTo(nil, DebugLimit),
-		SenderWaits:   c.sender.WaitingUpTo(nil, DebugLimit),
-	}
-	d.ReceiverFirst = make([]int16, len(d.ReceiverWaits))
-	for i, w := range d.ReceiverWaits {
-		d.ReceiverFirst[i] = -1
-		if m, ok := c.recv.Value(w.Seq); ok && len(m.payload) > 0 {
-			d.ReceiverFirst[i] = int16(m.payload[0])
-		}
-	}
-	d.SenderFirst = make([]int16, len(d.SenderWaits))
-	for i, w := range d.SenderWaits {
-		d.SenderFirst[i] = -1
-		if m := c.inflight[w.Seq]; m != nil && len(m.payload) > 0 {
-			d.SenderFirst[i] = int16(m.payload[0])
-		}
-	}
-	// Oldest first send first, from the ring the resend limit uses; a message is listed once
-	// (with fragments it appears there once per fragment).
-	listed := make(map[*outMsg]bool)
-	for i := 0; i < c.sentOrder.len() && len(d.Unacked) < DebugLimit; i++ {
-		ref := c.sentOrder.at(i)
-		m := ref.m
-		if ref.gen != m.gen() || m.units[ref.idx].acked || listed[m] {
-			continue
-		}
-		listed[m] = true
-		u := Unacked{Seq: m.seq, First: -1, FirstSent: m.firstSent, Pieces: len(m.units), Acked: m.acked, Sync: m.sync}
-		if len(m.payload) > 0 {
-			u.First = int16(m.payload[0])
-		}
-		d.Unacked = append(d.Unacked, u)
-	}
+	d := Debug{History: c.pkt.History(nil)}
 	c.historyViews(&d)
 	return d
 }

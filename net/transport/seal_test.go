@@ -76,19 +76,17 @@ func (t *tape) take() [][]byte {
 // on the path sees: every datagram each side sent, and the keys of the connection (from the
 // key log) to read them as a test.
 type sealedPair struct {
-	t                  *testing.T
-	now                time.Time
-	srv                *Server
-	cli                *Client
-	srvAddr, cliAddr   netip.AddrPort
-	srvOut, cliOut     tape
-	up, down           [][]byte // every datagram client → server and server → client
-	upKey, downKey     *wire.SealKey
-	srvKeys            ConnKeys
-	got                []string // the payloads of messages the server received
-	cliGot             []string
-	upNext, downNext   uint64
-	upPlain, downPlain [][]byte // handshake datagrams (plain frame)
+	t                *testing.T
+	now              time.Time
+	srv              *Server
+	cli              *Client
+	srvAddr, cliAddr netip.AddrPort
+	srvOut, cliOut   tape
+	up, down         [][]byte // every datagram client → server and server → client
+	upKey, downKey   *wire.SealKey
+	srvKeys          ConnKeys
+	got              []string // the payloads of messages the server received
+	cliGot           []string
 }
 
 func newSealedPair(t *testing.T) *sealedPair {
