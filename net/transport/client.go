@@ -251,9 +251,11 @@ func (c *Client) Handle(now time.Time, d Datagram) {
 			c.peer.spoofed++
 		case c.state == Challenged && len(d.Data) <= wire.MaxDatagram:
 			// Perhaps sealed with the key our lost Accepted carries: kept (the last one only)
-			// until it comes. Counted now, and again if it opens.
+			// until it comes, and counted only if it never opens.
+			if len(c.early) > 0 {
+				c.rejected.Unexpected++ // the one it replaces
+			}
 			c.early = append(c.early[:0], d.Data...)
-			c.rejected.Unexpected++
 		default:
 			c.rejected.Malformed++
 		}
@@ -291,6 +293,7 @@ func (c *Client) Handle(now time.Time, d Datagram) {
 		}
 		c.err = fmt.Errorf("%w: %s", ErrDenied, den.Reason)
 		c.state, c.answered = Disconnected, true
+		c.dropEarly()
 		c.publish(now)
 		if c.cfg.OnDenied != nil {
 			c.cfg.OnDenied(den.Reason, now)
@@ -333,13 +336,24 @@ func (c *Client) connected(now time.Time, keys ConnKeys) {
 	}
 	if early := c.early; len(early) > 0 && c.state == Connected {
 		c.early = early[:0]
-		if body, err := p.seal.open(c.rbuf[:0], early); err == nil {
-			if bye := c.receive(p, now, body, len(early)); bye != nil {
-				c.end(now, bye.Reason, bye.Text, false)
-				return
-			}
-			c.checkConn(now)
+		body, err := p.seal.open(c.rbuf[:0], early)
+		if err != nil {
+			c.rejected.Unexpected++
+			return
 		}
+		if bye := c.receive(p, now, body, len(early)); bye != nil {
+			c.end(now, bye.Reason, bye.Text, false)
+			return
+		}
+		c.checkConn(now)
+	}
+}
+
+// dropEarly counts the sealed datagram kept for a key that never came.
+func (c *Client) dropEarly() {
+	if len(c.early) > 0 {
+		c.rejected.Unexpected++
+		c.early = c.early[:0]
 	}
 }
 
@@ -402,6 +416,7 @@ func (c *Client) Tick(now time.Time) {
 		if now.Sub(c.started) > c.cfg.ConnectTimeout {
 			c.err = fmt.Errorf("transport: no answer from %s within %v", c.server, c.cfg.ConnectTimeout)
 			c.state, c.reason, c.text = Disconnected, wire.DisconnectTimeout, c.err.Error()
+			c.dropEarly()
 			c.publish(now)
 			return
 		}
