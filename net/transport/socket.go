@@ -61,8 +61,17 @@ func OpenSocket(addr string, o SocketOptions) (*Socket, error) {
 	if err != nil {
 		return nil, fmt.Errorf("transport: listen on %s: %w", addr, err)
 	}
+	if uc, ok := pc.(*net.UDPConn); ok {
+		// The kernel's default receive buffer (208 kB on Linux) holds well under a second of
+		// a flood: full, it drops the players' datagrams with the flood's. Ask for more; the
+		// kernel grants up to its limit (net.core.rmem_max), and less is no error.
+		uc.SetReadBuffer(receiveBuffer)
+	}
 	return NewSocket(pc, o), nil
 }
+
+// receiveBuffer is the kernel receive buffer a socket asks for.
+const receiveBuffer = 4 << 20
 
 // NewSocket is OpenSocket on a socket the caller opened.
 func NewSocket(pc net.PacketConn, o SocketOptions) *Socket {
