@@ -107,7 +107,7 @@ func attackHijack(t *testing.T, server, client string) {
 	if srv.Game.SeatClaimsRefused != 3 || srv.Game.SeatsReclaimed != 0 {
 		t.Errorf("server: %d seat claims refused, %d seats reclaimed; want 3, 0", srv.Game.SeatClaimsRefused, srv.Game.SeatsReclaimed)
 	}
-	if ann := clients["ann"]; ann.PlayerID != uuid.UUID(seats["ann"].Player).String() || ann.Frame+20 < srv.Frame-uint32(udpServerExtra/(100*time.Millisecond)) {
+	if ann := clients["ann"]; ann.PlayerID != uuid.UUID(seats["ann"].Player).String() || int(ann.Frame)+20 < int(srv.Frame)-int(udpServerExtra/(100*time.Millisecond)) {
 		t.Errorf("ann: player %s at frame %d (the server ended at %d)", ann.PlayerID, ann.Frame, srv.Frame)
 	}
 	checkHonest(t, srv, clients, false)
