@@ -49,6 +49,9 @@ type DebugData struct {
 	// there is one to show).
 	Sync    game.SyncReport
 	HasSync bool
+	// RTTSamples, when not nil, are the round-trip samples the acks view draws, oldest first,
+	// instead of the ones the panel collects from frame to frame: a replay knows every one.
+	RTTSamples []time.Duration
 }
 
 // DebugPanel puts the four debug views behind one tab bar:
@@ -139,6 +142,9 @@ func (p *DebugPanel) SetData(d DebugData) *DebugPanel {
 		p.graph.SetHistory(linkSource(d), d.Peer.Debug, d.Peer.Message.PrunedDeps)
 		ack := AckDataFrom(d.Peer)
 		ack.RTTSamples = p.rtts
+		if d.RTTSamples != nil {
+			ack.RTTSamples = d.RTTSamples
+		}
 		p.acks.SetData(ack)
 	} else {
 		p.graph.SetHistory("", nil, 0)
@@ -158,6 +164,14 @@ func linkSource(d DebugData) string {
 		return ""
 	}
 	return d.Title + "|" + d.Peer.Addr.String() + "|" + d.Peer.PlayerID.String()
+}
+
+// Forget drops what the panel gathered across frames, the graph's merged history and the
+// round-trip samples, as for a new link: a replay that goes back to its start would show
+// messages it has not reached yet otherwise.
+func (p *DebugPanel) Forget() {
+	p.graph.SetHistory("", nil, 0)
+	p.rtts, p.rttCount, p.rttSource = p.rtts[:0], 0, ""
 }
 
 // ToggleFreeze freezes the graph view at its latest step, or makes it live again, and returns

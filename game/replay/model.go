@@ -144,6 +144,17 @@ func (m *Model) At(i int) time.Time { return m.raw[i].At }
 // Current is the datagram applied last, and false before the first.
 func (m *Model) Current() (Datagram, bool) { return m.cur, m.pos > 0 }
 
+// Unopened is how many datagrams of the whole capture no key opens.
+func (m *Model) Unopened() int {
+	n := 0
+	for i := range m.parsed {
+		if !m.parsed[i].Opened {
+			n++
+		}
+	}
+	return n
+}
+
 // Sealed is how many of the datagrams applied so far no key opened.
 func (m *Model) Sealed() int { return m.sealed }
 
@@ -312,8 +323,8 @@ func (m *Model) decode(c *conn, out bool, payload []byte) {
 			len(v.Units)+len(v.Removed), v.Seat, v.Checked, v.Frame))
 	case *game.Pause:
 		if !slices.ContainsFunc(m.pauses, func(p game.PauseRecord) bool { return p.Frame == v.Frame }) {
+			// (No hash-mismatch record: a Pause does not say whose units drifted.)
 			m.pauses = appendBounded(m.pauses, game.PauseRecord{Frame: v.Frame, Start: c.now, Running: true}, maxSyncKept)
-			m.mismatches = appendBounded(m.mismatches, game.SyncRecord{When: c.now, Frame: v.Frame, Action: game.ActionStopWorld, At: v.Frame}, maxSyncKept)
 		}
 		m.event(d, EventResync, v.Type(), fmt.Sprintf("Pause: stop the world at frame %d", v.Frame))
 	case *game.WorldHashes:
@@ -370,7 +381,7 @@ func (m *Model) Chat() []ChatLine { return m.chat }
 // them; Mismatches the re-syncs, as its hashes view reads them.
 func (m *Model) Pauses() []game.PauseRecord { return m.pauses }
 
-// Mismatches are the re-syncs seen so far (real-time and stop-the-world), oldest first.
+// Mismatches are the real-time re-syncs seen so far, oldest first.
 func (m *Model) Mismatches() []game.SyncRecord { return m.mismatches }
 
 // Conn is one connection of the recorded host, as a replay lists them.
