@@ -79,6 +79,7 @@ type DebugPanel struct {
 	*tview.Box
 
 	view     int
+	hint     string // the keys at the right of the tab bar
 	data     DebugData
 	graph    *GraphView
 	acks     *AckView
@@ -105,7 +106,15 @@ func NewDebugPanel() *DebugPanel {
 		hashes: NewMismatchView(),
 		pauses: NewPauseView(),
 		tabRow: -1,
+		hint:   debugHint,
 	}
+}
+
+// SetHint replaces the keys drawn at the right of the tab bar, for a screen whose keys differ
+// (a replay's n seeks).
+func (p *DebugPanel) SetHint(hint string) *DebugPanel {
+	p.hint = hint
+	return p
 }
 
 // AckDataFrom copies what AckView shows out of a link's snapshot. RTTSamples
@@ -319,8 +328,8 @@ func (p *DebugPanel) drawTabs(screen tcell.Screen, x, y, width int) {
 	}
 	p.tabStart[debugViews] = x + col
 	p.tabRow = y
-	if hint := len(debugHint); col+2+hint <= width {
-		printRunes(screen, x+width-hint, y, hint, debugHint, base.Foreground(ageColor))
+	if hint := len(p.hint); col+2+hint <= width {
+		printRunes(screen, x+width-hint, y, hint, p.hint, base.Foreground(ageColor))
 	}
 }
 

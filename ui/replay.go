@@ -98,7 +98,7 @@ type ReplayScreen struct {
 // NewReplayScreen returns a screen before the first datagram of m, paused.
 func NewReplayScreen(name string, m *replay.Model, note string) *ReplayScreen {
 	s := &ReplayScreen{name: name, player: replay.NewPlayer(m), note: note, wide: true}
-	s.panel = NewDebugPanel()
+	s.panel = NewDebugPanel().SetHint("F3: next view  f: freeze graph")
 	s.panel.SetBorder(true).SetTitle(" debug panel ")
 	s.events = &replayEvents{Box: tview.NewBox()}
 	s.events.SetBorder(true).SetTitle(" events ")
