@@ -63,6 +63,8 @@ type conn struct {
 	sent, resent, fragSent, fragResent       uint64
 	spurious, lostWithMessages, pruned       uint64
 	pingRTT                                  time.Duration
+	client, accepted                         bool   // the recorded host is this connection's client; its Accepted came
+	early                                    *early // a sealed datagram kept until the Accepted came
 	hasData                                  bool
 	decode                                   func(c *conn, out bool, payload []byte)
 	inErr                                    error

@@ -209,6 +209,25 @@ func (m *Model) apply(d *Datagram, packetBytes []byte) {
 		return
 	}
 	c.now = d.At
+	if d.Sealed && !d.Out && d.Fate == transport.TapPassed && c.client && !c.accepted {
+		// A client cannot open what the server sealed before its Accepted arrives (it was
+		// lost, or overtaken): it keeps the last such datagram (the one before is lost) and
+		// reads it once connected.
+		c.early = &early{d: *d, packet: packetBytes}
+		d.Verdict = "came before the key (the Accepted): kept, to read once it comes"
+		return
+	}
+	m.applyOpened(c, d, packetBytes)
+}
+
+// early is a sealed datagram a client keeps until its key comes.
+type early struct {
+	d      Datagram
+	packet []byte
+}
+
+// applyOpened applies a datagram whose packet was read.
+func (m *Model) applyOpened(c *conn, d *Datagram, packetBytes []byte) {
 	switch d.Type {
 	case wire.TypeData:
 		if d.Note != "Data" { // a header or record that does not parse
@@ -222,6 +241,9 @@ func (m *Model) apply(d *Datagram, packetBytes []byte) {
 			d.Verdict = c.receivedData(d.At, d, packetBytes)
 		}
 	case wire.TypeConnectRequest, wire.TypeChallengeResponse:
+		if d.Type == wire.TypeConnectRequest && d.Out {
+			c.client = true
+		}
 		if d.Type == wire.TypeConnectRequest && c.hasData {
 			// The same address starts again: a new connection, the old one kept as it ended.
 			if c.closed == "" {
@@ -244,6 +266,14 @@ func (m *Model) apply(d *Datagram, packetBytes []byte) {
 			c.since = d.At
 		}
 		m.event(d, EventConnection, 0, "Accepted: connected")
+		if !d.Out && d.Fate == transport.TapPassed && !c.accepted {
+			c.accepted = true
+			if e := c.early; e != nil {
+				c.early = nil
+				e.d.At, e.d.Index = d.At, d.Index
+				m.applyOpened(c, &e.d, e.packet)
+			}
+		}
 	case wire.TypeDenied, wire.TypeDisconnect:
 		if d.Fate == transport.TapPassed || d.Out {
 			c.closed = d.Note
