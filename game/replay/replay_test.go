@@ -266,3 +266,31 @@ func TestBadDatagrams(t *testing.T) {
 		t.Errorf("%d malformed, want the 3 Data packets that do not parse", p.Malformed)
 	}
 }
+
+// TestEarlyDatagram: a client that gets the server's first Data packet before its Accepted
+// (overtaken on the way) keeps it and reads it once the Accepted comes, as its transport does:
+// the replay counts it received then, not before.
+func TestEarlyDatagram(t *testing.T) {
+	all := loadCapture(t)
+	if all[3].Packet[0] != byte(wire.TypeAccepted) || all[5].Packet[0] != byte(wire.TypeData) || all[5].Out {
+		t.Fatal("the capture no longer starts with the handshake this test moves")
+	}
+	moved := append([]record.Datagram(nil), all[:3]...)
+	moved = append(moved, all[4], all[5], all[3])
+	moved = append(moved, all[6:]...)
+	m := New(moved)
+	m.Seek(5) // the Data packet, before the Accepted
+	if d, _ := m.Current(); !strings.Contains(d.Verdict, "before the key") || m.PeerStats(0).PacketsReceived != 0 {
+		t.Errorf("a Data packet before the Accepted: %q, %d received; want it kept", d.Verdict, m.PeerStats(0).PacketsReceived)
+	}
+	m.Seek(6) // the Accepted
+	if got := m.PeerStats(0).PacketsReceived; got != 1 {
+		t.Errorf("after the Accepted: %d packets received, want the kept one", got)
+	}
+	m.Seek(m.Len())
+	orig := New(all)
+	orig.Seek(orig.Len())
+	if a, b := m.PeerStats(0).Message.Packet.PacketsReceived, orig.PeerStats(0).Message.Packet.PacketsReceived; a != b {
+		t.Errorf("%d packets received in the end, %d without the overtaking", a, b)
+	}
+}
