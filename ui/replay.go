@@ -206,23 +206,11 @@ func (s *ReplayScreen) HandleKey(ev *tcell.EventKey, quit func()) *tcell.EventKe
 		p.Toggle()
 		s.msg = ""
 	case r == '.':
-		if !p.Step() {
-			s.msg = "the end of the capture: r restarts"
-		} else {
-			s.msg = ""
-		}
+		s.msg = failed(p.Step(), "the end of the capture: r restarts")
 	case r == '+' || r == '=':
-		if !p.Faster() {
-			s.msg = "16× is the fastest"
-		} else {
-			s.msg = ""
-		}
+		s.msg = failed(p.Faster(), "16× is the fastest")
 	case r == '-':
-		if !p.Slower() {
-			s.msg = "0.25× is the slowest"
-		} else {
-			s.msg = ""
-		}
+		s.msg = failed(p.Slower(), "0.25× is the slowest")
 	case r == 'n':
 		if p.SeekResync() {
 			s.msg = "a re-sync starts here: . steps through it"
@@ -241,6 +229,14 @@ func (s *ReplayScreen) HandleKey(ev *tcell.EventKey, quit func()) *tcell.EventKe
 	}
 	s.update()
 	return nil
+}
+
+// failed is what to tell the user after an action: why when it did nothing, else nothing.
+func failed(ok bool, why string) string {
+	if ok {
+		return ""
+	}
+	return why
 }
 
 // panelKey hands a key to the debug panel, whatever has the focus: every key of the screen is
