@@ -394,7 +394,7 @@ func newForger(t *testing.T, g *vgame, addr netip.AddrPort, victim int, as *Clie
 		}
 	}
 	node := g.addNode(addr)
-	tr, err := transport.NewClient(g.caddrs[victim], cfg, vWriter{node})
+	tr, err := transport.NewClient(g.caddrs[victim], cfg, vWriter{node: node})
 	if err != nil {
 		t.Fatal(err)
 	}

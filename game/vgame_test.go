@@ -50,13 +50,40 @@ type vgame struct {
 	names   []string // every node ever added, for links to new ones
 	dgrams  []linksim.Datagram
 	tap     func(linksim.Datagram)
-	keys    *vKeys // every connection's keys, to read what the tap sees
+	// sent, if set, is shown every datagram a host sends, with what the link did with it.
+	sent func(from, to string, data []byte, fate linksim.Fate)
+	keys *vKeys // every connection's keys, to read what the tap sees
 }
 
 // vWriter sends a host's datagrams into the network from its node.
-type vWriter struct{ node *linksim.Node }
+type vWriter struct {
+	node *linksim.Node
+	g    *vgame
+}
 
-func (w vWriter) WriteTo(b []byte, to netip.AddrPort) error { return w.node.Send(to.String(), b) }
+func (w vWriter) WriteTo(b []byte, to netip.AddrPort) error {
+	if w.g == nil || w.g.sent == nil {
+		return w.node.Send(to.String(), b)
+	}
+	// The link decides a datagram's fate as it is sent: its counters say which.
+	c := w.g.nw.Conditioner(w.node.Name(), to.String())
+	var before linksim.Stats
+	if c != nil {
+		before = c.Stats()
+	}
+	err := w.node.Send(to.String(), b)
+	if c != nil && err == nil {
+		fate, after := linksim.Passed, c.Stats()
+		switch {
+		case after.Dropped > before.Dropped:
+			fate = linksim.Dropped
+		case after.Duplicated > before.Duplicated:
+			fate = linksim.Duplicated
+		}
+		w.g.sent(w.node.Name(), to.String(), b, fate)
+	}
+	return err
+}
 
 // seededRand is a deterministic source for the handshakes' key pairs, secrets and command ids.
 func seededRand(seed uint64, who uint64) *rand.ChaCha8 {
@@ -84,7 +111,7 @@ func newVGame(t testing.TB, sp vspec) *vgame {
 		sp.server(&cfg)
 	}
 	node := g.addNode(g.srvAddr)
-	srv, err := NewServer(cfg, vWriter{node})
+	srv, err := NewServer(cfg, vWriter{node, g})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +154,7 @@ func (g *vgame) join(edit func(c *ClientConfig)) int {
 		edit(&cfg)
 	}
 	node := g.addNode(addr)
-	c, err := NewClient(cfg, vWriter{node}, g.srvAddr)
+	c, err := NewClient(cfg, vWriter{node, g}, g.srvAddr)
 	if err != nil {
 		g.t.Fatal(err)
 	}
