@@ -62,13 +62,43 @@
 // (Sender.Free). The sender's node executes after the receiver's and expires after it, so the
 // receiver has forgotten the old message by the time its number returns.
 //
+// # Reusing sequence numbers: the window
+//
+// Waiting for expiry caps a sender at 32,768 messages per expiry: about 5,500 a second with
+// the seeds' timeout of 5 s plus 1 s. Knowledge frees numbers sooner than time can. A Sender
+// made with NewWindowSender keeps one rule: it sends numbers in increasing order, and a new
+// number only while every message sent Window (16,383) or more numbers before it has executed
+// locally. Call N the newest message the receiver has seen. When the sender sent N, everything
+// Window or more behind N had executed locally, so (the pruning rule) it had executed on the
+// receiver too. A receiver Graph with Config.Window therefore knows, from N alone:
+//
+//   - a message Window or more behind N has executed: a copy of it is ignored, a dependency
+//     on it is met, and its node can go as soon as N moves that far ahead of it;
+//   - every message that has not arrived yet lies fewer than Window numbers behind N or at
+//     most Window ahead of it, so on a circle of 32,768 numbers "ahead" and "behind" are
+//     never ambiguous: a number ahead of N is a new message.
+//
+// Why reuse is then safe: the sender uses number s again only once the message Window
+// numbers before the new s had executed, that is 32,768 − Window ≥ Window numbers after the
+// old s; the receiver saw that message, so N had passed the old s by Window and its node was
+// gone before the new s could arrive. With Window at one less than half the circle, the
+// sender may run Window messages ahead of its oldest unexecuted one, and a number returns as
+// soon as its old message and the Window − 1 after it executed: the ceiling is Window
+// messages per the time the oldest one takes to execute (about a round trip on a clean link),
+// not 32,768 per expiry. What the graph cannot see, a copy of the old message still in flight
+// when the number returns, is the message layer's to rule out (net/message: the packet layer
+// drops it as stale). Expiry still removes executed nodes that the window has not reached
+// yet, which bounds the memory of a slow connection, and an unexecuted node that reaches its
+// expiry is still an error.
+//
 // # Cost
 //
 // Lookup by sequence number is one array index: a [SeqSpace]int32 table (128 KiB per graph)
-// points into a slab of nodes that is recycled through a free list. Successor and dependency
-// lists keep their capacity when a slot is reused, and expiry walks two FIFO queues (by
-// creation time and by execution time, both in order because time never goes back), so in
-// steady state adding, executing and expiring allocate nothing and never scan the graph.
+// points into a slab of nodes that is recycled through a free list and grows in pages that
+// never move. Successor and dependency lists keep their capacity when a slot is reused, and
+// expiry walks two FIFO queues (by creation time and by execution time, both in order because
+// time never goes back), so in steady state adding, executing and expiring allocate nothing
+// and never scan the graph; the window forgets one number per number it moves.
 //
 // Like the rest of the network core the package is sans-IO: it never reads a clock; every
 // call that depends on time takes now, and NextExpiry says when to call Expire.

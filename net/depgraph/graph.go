@@ -27,7 +27,29 @@ var (
 	ErrSeqInUse = errors.New("depgraph: sequence number still in use")
 	// ErrForeignDependency: a Dependency handle bound by another Sender was passed in.
 	ErrForeignDependency = errors.New("depgraph: dependency handle belongs to another sender")
+	// ErrWindow: the window moved past a message that had not executed (Config.Window). A
+	// sender that keeps the window rule never lets that happen, so the peer broke it: on the
+	// receiver this is a connection error.
+	ErrWindow = errors.New("depgraph: the window moved past an unexecuted message")
 )
+
+// Window is how many sequence numbers the window rule spans (see the package documentation,
+// "Reusing sequence numbers"): a Sender with a window has every message sent Window or more
+// messages before the one it sends executed locally, so a receiver with Config.Window knows
+// that a message Window or more behind the newest one that arrived has executed. It is one
+// less than half the sequence space, which is what lets the receiver tell a new message from
+// an old one by its number alone.
+const Window = SeqSpace/2 - 1
+
+// seqDiff is how far a is ahead of b on the circle of sequence numbers: in [-SeqSpace/2,
+// SeqSpace/2), negative when a is behind b.
+func seqDiff(a, b uint16) int {
+	d := int((a - b) & SeqMask)
+	if d >= SeqSpace/2 {
+		d -= SeqSpace
+	}
+	return d
+}
 
 // Config sets the lifetime rules of a Graph.
 type Config struct {
@@ -39,6 +61,13 @@ type Config struct {
 	// KeepUnexecuted: unexecuted nodes never expire (the sender's local graph, whose unacked
 	// messages are governed by the message layer's resend threshold instead).
 	KeepUnexecuted bool
+	// Window: the receiver of a Sender made with NewWindowSender keeps the window rule (see
+	// the package documentation, "Reusing sequence numbers"). A message Window or more behind
+	// the newest one that arrived has executed: a copy of it is ignored, a dependency on it is
+	// met, and its node leaves the graph as soon as the newest message moves that far ahead,
+	// however recently it executed. A node the window passes unexecuted is ErrWindow. Expiry
+	// still applies as well.
+	Window bool
 }
 
 // Stats are running totals of a Graph, for tests and the debug panel.
@@ -49,6 +78,7 @@ type Stats struct {
 	Ignored           uint64 // Add calls for a message that had already executed
 	Duplicates        uint64 // Add calls for a message present but not yet executed
 	Expired           uint64 // executed nodes removed after Expiry
+	Forgotten         uint64 // executed nodes removed before Expiry: the window passed them, or the Sender reused their number
 	ExpiredUnexecuted uint64 // unexecuted nodes removed after Expiry (errors on the receiver)
 	MaxLen            int    // the most nodes present at once
 }
@@ -120,16 +150,25 @@ type Graph[T any] struct {
 	execute func(seq uint16, v T)
 
 	index [SeqSpace]int32 // seq → slab index + 1; 0 means no node (128 KiB, the fixed cost)
-	nodes []node[T]       // the slab; grows to the most nodes ever present at once
-	free  []int32         // free slab slots
-	edges []edge          // the edge pool; grows to the most edges ever alive at once
-	freeE int32           // head of the free edge list
+	// pages are the slab, in pages of pageSize nodes allocated as the slab grows to the most
+	// nodes ever present at once. A page never moves: growing the slab by appending to one
+	// slice copied every node at each growth, which was most of the time a receiver spent
+	// on a burst of new messages.
+	pages [SeqSpace / pageSize]*[pageSize]node[T]
+	slots int32   // slab slots in use or freed: the next new slot's index
+	free  []int32 // free slab slots
+	edges []edge  // the edge pool; grows to the most edges ever alive at once
+	freeE int32   // head of the free edge list
 
 	created  fifo // unexecuted nodes by creation time (unused when KeepUnexecuted)
 	executed fifo // executed nodes by execution time
 	ready    []link
 	running  bool
 	scratch  []int32 // slab indices of the dependencies being added
+
+	// newest is the newest message that arrived, for the window rule (Config.Window): it
+	// starts one before 0, where a sender's first message is numbered.
+	newest uint16
 
 	epoch    time.Time // the first time seen; the clock counts ns from here
 	epochSet bool
@@ -147,7 +186,7 @@ func New[T any](cfg Config, execute func(seq uint16, v T)) *Graph[T] {
 	if cfg.Expiry <= 0 {
 		panic("depgraph: Config.Expiry must be positive")
 	}
-	return &Graph[T]{cfg: cfg, execute: execute, freeE: none}
+	return &Graph[T]{cfg: cfg, execute: execute, freeE: none, newest: SeqMask}
 }
 
 // appendEdge adds an edge to l, taking it from the pool.
@@ -224,12 +263,18 @@ func (g *Graph[T]) current(seq uint16) int32 {
 	if i < 0 {
 		return -1
 	}
-	if d, ok := g.deadline(&g.nodes[i]); ok && d <= g.now {
+	if d, ok := g.deadline(g.node(i)); ok && d <= g.now {
 		g.expireNode(i)
 		return -1
 	}
 	return i
 }
+
+// pageSize is how many nodes one page of the slab holds.
+const pageSize = 512
+
+// node is the node in slab slot i.
+func (g *Graph[T]) node(i int32) *node[T] { return &g.pages[i/pageSize][i%pageSize] }
 
 func (g *Graph[T]) alloc(seq uint16, flags uint8) int32 {
 	var i int32
@@ -237,10 +282,15 @@ func (g *Graph[T]) alloc(seq uint16, flags uint8) int32 {
 		i = g.free[k-1]
 		g.free = g.free[:k-1]
 	} else {
-		g.nodes = append(g.nodes, node[T]{})
-		i = int32(len(g.nodes) - 1)
+		// A slot is taken only while its sequence number has a node, so the slab never holds
+		// more than SeqSpace nodes and the pages never run out.
+		i = g.slots
+		g.slots++
+		if g.pages[i/pageSize] == nil {
+			g.pages[i/pageSize] = new([pageSize]node[T])
+		}
 	}
-	n := &g.nodes[i]
+	n := g.node(i)
 	n.seq, n.flags, n.pending = seq, flagLive|flags, 0
 	n.succ, n.deps = emptyList, emptyList
 	n.created, n.executedAt = g.now, 0
@@ -256,7 +306,7 @@ func (g *Graph[T]) alloc(seq uint16, flags uint8) int32 {
 }
 
 func (g *Graph[T]) remove(i int32) {
-	n := &g.nodes[i]
+	n := g.node(i)
 	g.index[n.seq] = 0
 	var zero T
 	n.v = zero
@@ -270,7 +320,7 @@ func (g *Graph[T]) remove(i int32) {
 
 // expireNode removes node i whose time has come.
 func (g *Graph[T]) expireNode(i int32) {
-	n := &g.nodes[i]
+	n := g.node(i)
 	if n.flags&flagExecuted != 0 {
 		g.stats.Expired++
 		g.remove(i)
@@ -278,17 +328,27 @@ func (g *Graph[T]) expireNode(i int32) {
 	}
 	g.stats.ExpiredUnexecuted++
 	if g.err == nil {
-		what := "message"
-		if n.flags&flagFilled == 0 {
-			what = "dependency (never arrived)"
-		}
-		g.err = fmt.Errorf("%w: %s %d not executed within %v", ErrExpired, what, n.seq, g.cfg.Expiry)
+		g.err = fmt.Errorf("%w: %s %d not executed within %v", ErrExpired, g.what(n), n.seq, g.cfg.Expiry)
 	}
+	g.removeUnexecuted(i)
+}
+
+// what names an unexecuted node in an error.
+func (g *Graph[T]) what(n *node[T]) string {
+	if n.flags&flagFilled == 0 {
+		return "dependency (never arrived)"
+	}
+	return "message"
+}
+
+// removeUnexecuted removes node i, which never executed.
+func (g *Graph[T]) removeUnexecuted(i int32) {
+	n := g.node(i)
 	// Its dependents can never run now; mark their links so they still report what they
 	// wait for, instead of silently forgetting it.
 	for e := n.succ.head; e != none; e = g.edges[e].next {
 		to := g.edges[e].to
-		s := &g.nodes[to.idx]
+		s := g.node(to.idx)
 		if s.gen != to.gen {
 			continue
 		}
@@ -301,7 +361,44 @@ func (g *Graph[T]) expireNode(i int32) {
 	g.remove(i)
 }
 
+// forget removes node i, which executed, before its expiry.
+func (g *Graph[T]) forget(i int32) {
+	g.stats.Forgotten++
+	g.remove(i)
+}
+
+// behindWindow reports whether seq is Window or more behind the newest message that
+// arrived, on a graph with the window rule: such a message has executed.
+func (g *Graph[T]) behindWindow(seq uint16) bool {
+	return g.cfg.Window && seqDiff(seq, g.newest) <= -Window
+}
+
+// advance makes seq, ahead of the newest message, the newest one, and forgets the nodes the
+// window passes on the way: one sequence number per step, so the cost is one lookup per
+// message. A node passed unexecuted is ErrWindow, reported by the next Expire.
+func (g *Graph[T]) advance(seq uint16) {
+	for g.newest != seq {
+		g.newest = (g.newest + 1) & SeqMask
+		i := g.lookup((g.newest - Window) & SeqMask)
+		if i < 0 {
+			continue
+		}
+		n := g.node(i)
+		if n.flags&flagExecuted != 0 {
+			g.forget(i)
+			continue
+		}
+		if g.err == nil {
+			g.err = fmt.Errorf("%w: %s %d, now %d behind message %d", ErrWindow, g.what(n), n.seq, Window, g.newest)
+		}
+		g.removeUnexecuted(i)
+	}
+}
+
 // Add inserts the message seq carrying v, with its dependencies.
+//
+// On a graph with the window rule (Config.Window) a message Window or more behind the newest
+// one that arrived is ignored like an executed one, and a dependency on one is met.
 //
 // If the message already executed (and its node has not expired) the call is ignored and
 // returns (false, nil): a resent copy must not execute twice. If the message is present but
@@ -330,10 +427,18 @@ func (g *Graph[T]) Add(now time.Time, seq uint16, deps []uint16, v T, arrived bo
 		}
 	}
 	g.clock(now)
+	if g.cfg.Window {
+		if seqDiff(seq, g.newest) > 0 {
+			g.advance(seq)
+		} else if g.behindWindow(seq) {
+			g.stats.Ignored++
+			return false, nil
+		}
+	}
 
 	i := g.current(seq)
 	if i >= 0 {
-		n := &g.nodes[i]
+		n := g.node(i)
 		switch {
 		case n.flags&flagExecuted != 0:
 			g.stats.Ignored++
@@ -353,6 +458,10 @@ func (g *Graph[T]) Add(now time.Time, seq uint16, deps []uint16, v T, arrived bo
 	// named them: if they expire, the error names the missing message, not its dependent.
 	g.scratch = g.scratch[:0]
 	for _, d := range deps {
+		if g.behindWindow(d) {
+			g.scratch = append(g.scratch, none) // executed, long ago
+			continue
+		}
 		j := g.current(d)
 		if j < 0 {
 			j = g.alloc(d, 0)
@@ -363,14 +472,17 @@ func (g *Graph[T]) Add(now time.Time, seq uint16, deps []uint16, v T, arrived bo
 	if i < 0 {
 		i = g.alloc(seq, flagFilled)
 	} else {
-		g.nodes[i].flags |= flagFilled
+		g.node(i).flags |= flagFilled
 	}
 	g.stats.Added++
-	n := &g.nodes[i]
+	n := g.node(i)
 	n.v = v
 	for k, d := range deps {
 		j := g.scratch[k]
-		dn := &g.nodes[j]
+		if j == none {
+			continue
+		}
+		dn := g.node(j)
 		if dn.flags&flagExecuted != 0 || g.listHas(n.deps, d) {
 			continue // already satisfied (no edge), or named twice
 		}
@@ -402,7 +514,7 @@ func (g *Graph[T]) Arrive(now time.Time, seq uint16) {
 	if i < 0 {
 		return
 	}
-	n := &g.nodes[i]
+	n := g.node(i)
 	if n.flags&flagFilled == 0 || n.flags&(flagExecuted|flagArrived) != 0 {
 		return
 	}
@@ -410,7 +522,7 @@ func (g *Graph[T]) Arrive(now time.Time, seq uint16) {
 }
 
 func (g *Graph[T]) arrive(i int32) {
-	n := &g.nodes[i]
+	n := g.node(i)
 	n.flags |= flagArrived
 	if n.pending == 0 {
 		g.ready = append(g.ready, link{idx: i, gen: n.gen, seq: n.seq})
@@ -429,7 +541,7 @@ func (g *Graph[T]) run() {
 	g.running = true
 	for k := 0; k < len(g.ready); k++ {
 		r := g.ready[k]
-		n := &g.nodes[r.idx]
+		n := g.node(r.idx)
 		if n.gen != r.gen || n.flags&flagExecuted != 0 {
 			continue
 		}
@@ -443,13 +555,13 @@ func (g *Graph[T]) run() {
 		if g.execute != nil {
 			g.execute(n.seq, v)
 		}
-		n = &g.nodes[r.idx] // the callback may have grown the slab
+		n = g.node(r.idx) // the callback may have removed the node (its generation changes)
 		if n.gen != r.gen {
 			continue
 		}
 		for e := n.succ.head; e != none; e = g.edges[e].next {
 			to := g.edges[e].to
-			s := &g.nodes[to.idx]
+			s := g.node(to.idx)
 			if s.gen != to.gen || s.flags&flagExecuted != 0 {
 				continue
 			}
@@ -473,7 +585,7 @@ func (g *Graph[T]) Expire(now time.Time) error {
 	t := g.clock(now)
 	for {
 		l, ok := g.headCreated()
-		if !ok || g.nodes[l.idx].created+int64(g.cfg.Expiry) > t {
+		if !ok || g.node(l.idx).created+int64(g.cfg.Expiry) > t {
 			break
 		}
 		g.created.pop()
@@ -481,7 +593,7 @@ func (g *Graph[T]) Expire(now time.Time) error {
 	}
 	for {
 		l, ok := g.headExecuted()
-		if !ok || g.nodes[l.idx].executedAt+int64(g.cfg.Expiry) > t {
+		if !ok || g.node(l.idx).executedAt+int64(g.cfg.Expiry) > t {
 			break
 		}
 		g.executed.pop()
@@ -500,7 +612,7 @@ func (g *Graph[T]) headCreated() (link, bool) {
 		if !ok {
 			return l, false
 		}
-		n := &g.nodes[l.idx]
+		n := g.node(l.idx)
 		if n.gen == l.gen && n.flags&flagExecuted == 0 {
 			return l, true
 		}
@@ -515,7 +627,7 @@ func (g *Graph[T]) headExecuted() (link, bool) {
 		if !ok {
 			return l, false
 		}
-		if g.nodes[l.idx].gen == l.gen {
+		if g.node(l.idx).gen == l.gen {
 			return l, true
 		}
 		g.executed.pop()
@@ -531,10 +643,10 @@ func (g *Graph[T]) NextExpiry() time.Time {
 	var next int64
 	found := false
 	if l, ok := g.headCreated(); ok {
-		next, found = g.nodes[l.idx].created+int64(g.cfg.Expiry), true
+		next, found = g.node(l.idx).created+int64(g.cfg.Expiry), true
 	}
 	if l, ok := g.headExecuted(); ok {
-		d := g.nodes[l.idx].executedAt + int64(g.cfg.Expiry)
+		d := g.node(l.idx).executedAt + int64(g.cfg.Expiry)
 		if !found || d < next {
 			next, found = d, true
 		}
@@ -545,25 +657,29 @@ func (g *Graph[T]) NextExpiry() time.Time {
 	return g.wall(next)
 }
 
-// Executed reports whether seq's node is present and executed.
+// Executed reports whether seq's node is present and executed, or, on a graph with the
+// window rule, whether seq is so far behind the newest message that it must have executed.
 func (g *Graph[T]) Executed(seq uint16) bool {
+	if g.behindWindow(seq) {
+		return true
+	}
 	i := g.lookup(seq)
-	return i >= 0 && g.nodes[i].flags&flagExecuted != 0
+	return i >= 0 && g.node(i).flags&flagExecuted != 0
 }
 
 // Arrived reports whether seq's message is present and waiting to execute (it arrived, or on
 // the sender's side was acknowledged, but a dependency has not executed yet).
 func (g *Graph[T]) Arrived(seq uint16) bool {
 	i := g.lookup(seq)
-	return i >= 0 && g.nodes[i].flags&(flagArrived|flagExecuted) == flagArrived
+	return i >= 0 && g.node(i).flags&(flagArrived|flagExecuted) == flagArrived
 }
 
 // WaitingCount is the number of messages that arrived and wait for a dependency (placeholders
 // not counted). It scans the live nodes; meant for statistics, not for every packet.
 func (g *Graph[T]) WaitingCount() int {
 	n := 0
-	for i := range g.nodes {
-		if g.nodes[i].flags&(flagLive|flagArrived|flagExecuted) == flagLive|flagArrived {
+	for i := range g.slots {
+		if g.node(i).flags&(flagLive|flagArrived|flagExecuted) == flagLive|flagArrived {
 			n++
 		}
 	}
@@ -574,11 +690,11 @@ func (g *Graph[T]) WaitingCount() int {
 // placeholder for it) is in the graph.
 func (g *Graph[T]) Value(seq uint16) (T, bool) {
 	i := g.lookup(seq)
-	if i < 0 || g.nodes[i].flags&flagFilled == 0 {
+	if i < 0 || g.node(i).flags&flagFilled == 0 {
 		var zero T
 		return zero, false
 	}
-	return g.nodes[i].v, true
+	return g.node(i).v, true
 }
 
 // Present reports whether seq has a node (executed, waiting, or a placeholder).
@@ -600,7 +716,7 @@ func (g *Graph[T]) PendingDeps(seq uint16, dst []uint16) []uint16 {
 	if i < 0 {
 		return dst
 	}
-	for e := g.nodes[i].deps.head; e != none; e = g.edges[e].next {
+	for e := g.node(i).deps.head; e != none; e = g.edges[e].next {
 		if d := g.edges[e].to; g.depPending(d) {
 			dst = append(dst, d.seq)
 		}
@@ -612,7 +728,7 @@ func (g *Graph[T]) depPending(d link) bool {
 	if d.idx == lostIdx {
 		return true
 	}
-	n := &g.nodes[d.idx]
+	n := g.node(d.idx)
 	// A removed dependency node was executed and expired; an unexecuted one that expired was
 	// marked lost above.
 	return n.gen == d.gen && n.flags&flagExecuted == 0
@@ -632,8 +748,8 @@ func (g *Graph[T]) WaitingUpTo(dst []Waiting, max int) []Waiting {
 	start := len(dst)
 	var oldest uint64
 	var ref uint16
-	for i := range g.nodes {
-		n := &g.nodes[i]
+	for i := range g.slots {
+		n := g.node(i)
 		if n.flags&flagLive == 0 || n.flags&flagExecuted != 0 {
 			continue
 		}

@@ -1,6 +1,7 @@
 package depgraph
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -139,9 +140,26 @@ func TestRandomAgainstModel(t *testing.T) {
 // whenever the sender's local graph executes a message, the receiver has already executed it.
 // And the receiver executes every message exactly once, after all the messages its handles
 // named (pruned or not).
+//
+// It runs twice: with numbers freed by expiry (NewSender), and with the window rule
+// (NewWindowSender and Config.Window), where a number comes round again as soon as the
+// messages Window before it executed locally, seconds before its old node would expire. The
+// link delays a copy by at most 40 ms, and a number comes round only after Window more
+// messages, at most one per millisecond: no copy of its old message is still in flight, as the
+// packet layer's stale rule guarantees on a real connection (net/message's documentation).
+// With the window the nodes expire only after an hour, so the window alone frees the numbers.
 func TestRandomSenderReceiver(t *testing.T) {
+	for _, window := range []bool{false, true} {
+		t.Run(fmt.Sprintf("window=%v", window), func(t *testing.T) { randomSenderReceiver(t, window) })
+	}
+}
+
+func randomSenderReceiver(t *testing.T, window bool) {
+	expiry := 2 * time.Second
+	if window {
+		expiry = time.Hour
+	}
 	const (
-		expiry   = 2 * time.Second
 		tick     = time.Millisecond
 		loss     = 4  // 1 in loss packets is lost, each way
 		dup      = 20 // 1 in dup packets is duplicated
@@ -184,7 +202,7 @@ func TestRandomSenderReceiver(t *testing.T) {
 			handleID[k] = -1
 		}
 
-		r := New(Config{Expiry: expiry}, func(seq uint16, id int) {
+		r := New(Config{Expiry: expiry, Window: window}, func(seq uint16, id int) {
 			if recvDone[id] {
 				t.Fatalf("seed %d: message %d executed twice", seed, id)
 			}
@@ -196,6 +214,9 @@ func TestRandomSenderReceiver(t *testing.T) {
 			recvDone[id] = true
 		})
 		s := NewSender(expiry)
+		if window {
+			s = NewWindowSender(expiry)
+		}
 		s.OnExecuted = func(seq uint16) {
 			id := seqID[seq]
 			if !recvDone[id] {
@@ -293,6 +314,9 @@ func TestRandomSenderReceiver(t *testing.T) {
 		}
 		if st := r.Stats(); st.ExpiredUnexecuted != 0 || st.Executed != uint64(len(msgs)) {
 			t.Fatalf("seed %d: receiver stats %+v", seed, st)
+		}
+		if forgotten := r.Stats().Forgotten + s.Stats().Graph.Forgotten; window && forgotten == 0 && !testing.Short() {
+			t.Fatalf("seed %d: the window freed no number", seed)
 		}
 	}
 }

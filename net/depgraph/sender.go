@@ -71,13 +71,33 @@ type Sender struct {
 	sent   uint64
 	onWire uint64
 	pruned uint64
+
+	// The window rule (NewWindowSender): order holds the sent messages in the order they
+	// were sent, so that its front, once executed and removed ones are dropped, is the
+	// oldest message not executed yet.
+	window bool
+	order  fifo
+	last   uint16 // the latest sequence number sent
 }
 
 // NewSender returns an empty local graph whose executed nodes leave after expiry (the
 // receiver's expiry: connection timeout plus one second). Unexecuted nodes never expire here.
+// A sequence number is free again once its node expired.
 func NewSender(expiry time.Duration) *Sender {
 	s := &Sender{}
 	s.g = New(Config{Expiry: expiry, KeepUnexecuted: true}, s.executed)
+	return s
+}
+
+// NewWindowSender is NewSender with the window rule (see the package documentation,
+// "Reusing sequence numbers"): sequence numbers go out in increasing order, a new one only
+// while every message sent Window or more before it has executed locally, and a number is
+// free again as soon as that holds, without waiting for its old node to expire. Its receiver
+// must run a Graph with Config.Window.
+func NewWindowSender(expiry time.Duration) *Sender {
+	s := NewSender(expiry)
+	s.window = true
+	s.last = SeqMask // the first message is 0
 	return s
 }
 
@@ -96,20 +116,47 @@ func (s *Sender) detach(d *Dependency) {
 	if !d.bound || d.executed {
 		return // an executed node no longer holds its handle
 	}
-	if i := s.g.lookup(d.seq); i >= 0 && s.g.nodes[i].v == d {
-		s.g.nodes[i].v = nil
+	if i := s.g.lookup(d.seq); i >= 0 && s.g.node(i).v == d {
+		s.g.node(i).v = nil
 	}
 }
 
 // Free reports whether seq may be used for a new message now: no node with that seq is
-// present (after lazily expiring it). The message layer stalls (back-pressure) instead of
-// reusing a sequence number whose previous message may still be in flight.
+// present (after lazily expiring it). With the window rule (NewWindowSender) seq must also be
+// ahead of the latest number sent, fewer than Window numbers after the oldest message not
+// executed locally; its old node, which is then executed, no longer counts. The message layer
+// stalls (back-pressure) instead of reusing a sequence number whose previous message the
+// receiver could still confuse with the new one.
 func (s *Sender) Free(now time.Time, seq uint16) bool {
 	if seq > SeqMask {
 		return false
 	}
 	s.g.clock(now)
+	if s.window {
+		if seqDiff(seq, s.last) <= 0 {
+			return false
+		}
+		if o, ok := s.oldestPending(); ok && seqDiff(seq, o.seq) >= Window {
+			return false
+		}
+		i := s.g.current(seq)
+		return i < 0 || s.g.node(i).flags&flagExecuted != 0
+	}
 	return s.g.current(seq) < 0
+}
+
+// oldestPending is the oldest message sent that has not executed locally (window rule).
+func (s *Sender) oldestPending() (link, bool) {
+	for {
+		l, ok := s.order.peek()
+		if !ok {
+			return l, false
+		}
+		if n := s.g.node(l.idx); n.gen == l.gen && n.flags&flagExecuted == 0 {
+			return l, true
+		}
+		s.order.pop()
+	}
 }
 
 // Send registers a new message seq with the dependencies given as handles, and returns its
@@ -184,9 +231,17 @@ func (s *Sender) register(now time.Time, seq uint16, wireDeps []uint16, out *Dep
 	if out != nil {
 		s.detach(out)
 	}
+	if i := s.g.current(seq); i >= 0 && s.g.node(i).flags&flagExecuted != 0 {
+		s.g.forget(i) // executed: the window rule made its number free (Free)
+	}
 	if _, err := s.g.Add(now, seq, wireDeps, out, false); err != nil {
 		// Unreachable: seq is free and in range, and no unexecuted handle can name it.
 		return wireDeps[:0], err
+	}
+	if s.window {
+		i := s.g.lookup(seq)
+		s.order.push(link{idx: i, gen: s.g.node(i).gen, seq: seq})
+		s.last = seq
 	}
 	if out != nil {
 		out.s, out.seq, out.bound, out.executed = s, seq, true, false
@@ -201,7 +256,7 @@ func (s *Sender) register(now time.Time, seq uint16, wireDeps []uint16, out *Dep
 // from naming a sequence number that no longer means its message.
 func (s *Sender) pendingLocally(seq uint16) bool {
 	i := s.g.lookup(seq)
-	return i >= 0 && s.g.nodes[i].flags&flagExecuted == 0
+	return i >= 0 && s.g.node(i).flags&flagExecuted == 0
 }
 
 func containsUint16(s []uint16, v uint16) bool {
@@ -226,8 +281,8 @@ func (s *Sender) WireDeps(seq uint16, dst []uint16) []uint16 { return s.g.Pendin
 // (for barriers: a message that must wait for everything sent so far).
 func (s *Sender) Outstanding(dst []uint16) []uint16 {
 	start := len(dst)
-	for i := range s.g.nodes {
-		n := &s.g.nodes[i]
+	for i := range s.g.slots {
+		n := s.g.node(i)
 		if n.flags&flagLive != 0 && n.flags&flagExecuted == 0 {
 			dst = append(dst, n.seq)
 		}
@@ -238,7 +293,7 @@ func (s *Sender) Outstanding(dst []uint16) []uint16 {
 	return dst
 }
 
-func (s *Sender) birth(seq uint16) uint64 { return s.g.nodes[s.g.lookup(seq)].birth }
+func (s *Sender) birth(seq uint16) uint64 { return s.g.node(s.g.lookup(seq)).birth }
 
 // Executed reports whether seq's node is present and executed locally.
 func (s *Sender) Executed(seq uint16) bool { return s.g.Executed(seq) }

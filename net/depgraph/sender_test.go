@@ -279,7 +279,7 @@ func TestHandleRebind(t *testing.T) {
 		if h.Bound() || h.Executed() {
 			t.Fatal("released handle still bound")
 		}
-		if i := l.s.g.lookup(1); l.s.g.nodes[i].v != nil {
+		if i := l.s.g.lookup(1); l.s.g.node(i).v != nil {
 			t.Fatal("the graph still points at a released handle")
 		}
 		l.deliverAndAck(at(time.Millisecond), 1)

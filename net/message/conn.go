@@ -259,8 +259,8 @@ func New(cfg Config, deliver func(*Message)) *Conn {
 	pc.OnAcked = c.onPacketAcked
 	pc.OnLost = c.onPacketLost
 	c.pkt = packet.NewEndpoint(pc)
-	c.sender = depgraph.NewSender(cfg.Expiry())
-	c.recv = depgraph.New[inMsg](depgraph.Config{Expiry: cfg.Expiry()}, c.execute)
+	c.sender = depgraph.NewWindowSender(cfg.Expiry())
+	c.recv = depgraph.New[inMsg](depgraph.Config{Expiry: cfg.Expiry(), Window: true}, c.execute)
 	if cfg.History > 0 {
 		c.hist = newHistory(cfg.History)
 		c.sender.OnExecuted = c.recordLocalExecuted

@@ -232,17 +232,18 @@ func TestSeed004SyncHoldsBackGuaranteed(t *testing.T) {
 	}
 }
 
-// TestBackpressureNeverReusesInFlightSeq: with nothing acknowledged, the 32,768th message is
-// refused instead of reusing sequence number 0, whose message may still be in flight.
+// TestBackpressureNeverReusesInFlightSeq: with nothing acknowledged, the message Window
+// numbers after the oldest one not executed is refused (the window rule, depgraph.Window), so
+// sequence number 0, whose message may still be in flight, is never reached, let alone reused.
 func TestBackpressureNeverReusesInFlightSeq(t *testing.T) {
 	c := New(Config{}, func(*Message) {})
-	for i := range 32768 {
+	for i := range depgraph.Window {
 		if _, err := c.SendGuaranteed(base, []byte{1}, nil, nil); err != nil {
 			t.Fatalf("message %d: %v", i, err)
 		}
 	}
 	if _, err := c.SendGuaranteed(base, []byte{1}, nil, nil); !errors.Is(err, ErrBackpressure) {
-		t.Fatalf("message 32768: err = %v, want ErrBackpressure", err)
+		t.Fatalf("message %d: err = %v, want ErrBackpressure", depgraph.Window, err)
 	}
 	if got := c.Stats().Backpressure; got != 1 {
 		t.Fatalf("Backpressure = %d, want 1", got)
