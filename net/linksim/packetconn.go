@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"slices"
 	"sync"
@@ -40,8 +41,8 @@ type PacketConn struct {
 	// writeMu is held while datagrams are written to inner, by WriteTo and by the writer
 	// goroutine, so that they leave in delivery order. Lock order: writeMu, then mu.
 	writeMu  sync.Mutex
-	due      [][]byte   // outgoing datagrams being written; guarded by writeMu
-	dueAddrs []net.Addr // their destinations; guarded by writeMu
+	due      [][]byte // outgoing datagrams being written; guarded by writeMu
+	dueAddrs []dest   // their destinations; guarded by writeMu
 
 	mu       sync.Mutex // guards everything below, up to the channels
 	out, in  *Conditioner
@@ -54,10 +55,12 @@ type PacketConn struct {
 
 	readDeadline, writeDeadline time.Time
 
-	// readWake is closed (and set to nil) when ReadFrom callers waiting on it must look
-	// again: a datagram arrived, the read deadline moved, an error came, the conn closed.
-	// It is made only when a caller waits, so a conn nobody waits on allocates nothing.
-	readWake  chan struct{}
+	// waiters are the channels of the ReadFrom calls waiting for something to look at: a
+	// datagram arrived, the read deadline moved, an error came, the conn closed. wakeReaders
+	// signals each once. A waiter's channel comes from (and goes back to) wakePool, so that
+	// waiting allocates nothing in steady state.
+	waiters   []chan struct{}
+	wakePool  sync.Pool
 	readErr   error // an error from inner.ReadFrom, waiting for one ReadFrom call to return it
 	readerErr error // why the reader goroutine stopped, when it was not Close
 	closed    bool
@@ -74,8 +77,44 @@ var _ net.PacketConn = (*PacketConn)(nil)
 // addrRef is the address of a datagram in flight and how many of its deliveries are still
 // scheduled (two when it was duplicated).
 type addrRef struct {
-	addr net.Addr
+	dest
 	refs int
+}
+
+// dest is the address of a datagram: a net.Addr, or, when it came or goes through the
+// allocation-free calls of a UDP socket (ReadFromUDPAddrPort, WriteToUDPAddrPort), an address
+// and port with addr nil.
+type dest struct {
+	addr net.Addr
+	ap   netip.AddrPort
+}
+
+// netAddr is d as a net.Addr.
+func (d dest) netAddr() net.Addr {
+	if d.addr != nil || !d.ap.IsValid() {
+		return d.addr
+	}
+	return net.UDPAddrFromAddrPort(d.ap)
+}
+
+// addrPort is d as an address and port, if it is a UDP address.
+func (d dest) addrPort() (netip.AddrPort, bool) {
+	if d.addr == nil {
+		return d.ap, d.ap.IsValid()
+	}
+	if u, ok := d.addr.(*net.UDPAddr); ok {
+		return u.AddrPort(), true
+	}
+	return netip.AddrPort{}, false
+}
+
+// The allocation-free calls of *net.UDPConn, used on the inner connection when it has them.
+type addrPortReader interface {
+	ReadFromUDPAddrPort(b []byte) (int, netip.AddrPort, error)
+}
+
+type addrPortWriter interface {
+	WriteToUDPAddrPort(b []byte, addr netip.AddrPort) (int, error)
 }
 
 // WrapPacketConn returns a PacketConn that sends through inner after impairing outgoing
@@ -195,18 +234,28 @@ func (p *PacketConn) Stats() (out, in Stats) {
 // The write deadline only makes WriteTo fail once it has passed: WriteTo never waits for the
 // network, and the deadline of a call is not applied to deliveries made after it returned.
 func (p *PacketConn) WriteTo(b []byte, addr net.Addr) (int, error) {
+	return p.writeTo(b, dest{addr: addr})
+}
+
+// WriteToUDPAddrPort is WriteTo with the address as a netip.AddrPort, as *net.UDPConn has it:
+// it allocates nothing in steady state when the inner connection has it too.
+func (p *PacketConn) WriteToUDPAddrPort(b []byte, addr netip.AddrPort) (int, error) {
+	return p.writeTo(b, dest{ap: addr})
+}
+
+func (p *PacketConn) writeTo(b []byte, to dest) (int, error) {
 	p.writeMu.Lock()
 	defer p.writeMu.Unlock()
 
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
-		return 0, p.opError("write", addr, net.ErrClosed)
+		return 0, p.opError("write", to.netAddr(), net.ErrClosed)
 	}
 	now := time.Now()
 	if !p.writeDeadline.IsZero() && !now.Before(p.writeDeadline) {
 		p.mu.Unlock()
-		return 0, p.opError("write", addr, os.ErrDeadlineExceeded)
+		return 0, p.opError("write", to.netAddr(), os.ErrDeadlineExceeded)
 	}
 	p.outTag++
 	tag := p.outTag
@@ -218,12 +267,12 @@ func (p *PacketConn) WriteTo(b []byte, addr net.Addr) (int, error) {
 	p.out.Send(now, p.sendBuf)
 	copies := p.out.Stats().Queued - queued
 	if p.observe != nil {
-		p.observe(Observation{Outgoing: true, Fate: fateOf(copies), At: now, Addr: addr, Data: b})
+		p.observe(Observation{Outgoing: true, Fate: fateOf(copies), At: now, Addr: to.netAddr(), Data: b})
 	}
-	inline := p.collectDue(now, tag, addr)
+	inline := p.collectDue(now, tag, to)
 	if later := copies - inline; later > 0 {
 		// The caller may reuse addr once we return.
-		p.outAddrs[tag] = addrRef{addr: cloneAddr(addr), refs: later}
+		p.outAddrs[tag] = addrRef{dest: dest{addr: cloneAddr(to.addr), ap: to.ap}, refs: later}
 	}
 	// The writer sleeps until the earliest delivery it has seen; wake it only if this
 	// datagram is to leave before that.
@@ -242,7 +291,7 @@ func (p *PacketConn) WriteTo(b []byte, addr net.Addr) (int, error) {
 // collectDue moves the outgoing deliveries due at now into p.due, with their destinations in
 // p.dueAddrs, and returns how many of them are copies of the datagram tagged mine, whose
 // address is mineAddr rather than an entry of outAddrs. The caller holds writeMu and mu.
-func (p *PacketConn) collectDue(now time.Time, mine uint64, mineAddr net.Addr) (nMine int) {
+func (p *PacketConn) collectDue(now time.Time, mine uint64, mineAddr dest) (nMine int) {
 	p.due = p.out.Deliver(now, p.due[:0])
 	for _, d := range p.due {
 		if tagOf(d) == mine {
@@ -265,7 +314,7 @@ func (p *PacketConn) writeDue(mine uint64) error {
 	}
 	var err error
 	for i, d := range p.due {
-		if _, werr := p.inner.WriteTo(d[tagSize:], p.dueAddrs[i]); werr != nil && err == nil && tagOf(d) == mine {
+		if werr := p.writeInner(d[tagSize:], p.dueAddrs[i]); werr != nil && err == nil && tagOf(d) == mine {
 			err = werr
 		}
 	}
@@ -280,6 +329,17 @@ func (p *PacketConn) writeDue(mine uint64) error {
 	return err
 }
 
+// writeInner writes one datagram to the inner connection, through WriteToUDPAddrPort when
+// both the address and the connection allow it.
+func (p *PacketConn) writeInner(b []byte, to dest) error {
+	if w, ok := p.inner.(addrPortWriter); ok && to.addr == nil {
+		_, err := w.WriteToUDPAddrPort(b, to.ap)
+		return err
+	}
+	_, err := p.inner.WriteTo(b, to.netAddr())
+	return err
+}
+
 // writeLoop is the writer goroutine: it sleeps until the earliest outgoing delivery, writes
 // what is due, and stops when the conn is closed.
 func (p *PacketConn) writeLoop() {
@@ -290,7 +350,7 @@ func (p *PacketConn) writeLoop() {
 	for {
 		p.writeMu.Lock()
 		p.mu.Lock()
-		p.collectDue(time.Now(), 0, nil) // tags start at 1, so 0 is nobody's
+		p.collectDue(time.Now(), 0, dest{}) // tags start at 1, so 0 is nobody's
 		next, ok := p.out.NextDelivery()
 		p.mu.Unlock()
 		_ = p.writeDue(0)
@@ -316,8 +376,16 @@ func (p *PacketConn) writeLoop() {
 func (p *PacketConn) readLoop() {
 	defer p.wg.Done()
 	buf := make([]byte, tagSize+maxReadSize)
+	apr, _ := p.inner.(addrPortReader)
 	for {
-		n, addr, err := p.inner.ReadFrom(buf[tagSize:])
+		var n int
+		var from dest
+		var err error
+		if apr != nil {
+			n, from.ap, err = apr.ReadFromUDPAddrPort(buf[tagSize:])
+		} else {
+			n, from.addr, err = p.inner.ReadFrom(buf[tagSize:])
+		}
 		now := time.Now()
 		p.mu.Lock()
 		if p.closed {
@@ -350,10 +418,10 @@ func (p *PacketConn) readLoop() {
 		after := p.in.Stats().Queued
 		copies := after - queued
 		if p.observe != nil {
-			p.observe(Observation{At: now, Fate: fateOf(copies), Addr: addr, Data: buf[tagSize : tagSize+n]})
+			p.observe(Observation{At: now, Fate: fateOf(copies), Addr: from.netAddr(), Data: buf[tagSize : tagSize+n]})
 		}
 		if copies > 0 {
-			p.inAddrs[p.inTag] = addrRef{addr: addr, refs: copies}
+			p.inAddrs[p.inTag] = addrRef{dest: from, refs: copies}
 			p.wakeReaders()
 		}
 		p.mu.Unlock()
@@ -388,6 +456,20 @@ func (p *PacketConn) waitForRoom() bool {
 // inner connection would have; if the inner connection was closed without Close, ReadFrom
 // returns the datagrams still in flight and then that error.
 func (p *PacketConn) ReadFrom(b []byte) (int, net.Addr, error) {
+	n, from, err := p.readFrom(b)
+	return n, from.netAddr(), err
+}
+
+// ReadFromUDPAddrPort is ReadFrom with the address as a netip.AddrPort, as *net.UDPConn has
+// it: it allocates nothing in steady state when the inner connection has it too. A datagram
+// from an address that is not a UDP address is returned with the zero AddrPort.
+func (p *PacketConn) ReadFromUDPAddrPort(b []byte) (int, netip.AddrPort, error) {
+	n, from, err := p.readFrom(b)
+	ap, _ := from.addrPort()
+	return n, ap, err
+}
+
+func (p *PacketConn) readFrom(b []byte) (int, dest, error) {
 	var timer *time.Timer
 	defer func() {
 		if timer != nil {
@@ -398,32 +480,35 @@ func (p *PacketConn) ReadFrom(b []byte) (int, net.Addr, error) {
 	for {
 		if p.closed {
 			p.mu.Unlock()
-			return 0, nil, p.opError("read", nil, net.ErrClosed)
+			return 0, dest{}, p.opError("read", nil, net.ErrClosed)
 		}
 		now := time.Now()
 		if !p.readDeadline.IsZero() && !now.Before(p.readDeadline) {
 			p.mu.Unlock()
-			return 0, nil, p.opError("read", nil, os.ErrDeadlineExceeded)
+			return 0, dest{}, p.opError("read", nil, os.ErrDeadlineExceeded)
 		}
 		if d, ok := p.in.popDue(now); ok {
-			addr := takeAddr(p.inAddrs, d.data)
+			from := takeAddr(p.inAddrs, d.data)
 			n := copy(b, d.data[tagSize:])
 			p.in.Recycle(d.data)
+			if _, more := p.in.NextDelivery(); more && len(p.waiters) > 0 {
+				p.wakeReaders() // another reader may take the next one
+			}
 			p.mu.Unlock()
 			signal(p.inSpace)
-			return n, addr, nil
+			return n, from, nil
 		}
 		if err := p.readErr; err != nil {
 			p.readErr = nil
 			p.mu.Unlock()
 			signal(p.errTaken)
-			return 0, nil, err
+			return 0, dest{}, err
 		}
 		next, inFlight := p.in.NextDelivery()
 		if p.readerErr != nil && !inFlight {
 			err := p.readerErr
 			p.mu.Unlock()
-			return 0, nil, err
+			return 0, dest{}, err
 		}
 
 		// Wait for the earliest of: the next delivery, the deadline, a wake-up.
@@ -431,10 +516,11 @@ func (p *PacketConn) ReadFrom(b []byte) (int, net.Addr, error) {
 		if !p.readDeadline.IsZero() && (!inFlight || p.readDeadline.Before(next)) {
 			until = p.readDeadline
 		}
-		if p.readWake == nil {
-			p.readWake = make(chan struct{})
+		wake, _ := p.wakePool.Get().(chan struct{})
+		if wake == nil {
+			wake = make(chan struct{}, 1)
 		}
-		wake := p.readWake
+		p.waiters = append(p.waiters, wake)
 		p.mu.Unlock()
 
 		var fire <-chan time.Time
@@ -451,15 +537,26 @@ func (p *PacketConn) ReadFrom(b []byte) (int, net.Addr, error) {
 		case <-fire:
 		}
 		p.mu.Lock()
+		// Woken or not, this call is no longer waiting: take its channel off the list (it is
+		// still there after a timer), empty it, and give it back.
+		if i := slices.Index(p.waiters, wake); i >= 0 {
+			p.waiters = slices.Delete(p.waiters, i, i+1)
+		}
+		select {
+		case <-wake:
+		default:
+		}
+		p.wakePool.Put(wake)
 	}
 }
 
 // wakeReaders makes every waiting ReadFrom look again. The caller holds mu.
 func (p *PacketConn) wakeReaders() {
-	if p.readWake != nil {
-		close(p.readWake)
-		p.readWake = nil
+	for i, w := range p.waiters {
+		w <- struct{}{} // capacity 1, and signalled only here, once, before it leaves the list
+		p.waiters[i] = nil
 	}
+	p.waiters = p.waiters[:0]
 }
 
 // Flush waits until the outgoing datagrams the conditioner still delays have been written to
@@ -561,7 +658,7 @@ func (p *PacketConn) opError(op string, addr net.Addr, err error) error {
 func tagOf(d []byte) uint64 { return binary.BigEndian.Uint64(d) }
 
 // takeAddr returns the address of datagram d and forgets it once its last delivery is taken.
-func takeAddr(m map[uint64]addrRef, d []byte) net.Addr {
+func takeAddr(m map[uint64]addrRef, d []byte) dest {
 	tag := tagOf(d)
 	r := m[tag]
 	if r.refs <= 1 {
@@ -570,7 +667,7 @@ func takeAddr(m map[uint64]addrRef, d []byte) net.Addr {
 		r.refs--
 		m[tag] = r
 	}
-	return r.addr
+	return r.dest
 }
 
 // cloneAddr copies a *net.UDPAddr, whose IP slice the caller could change later; other

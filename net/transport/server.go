@@ -77,8 +77,9 @@ type Server struct {
 	cfg    ServerConfig
 	secret [32]byte
 
-	peers  []*Peer // connected, in the order they connected
-	byAddr map[netip.AddrPort]*Peer
+	peers   []*Peer // connected, in the order they connected
+	ticking []*Peer // Tick's copy of peers
+	byAddr  map[netip.AddrPort]*Peer
 
 	budgets  budgets                // the handshake budgets (budget.go)
 	usedTags map[[16]byte]time.Time // accepted challenges, until they expire: a replay is refused
@@ -474,7 +475,9 @@ func (s *Server) Tick(now time.Time) {
 		return
 	}
 	s.now = now
-	for _, p := range slices.Clone(s.peers) {
+	// A copy of the list, since drop removes from it; kept, so that a Tick allocates nothing.
+	s.ticking = append(s.ticking[:0], s.peers...)
+	for _, p := range s.ticking {
 		if now.Sub(p.lastRecv) > s.cfg.Timeout {
 			s.drop(p, now, wire.DisconnectTimeout, fmt.Sprintf("nothing heard for %v", now.Sub(p.lastRecv).Round(time.Millisecond)), true)
 			continue

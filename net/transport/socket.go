@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -41,7 +40,14 @@ type Socket struct {
 	local netip.AddrPort // the address the socket was bound to, for the tap
 	out   chan Datagram
 	done  chan struct{}
-	pool  sync.Pool
+	// free holds read buffers the owner loop gave back (Release), for the reader to use
+	// again: a channel of slices, so that giving one back allocates nothing (a sync.Pool of
+	// slices would box each one).
+	free chan []byte
+	// The allocation-free calls of a UDP socket, when pc has them (a *net.UDPConn does, and
+	// so does a linksim.PacketConn).
+	apr addrPortReader
+	apw addrPortWriter
 
 	overflow atomic.Uint64 // datagrams dropped because the loop did not keep up
 	oversize atomic.Uint64 // datagrams longer than a read buffer (truncated by the kernel)
@@ -52,6 +58,14 @@ type Socket struct {
 // readBufferSize is larger than any valid datagram, so an oversized one is noticed, not
 // silently truncated into something that might parse.
 const readBufferSize = 2048
+
+type addrPortReader interface {
+	ReadFromUDPAddrPort(b []byte) (int, netip.AddrPort, error)
+}
+
+type addrPortWriter interface {
+	WriteToUDPAddrPort(b []byte, addr netip.AddrPort) (int, error)
+}
 
 // OpenSocket opens a UDP socket on addr ("127.0.0.1:7777", "127.0.0.1:0" for any free port)
 // and starts its reader goroutine. o.Link, if not nil, puts a conditioner under it, seeded with
@@ -75,7 +89,8 @@ const receiveBuffer = 4 << 20
 
 // NewSocket is OpenSocket on a socket the caller opened.
 func NewSocket(pc net.PacketConn, o SocketOptions) *Socket {
-	s := &Socket{out: make(chan Datagram, socketQueue), done: make(chan struct{}), tap: o.Tap}
+	s := &Socket{out: make(chan Datagram, socketQueue), done: make(chan struct{}), tap: o.Tap,
+		free: make(chan []byte, socketQueue)}
 	s.local = addrPortOf(pc.LocalAddr())
 	if o.Link != nil {
 		seed := o.Seed
@@ -89,19 +104,50 @@ func NewSocket(pc net.PacketConn, o SocketOptions) *Socket {
 		pc = s.link
 	}
 	s.pc = pc
-	s.pool.New = func() any { b := make([]byte, readBufferSize); return &b }
+	s.apr, _ = pc.(addrPortReader)
+	s.apw, _ = pc.(addrPortWriter)
 	go s.read()
 	return s
+}
+
+// buffer is a read buffer: one given back, or a new one.
+func (s *Socket) buffer() []byte {
+	select {
+	case b := <-s.free:
+		return b
+	default:
+		return make([]byte, readBufferSize)
+	}
+}
+
+// recycle keeps b for a later read, unless enough are kept already.
+func (s *Socket) recycle(b []byte) {
+	select {
+	case s.free <- b[:readBufferSize]:
+	default:
+	}
+}
+
+// readFrom reads one datagram into b, from a UDP address (ok false: some other kind, which is
+// dropped).
+func (s *Socket) readFrom(b []byte) (n int, from netip.AddrPort, ok bool, err error) {
+	if s.apr != nil {
+		n, from, err = s.apr.ReadFromUDPAddrPort(b)
+		return n, netip.AddrPortFrom(from.Addr().Unmap(), from.Port()), from.IsValid(), err
+	}
+	n, addr, err := s.pc.ReadFrom(b)
+	_, ok = addr.(*net.UDPAddr)
+	return n, addrPortOf(addr), ok, err
 }
 
 func (s *Socket) read() {
 	defer close(s.done)
 	defer close(s.out)
 	for {
-		bp := s.pool.Get().(*[]byte)
-		n, addr, err := s.pc.ReadFrom(*bp)
+		b := s.buffer()
+		n, from, udp, err := s.readFrom(b)
 		if err != nil {
-			s.pool.Put(bp)
+			s.recycle(b)
 			if errors.Is(err, net.ErrClosed) || s.closed.Load() {
 				return
 			}
@@ -109,16 +155,16 @@ func (s *Socket) read() {
 			// here on some systems: they say nothing about the datagrams to come.
 			continue
 		}
-		if n == len(*bp) {
+		if n == len(b) {
 			s.oversize.Add(1)
-			s.pool.Put(bp)
+			s.recycle(b)
 			continue
 		}
-		if _, ok := addr.(*net.UDPAddr); !ok {
-			s.pool.Put(bp)
+		if !udp {
+			s.recycle(b)
 			continue
 		}
-		d := Datagram{From: addrPortOf(addr), Data: (*bp)[:n]}
+		d := Datagram{From: from, Data: b[:n]}
 		fate := TapPassed
 		select {
 		case s.out <- d:
@@ -128,12 +174,13 @@ func (s *Socket) read() {
 		}
 		if s.tap != nil {
 			// After the hand-over, so that the host never waits for the tap. The host only
-			// reads a datagram's bytes, and the buffer it gives back goes to the pool that
-			// only this goroutine takes from, so d.Data stays as it came until the next read.
+			// reads a datagram's bytes, and the buffer it gives back goes to the free list
+			// that only this goroutine takes from, so d.Data stays as it came until the next
+			// read.
 			s.tap.Tapped(TappedDatagram{At: time.Now(), Fate: fate, Local: s.local, Peer: d.From, Data: d.Data})
 		}
 		if fate == TapOverflow {
-			s.pool.Put(bp)
+			s.recycle(b)
 		}
 	}
 }
@@ -145,8 +192,7 @@ func (s *Socket) Datagrams() <-chan Datagram { return s.out }
 // Release gives a datagram's buffer back for reuse, once the loop handled it.
 func (s *Socket) Release(d Datagram) {
 	if cap(d.Data) == readBufferSize {
-		b := d.Data[:readBufferSize]
-		s.pool.Put(&b)
+		s.recycle(d.Data)
 	}
 }
 
@@ -156,7 +202,12 @@ func (s *Socket) WriteTo(b []byte, to netip.AddrPort) error {
 		// With a conditioner, its observer shows the datagram with its fate.
 		s.tap.Tapped(TappedDatagram{At: time.Now(), Out: true, Local: s.local, Peer: to, Data: b})
 	}
-	_, err := s.pc.WriteTo(b, net.UDPAddrFromAddrPort(to))
+	var err error
+	if s.apw != nil {
+		_, err = s.apw.WriteToUDPAddrPort(b, to)
+	} else {
+		_, err = s.pc.WriteTo(b, net.UDPAddrFromAddrPort(to))
+	}
 	if err != nil {
 		s.sendErrs.Add(1)
 	}
