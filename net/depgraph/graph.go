@@ -61,12 +61,13 @@ type Config struct {
 	// KeepUnexecuted: unexecuted nodes never expire (the sender's local graph, whose unacked
 	// messages are governed by the message layer's resend threshold instead).
 	KeepUnexecuted bool
-	// Window: the receiver of a Sender made with NewWindowSender keeps the window rule (see
-	// the package documentation, "Reusing sequence numbers"). A message Window or more behind
-	// the newest one that arrived has executed: a copy of it is ignored, a dependency on it is
-	// met, and its node leaves the graph as soon as the newest message moves that far ahead,
-	// however recently it executed. A node the window passes unexecuted is ErrWindow. Expiry
-	// still applies as well.
+	// Window: the graph keeps the window rule (see the package documentation, "Reusing
+	// sequence numbers"), as the receiver of a Sender made with NewWindowSender, and as that
+	// Sender's own graph. A message Window or more behind the newest one added has executed:
+	// a copy of it is ignored and a dependency on it is met. An executed message needs no
+	// node: it leaves the graph as it executes, and one bit per sequence number remembers it
+	// until the newest message moves Window past it. Expiry then applies to unexecuted nodes
+	// only. A node the window passes unexecuted is ErrWindow.
 	Window bool
 }
 
@@ -78,7 +79,7 @@ type Stats struct {
 	Ignored           uint64 // Add calls for a message that had already executed
 	Duplicates        uint64 // Add calls for a message present but not yet executed
 	Expired           uint64 // executed nodes removed after Expiry
-	Forgotten         uint64 // executed nodes removed before Expiry: the window passed them, or the Sender reused their number
+	Forgotten         uint64 // executed messages the window passed (Config.Window), no longer remembered
 	ExpiredUnexecuted uint64 // unexecuted nodes removed after Expiry (errors on the receiver)
 	MaxLen            int    // the most nodes present at once
 }
@@ -166,9 +167,11 @@ type Graph[T any] struct {
 	running  bool
 	scratch  []int32 // slab indices of the dependencies being added
 
-	// newest is the newest message that arrived, for the window rule (Config.Window): it
-	// starts one before 0, where a sender's first message is numbered.
+	// newest is the newest message added, for the window rule (Config.Window): it starts one
+	// before 0, where a sender's first message is numbered. done has a bit set for every
+	// message that executed and is less than Window behind newest.
 	newest uint16
+	done   [SeqSpace / 64]uint64
 
 	epoch    time.Time // the first time seen; the clock counts ns from here
 	epochSet bool
@@ -361,33 +364,31 @@ func (g *Graph[T]) removeUnexecuted(i int32) {
 	g.remove(i)
 }
 
-// forget removes node i, which executed, before its expiry.
-func (g *Graph[T]) forget(i int32) {
-	g.stats.Forgotten++
-	g.remove(i)
-}
-
-// behindWindow reports whether seq is Window or more behind the newest message that
-// arrived, on a graph with the window rule: such a message has executed.
+// behindWindow reports whether seq is Window or more behind the newest message added, on a
+// graph with the window rule: such a message has executed.
 func (g *Graph[T]) behindWindow(seq uint16) bool {
 	return g.cfg.Window && seqDiff(seq, g.newest) <= -Window
 }
 
-// advance makes seq, ahead of the newest message, the newest one, and forgets the nodes the
-// window passes on the way: one sequence number per step, so the cost is one lookup per
-// message. A node passed unexecuted is ErrWindow, reported by the next Expire.
+// isDone reports whether seq's bit says it executed (window rule).
+func (g *Graph[T]) isDone(seq uint16) bool { return g.done[seq>>6]&(1<<(seq&63)) != 0 }
+
+// advance makes seq, ahead of the newest message, the newest one, and forgets what the window
+// passes on the way: one sequence number per step, so the cost is one bit per message. A node
+// passed unexecuted is ErrWindow, reported by the next Expire.
 func (g *Graph[T]) advance(seq uint16) {
 	for g.newest != seq {
 		g.newest = (g.newest + 1) & SeqMask
-		i := g.lookup((g.newest - Window) & SeqMask)
+		out := (g.newest - Window) & SeqMask
+		if w, bit := &g.done[out>>6], uint64(1)<<(out&63); *w&bit != 0 {
+			*w &^= bit
+			g.stats.Forgotten++
+		}
+		i := g.lookup(out)
 		if i < 0 {
 			continue
 		}
 		n := g.node(i)
-		if n.flags&flagExecuted != 0 {
-			g.forget(i)
-			continue
-		}
 		if g.err == nil {
 			g.err = fmt.Errorf("%w: %s %d, now %d behind message %d", ErrWindow, g.what(n), n.seq, Window, g.newest)
 		}
@@ -430,7 +431,7 @@ func (g *Graph[T]) Add(now time.Time, seq uint16, deps []uint16, v T, arrived bo
 	if g.cfg.Window {
 		if seqDiff(seq, g.newest) > 0 {
 			g.advance(seq)
-		} else if g.behindWindow(seq) {
+		} else if g.behindWindow(seq) || g.isDone(seq) {
 			g.stats.Ignored++
 			return false, nil
 		}
@@ -458,8 +459,8 @@ func (g *Graph[T]) Add(now time.Time, seq uint16, deps []uint16, v T, arrived bo
 	// named them: if they expire, the error names the missing message, not its dependent.
 	g.scratch = g.scratch[:0]
 	for _, d := range deps {
-		if g.behindWindow(d) {
-			g.scratch = append(g.scratch, none) // executed, long ago
+		if g.cfg.Window && (g.behindWindow(d) || g.isDone(d)) {
+			g.scratch = append(g.scratch, none) // executed
 			continue
 		}
 		j := g.current(d)
@@ -547,7 +548,9 @@ func (g *Graph[T]) run() {
 		}
 		n.flags |= flagExecuted
 		n.executedAt = g.now
-		g.executed.push(r)
+		if !g.cfg.Window {
+			g.executed.push(r)
+		}
 		g.stats.Executed++
 		v := n.v
 		var zero T
@@ -572,6 +575,11 @@ func (g *Graph[T]) run() {
 		}
 		g.releaseEdges(&n.succ)
 		g.releaseEdges(&n.deps)
+		if g.cfg.Window {
+			// Under the window rule an executed message is one bit, not a node.
+			g.done[r.seq>>6] |= 1 << (r.seq & 63)
+			g.remove(r.idx)
+		}
 	}
 	g.ready = g.ready[:0]
 	g.running = false
@@ -660,7 +668,7 @@ func (g *Graph[T]) NextExpiry() time.Time {
 // Executed reports whether seq's node is present and executed, or, on a graph with the
 // window rule, whether seq is so far behind the newest message that it must have executed.
 func (g *Graph[T]) Executed(seq uint16) bool {
-	if g.behindWindow(seq) {
+	if g.cfg.Window && (g.behindWindow(seq) || g.isDone(seq)) {
 		return true
 	}
 	i := g.lookup(seq)
@@ -783,31 +791,34 @@ func (g *Graph[T]) WaitingUpTo(dst []Waiting, max int) []Waiting {
 	return dst
 }
 
-// fifo is a queue of links that reuses its buffer: in steady state pushing and popping
-// allocate nothing.
+// fifo is a queue of links on a circular buffer that doubles when full and never shrinks, so
+// that in steady state pushing and popping allocate nothing and move nothing.
 type fifo struct {
-	buf  []link
+	buf  []link // len is a power of two
 	head int
+	n    int
 }
 
 func (q *fifo) push(l link) {
-	if len(q.buf) == cap(q.buf) && q.head > 0 && q.head >= len(q.buf)/2 {
-		n := copy(q.buf, q.buf[q.head:])
-		q.buf, q.head = q.buf[:n], 0
+	if q.n == len(q.buf) {
+		nb := make([]link, max(64, 2*len(q.buf)))
+		for i := range q.n {
+			nb[i] = q.buf[(q.head+i)&(len(q.buf)-1)]
+		}
+		q.buf, q.head = nb, 0
 	}
-	q.buf = append(q.buf, l)
+	q.buf[(q.head+q.n)&(len(q.buf)-1)] = l
+	q.n++
 }
 
 func (q *fifo) peek() (link, bool) {
-	if q.head == len(q.buf) {
+	if q.n == 0 {
 		return link{}, false
 	}
 	return q.buf[q.head], true
 }
 
 func (q *fifo) pop() {
-	q.head++
-	if q.head == len(q.buf) {
-		q.buf, q.head = q.buf[:0], 0
-	}
+	q.head = (q.head + 1) & (len(q.buf) - 1)
+	q.n--
 }

@@ -95,9 +95,8 @@ func NewSender(expiry time.Duration) *Sender {
 // free again as soon as that holds, without waiting for its old node to expire. Its receiver
 // must run a Graph with Config.Window.
 func NewWindowSender(expiry time.Duration) *Sender {
-	s := NewSender(expiry)
-	s.window = true
-	s.last = SeqMask // the first message is 0
+	s := &Sender{window: true, last: SeqMask} // the first message is 0
+	s.g = New(Config{Expiry: expiry, KeepUnexecuted: true, Window: true}, s.executed)
 	return s
 }
 
@@ -139,8 +138,8 @@ func (s *Sender) Free(now time.Time, seq uint16) bool {
 		if o, ok := s.oldestPending(); ok && seqDiff(seq, o.seq) >= Window {
 			return false
 		}
-		i := s.g.current(seq)
-		return i < 0 || s.g.node(i).flags&flagExecuted != 0
+		// The graph forgot the number's old message when its newest moved Window past it,
+		// and it is the same graph: adding seq moves it on.
 	}
 	return s.g.current(seq) < 0
 }
@@ -230,9 +229,6 @@ func (s *Sender) appendPending(wireDeps []uint16, executed bool, dep uint16) []u
 func (s *Sender) register(now time.Time, seq uint16, wireDeps []uint16, out *Dependency) ([]uint16, error) {
 	if out != nil {
 		s.detach(out)
-	}
-	if i := s.g.current(seq); i >= 0 && s.g.node(i).flags&flagExecuted != 0 {
-		s.g.forget(i) // executed: the window rule made its number free (Free)
 	}
 	if _, err := s.g.Add(now, seq, wireDeps, out, false); err != nil {
 		// Unreachable: seq is free and in range, and no unexecuted handle can name it.
