@@ -34,8 +34,9 @@
 // Nodes cannot stay forever: the sequence space wraps, and a stale executed node would make a
 // new message with the same number look like a duplicate. A node leaves the graph Expiry after
 // it executed (the connection timeout plus a second, by which time no copy of the old message
-// can still be in flight). A node that has waited Expiry without executing means a message or
-// dependency never came: Expire reports ErrExpired, a connection error.
+// can still be in flight), or, with the window rule below, as it executes. A node that has
+// waited Expiry without executing means a message or dependency never came: Expire reports
+// ErrExpired, a connection error.
 //
 // # The sender's local graph
 //
@@ -72,24 +73,26 @@
 // Window or more behind N had executed locally, so (the pruning rule) it had executed on the
 // receiver too. A receiver Graph with Config.Window therefore knows, from N alone:
 //
-//   - a message Window or more behind N has executed: a copy of it is ignored, a dependency
-//     on it is met, and its node can go as soon as N moves that far ahead of it;
+//   - a message Window or more behind N has executed: a copy of it is ignored and a
+//     dependency on it is met;
 //   - every message that has not arrived yet lies fewer than Window numbers behind N or at
 //     most Window ahead of it, so on a circle of 32,768 numbers "ahead" and "behind" are
 //     never ambiguous: a number ahead of N is a new message.
 //
-// Why reuse is then safe: the sender uses number s again only once the message Window
-// numbers before the new s had executed, that is 32,768 − Window ≥ Window numbers after the
-// old s; the receiver saw that message, so N had passed the old s by Window and its node was
-// gone before the new s could arrive. With Window at one less than half the circle, the
+// So an executed message needs no node at all: it leaves the graph as it executes, and one
+// bit per sequence number (4 KiB) says "executed" until N moves Window past it. Only messages
+// that wait, and placeholders for what they wait for, are nodes. Why reuse is then safe: the
+// sender uses number s again only once the message Window numbers before the new s had
+// executed, that is 32,768 − Window ≥ Window numbers after the old s; the receiver saw that
+// message, so N had passed the old s by Window and its bit was cleared before the new s
+// could arrive. The Sender's own graph keeps the same rule, for the same reason. With Window at one less than half the circle, the
 // sender may run Window messages ahead of its oldest unexecuted one, and a number returns as
 // soon as its old message and the Window − 1 after it executed: the ceiling is Window
 // messages per the time the oldest one takes to execute (about a round trip on a clean link),
 // not 32,768 per expiry. What the graph cannot see, a copy of the old message still in flight
 // when the number returns, is the message layer's to rule out (net/message: the packet layer
-// drops it as stale). Expiry still removes executed nodes that the window has not reached
-// yet, which bounds the memory of a slow connection, and an unexecuted node that reaches its
-// expiry is still an error.
+// drops it as stale). An unexecuted node that reaches its expiry is still an error, as
+// without the window.
 //
 // # Cost
 //

@@ -123,7 +123,7 @@ func (s *Sender) detach(d *Dependency) {
 // Free reports whether seq may be used for a new message now: no node with that seq is
 // present (after lazily expiring it). With the window rule (NewWindowSender) seq must also be
 // ahead of the latest number sent, fewer than Window numbers after the oldest message not
-// executed locally; its old node, which is then executed, no longer counts. The message layer
+// executed locally; its old message, executed long before, is only a bit. The message layer
 // stalls (back-pressure) instead of reusing a sequence number whose previous message the
 // receiver could still confuse with the new one.
 func (s *Sender) Free(now time.Time, seq uint16) bool {

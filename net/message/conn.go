@@ -49,8 +49,13 @@ type Config struct {
 	// MaxInFlight caps the packets with content that may be unacknowledged at once. An ack
 	// covers the newest 32 packets (net/packet), so a sender that runs further ahead than that
 	// in one round trip has packets that arrived declared lost and sent again. Default and
-	// maximum 32; keepalives (force) still go out at the cap, empty.
+	// maximum 32; keepalives (force) still go out at the cap, empty. Congestion control keeps
+	// the bytes in flight within a window of at most MaxInFlight full packets (congestion.go).
 	MaxInFlight int
+	// FixedWindow turns congestion control off: the window stays at MaxInFlight packets and
+	// nothing is paced, whatever the link does. For experiments that compare; a connection on
+	// a shared link should never set it.
+	FixedWindow bool
 	// MaxMessageSize bounds one guaranteed message (fragmented when it does not fit a packet).
 	// Default and maximum: what 255 fragments carry at this MTU (about 299 KB at 1200 bytes).
 	// A very large message may still fail to arrive in time on a slow link: at most MaxInFlight
@@ -81,6 +86,10 @@ type Config struct {
 	// Packet configures the packet layer (initial RTT).
 	Packet packet.Config
 }
+
+// inflightSlots is the size of the table of messages in flight: the first power of two above
+// depgraph.Window.
+const inflightSlots = depgraph.Window + 1
 
 // MaxAckDelay is the longest a receiver holds the acknowledgement of a packet with messages,
 // a constant of the protocol: both sides know it without telling each other, and each adds
@@ -205,13 +214,20 @@ type Conn struct {
 	queue     msgQueue      // guaranteed messages with a sequence number, not fully sent yet
 	resend    unitQueue     // units already sent, oldest send first
 	sentOrder ring[unitRef] // units in the order of their first send, for the resend limit
-	// content[seq % len] marks our packets in flight that carry messages; contentInFlight
-	// counts them, for pacing (keepalives and pure acks do not count: losing them costs nothing).
-	content         [packet.SentRingSize]bool
+	// content[seq % len] is the size of each of our packets in flight that carries messages
+	// (0: none); contentInFlight counts them, for the cap, and cc keeps their bytes, for the
+	// window (keepalives and pure acks do not count: losing them costs nothing).
+	content         [packet.SentRingSize]int32
 	contentInFlight int
-	inflight        map[uint16]*outMsg // by seq: sent (or queued), not yet fully acknowledged
-	unrel           [][]byte           // unreliable messages waiting for the next packet
-	unrelLen        int
+	cc              congestion
+	// inflight holds the messages sent (or queued) and not yet fully acknowledged, at their
+	// sequence number modulo its size: they are all unexecuted in the local graph, so the
+	// window rule keeps their numbers within depgraph.Window of each other, and no two share
+	// a slot. nInflight counts them.
+	inflight  [inflightSlots]*outMsg
+	nInflight int
+	unrel     [][]byte // unreliable messages waiting for the next packet
+	unrelLen  int
 	// syncPending counts sync messages queued or unacknowledged; syncBlock is the one that is
 	// out and holds back every later guaranteed message until it is acknowledged.
 	syncPending int
@@ -248,11 +264,11 @@ type Conn struct {
 func New(cfg Config, deliver func(*Message)) *Conn {
 	cfg = cfg.withDefaults()
 	c := &Conn{
-		cfg:      cfg,
-		deliver:  deliver,
-		inflight: make(map[uint16]*outMsg),
-		reasm:    make(map[uint16]*reassembly),
-		depBuf:   make([]uint16, 0, wire.MaxDeps),
+		cfg:     cfg,
+		deliver: deliver,
+		reasm:   make(map[uint16]*reassembly),
+		depBuf:  make([]uint16, 0, wire.MaxDeps),
+		cc:      newCongestion(cfg),
 	}
 	pc := cfg.Packet
 	pc.PeerMaxAckDelay = MaxAckDelay
@@ -376,7 +392,8 @@ func (c *Conn) send(now time.Time, payload []byte, deps []*depgraph.Dependency, 
 		c.recordQueued(now, m, c.histDeps, wireDeps)
 	}
 	c.nextSeq = (seq + 1) & wire.SeqMask
-	c.inflight[seq] = m
+	c.inflight[seq&(inflightSlots-1)] = m
+	c.nInflight++
 	c.queue.push(m)
 	if sync {
 		c.syncPending++
@@ -426,9 +443,20 @@ func (c *Conn) AckOwed() bool { return c.stats.ackOwed }
 // packet that arrived inside some ack even when the peer sends in bursts.
 const ackUrgentAfter = 16
 
-// AckUrgent reports whether so many packets arrived since this side last sent one that an ack
+// ackUrgentFull: once packets with messages totalling this many full packets (MTUs) arrived
+// since this side last sent one, the ack goes out at once too: TCP's delayed-ack rule, "at
+// least every second full-sized segment" (RFC 5681). A bulk sender's window is clocked by
+// acks, and its congestion controller reads the queue from round trips: an ack held for the
+// ack delay would stall the one and look like a queue to the other. A game's small packets
+// take many times the ack delay to add up to that much, so their acks still wait to ride on
+// the game's own packets.
+const ackUrgentFull = 2
+
+// AckUrgent reports whether so much arrived since this side last sent a packet that an ack
 // should leave now rather than after a delay.
-func (c *Conn) AckUrgent() bool { return c.stats.unackedPackets >= ackUrgentAfter }
+func (c *Conn) AckUrgent() bool {
+	return c.stats.unackedPackets >= ackUrgentAfter || c.stats.unackedBytes >= ackUrgentFull*c.cfg.MTU
+}
 
 // packetDue reports whether a packet must leave now even with nothing in it but the header:
 // a keepalive (nothing sent for Keepalive), an ack that cannot wait (AckUrgent), an owed ack

@@ -66,8 +66,9 @@
 // So the numbers are freed by knowledge instead (net/depgraph, "Reusing sequence numbers"):
 // the sender sends a new number only while every message Window (16,383) or more numbers
 // before it has executed in its local graph, which means on the receiver too; the receiver
-// keeps its nodes for the Window numbers behind the newest message it has seen, counts
-// anything older as executed, and forgets a node as the newest message moves Window past it.
+// remembers an executed message as one bit for the Window numbers behind the newest message
+// it has seen, counts anything older as executed, and clears the bit as the newest message
+// moves Window past it.
 // When SendGuaranteed would break that rule it refuses with ErrBackpressure. The sustained
 // ceiling becomes Window messages per the time the oldest outstanding one takes to execute
 // locally: on a clean link a round trip plus the ack delay, so 16,383 per 12 ms on a loopback
@@ -86,8 +87,45 @@
 // flight: 32,768 packets, seconds even at the highest rates; the sealed frame of
 // net/transport refuses such a packet on its own.) The time rule stays for what the window
 // does not reach: the resend limit keeps every copy within Timeout of the first send, and a
-// slow connection's executed nodes still leave after Timeout + 1 s instead of staying until
-// 16,383 more messages went by.
+// message that waits Timeout + 1 s without executing is still a connection error.
+//
+// # Sharing the link: congestion control
+//
+// A connection that always kept 32 packets in flight would fill the queue of every slow link
+// it crossed, lose packets for everybody behind that queue, and make its own game messages
+// wait in it. So a sender keeps the bytes of its packets with messages in flight within a
+// congestion window (congestion.go), and paces them out at 1.25 times the window per round
+// trip, as quic-go does, so that the window an ack opens does not land on a queue in one
+// burst. The window has two parts, as in Compound TCP:
+//
+//   - a loss-based part, Reno: slow start from 10 packets, then one packet more per round
+//     trip; a loss cuts it once per round trip. A loss while the round trip shows a queue is
+//     congestion and halves it. A loss on a link without a queue is taken for noise (a radio
+//     link, the teacher's loss slider) and takes only a fifth off, TCP Veno's answer to links
+//     that lose packets without being full.
+//   - a delay-based part, which grows by an eighth of the window per round trip while the round
+//     trip shows no queue and shrinks by the estimated queue when it does: this is what backs
+//     off as the RTT grows, before any loss. A round trip "shows a queue" when its smallest
+//     RTT sample is at least 4 ms above the smallest ever, and the window times that excess
+//     over the sample (Vegas's estimate of our bytes queued) is 3 packets or more. HyStart
+//     ends slow start on the same sign.
+//
+// Against a flow that fills the bottleneck's queue and only backs off on loss, as TCP does,
+// the delay-based part shrinks to nothing and what remains is Reno, which shares the link
+// with Reno evenly. BENCHMARKS.md ("Congestion") measures both on a simulated bottleneck
+// (net/linksim's Bottleneck).
+//
+// A game must not pay for any of this. The window never shrinks below 4 full packets (4.8 kB),
+// and it counts bytes, not packets: a game's few kB a second are a few hundred bytes in flight
+// on a LAN and under 4.8 kB on a one-second round trip, so its messages are never held back by
+// the window, only by the link. Keepalives and acks are never held back at all. The window
+// cannot grow past 32 packets either (the ack covers 32), which caps a bulk transfer at
+// 32 × MTU per round trip: 384 kB a second at 100 ms.
+//
+// The peer helps by acknowledging a bulk sender promptly: once packets with messages worth two
+// full packets arrived, the ack leaves at once (TCP's "every second full-sized segment"),
+// instead of after the ack delay. A window clocked by acks would otherwise stall for the ack
+// delay whenever it held fewer than 16 packets, and those held acks would read as a queue.
 //
 // # Fragments
 //

@@ -105,6 +105,7 @@ func (c *Conn) ReceivePacket(now time.Time, body []byte, size int) error {
 	c.stats.unackedPackets++
 	if len(c.recs) > 0 {
 		c.stats.ackOwed = true
+		c.stats.unackedBytes += size
 	}
 	// Pass 2: deliver.
 	for i := range c.recs {

@@ -103,9 +103,9 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 	}
 	force = force || c.packetDue(now)
 	start := len(b)
-	paced := c.contentInFlight >= c.cfg.MaxInFlight
+	paced := c.held(now)
 	if paced && !force {
-		return b, false // wait for acks before more content goes out
+		return b, false // wait for acks (or the pacer) before more content goes out
 	}
 	b = c.cfg.Frame.Begin(b)
 	h := c.pkt.NextHeader()
@@ -189,20 +189,22 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 	if records == 0 && !force {
 		return b[:start], false
 	}
-	if records > 0 {
-		c.content[h.Seq%packet.SentRingSize] = true
-		c.contentInFlight++
-		c.lastContent = now
-	}
 	b = c.cfg.Frame.Seal(b, start)
 	c.pkt.Sent(now, h, len(b)-start, c.items)
+	if records > 0 {
+		c.content[h.Seq%packet.SentRingSize] = int32(len(b) - start)
+		c.contentInFlight++
+		c.lastContent = now
+		srtt, _, _, _ := c.pkt.RTT()
+		c.cc.sent(now, h.Seq, len(b)-start, srtt)
+	}
 	if c.stats.ackOwed && c.pkt.LossSeen() {
 		c.ackRepeatAt = now.Add(c.cfg.AckDelay) // the first ack of these packets: owe a repeat (packetDue)
 	} else {
 		c.ackRepeatAt = time.Time{} // this packet repeats the ack
 	}
 	c.stats.ackOwed = false
-	c.stats.unackedPackets = 0
+	c.stats.unackedPackets, c.stats.unackedBytes = 0, 0
 	c.lastSend = now
 	return b, true
 }
@@ -251,12 +253,26 @@ func (c *Conn) sentUnit(now time.Time, pkt uint16, m *outMsg, i int) {
 // syncBlocking reports whether a sync message is out and unacknowledged.
 func (c *Conn) syncBlocking() bool { return c.syncBlock != nil }
 
-// resolved notes that one of our packets was acked or lost, for pacing.
-func (c *Conn) resolved(seq uint16) {
-	if i := seq % packet.SentRingSize; c.content[i] {
-		c.content[i] = false
+// held reports whether content must wait now: the packets in flight are at the cap, or the
+// congestion window is full, or the pacer has no budget. Resends wait too: they are content.
+func (c *Conn) held(now time.Time) bool {
+	if c.contentInFlight >= c.cfg.MaxInFlight {
+		return true
+	}
+	srtt, _, _, _ := c.pkt.RTT()
+	return !c.cc.canSend(now, srtt)
+}
+
+// resolved notes that one of our packets was acked or lost, and returns its size if it carried
+// messages (0: it did not).
+func (c *Conn) resolved(seq uint16) int {
+	i := seq % packet.SentRingSize
+	size := int(c.content[i])
+	if size > 0 {
+		c.content[i] = 0
 		c.contentInFlight--
 	}
+	return size
 }
 
 // resendAt is when unit u, unacknowledged, goes again. At once if the packet of its latest
@@ -281,8 +297,8 @@ func (c *Conn) resendAt(u *unit) time.Time {
 // unitIn is the unit that item it of packet p carried, or nil if that unit is acknowledged
 // already (or the item names an earlier message with this sequence number).
 func (c *Conn) unitIn(p *packet.SentPacket, it packet.Item) (*outMsg, *unit) {
-	m, ok := c.inflight[it.Seq]
-	if !ok || int(it.Frag) >= len(m.units) || m.firstSent.IsZero() || p.Time.Before(m.firstSent) {
+	m := c.inflight[it.Seq&(inflightSlots-1)]
+	if m == nil || m.seq != it.Seq || int(it.Frag) >= len(m.units) || m.firstSent.IsZero() || p.Time.Before(m.firstSent) {
 		return nil, nil
 	}
 	if u := &m.units[it.Frag]; !u.acked {
@@ -294,7 +310,9 @@ func (c *Conn) unitIn(p *packet.SentPacket, it packet.Item) (*outMsg, *unit) {
 // onPacketLost is the packet layer's callback for a packet that can no longer be acknowledged:
 // the units whose latest send it carried are due again at once.
 func (c *Conn) onPacketLost(p *packet.SentPacket) {
-	c.resolved(p.Seq)
+	if size := c.resolved(p.Seq); size > 0 {
+		c.cc.lost(p.Seq, size, rttOf(c.pkt))
+	}
 	if len(p.Items) > 0 {
 		c.stats.LostWithMessages++
 	}
@@ -308,7 +326,9 @@ func (c *Conn) onPacketLost(p *packet.SentPacket) {
 // onPacketAcked is the packet layer's callback: every guaranteed unit that rode in the packet is
 // now known to have arrived.
 func (c *Conn) onPacketAcked(p *packet.SentPacket) {
-	c.resolved(p.Seq)
+	if size := c.resolved(p.Seq); size > 0 {
+		c.cc.acked(p.Seq, size, rttOf(c.pkt))
+	}
 	for _, it := range p.Items {
 		m, u := c.unitIn(p, it)
 		if u == nil {
@@ -327,7 +347,8 @@ func (c *Conn) onPacketAcked(p *packet.SentPacket) {
 		}
 		// Every unit arrived: the receiver has the message. The sender's local graph now
 		// executes it as soon as its dependencies have executed there too.
-		delete(c.inflight, m.seq)
+		c.inflight[m.seq&(inflightSlots-1)] = nil
+		c.nInflight--
 		if c.hist != nil {
 			c.recordAcked(c.lastNow, m)
 		}

@@ -31,6 +31,7 @@ type counters struct {
 
 	ackOwed        bool
 	unackedPackets int // accepted packets since this side last sent one
+	unackedBytes   int // the bytes of those that carried messages
 }
 
 // Stats is a snapshot of one connection's counters and estimates.
@@ -47,6 +48,7 @@ type Stats struct {
 	Reassembling      int    // fragmented messages partly received
 	WaitingForSync    bool
 	ResendDelay       time.Duration
+	Congestion        CongestionStats
 	Err               error
 }
 
@@ -60,7 +62,7 @@ func (c *Conn) Stats() Stats {
 	return Stats{
 		counters:          c.stats,
 		Packet:            c.pkt.Stats(),
-		PendingGuaranteed: len(c.inflight),
+		PendingGuaranteed: c.nInflight,
 		QueuedUnreliable:  len(c.unrel),
 		ReceiverGraph:     c.recv.Len(),
 		ReceiverWaiting:   c.recv.WaitingCount(),
@@ -69,6 +71,7 @@ func (c *Conn) Stats() Stats {
 		Reassembling:      len(c.reasm),
 		WaitingForSync:    c.WaitingForSync(),
 		ResendDelay:       c.pkt.ResendDelay(),
+		Congestion:        c.cc.snapshot(),
 		Err:               c.err,
 	}
 }
@@ -85,20 +88,29 @@ func (c *Conn) NextDeadline(now time.Time) time.Time {
 			next = t
 		}
 	}
-	// While the packets in flight are at the cap, neither a resend nor anything new can go
-	// out (AppendPacket waits for acks, which come as datagrams): reporting them as due would
-	// wake the transport in a busy loop that starves the very goroutines bringing the acks.
-	if paced := c.contentInFlight >= c.cfg.MaxInFlight; !paced {
+	// While the packets in flight are at the cap or fill the congestion window, neither a
+	// resend nor anything new can go out (AppendPacket waits for acks, which come as
+	// datagrams): reporting them as due would wake the transport in a busy loop that starves
+	// the very goroutines bringing the acks. While the pacer holds them, they are due when it
+	// lets the next packet go.
+	if c.contentInFlight < c.cfg.MaxInFlight && c.cc.inFlight < c.cc.window() {
+		var due time.Time
 		if c.trimResend() {
 			ref := c.resend.front()
-			at := c.resendAt(&ref.m.units[ref.idx])
-			if at.Before(now) {
-				at = now // lost: due at once
+			due = c.resendAt(&ref.m.units[ref.idx])
+			if due.Before(now) {
+				due = now // lost: due at once
 			}
-			earliest(at)
 		}
 		if (c.queue.len() > 0 && !c.syncBlocking()) || len(c.unrel) > 0 {
-			earliest(now) // something new to send right away
+			due = now // something new to send right away
+		}
+		if !due.IsZero() {
+			srtt, _, _, _ := c.pkt.RTT()
+			if paced := c.cc.nextSend(now, srtt); paced.After(due) {
+				due = paced
+			}
+			earliest(due)
 		}
 	}
 	earliest(c.ackDeadline())

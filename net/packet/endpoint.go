@@ -425,6 +425,14 @@ func (e *Endpoint) ResendDelay() time.Duration {
 	return e.srtt + max(4*e.rttVar, MinResendDelay) + e.cfg.PeerMaxAckDelay
 }
 
+// RTT returns the round-trip estimates without copying the whole of Stats: the smoothed RTT
+// (Config.InitialRTT before the first sample), the latest and the smallest sample, and how
+// many samples were taken (0: the latest and smallest are 0). A congestion controller reads
+// them on every acknowledgement.
+func (e *Endpoint) RTT() (smoothed, latest, smallest time.Duration, samples uint64) {
+	return e.srtt, e.latestRTT, e.minRTT, e.rttSamples
+}
+
 // Accepted is the number of packets Received accepted (neither stale nor duplicate): Stats'
 // PacketsReceived without copying the whole snapshot.
 func (e *Endpoint) Accepted() uint64 { return e.stats.PacketsReceived }

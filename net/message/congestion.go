@@ -1,0 +1,309 @@
+package message
+
+import (
+	"time"
+
+	"github.com/ackattack/ackattack/net/packet"
+)
+
+// Congestion control: how much a connection may have in flight, and how fast it may send it.
+// The package documentation ("Sharing the link") says why it is built this way; this file is
+// the arithmetic. Everything is counted in bytes of datagrams that carry messages ("content"
+// packets): keepalives and ack-only packets are never held back and never counted.
+//
+// The window is the sum of two parts, as in Compound TCP:
+//
+//   - cwnd, the loss-based part, is Reno: it grows by the bytes acknowledged in slow start and
+//     by one packet per round trip after, and a loss cuts it once per round trip. A loss that
+//     comes while the round trip shows a queue (the RTT has grown) is congestion and halves it;
+//     one that comes on a link without a queue is taken for noise (a radio link, the teacher's
+//     loss slider) and takes a fifth (TCP Veno's rule).
+//   - dwnd, the delay-based part, grows by an eighth of the window per round trip while the
+//     round trip shows no queue, and shrinks by the estimated queue when it does: it is what
+//     backs off as the RTT grows. Against a flow that fills the queue (TCP) it shrinks to
+//     nothing, and what remains is Reno, which shares the link with Reno fairly.
+//
+// Packets leave paced, at 1.25 times the window per smoothed RTT, in bursts of at most ten
+// packets or two milliseconds of that rate (quic-go's pacer), so that a window opened by one
+// ack does not hit the bottleneck's queue all at once.
+const (
+	initialWindowPackets = 10 // RFC 9002's initial window
+	// minWindowPackets is the least the window shrinks to: four full packets. A game sends
+	// small packets, a few kB a second, and has fewer bytes than that in flight even on a
+	// one-second round trip, so congestion control never holds its messages back.
+	minWindowPackets = 4
+	// queueTarget: a round trip that shows more of the window than this queued at the
+	// bottleneck (Vegas's estimate) has a queue. Three packets, as in TCP Veno.
+	queueTarget = 3
+	// queueMinDelay: and a queue means a round trip at least this much longer than the
+	// smallest one (HyStart's least threshold). Below it, the RTT's jitter on a busy host
+	// looks like a queue where there is none.
+	queueMinDelay = 4 * time.Millisecond
+	// betaCongestion and betaNoise are what a loss leaves of the window, in tenths: half after
+	// congestion, four fifths after a loss on a link without a queue.
+	betaCongestion = 5
+	betaNoise      = 8
+	// pacingGain, in quarters: the pacer sends at 1.25 times the window per round trip, so
+	// that it never holds back a window that acks have opened.
+	pacingGain = 5
+	// maxBurstPackets and minPacingDelay shape the pacer's bursts: at most ten packets, or
+	// what the rate sends in 2 ms if that is more, and no wait shorter than 1 ms (a host's
+	// timer cannot be more precise).
+	maxBurstPackets = 10
+	minPacingDelay  = time.Millisecond
+)
+
+// congestion is one connection's congestion controller. It is sans-IO like the rest of the
+// Conn: the times come in as arguments.
+type congestion struct {
+	fixed  bool // Config.FixedWindow: no control at all
+	mtu    int  // a full packet, the unit of the window
+	maxWnd int  // MaxInFlight full packets: the protocol's ceiling
+
+	cwnd, dwnd int // bytes: the loss-based and the delay-based part
+	ssthresh   int // slow start until cwnd reaches it
+
+	inFlight int // bytes of content packets neither acknowledged nor lost
+
+	// Rounds: a round trip ends when a packet sent after it began is acknowledged.
+	newest    uint16 // the latest content packet sent
+	sentAny   bool
+	roundEnd  uint16        // the round ends when this packet, or a later one, is acknowledged
+	roundMin  time.Duration // the smallest RTT sample of the round so far (0: none)
+	limited   bool          // the window, not the application, limited the round
+	queue     bool          // the latest complete round showed a queue
+	queueSize int           // its estimate of our bytes queued at the bottleneck (Vegas's)
+	samples   uint64        // the packet layer's sample count when last seen
+
+	// Recovery: losses of packets sent before the last cut belong to the same event.
+	recovering  bool
+	recoveryEnd uint16
+
+	// The pacer: a bucket of bytes that fills at the pacing rate.
+	budget   int
+	lastSend time.Time
+
+	stats CongestionStats
+}
+
+// CongestionStats are a congestion controller's counts and its state, in Stats.
+type CongestionStats struct {
+	Window        int // bytes the connection may have in flight now
+	DelayWindow   int // of which the delay-based part
+	BytesInFlight int // bytes of content packets in flight
+	SlowStart     bool
+	// CongestionCuts counts losses taken for congestion (the window halved), NoiseCuts those
+	// taken for noise on a link without a queue (a fifth off), DelayBackoffs the round trips
+	// whose queue shrank the delay-based part.
+	CongestionCuts, NoiseCuts, DelayBackoffs uint64
+	// PacedWaits counts the times the pacer, not the window, held a packet back.
+	PacedWaits uint64
+}
+
+func newCongestion(cfg Config) congestion {
+	cc := congestion{fixed: cfg.FixedWindow, mtu: cfg.MTU, maxWnd: cfg.MaxInFlight * cfg.MTU}
+	cc.cwnd = min(initialWindowPackets*cc.mtu, cc.maxWnd)
+	cc.ssthresh = cc.maxWnd
+	cc.budget = cc.maxBurst(packet.DefaultInitialRTT)
+	return cc
+}
+
+// window is the bytes the connection may have in flight.
+func (cc *congestion) window() int {
+	if cc.fixed {
+		return cc.maxWnd
+	}
+	return max(min(cc.cwnd+cc.dwnd, cc.maxWnd), minWindowPackets*cc.mtu)
+}
+
+// rate is the pacing rate, bytes per second, for a smoothed RTT of srtt.
+func (cc *congestion) rate(srtt time.Duration) int {
+	srtt = max(srtt, time.Microsecond)
+	return int(int64(cc.window()) * pacingGain / 4 * int64(time.Second) / int64(srtt))
+}
+
+// maxBurst is the most the pacer lets go at once.
+func (cc *congestion) maxBurst(srtt time.Duration) int {
+	return max(maxBurstPackets*cc.mtu, cc.rate(srtt)*int(2*minPacingDelay)/int(time.Second))
+}
+
+// fill is the pacer's budget at now.
+func (cc *congestion) fill(now time.Time, srtt time.Duration) int {
+	burst := cc.maxBurst(srtt)
+	if cc.lastSend.IsZero() {
+		return burst
+	}
+	d := now.Sub(cc.lastSend)
+	if d <= 0 {
+		return cc.budget
+	}
+	if d >= time.Second {
+		return burst
+	}
+	return min(burst, cc.budget+int(int64(cc.rate(srtt))*int64(d)/int64(time.Second)))
+}
+
+// canSend reports whether a content packet may leave now: the window has room and the pacer
+// has a packet's worth of budget.
+func (cc *congestion) canSend(now time.Time, srtt time.Duration) bool {
+	if cc.fixed {
+		return true
+	}
+	if cc.inFlight >= cc.window() {
+		return false
+	}
+	if cc.fill(now, srtt) < cc.mtu {
+		cc.stats.PacedWaits++
+		return false
+	}
+	return true
+}
+
+// nextSend is when the pacer will let the next packet go (zero: now, or only once an ack
+// makes room in the window, which a datagram brings, not the clock).
+func (cc *congestion) nextSend(now time.Time, srtt time.Duration) time.Time {
+	if cc.fixed || cc.inFlight >= cc.window() {
+		return time.Time{}
+	}
+	budget := cc.fill(now, srtt)
+	if budget >= cc.mtu {
+		return time.Time{}
+	}
+	wait := time.Duration(int64(cc.mtu-budget) * int64(time.Second) / int64(max(cc.rate(srtt), 1)))
+	return now.Add(max(wait, minPacingDelay))
+}
+
+// sent records a content packet of size bytes that left at now.
+func (cc *congestion) sent(now time.Time, seq uint16, size int, srtt time.Duration) {
+	cc.inFlight += size
+	if cc.fixed {
+		return
+	}
+	cc.budget = max(cc.fill(now, srtt)-size, 0)
+	cc.lastSend = now
+	if !cc.sentAny {
+		cc.roundEnd = seq
+	}
+	cc.newest, cc.sentAny = seq, true
+}
+
+// windowLimited reports whether, with prior bytes in flight, the window rather than the
+// application limits the sending: only then may it grow (quic-go's rule: within 3 packets of
+// full, or past half of it in slow start).
+func (cc *congestion) windowLimited(prior int) bool {
+	w := cc.window()
+	return prior >= w-3*cc.mtu || cc.inSlowStart() && prior > w/2
+}
+
+func (cc *congestion) inSlowStart() bool { return cc.cwnd < cc.ssthresh }
+
+// newer reports whether packet a was sent after packet b.
+func newer(a, b uint16) bool { return int16(a-b) > 0 }
+
+// rtt is what the controller reads of the packet layer's round-trip estimates.
+type rtt struct {
+	latest, smallest time.Duration // the latest and the smallest sample
+	samples          uint64        // how many samples so far
+}
+
+func rttOf(e *packet.Endpoint) rtt {
+	_, latest, smallest, samples := e.RTT()
+	return rtt{latest: latest, smallest: smallest, samples: samples}
+}
+
+// acked takes the acknowledgement of a content packet of size bytes, with the round-trip
+// estimates as they are after the ack's sample (if it gave one).
+func (cc *congestion) acked(seq uint16, size int, r rtt) {
+	cc.inFlight -= size
+	if cc.fixed {
+		return
+	}
+	if r.samples != cc.samples {
+		cc.samples = r.samples
+		if cc.roundMin == 0 || r.latest < cc.roundMin {
+			cc.roundMin = r.latest
+		}
+	}
+	if cc.recovering && !newer(seq, cc.recoveryEnd) {
+		// A packet sent before the last cut: the window waits for the recovery to end. The
+		// round trips still count, for the queue.
+	} else if cc.recovering = false; cc.windowLimited(cc.inFlight + size) {
+		cc.limited = true
+		if cc.inSlowStart() {
+			cc.cwnd += size
+		} else {
+			cc.cwnd += max(cc.mtu*size/max(cc.cwnd, 1), 1)
+		}
+		cc.cwnd = min(cc.cwnd, cc.maxWnd)
+	}
+	if !newer(cc.roundEnd, seq) {
+		cc.endRound(r.smallest)
+	}
+}
+
+// endRound closes a round trip: it measures the queue and moves the delay-based part.
+func (cc *congestion) endRound(base time.Duration) {
+	if cc.roundMin > 0 && base > 0 {
+		cc.queueSize = int(int64(cc.window()) * int64(cc.roundMin-base) / int64(cc.roundMin))
+		cc.queue = cc.queued(cc.roundMin, base)
+		if cc.queue && cc.inSlowStart() {
+			cc.ssthresh = cc.cwnd // HyStart: the RTT grew, slow start is over
+		}
+		if cc.limited && !cc.inSlowStart() && !cc.recovering {
+			if cc.queue {
+				if cc.dwnd > 0 {
+					cc.stats.DelayBackoffs++
+				}
+				cc.dwnd = max(cc.dwnd-cc.queueSize, 0)
+			} else {
+				cc.dwnd = min(cc.dwnd+cc.window()/8, cc.maxWnd-cc.cwnd)
+			}
+		}
+	}
+	cc.roundEnd, cc.roundMin, cc.limited = cc.newest, 0, false
+}
+
+// queued reports whether a round trip of d shows a queue, against the smallest one, base.
+func (cc *congestion) queued(d, base time.Duration) bool {
+	if d == 0 || base == 0 {
+		return false
+	}
+	size := int64(cc.window()) * int64(d-base) / int64(d)
+	return d-base >= queueMinDelay && size >= int64(queueTarget*cc.mtu)
+}
+
+// lost takes the loss of a content packet of size bytes.
+func (cc *congestion) lost(seq uint16, size int, r rtt) {
+	cc.inFlight -= size
+	if cc.fixed || cc.recovering && !newer(seq, cc.recoveryEnd) {
+		return // one cut per round trip of losses
+	}
+	// The freshest evidence: this round's smallest sample, or the latest one if the round
+	// has none yet.
+	d := cc.roundMin
+	if d == 0 {
+		d = r.latest
+	}
+	beta := betaNoise
+	if cc.queued(d, r.smallest) {
+		beta = betaCongestion
+		cc.stats.CongestionCuts++
+	} else {
+		cc.stats.NoiseCuts++
+	}
+	cc.cwnd = max(cc.cwnd*beta/10, minWindowPackets*cc.mtu)
+	cc.dwnd = cc.dwnd * beta / 10
+	cc.ssthresh = cc.cwnd
+	cc.recovering, cc.recoveryEnd = true, cc.newest
+	cc.limited = false // what limited the round before the cut says nothing of the window after it
+}
+
+// snapshot is the controller's part of Stats.
+func (cc *congestion) snapshot() CongestionStats {
+	s := cc.stats
+	s.Window, s.DelayWindow, s.BytesInFlight, s.SlowStart = cc.window(), cc.dwnd, cc.inFlight, cc.inSlowStart()
+	if cc.fixed {
+		s.Window, s.DelayWindow, s.SlowStart = cc.maxWnd, 0, false
+	}
+	return s
+}
