@@ -54,6 +54,20 @@
 // what tests sequence-number comparisons near wrap-around, where "older" is a matter of
 // modular arithmetic.
 //
+// # A bottleneck that flows share
+//
+// The impairments above strike each datagram on its own; none of them depends on how much is
+// sent. A real path has a slowest hop, and a queue in front of it: send faster than it
+// drains and the queue grows (the round trip with it), until it is full and drops whatever
+// comes next. That is the only signal a congestion controller has that the link is shared, and
+// the only place where two flows can be unfair to each other. A Bottleneck models that hop:
+// a Rate in bytes a second, a drop-tail Queue in bytes, a Latency after it. Datagrams of any
+// number of flows (numbered by the caller) go through one queue in arrival order, each sent
+// once the link has sent the ones before it; a datagram that would overfill the queue is
+// dropped. It draws no random numbers, and counts per flow what was offered, dropped and
+// delivered and how long it waited, which is what a test of fairness reads. Like a
+// Conditioner it is sans-IO: Send, Deliver and NextDelivery take the time as an argument.
+//
 // # Repeatability
 //
 // Every Send draws the same count of random numbers whatever the settings, so changing one
