@@ -14,10 +14,11 @@ import (
 // The window is the sum of two parts, as in Compound TCP:
 //
 //   - cwnd, the loss-based part, is Reno: it grows by the bytes acknowledged in slow start and
-//     by one packet per round trip after, and a loss cuts it once per round trip. A loss that
-//     comes while the round trip shows a queue (the RTT has grown) is congestion and halves it;
-//     one that comes on a link without a queue is taken for noise (a radio link, the teacher's
-//     loss slider) and takes a fifth (TCP Veno's rule).
+//     by one packet per round trip after (one per two round trips while the round trip shows a
+//     queue), and a loss cuts it once per round trip. A loss that comes while the round trip
+//     shows a queue (the RTT has grown) is congestion and halves it; one that comes on a link
+//     without a queue is taken for noise (a radio link, the teacher's loss slider) and takes a
+//     fifth. Both refinements are TCP Veno's.
 //   - dwnd, the delay-based part, grows by an eighth of the window per round trip while the
 //     round trip shows no queue, and shrinks by the estimated queue when it does: it is what
 //     backs off as the RTT grows. Against a flow that fills the queue (TCP) it shrinks to
@@ -229,9 +230,13 @@ func (cc *congestion) acked(seq uint16, size int, r rtt) {
 		// round trips still count, for the queue.
 	} else if cc.recovering = false; cc.windowLimited(cc.inFlight + size) {
 		cc.limited = true
-		if cc.inSlowStart() {
+		switch {
+		case cc.inSlowStart():
 			cc.cwnd += size
-		} else {
+		case cc.queue:
+			// Veno: with a queue at the bottleneck, one packet more every other round trip.
+			cc.cwnd += max(cc.mtu*size/max(2*cc.cwnd, 1), 1)
+		default:
 			cc.cwnd += max(cc.mtu*size/max(cc.cwnd, 1), 1)
 		}
 		cc.cwnd = min(cc.cwnd, cc.maxWnd)

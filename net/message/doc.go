@@ -99,10 +99,10 @@
 // burst. The window has two parts, as in Compound TCP:
 //
 //   - a loss-based part, Reno: slow start from 10 packets, then one packet more per round
-//     trip; a loss cuts it once per round trip. A loss while the round trip shows a queue is
-//     congestion and halves it. A loss on a link without a queue is taken for noise (a radio
-//     link, the teacher's loss slider) and takes only a fifth off, TCP Veno's answer to links
-//     that lose packets without being full.
+//     trip (per two while the round trip shows a queue); a loss cuts it once per round trip. A
+//     loss while the round trip shows a queue is congestion and halves it. A loss on a link
+//     without a queue is taken for noise (a radio link, the teacher's loss slider) and takes
+//     only a fifth off: TCP Veno's answers to links that lose packets without being full.
 //   - a delay-based part, which grows by an eighth of the window per round trip while the round
 //     trip shows no queue and shrinks by the estimated queue when it does: this is what backs
 //     off as the RTT grows, before any loss. A round trip "shows a queue" when its smallest
