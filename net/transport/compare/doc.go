@@ -35,11 +35,12 @@
 //
 // A sender's queue decides what the latency measures. quic-go's Write returns once the data
 // sits in the stream's one-packet buffer and blocks beyond it, a TCP write blocks when the
-// kernel's socket buffer is full; this project's Conn.SendGuaranteed refuses only when the
-// 15-bit sequence space runs out (ErrBackpressure), so a benchmark that hands it everything at
-// once would measure nothing but the time its queue takes to drain. The harness therefore
-// tops the connection up to one packet's worth of unsent messages on every turn of the owner
-// loop, the same bound quic-go's stream buffer sets, and stops on ErrBackpressure.
+// kernel's socket buffer is full; this project's Conn.SendGuaranteed refuses only when its
+// window of 16,383 outstanding messages is full (ErrBackpressure), so a benchmark that hands
+// it everything at once would measure nothing but the time its queue takes to drain. The
+// harness therefore tops the connection up to one packet's worth of unsent messages on every
+// turn of the owner loop, the same bound quic-go's stream buffer sets, and stops on
+// ErrBackpressure.
 //
 // The numbers, the command that produces them and what they mean are in BENCHMARKS.md.
 package compare
