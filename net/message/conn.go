@@ -443,19 +443,18 @@ func (c *Conn) AckOwed() bool { return c.stats.ackOwed }
 // packet that arrived inside some ack even when the peer sends in bursts.
 const ackUrgentAfter = 16
 
-// ackUrgentFull: once packets with messages totalling this many full packets (MTUs) arrived
+// ackUrgentFull: once this many large packets with messages (half the MTU or more) arrived
 // since this side last sent one, the ack goes out at once too: TCP's delayed-ack rule, "at
 // least every second full-sized segment" (RFC 5681). A bulk sender's window is clocked by
 // acks, and its congestion controller reads the queue from round trips: an ack held for the
-// ack delay would stall the one and look like a queue to the other. A game's small packets
-// take many times the ack delay to add up to that much, so their acks still wait to ride on
-// the game's own packets.
+// ack delay would stall the one and look like a queue to the other. A game's packets are
+// small, and their acks still wait to ride on the game's own packets.
 const ackUrgentFull = 2
 
 // AckUrgent reports whether so much arrived since this side last sent a packet that an ack
 // should leave now rather than after a delay.
 func (c *Conn) AckUrgent() bool {
-	return c.stats.unackedPackets >= ackUrgentAfter || c.stats.unackedBytes >= ackUrgentFull*c.cfg.MTU
+	return c.stats.unackedPackets >= ackUrgentAfter || c.stats.unackedFull >= ackUrgentFull
 }
 
 // packetDue reports whether a packet must leave now even with nothing in it but the header:

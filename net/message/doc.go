@@ -122,9 +122,9 @@
 // cannot grow past 32 packets either (the ack covers 32), which caps a bulk transfer at
 // 32 × MTU per round trip: 384 kB a second at 100 ms.
 //
-// The peer helps by acknowledging a bulk sender promptly: once packets with messages worth two
-// full packets arrived, the ack leaves at once (TCP's "every second full-sized segment"),
-// instead of after the ack delay. A window clocked by acks would otherwise stall for the ack
+// The peer helps by acknowledging a bulk sender promptly: once two large packets with messages
+// (half the MTU or more) arrived, the ack leaves at once (TCP's "every second full-sized
+// segment"), instead of after the ack delay. A window clocked by acks would otherwise stall for the ack
 // delay whenever it held fewer than 16 packets, and those held acks would read as a queue.
 //
 // # Fragments

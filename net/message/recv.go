@@ -105,7 +105,9 @@ func (c *Conn) ReceivePacket(now time.Time, body []byte, size int) error {
 	c.stats.unackedPackets++
 	if len(c.recs) > 0 {
 		c.stats.ackOwed = true
-		c.stats.unackedBytes += size
+		if 2*size >= c.cfg.MTU {
+			c.stats.unackedFull++
+		}
 	}
 	// Pass 2: deliver.
 	for i := range c.recs {

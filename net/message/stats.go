@@ -31,7 +31,7 @@ type counters struct {
 
 	ackOwed        bool
 	unackedPackets int // accepted packets since this side last sent one
-	unackedBytes   int // the bytes of those that carried messages
+	unackedFull    int // those of them with messages and at least half the MTU long
 }
 
 // Stats is a snapshot of one connection's counters and estimates.
