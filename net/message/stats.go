@@ -31,7 +31,8 @@ type counters struct {
 
 	ackOwed        bool
 	unackedPackets int // accepted packets since this side last sent one
-	unackedFull    int // those of them with messages and at least half the MTU long
+	unackedFull    int  // those of them with messages and at least half the MTU long
+	unackedGap     bool // one of those with messages came after a gap in the packet numbers
 }
 
 // Stats is a snapshot of one connection's counters and estimates.
