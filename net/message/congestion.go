@@ -204,12 +204,13 @@ func newer(a, b uint16) bool { return int16(a-b) > 0 }
 // rtt is what the controller reads of the packet layer's round-trip estimates.
 type rtt struct {
 	latest, smallest time.Duration // the latest and the smallest sample
+	variation        time.Duration // RTTVAR: how much the samples wander on their own
 	samples          uint64        // how many samples so far
 }
 
 func rttOf(e *packet.Endpoint) rtt {
-	_, latest, smallest, samples := e.RTT()
-	return rtt{latest: latest, smallest: smallest, samples: samples}
+	r := e.RTT()
+	return rtt{latest: r.Latest, smallest: r.Min, variation: r.Variation, samples: r.Samples}
 }
 
 // acked takes the acknowledgement of a content packet of size bytes, with the round-trip
@@ -242,15 +243,15 @@ func (cc *congestion) acked(seq uint16, size int, r rtt) {
 		cc.cwnd = min(cc.cwnd, cc.maxWnd)
 	}
 	if !newer(cc.roundEnd, seq) {
-		cc.endRound(r.smallest)
+		cc.endRound(r)
 	}
 }
 
 // endRound closes a round trip: it measures the queue and moves the delay-based part.
-func (cc *congestion) endRound(base time.Duration) {
-	if cc.roundMin > 0 && base > 0 {
+func (cc *congestion) endRound(r rtt) {
+	if base := r.smallest; cc.roundMin > 0 && base > 0 {
 		cc.queueSize = int(int64(cc.window()) * int64(cc.roundMin-base) / int64(cc.roundMin))
-		cc.queue = cc.queued(cc.roundMin, base)
+		cc.queue = cc.queued(cc.roundMin, r)
 		if cc.queue && cc.inSlowStart() {
 			cc.ssthresh = cc.cwnd // HyStart: the RTT grew, slow start is over
 		}
@@ -268,13 +269,17 @@ func (cc *congestion) endRound(base time.Duration) {
 	cc.roundEnd, cc.roundMin, cc.limited = cc.newest, 0, false
 }
 
-// queued reports whether a round trip of d shows a queue, against the smallest one, base.
-func (cc *congestion) queued(d, base time.Duration) bool {
+// queued reports whether a round trip of d shows a queue: at least queueMinDelay, and twice
+// the samples' own variation, above the smallest one (jitter alone lifts the smallest sample
+// of a round that far above the smallest of all), with at least queueTarget packets of ours
+// in it by Vegas's estimate.
+func (cc *congestion) queued(d time.Duration, r rtt) bool {
+	base := r.smallest
 	if d == 0 || base == 0 {
 		return false
 	}
 	size := int64(cc.window()) * int64(d-base) / int64(d)
-	return d-base >= queueMinDelay && size >= int64(queueTarget*cc.mtu)
+	return d-base >= max(queueMinDelay, 2*r.variation) && size >= int64(queueTarget*cc.mtu)
 }
 
 // lost takes the loss of a content packet of size bytes.
@@ -290,7 +295,7 @@ func (cc *congestion) lost(seq uint16, size int, r rtt) {
 		d = r.latest
 	}
 	beta := betaNoise
-	if cc.queued(d, r.smallest) {
+	if cc.queued(d, r) {
 		beta = betaCongestion
 		cc.stats.CongestionCuts++
 	} else {

@@ -106,7 +106,8 @@
 //   - a delay-based part, which grows by an eighth of the window per round trip while the round
 //     trip shows no queue and shrinks by the estimated queue when it does: this is what backs
 //     off as the RTT grows, before any loss. A round trip "shows a queue" when its smallest
-//     RTT sample is at least 4 ms above the smallest ever, and the window times that excess
+//     RTT sample is at least 4 ms, and twice the RTT's own variation, above the smallest ever
+//     (jitter alone lifts a round's best sample a little), and the window times that excess
 //     over the sample (Vegas's estimate of our bytes queued) is 3 packets or more. HyStart
 //     ends slow start on the same sign.
 //

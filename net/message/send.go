@@ -195,7 +195,7 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 		c.content[h.Seq%packet.SentRingSize] = int32(len(b) - start)
 		c.contentInFlight++
 		c.lastContent = now
-		srtt, _, _, _ := c.pkt.RTT()
+		srtt := c.pkt.RTT().Smoothed
 		c.cc.sent(now, h.Seq, len(b)-start, srtt)
 	}
 	if c.stats.ackOwed && c.pkt.LossSeen() {
@@ -259,7 +259,7 @@ func (c *Conn) held(now time.Time) bool {
 	if c.contentInFlight >= c.cfg.MaxInFlight {
 		return true
 	}
-	srtt, _, _, _ := c.pkt.RTT()
+	srtt := c.pkt.RTT().Smoothed
 	return !c.cc.canSend(now, srtt)
 }
 

@@ -107,7 +107,7 @@ func (c *Conn) NextDeadline(now time.Time) time.Time {
 			due = now // something new to send right away
 		}
 		if !due.IsZero() {
-			srtt, _, _, _ := c.pkt.RTT()
+			srtt := c.pkt.RTT().Smoothed
 			if paced := c.cc.nextSend(now, srtt); paced.After(due) {
 				due = paced
 			}

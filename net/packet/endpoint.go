@@ -425,12 +425,19 @@ func (e *Endpoint) ResendDelay() time.Duration {
 	return e.srtt + max(4*e.rttVar, MinResendDelay) + e.cfg.PeerMaxAckDelay
 }
 
-// RTT returns the round-trip estimates without copying the whole of Stats: the smoothed RTT
-// (Config.InitialRTT before the first sample), the latest and the smallest sample, and how
-// many samples were taken (0: the latest and smallest are 0). A congestion controller reads
-// them on every acknowledgement.
-func (e *Endpoint) RTT() (smoothed, latest, smallest time.Duration, samples uint64) {
-	return e.srtt, e.latestRTT, e.minRTT, e.rttSamples
+// RTTEstimate is what Endpoint.RTT returns.
+type RTTEstimate struct {
+	Smoothed  time.Duration // Config.InitialRTT before the first sample
+	Variation time.Duration // RFC 6298's RTTVAR
+	Latest    time.Duration // the latest sample (0 before the first)
+	Min       time.Duration // the smallest sample (0 before the first)
+	Samples   uint64
+}
+
+// RTT returns the round-trip estimates without copying the whole of Stats: a congestion
+// controller reads them on every acknowledgement.
+func (e *Endpoint) RTT() RTTEstimate {
+	return RTTEstimate{Smoothed: e.srtt, Variation: e.rttVar, Latest: e.latestRTT, Min: e.minRTT, Samples: e.rttSamples}
 }
 
 // Accepted is the number of packets Received accepted (neither stale nor duplicate): Stats'
