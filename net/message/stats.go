@@ -30,7 +30,7 @@ type counters struct {
 	Backpressure       uint64 // sends refused because the next sequence number was still in use
 
 	ackOwed        bool
-	unackedPackets int // accepted packets since this side last sent one
+	unackedPackets int  // accepted packets since this side last sent one
 	unackedFull    int  // those of them with messages and at least half the MTU long
 	unackedGap     bool // one of those with messages came after a gap in the packet numbers
 }
