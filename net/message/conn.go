@@ -15,10 +15,10 @@ import (
 // ErrReassemblyExpired) are sticky: once Err returns one, the connection sends and
 // delivers nothing more, and the caller should disconnect with that reason.
 var (
-	// ErrBackpressure: the next 15-bit sequence number still belongs to a message that may be
-	// in flight (its node is in the sender's local graph). Reusing it could make the receiver
-	// ignore the new message as a duplicate of the old one, so the send is refused; try again
-	// once acknowledgements have come in.
+	// ErrBackpressure: the next 15-bit sequence number would be depgraph.Window or more ahead
+	// of the oldest message the sender's local graph has not executed (the window rule; see
+	// the package documentation). Sending it could let the receiver confuse a new message with
+	// an old one, so the send is refused; try again once acknowledgements have come in.
 	ErrBackpressure = errors.New("message: back-pressure: the next sequence number is still in use")
 	// ErrTooLarge: the message does not fit in the largest allowed message (guaranteed) or in one
 	// packet (unreliable).

@@ -27,7 +27,7 @@ type counters struct {
 	FragmentsResent    uint64
 	FragmentsReceived  uint64
 	FragmentsDropped   uint64 // no reassembly room; the sender sends them again
-	Backpressure       uint64 // sends refused because the next sequence number was still in use
+	Backpressure       uint64 // sends refused because the window of outstanding numbers was full
 
 	ackOwed        bool
 	unackedPackets int  // accepted packets since this side last sent one
