@@ -79,7 +79,7 @@ type Bottleneck struct {
 	busyUntil time.Duration // when the link has sent everything accepted so far
 	fifo      []bnPacket    // accepted, in delivery order (arrival order: one queue, one rate)
 	head      int
-	free      [][]byte
+	free      freeList
 	stats     BottleneckStats
 	flows     []BottleneckStats // by flow number
 }
@@ -144,7 +144,7 @@ func (b *Bottleneck) Send(now time.Time, f int, d []byte) bool {
 	b.stats.MaxBacklog = max(b.stats.MaxBacklog, backlog+len(d))
 	start := max(t, b.busyUntil)
 	b.busyUntil = start + time.Duration(int64(len(d))*int64(time.Second)/int64(b.s.Rate))
-	buf := append(b.takeBuffer(len(d)), d...)
+	buf := append(b.free.take(len(d)), d...)
 	if b.head > 0 && (b.head == len(b.fifo) || b.head >= 64 && b.head >= len(b.fifo)/2) {
 		// Move what is left to the front, so that a queue that never quite drains does not
 		// grow its slice forever.
@@ -156,24 +156,8 @@ func (b *Bottleneck) Send(now time.Time, f int, d []byte) bool {
 	return true
 }
 
-func (b *Bottleneck) takeBuffer(n int) []byte {
-	if k := len(b.free) - 1; k >= 0 {
-		buf := b.free[k]
-		b.free[k] = nil
-		b.free = b.free[:k]
-		if cap(buf) >= n {
-			return buf
-		}
-	}
-	return make([]byte, 0, n)
-}
-
 // Recycle gives a delivered buffer back for a later Send; optional.
-func (b *Bottleneck) Recycle(d []byte) {
-	if cap(d) > 0 && len(b.free) < maxFree {
-		b.free = append(b.free, d[:0])
-	}
-}
+func (b *Bottleneck) Recycle(d []byte) { b.free.put(d) }
 
 // Deliver appends to dst every datagram delivered by now, in order, and returns it.
 func (b *Bottleneck) Deliver(now time.Time, dst []BottleneckDelivery) []BottleneckDelivery {

@@ -98,7 +98,7 @@ type Conditioner struct {
 	epoch    time.Time
 	hasEpoch bool
 	queue    deliveryQueue
-	free     [][]byte // recycled buffers, reused by Send
+	free     freeList // recycled buffers, reused by Send
 	stats    Stats
 }
 
@@ -193,18 +193,21 @@ func (c *Conditioner) schedule(now time.Time, b []byte, uJitter, uReorder float6
 	if !c.hasEpoch {
 		c.epoch, c.hasEpoch = now, true
 	}
-	buf := append(c.takeBuffer(len(b)), b...)
+	buf := append(c.free.take(len(b)), b...)
 	c.queue.push(delivery{at: now.Sub(c.epoch) + delay, seq: *c.seq, data: buf})
 	*c.seq++
 }
 
-// takeBuffer returns an empty slice with room for n bytes, from the free list when the
-// buffer on top is big enough.
-func (c *Conditioner) takeBuffer(n int) []byte {
-	if k := len(c.free) - 1; k >= 0 {
-		buf := c.free[k]
-		c.free[k] = nil
-		c.free = c.free[:k]
+// freeList holds recycled buffers (at most maxFree) for a later Send to reuse.
+type freeList [][]byte
+
+// take returns an empty slice with room for n bytes, from the list when the buffer on top is
+// big enough.
+func (l *freeList) take(n int) []byte {
+	if k := len(*l) - 1; k >= 0 {
+		buf := (*l)[k]
+		(*l)[k] = nil
+		*l = (*l)[:k]
 		if cap(buf) >= n {
 			return buf
 		}
@@ -212,13 +215,16 @@ func (c *Conditioner) takeBuffer(n int) []byte {
 	return make([]byte, 0, n)
 }
 
-// Recycle gives a delivered buffer back so a later Send can reuse it instead of allocating.
-// It is optional; the caller must not touch b afterwards.
-func (c *Conditioner) Recycle(b []byte) {
-	if cap(b) > 0 && len(c.free) < maxFree {
-		c.free = append(c.free, b[:0])
+// put keeps b for later, unless the list is full.
+func (l *freeList) put(b []byte) {
+	if cap(b) > 0 && len(*l) < maxFree {
+		*l = append(*l, b[:0])
 	}
 }
+
+// Recycle gives a delivered buffer back so a later Send can reuse it instead of allocating.
+// It is optional; the caller must not touch b afterwards.
+func (c *Conditioner) Recycle(b []byte) { c.free.put(b) }
 
 // Deliver appends to dst every datagram whose delivery time is at or before now, in
 // delivery-time order (ties in send order), and returns the extended slice. The []byte values

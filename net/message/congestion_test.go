@@ -96,6 +96,17 @@ func TestCongestionWindow(t *testing.T) {
 			s.round(d, 0)
 		}
 	}
+	// lossy warms up on the LAN, then on round trips of d, and loses the packets lose of the
+	// next round trip of d; it returns the window before that round.
+	lossy := func(lanRounds, dRounds int, d time.Duration, lose ...int) func(*ccSim) int {
+		return func(s *ccSim) int {
+			warm(s, lan, lanRounds)
+			warm(s, d, dRounds)
+			w := s.cc.window()
+			s.round(d, 0, lose...)
+			return w
+		}
+	}
 	for _, tt := range []struct {
 		name string
 		run  func(s *ccSim) int
@@ -105,25 +116,10 @@ func TestCongestionWindow(t *testing.T) {
 		{"starts at 10 packets", func(*ccSim) int { return 0 }, 10, [2]uint64{0, 0}},
 		{"slow start doubles per round trip", func(s *ccSim) int { s.round(lan, 0); return 0 }, 20, [2]uint64{0, 0}},
 		{"opens to 32 packets on a clean link", func(s *ccSim) int { warm(s, lan, 10); return 0 }, 32, [2]uint64{0, 0}},
-		{"a loss without a queue takes a fifth", func(s *ccSim) int {
-			warm(s, lan, 5)
-			w := s.cc.window()
-			s.round(lan, 0, 3)
-			return w
-		}, betaNoise, [2]uint64{0, 1}},
-		{"losses of one round trip cut once", func(s *ccSim) int {
-			warm(s, lan, 5)
-			w := s.cc.window()
-			s.round(lan, 0, 3, 7, 20)
-			return w
-		}, betaNoise, [2]uint64{0, 1}},
-		{"a loss with a queue halves", func(s *ccSim) int {
-			warm(s, lan, 5)
-			warm(s, queue, 3) // the round trip grew by 30 ms: a queue
-			w := s.cc.window()
-			s.round(queue, 0, 3)
-			return w
-		}, betaCongestion, [2]uint64{1, 0}},
+		{"a loss without a queue takes a fifth", lossy(5, 0, lan, 3), betaNoise, [2]uint64{0, 1}},
+		{"losses of one round trip cut once", lossy(5, 0, lan, 3, 7, 20), betaNoise, [2]uint64{0, 1}},
+		// The round trip grew by 30 ms: a queue.
+		{"a loss with a queue halves", lossy(5, 3, queue, 3), betaCongestion, [2]uint64{1, 0}},
 		{"never below 4 packets", func(s *ccSim) int {
 			warm(s, lan, 1)
 			warm(s, queue, 3)
