@@ -451,11 +451,10 @@ const ackUrgentAfter = 16
 // small, and their acks still wait to ride on the game's own packets.
 const ackUrgentFull = 2
 
-// AckUrgent reports whether so much arrived since this side last sent a packet, or a packet
-// with messages came after a gap in the packet numbers (the ones before it were lost), that an
-// ack should leave now rather than after a delay.
+// AckUrgent reports whether so much arrived since this side last sent a packet that an ack
+// should leave now rather than after a delay.
 func (c *Conn) AckUrgent() bool {
-	return c.stats.unackedPackets >= ackUrgentAfter || c.stats.unackedFull >= ackUrgentFull || c.stats.unackedGap
+	return c.stats.unackedPackets >= ackUrgentAfter || c.stats.unackedFull >= ackUrgentFull
 }
 
 // packetDue reports whether a packet must leave now even with nothing in it but the header:

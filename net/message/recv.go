@@ -98,9 +98,6 @@ func (c *Conn) ReceivePacket(now time.Time, body []byte, size int) error {
 		c.stats.FragmentsDropped++
 		return nil
 	}
-	// A packet that skips numbers says the ones before it were lost: the sender should hear
-	// of it at once (TCP acknowledges an out-of-order segment at once for the same reason).
-	gap := c.pkt.Accepted() > 0 && h.Seq != c.pkt.NextHeader().Ack+1
 	switch c.pkt.Received(now, h, size) {
 	case packet.Stale, packet.Duplicate:
 		return nil
@@ -108,7 +105,6 @@ func (c *Conn) ReceivePacket(now time.Time, body []byte, size int) error {
 	c.stats.unackedPackets++
 	if len(c.recs) > 0 {
 		c.stats.ackOwed = true
-		c.stats.unackedGap = c.stats.unackedGap || gap
 		if 2*size >= c.cfg.MTU {
 			c.stats.unackedFull++
 		}

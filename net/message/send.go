@@ -204,7 +204,7 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 		c.ackRepeatAt = time.Time{} // this packet repeats the ack
 	}
 	c.stats.ackOwed = false
-	c.stats.unackedPackets, c.stats.unackedFull, c.stats.unackedGap = 0, 0, false
+	c.stats.unackedPackets, c.stats.unackedFull = 0, 0
 	c.lastSend = now
 	return b, true
 }

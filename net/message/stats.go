@@ -30,9 +30,8 @@ type counters struct {
 	Backpressure       uint64 // sends refused because the window of outstanding numbers was full
 
 	ackOwed        bool
-	unackedPackets int  // accepted packets since this side last sent one
-	unackedFull    int  // those of them with messages and at least half the MTU long
-	unackedGap     bool // one of those with messages came after a gap in the packet numbers
+	unackedPackets int // accepted packets since this side last sent one
+	unackedFull    int // those of them with messages and at least half the MTU long
 }
 
 // Stats is a snapshot of one connection's counters and estimates.
