@@ -153,7 +153,7 @@ var experiments = []*experiment{
 			o.params = params{loss: 30, latency: 50 * time.Millisecond, seed: 1, messages: 200}
 			o.size = 20_000
 		},
-		tiny:  func(o *options) { o.messages = 6 },
+		tiny:  func(o *options) { o.messages = 4 },
 		flags: func(fs *flag.FlagSet, o *options) { fs.IntVar(&o.size, "size", o.size, "bytes of the message") },
 		args:  func(o *options) string { return fmt.Sprintf("--size %d", o.size) },
 		run: func(o *options, command string) ([]*report.Section, error) {
@@ -171,7 +171,7 @@ var experiments = []*experiment{
 			o.params = params{loss: 20, latency: 50 * time.Millisecond, seed: 1, messages: 16}
 			o.clients, o.units, o.late = 4, 1000, game.LateRollback
 		},
-		tiny: func(o *options) { o.messages, o.clients, o.units = 4, 2, 100 },
+		tiny: func(o *options) { o.messages, o.clients, o.units, o.loss = 4, 2, 100, 10 },
 		flags: func(fs *flag.FlagSet, o *options) {
 			fs.IntVar(&o.clients, "clients", o.clients, "bot clients (a game has 8 seats)")
 			fs.IntVar(&o.units, "units", o.units, "units in the game")
@@ -380,6 +380,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
+	if out.into != "" {
+		// Before minutes of work: the file must have the markers.
+		if _, err := replaceSection(out.into, nil, true); err != nil {
+			return fail(exitFailure, "--into: %v", err)
+		}
+	}
 	began := time.Now()
 	var sections []*report.Section
 	for _, j := range jobs {
@@ -417,7 +423,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return fail(exitFailure, "%v", err)
 	}
 	if out.into != "" {
-		if err := replaceSection(out.into, buf.Bytes()); err != nil {
+		if _, err := replaceSection(out.into, buf.Bytes(), false); err != nil {
 			return fail(exitFailure, "--into: %v", err)
 		}
 		fmt.Fprintf(stderr, "netlab: replaced the netlab section of %s (%d experiments, %v of wall time)\n", out.into, len(sections), wall.Round(time.Second))
@@ -432,16 +438,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// replaceSection replaces what lies between the markers in the file at path with md.
-func replaceSection(path string, md []byte) error {
+// replaceSection replaces what lies between the markers in the file at path with md and
+// returns the new contents; with dryRun it only checks that the file has the markers.
+func replaceSection(path string, md []byte, dryRun bool) ([]byte, error) {
 	old, err := os.ReadFile(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	begin := bytes.Index(old, []byte(beginMarker))
 	end := bytes.Index(old, []byte(endMarker))
 	if begin < 0 || end < begin {
-		return fmt.Errorf("%s has no section between %q and %q", path, beginMarker, endMarker)
+		return nil, fmt.Errorf("%s has no section between %q and %q", path, beginMarker, endMarker)
+	}
+	if dryRun {
+		return old, nil
 	}
 	var b bytes.Buffer
 	b.Write(old[:begin+len(beginMarker)])
@@ -449,5 +459,5 @@ func replaceSection(path string, md []byte) error {
 	b.Write(md)
 	b.WriteString("\n")
 	b.Write(old[end:])
-	return os.WriteFile(path, b.Bytes(), 0o644)
+	return b.Bytes(), os.WriteFile(path, b.Bytes(), 0o644)
 }

@@ -12,17 +12,33 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/all-tiny.md from this run")
 
-// TestAllTinyMarkdownGolden: every experiment at its tiny size, in Markdown, without what
-// depends on the machine, is the same output byte for byte on every run: the experiments are
-// seeded and run in virtual time. go test ./cmd/netlab -run Golden -update rewrites the file.
-func TestAllTinyMarkdownGolden(t *testing.T) {
+// TestAllTinyGolden: every experiment at its tiny size, in Markdown, without what depends on
+// the machine, is the same output byte for byte on every run: the experiments are seeded and
+// run in virtual time. The run goes through --into, as BENCHMARKS.md is made: the file keeps
+// what lies around the markers. go test ./cmd/netlab -run Golden -update rewrites the golden
+// file.
+func TestAllTinyGolden(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "B.md")
+	before, after := "# Benchmarks\n\nintro\n\n"+beginMarker+"\n", endMarker+"\n\n## after\n"
+	if err := os.WriteFile(path, []byte(before+"old numbers\n"+after), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var out, errs bytes.Buffer
-	if code := run([]string{"all", "--markdown", "--tiny", "--deterministic"}, &out, &errs); code != exitOK {
+	if code := run([]string{"all", "--tiny", "--deterministic", "--into", path}, &out, &errs); code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs.String())
 	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(b)
+	if !strings.HasPrefix(got, before+"\n") || !strings.HasSuffix(got, "\n"+after) || out.Len() != 0 {
+		t.Fatalf("--into did not keep what lies around the markers (or printed %q):\n%s", out.String(), got)
+	}
+	md := strings.TrimSuffix(strings.TrimPrefix(got, before+"\n"), "\n"+after)
 	golden := filepath.Join("testdata", "all-tiny.md")
 	if *update {
-		if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(golden, []byte(md), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -30,15 +46,15 @@ func TestAllTinyMarkdownGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(out.Bytes(), want) {
-		t.Errorf("the Markdown differs from %s (go test ./cmd/netlab -run Golden -update rewrites it):\n%s", golden, firstDiff(out.String(), string(want)))
+	if md != string(want) {
+		t.Errorf("the Markdown differs from %s (go test ./cmd/netlab -run Golden -update rewrites it):\n%s", golden, firstDiff(md, string(want)))
 	}
 	for _, e := range experiments {
-		if !strings.Contains(out.String(), "### netlab "+e.name) {
+		if !strings.Contains(md, "### netlab "+e.name) {
 			t.Errorf("no section for %s", e.name)
 		}
 	}
-	if n := strings.Count(out.String(), "### netlab resync"); n != 2 {
+	if n := strings.Count(md, "### netlab resync"); n != 2 {
 		t.Errorf("%d resync sections, want 2 (rollback and fastforward)", n)
 	}
 }
@@ -83,32 +99,19 @@ func TestCommandLine(t *testing.T) {
 	}
 }
 
-// TestIntoReplacesTheMarkedSection: --into keeps what is around the markers and replaces what
-// is between; a file without them is an error, and left alone.
-func TestIntoReplacesTheMarkedSection(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "B.md")
-	before := "# Benchmarks\n\nintro\n\n" + beginMarker + "\nold numbers\n" + endMarker + "\n\n## after\n"
-	if err := os.WriteFile(path, []byte(before), 0o644); err != nil {
+// TestIntoNeedsTheMarkers: --into a file without the markers fails before anything runs, and
+// leaves the file alone; only all takes --into.
+func TestIntoNeedsTheMarkers(t *testing.T) {
+	plain := filepath.Join(t.TempDir(), "plain.md")
+	if err := os.WriteFile(plain, []byte("no markers\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var out, errs bytes.Buffer
-	if code := run([]string{"all", "--tiny", "--deterministic", "--into", path}, &out, &errs); code != exitOK {
-		t.Fatalf("exit %d: %s", code, errs.String())
-	}
-	b, _ := os.ReadFile(path)
-	got := string(b)
-	if strings.Contains(got, "old numbers") || !strings.HasPrefix(got, "# Benchmarks\n\nintro\n\n"+beginMarker+"\n\n### netlab hol") ||
-		!strings.HasSuffix(got, endMarker+"\n\n## after\n") || out.Len() != 0 {
-		t.Errorf("after --into:\n%s\n(stdout %q)", got, out.String())
-	}
-	plain := filepath.Join(dir, "plain.md")
-	os.WriteFile(plain, []byte("no markers\n"), 0o644)
-	if code := run([]string{"hol", "--tiny", "--deterministic", "--into", plain}, &out, &errs); code != exitUsage {
-		t.Errorf("--into for one experiment: exit %d, want %d (only all replaces the section)", code, exitUsage)
+	if code := run([]string{"hol", "--into", plain}, &out, &errs); code != exitUsage {
+		t.Errorf("--into for one experiment: exit %d, want %d", code, exitUsage)
 	}
 	errs.Reset()
-	if code := run([]string{"all", "--tiny", "--deterministic", "--into", plain}, &out, &errs); code != exitFailure || !strings.Contains(errs.String(), "no section between") {
+	if code := run([]string{"all", "--into", plain}, &out, &errs); code != exitFailure || !strings.Contains(errs.String(), "no section between") {
 		t.Errorf("--into a file without markers: exit %d, %q", code, errs.String())
 	}
 	if b, _ := os.ReadFile(plain); string(b) != "no markers\n" {
@@ -116,7 +119,8 @@ func TestIntoReplacesTheMarkedSection(t *testing.T) {
 	}
 }
 
-func TestSVGFlag(t *testing.T) {
+// TestOneExperiment: hol alone, as text and as Markdown, with its charts as SVG files.
+func TestOneExperiment(t *testing.T) {
 	dir := t.TempDir()
 	var out, errs bytes.Buffer
 	if code := run([]string{"hol", "--tiny", "--deterministic", "--svg", dir}, &out, &errs); code != exitOK {
@@ -128,7 +132,12 @@ func TestSVGFlag(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	if !strings.Contains(out.String(), "netlab hol: head-of-line blocking") {
+	if !strings.HasPrefix(out.String(), "netlab hol: head-of-line blocking") {
 		t.Errorf("no text report with --svg:\n%s", out.String())
+	}
+	out.Reset()
+	if code := run([]string{"hol", "--tiny", "--deterministic", "--markdown", "--messages", "50"}, &out, &errs); code != exitOK ||
+		!strings.HasPrefix(out.String(), "### netlab hol: head-of-line blocking") || !strings.Contains(out.String(), "--messages 50 ") {
+		t.Errorf("exit %d, Markdown:\n%s", code, out.String())
 	}
 }
