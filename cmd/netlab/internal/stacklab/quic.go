@@ -193,12 +193,17 @@ func runQUIC(cfg HOLConfig, msgs []tmsg) (res WayResult) {
 	if !ok {
 		return fail(fmt.Errorf("the server accepted no connection"))
 	}
-	defer sc.CloseWithError(0, "done")
 
 	q := &quicReceiver{log: newReceiverLog(msgs), done: make(chan struct{})}
 	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer cancel() // before wg.Wait: stops the accepting and reading goroutines
+	defer func() {
+		// Closing the connections ends every read of a stream still incomplete (a run that
+		// failed); only then can the readers be waited for.
+		cancel()
+		_ = cc.CloseWithError(0, "done")
+		_ = sc.CloseWithError(0, "done")
+		wg.Wait()
+	}()
 	q.start = time.Now()
 	wg.Go(func() {
 		var streams sync.WaitGroup
