@@ -9,7 +9,7 @@
 // experiment's next message. A delay is therefore measured exactly, not to the tick of a
 // loop, and an hour of traffic runs in a few seconds. The receiver checks every execution
 // against the dependencies the game declared (not the ones on the wire): a message executed
-// before one it needs, twice, or never, is counted as a violation, and every table says how
+// before one it needs, twice, or never, is counted as a violation, and the reports say how
 // many there were (none, or the stack is broken).
 //
 // # Head-of-line blocking (hol.go)
