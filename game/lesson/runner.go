@@ -15,7 +15,8 @@ import (
 // reached N. The step ends when every until line is met and it has been up for its read
 // time; the next one begins at the same call. Its every lines come due again and again while
 // it is up. A lesson tells a chain of events, and the next link may come while the step
-// before is still up to be read: it counts.
+// before is still up to be read: it counts. The first step begins once the game has started
+// (game-started).
 type Runner struct {
 	s       *Script
 	cur     int // the step up; len(s.Steps) once the lesson is over
@@ -49,6 +50,9 @@ func (r *Runner) Reached(i int) time.Time { return r.reached[i] }
 // changed after.
 func (r *Runner) Advance(now time.Time, c Counters) []Action {
 	if !r.begun {
+		if c[Key{Event: "game-started"}] == 0 {
+			return nil // the game's hosts take no orders before the start
+		}
 		r.begun = true
 		return r.begin(0, now, c)
 	}

@@ -3,6 +3,8 @@ package lesson
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path"
 	"strings"
 	"testing"
 	"time"
@@ -231,4 +233,38 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("formatted twice differs:\n%s\n---\n%s", out, again.Format())
 		}
 	})
+}
+
+// TestREADMEListsTheVocabulary: assets/lessons/README.md, which teachers write lessons from,
+// has a row for every event, in the vocabulary's order, and for every action; and a row for
+// every built-in lesson.
+func TestREADMEListsTheVocabulary(t *testing.T) {
+	data, err := os.ReadFile("../../assets/lessons/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	at := 0
+	for _, e := range events {
+		i := strings.Index(doc[at:], "| `"+e.name+"`")
+		if i < 0 {
+			t.Errorf("README.md has no row for event %q after the one before it", e.name)
+			continue
+		}
+		at += i
+	}
+	for _, a := range actionNames[1:] {
+		if !strings.Contains(doc, "| `"+a) {
+			t.Errorf("README.md has no row for action %q", a)
+		}
+	}
+	scripts, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range scripts {
+		if !strings.Contains(doc, "`"+path.Base(s.File)+"`") {
+			t.Errorf("README.md does not list %s", s.File)
+		}
+	}
 }
