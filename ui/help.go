@@ -42,6 +42,7 @@ var ClientKeys = []KeyHelp{
 	{"↑ ↓ Home End", "(debug panel) scroll the graph"},
 	{"x", "export the dependency graph as Graphviz DOT"},
 	{"i", "inject a desync (corrupt one of your units)"},
+	{"F4 c", "the lessons (each runs a game of its own)"},
 	{"? F1", "this help"},
 	{"q Ctrl+C", "quit"},
 }
