@@ -180,12 +180,13 @@ func (r *Runner) Progress(now time.Time, c Counters, note func(Key) string) Prog
 	}
 	for _, k := range show {
 		v, _ := r.value(now, c, k)
-		p.Show = append(p.Show, Reading{Label: Label(k), Value: valueText(v, Unit(k))})
+		p.Show = append(p.Show, Reading{Label: Label(k), Value: ValueText(v, Unit(k))})
 	}
 	return p
 }
 
-func valueText(v uint64, unit string) string {
+// ValueText writes a counter's value with its unit: "42", "180 ms".
+func ValueText(v uint64, unit string) string {
 	if unit == "" {
 		return fmt.Sprint(v)
 	}
