@@ -27,8 +27,9 @@ import (
 //	│messages received: 57            │
 //	└─────────────────────────────────┘
 //
-// On a short panel the lines that matter least go first: the steps to come, the steps done,
-// the counters, the hints; the step up's text and its events stay.
+// The step's text lines are one paragraph, wrapped to the panel's width, and so are its
+// things to try. On a short panel the lines that matter least go first: the steps to come,
+// the steps done, the counters, the hints; the step up's text and its events stay.
 type LessonPanel struct {
 	*tview.Box
 	p lesson.Progress
@@ -82,18 +83,22 @@ func (l *LessonPanel) lines(width int) []panelLine {
 			add("· "+title, "", base.Foreground(ageColor), keepLeast)
 		default:
 			add(fmt.Sprintf("▶ %s (%d of %d)", title, i+1, len(p.Steps)), "", base.Foreground(tcell.ColorYellow).Bold(true), keepMost)
-			for _, t := range p.Text {
-				add(t, "  ", base, keepMost)
+			// A script breaks its text into lines as it likes: the panel joins them into one
+			// paragraph and wraps it to its own width, and the things to try into another.
+			if len(p.Text) > 0 {
+				add(strings.Join(p.Text, " "), "  ", base, keepMost)
 			}
-			for _, t := range p.Try {
-				add("try: "+t, "  ", base.Foreground(tcell.ColorAqua), keepSome)
+			if len(p.Try) > 0 {
+				add("try: "+strings.Join(p.Try, " "), "  ", base.Foreground(tcell.ColorAqua), keepSome)
 			}
 			for _, g := range p.Goals {
 				mark, style := "◻ ", base.Foreground(tcell.ColorYellow)
 				if g.Met {
 					mark, style = "☑ ", base.Foreground(tcell.ColorGreen)
 				}
-				add(fmt.Sprintf("%s%s: %s of %s", mark, g.Label, lesson.ValueText(g.Have, g.Unit), lesson.ValueText(g.Want, g.Unit)), "    ", style, keepMost)
+				// Past the goal the count says no more than "done": the counters shown say how far.
+				have := min(g.Have, g.Want)
+				add(fmt.Sprintf("%s%s: %s of %s", mark, g.Label, lesson.ValueText(have, g.Unit), lesson.ValueText(g.Want, g.Unit)), "    ", style, keepMost)
 			}
 			if p.Note != "" {
 				add(p.Note, "    ", base.Foreground(ageColor), keepSome)

@@ -15,14 +15,15 @@ import (
 // progressAtStep2 is a lesson in its second step: the first done, the third to come.
 var progressAtStep2 = lesson.Progress{Number: 2, Title: "Out of order: A, then B", Current: 1,
 	Steps: []string{"A, then B", "B overtakes A", "Only B waited"},
-	Text:  []string{"The link loses 30% of the packets. Now and then A's packet is lost and B's arrives: B must not run first."},
+	Text:  []string{"The link loses 30% of the packets. Now and then A's", "packet is lost and B's arrives: B must not run first."},
 	Try:   []string{"f freezes the graph, . steps it."},
 	Goals: []lesson.GoalProgress{{Label: "messages that waited in the graph (KillEnemy)", Have: 0, Want: 1}},
 	Note:  "KillEnemy #57 waited 84 ms for #55",
 	Show:  []lesson.Reading{{Label: "messages received", Value: "57"}, {Label: "waited in the graph, all told", Value: "84 ms"}}}
 
 // TestLessonPanelGolden: the panel at a comfortable height, and on a short one, where the
-// steps to come and done, the counters and the hints give way to the step up.
+// steps to come and done, the counters and the hints give way to the step up. The step's
+// text lines, broken where the script broke them, are one paragraph wrapped to the panel.
 func TestLessonPanelGolden(t *testing.T) {
 	for _, tc := range []struct {
 		name   string

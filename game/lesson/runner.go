@@ -39,6 +39,9 @@ func (r *Runner) Script() *Script { return r.s }
 // Step is the index of the step up, len(Script().Steps) once the lesson is over.
 func (r *Runner) Step() int { return r.cur }
 
+// Begun reports whether the first step has begun (the game has started).
+func (r *Runner) Begun() bool { return r.begun }
+
 // Done reports whether every step has ended.
 func (r *Runner) Done() bool { return r.cur >= len(r.s.Steps) }
 
