@@ -48,12 +48,11 @@ func (l *LessonPanel) SetProgress(p lesson.Progress) {
 	l.SetTitle(fmt.Sprintf(" lesson %d: %s ", p.Number, p.Title))
 }
 
-// panelLine is one line of the panel: its text, its style and how much it matters (the
-// lowest go first when the panel is too short).
+// panelLine is one line of the panel, and how much it matters (the lowest go first when the
+// panel is too short).
 type panelLine struct {
-	text  string
-	style tcell.Style
-	keep  int
+	styledLine
+	keep int
 }
 
 const (
@@ -65,54 +64,52 @@ const (
 // lines lays the progress out at width.
 func (l *LessonPanel) lines(width int) []panelLine {
 	p := l.p
-	base := tcell.StyleDefault.Foreground(tview.Styles.PrimaryTextColor)
 	var out []panelLine
-	add := func(text, indent string, style tcell.Style, keep int) {
-		for i, w := range wrapWords(text, max(width-utf8.RuneCountInString(indent), 1)) {
-			if i > 0 || indent != "" {
-				w = indent + w
-			}
-			out = append(out, panelLine{w, style, keep})
+	add := func(text, indent string, style span, keep int) {
+		for _, w := range wrapWords(text, max(width-utf8.RuneCountInString(indent), 1)) {
+			style.text = indent + w
+			out = append(out, panelLine{styledLine{style}, keep})
 		}
 	}
+	base := span{}
 	for i, title := range p.Steps {
 		switch {
 		case i < p.Current:
-			add("✓ "+title, "", base.Foreground(tcell.ColorGreen), keepLeast)
+			add("✓ "+title, "", span{color: tcell.ColorGreen}, keepLeast)
 		case i > p.Current:
-			add("· "+title, "", base.Foreground(ageColor), keepLeast)
+			add("· "+title, "", span{color: ageColor}, keepLeast)
 		default:
-			add(fmt.Sprintf("▶ %s (%d of %d)", title, i+1, len(p.Steps)), "", base.Foreground(tcell.ColorYellow).Bold(true), keepMost)
+			add(fmt.Sprintf("▶ %s (%d of %d)", title, i+1, len(p.Steps)), "", span{color: tcell.ColorYellow, bold: true}, keepMost)
 			// A script breaks its text into lines as it likes: the panel joins them into one
 			// paragraph and wraps it to its own width, and the things to try into another.
 			if len(p.Text) > 0 {
 				add(strings.Join(p.Text, " "), "  ", base, keepMost)
 			}
 			if len(p.Try) > 0 {
-				add("try: "+strings.Join(p.Try, " "), "  ", base.Foreground(tcell.ColorAqua), keepSome)
+				add("try: "+strings.Join(p.Try, " "), "  ", span{color: tcell.ColorAqua}, keepSome)
 			}
 			for _, g := range p.Goals {
-				mark, style := "◻ ", base.Foreground(tcell.ColorYellow)
+				mark, style := "◻ ", span{color: tcell.ColorYellow}
 				if g.Met {
-					mark, style = "☑ ", base.Foreground(tcell.ColorGreen)
+					mark, style = "☑ ", span{color: tcell.ColorGreen}
 				}
 				// Past the goal the count says no more than "done": the counters shown say how far.
 				have := min(g.Have, g.Want)
 				add(fmt.Sprintf("%s%s: %s of %s", mark, g.Label, lesson.ValueText(have, g.Unit), lesson.ValueText(g.Want, g.Unit)), "    ", style, keepMost)
 			}
 			if p.Note != "" {
-				add(p.Note, "    ", base.Foreground(ageColor), keepSome)
+				add(p.Note, "    ", span{color: ageColor}, keepSome)
 			}
 		}
 	}
 	if p.Done {
-		add(fmt.Sprintf("✓ lesson %d done. F4: the lessons", p.Number), "", base.Foreground(tcell.ColorGreen).Bold(true), keepMost)
+		add(fmt.Sprintf("✓ lesson %d done. F4: the lessons", p.Number), "", span{color: tcell.ColorGreen, bold: true}, keepMost)
 	}
 	for _, r := range p.Show {
 		add(r.Label+": "+r.Value, "  ", base, keepSome)
 	}
 	if p.Err != "" {
-		add("refused: "+p.Err, "  ", base.Foreground(tcell.ColorRed), keepMost)
+		add("refused: "+p.Err, "  ", span{color: tcell.ColorRed}, keepMost)
 	}
 	return out
 }
@@ -138,7 +135,7 @@ func (l *LessonPanel) Draw(screen tcell.Screen) {
 		return
 	}
 	for i, ln := range fit(l.lines(width), height) {
-		printRunes(screen, x, y+i, width, ln.text, ln.style)
+		ln.draw(screen, x, y+i, width, l.GetBackgroundColor())
 	}
 }
 
@@ -180,7 +177,7 @@ type LessonMenu struct {
 	picked    int
 	running   int    // the number of the lesson on screen, 0 for none
 	elsewhere string // the server the player plays on, if not an embedded game
-	area      struct{ x, y, width, height int }
+	area      overlayArea
 }
 
 // NewLessonMenu returns a menu of scripts.
@@ -239,14 +236,13 @@ func (m *LessonMenu) rows() []string {
 
 // SetRect sets the area the menu is centred in.
 func (m *LessonMenu) SetRect(x, y, width, height int) {
-	m.area.x, m.area.y, m.area.width, m.area.height = x, y, width, height
+	m.area = overlayArea{x, y, width, height}
 	inner := 0
 	rows := m.rows()
 	for _, r := range rows {
 		inner = max(inner, utf8.RuneCountInString(r))
 	}
-	w, h := min(inner+4, width), min(len(rows)+2, height)
-	m.Box.SetRect(x+(width-w)/2, y+(height-h)/2, max(w, 0), max(h, 0))
+	m.area.centre(m.Box, inner+4, len(rows)+2)
 }
 
 // Draw draws the box over what lies below it.
@@ -274,9 +270,8 @@ func (m *LessonMenu) Draw(screen tcell.Screen) {
 // order on the map below); a click on a row picks it.
 func (m *LessonMenu) MouseHandler() func(action tview.MouseAction, event *tcell.EventMouse, setFocus func(p tview.Primitive)) (consumed bool, capture tview.Primitive) {
 	return m.WrapMouseHandler(func(action tview.MouseAction, event *tcell.EventMouse, setFocus func(p tview.Primitive)) (consumed bool, capture tview.Primitive) {
-		x, y := event.Position()
-		a := m.area
-		if x < a.x || y < a.y || x >= a.x+a.width || y >= a.y+a.height {
+		_, y := event.Position()
+		if !m.area.contains(event.Position()) {
 			return false, nil
 		}
 		_, iy, _, _ := m.GetInnerRect()

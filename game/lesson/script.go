@@ -230,9 +230,8 @@ func (p *parser) parseLine(raw []byte) error {
 	case slices.Contains(stepDirectives, word) && (p.step != nil || word == "show"):
 		if p.step == nil {
 			keys, err := p.parseShow(rest)
-			p.s.Show = append(p.s.Show, keys...)
-			if err == nil && len(p.s.Show) > MaxShows {
-				err = p.failf("more than %d counters shown", MaxShows)
+			if err == nil {
+				err = addAtMost(p, &p.s.Show, MaxShows, "counters shown", keys...)
 			}
 			return err
 		}
@@ -266,10 +265,7 @@ func (p *parser) headerLine(word, rest string) error {
 	case "title":
 		p.s.Title = rest
 	case "about":
-		p.s.About = append(p.s.About, rest)
-		if len(p.s.About) > MaxStepLines {
-			err = p.failf("more than %d about lines", MaxStepLines)
-		}
+		err = addAtMost(p, &p.s.About, MaxStepLines, "about lines", rest)
 	case "map":
 		if !slices.Contains(world.Maps(), rest) {
 			err = p.failf("no map %q (the maps: %s)", rest, strings.Join(world.Maps(), ", "))
@@ -342,23 +338,15 @@ func (p *parser) stepLine(word, rest string) error {
 	var err error
 	switch word {
 	case "text":
-		st.Text = append(st.Text, rest)
-		if len(st.Text) > MaxStepLines {
-			err = p.failf("more than %d text lines in a step", MaxStepLines)
-		}
+		return addAtMost(p, &st.Text, MaxStepLines, "text lines in a step", rest)
 	case "try":
-		st.Try = append(st.Try, rest)
-		if len(st.Try) > MaxTries {
-			err = p.failf("more than %d try lines in a step", MaxTries)
-		}
+		return addAtMost(p, &st.Try, MaxTries, "try lines in a step", rest)
 	case "read":
 		st.Read, err = p.durationIn(rest, 0, maxRead)
 	case "do":
 		var a Action
-		a, err = p.parseAction(rest)
-		st.Do = append(st.Do, a)
-		if err == nil && len(st.Do) > MaxActions {
-			err = p.failf("more than %d do lines in a step", MaxActions)
+		if a, err = p.parseAction(rest); err == nil {
+			err = addAtMost(p, &st.Do, MaxActions, "do lines in a step", a)
 		}
 	case "every":
 		every, what := firstWord(rest)
@@ -366,27 +354,31 @@ func (p *parser) stepLine(word, rest string) error {
 		if r.Every, err = p.durationIn(every, minEvery, maxEvery); err != nil {
 			return err
 		}
-		r.Action, err = p.parseAction(what)
-		st.Every = append(st.Every, r)
-		if err == nil && len(st.Every) > MaxActions {
-			err = p.failf("more than %d every lines in a step", MaxActions)
+		if r.Action, err = p.parseAction(what); err == nil {
+			err = addAtMost(p, &st.Every, MaxActions, "every lines in a step", r)
 		}
 	case "until":
 		var g Goal
-		g, err = p.parseGoal(rest)
-		st.Until = append(st.Until, g)
-		if err == nil && len(st.Until) > MaxGoals {
-			err = p.failf("more than %d until lines in a step", MaxGoals)
+		if g, err = p.parseGoal(rest); err == nil {
+			err = addAtMost(p, &st.Until, MaxGoals, "until lines in a step", g)
 		}
 	case "show":
 		var keys []Key
-		keys, err = p.parseShow(rest)
-		st.Show = append(st.Show, keys...)
-		if err == nil && len(st.Show) > MaxShows {
-			err = p.failf("more than %d counters shown in a step", MaxShows)
+		if keys, err = p.parseShow(rest); err == nil {
+			err = addAtMost(p, &st.Show, MaxShows, "counters shown in a step", keys...)
 		}
 	}
 	return err
+}
+
+// addAtMost appends vs to *list, or refuses the line when that would make more than most
+// (what names them).
+func addAtMost[T any](p *parser, list *[]T, most int, what string, vs ...T) error {
+	if len(*list)+len(vs) > most {
+		return p.failf("more than %d %s", most, what)
+	}
+	*list = append(*list, vs...)
+	return nil
 }
 
 func (p *parser) finish() error {
