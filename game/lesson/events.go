@@ -36,7 +36,7 @@ type event struct {
 	name  string
 	what  string // what the lesson panel calls it
 	unit  string // "ms", or "" for a count
-	gauge bool   // a value that can also fall: until ... >=N fits it, +N rarely does
+	gauge bool   // a value that can also fall (README.md says so): until ... >=N fits it, +N rarely does
 	typed bool   // counted by game message type too (type=NAME)
 	// read reads the counter from an observation; nil for the ones the Meter works out from
 	// the message histories.
@@ -84,7 +84,7 @@ var events = []event{
 	{name: "partial-resends", what: "fragmented messages with some, not all, fragments sent again"},
 
 	// The game on the player's host.
-	{name: "game-started", what: "the game started", gauge: true, read: func(o *Observation) uint64 { return b2u(o.Client.Started) }},
+	{name: "game-started", what: "the game started", read: func(o *Observation) uint64 { return b2u(o.Client.Started) }},
 	{name: "frames", what: "frames run", read: func(o *Observation) uint64 { return uint64(o.Client.Frame) }},
 	{name: "spawns", what: "enemies spawned", read: func(o *Observation) uint64 { return o.Client.Game.EnemiesSpawned }},
 	{name: "kills", what: "enemies killed", read: func(o *Observation) uint64 { return o.Client.Game.EnemiesKilled }},

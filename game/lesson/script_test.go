@@ -252,6 +252,10 @@ func TestREADMEListsTheVocabulary(t *testing.T) {
 			continue
 		}
 		at += i
+		row, _, _ := strings.Cut(doc[at:], "\n")
+		if e.gauge != strings.Contains(row, "(goes up and down)") {
+			t.Errorf("README.md's row of %q says it goes up and down: %v, want %v", e.name, !e.gauge, e.gauge)
+		}
 	}
 	for _, a := range actionNames[1:] {
 		if !strings.Contains(doc, "| `"+a) {
