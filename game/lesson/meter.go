@@ -22,8 +22,8 @@ import (
 // executed it. So the meter keeps, in sequence order, the arrival of every message as it
 // learns of it and, for each, the time an ordered channel would have delivered it; the two
 // waits beside each other are what lesson 3 shows. A message neither way held counts as 0 ms
-// both ways. The history is a ring; the lessons give it 256 entries a direction, and the meter
-// reads it ten times a second, so it sees every message of a lesson's game.
+// both ways. The history is a ring; the lessons give it HistorySize entries a direction, and
+// the meter reads it ten times a second, so it sees every message of a lesson's game.
 //
 // # Fragments resent one by one
 //
