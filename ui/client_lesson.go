@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -37,15 +38,16 @@ type lessonUI struct {
 // SetLessons gives the screen its lessons: the menu, and the panel of the one running. Call
 // it before the screen is drawn (RunClient does).
 func (s *ClientScreen) SetLessons(o LessonOptions) {
-	l := &lessonUI{opts: o, menu: NewLessonMenu(o.Scripts)}
+	scripts := o.Scripts
+	if o.Running != nil && !slices.Contains(scripts, o.Running) {
+		// A teacher's own file: listed last, so that it can be started again.
+		scripts = append(slices.Clip(scripts), o.Running)
+	}
+	l := &lessonUI{opts: o, menu: NewLessonMenu(scripts)}
 	l.menu.elsewhere = o.Elsewhere
 	if o.Running != nil {
-		l.menu.running = o.Running.Number
-		for i, sc := range o.Scripts {
-			if sc.Number == o.Running.Number {
-				l.menu.picked = i
-			}
-		}
+		l.menu.running = o.Running
+		l.menu.picked = slices.Index(scripts, o.Running)
 		if o.Host != nil {
 			l.driver = lesson.NewDriver(o.Running, o.Host)
 			l.panel = NewLessonPanel()
@@ -104,7 +106,7 @@ func (s *ClientScreen) lessonKey(ev *tcell.EventKey, quit func()) (*tcell.EventK
 	}
 	if !l.open {
 		if ev.Key() == tcell.KeyF4 || (ev.Key() == tcell.KeyRune && ev.Rune() == 'c') {
-			if len(l.opts.Scripts) == 0 {
+			if len(l.menu.scripts) == 0 {
 				s.tell("no lessons in this client")
 				return nil, true
 			}

@@ -175,8 +175,8 @@ type LessonMenu struct {
 	*tview.Box
 	scripts   []*lesson.Script
 	picked    int
-	running   int    // the number of the lesson on screen, 0 for none
-	elsewhere string // the server the player plays on, if not an embedded game
+	running   *lesson.Script // the lesson on screen, nil for none
+	elsewhere string         // the server the player plays on, if not an embedded game
 	area      overlayArea
 }
 
@@ -200,7 +200,8 @@ func (m *LessonMenu) Move(delta int) {
 	m.picked = min(max(m.picked+delta, 0), max(len(m.scripts)-1, 0))
 }
 
-// Number returns the lesson numbered n, if the menu has it.
+// Number returns the lesson numbered n, if the menu has it (the first, if a teacher's file
+// has the number of a built-in lesson).
 func (m *LessonMenu) Number(n int) (*lesson.Script, bool) {
 	for _, s := range m.scripts {
 		if s.Number == n {
@@ -215,7 +216,7 @@ func (m *LessonMenu) rows() []string {
 	rows := []string{"↑ ↓ pick, Enter or the number starts, Esc closes", ""}
 	for _, s := range m.scripts {
 		mark := "  "
-		if s.Number == m.running {
+		if s == m.running {
 			mark = "▶ "
 		}
 		rows = append(rows, fmt.Sprintf("%s%2d  %s", mark, s.Number, s.Title))

@@ -128,7 +128,7 @@ func lessonScreen(t *testing.T, width, height int, running *lesson.Script, edit 
 
 // TestClientScreenRunsALesson: a lesson on screen has its panel at the top of the side
 // column, wider than the side column without one; it walks the steps as the game's counters
-// meet them, and hands the game each step's actions.
+// meet them, and hands the game each step's actions. The menu lists it too.
 func TestClientScreenRunsALesson(t *testing.T) {
 	s, err := lesson.Parse("test.txt", []byte(testLesson))
 	if err != nil {
@@ -147,6 +147,10 @@ func TestClientScreenRunsALesson(t *testing.T) {
 		}
 	}
 	checkGolden(t, "client_lesson_120x36", txt)
+	// A lesson from a file of its own is listed after the built-in ones, marked as the one on
+	// screen.
+	sa.key(tcell.KeyF4)
+	waitText(sa, "the menu with the lesson on screen", "▶  5  A test lesson")
 }
 
 // TestLessonMenu: F4 opens the menu over the game, with a note when the player plays on

@@ -76,7 +76,7 @@ func run(args []string) int {
 		if *connect != "" {
 			return cmd.Fail(cli.ExitUsage, errors.New("--lesson plays in an embedded game of its own: leave out --connect"))
 		}
-		if running, err = lesson.Find(*lessonArg); err != nil {
+		if running, err = lesson.Find(*lessonArg, builtin); err != nil {
 			return cmd.Fail(cli.ExitUsage, fmt.Errorf("--lesson %s: %w", *lessonArg, err))
 		}
 	}

@@ -39,13 +39,10 @@ func Builtin() ([]*Script, error) {
 	return out, nil
 }
 
-// Find is the lesson arg names: the number of a built-in lesson ("3"), or the path of a
-// script file (a teacher's own). An unknown number's error lists the lessons there are.
-func Find(arg string) (*Script, error) {
-	builtin, err := Builtin()
-	if err != nil {
-		return nil, err
-	}
+// Find is the lesson arg names: the number of one of the built-in lessons (Builtin's, "3"),
+// or the path of a script file (a teacher's own). An unknown number's error lists the
+// lessons there are.
+func Find(arg string, builtin []*Script) (*Script, error) {
 	if n, err := strconv.Atoi(arg); err == nil {
 		if i := slices.IndexFunc(builtin, func(s *Script) bool { return s.Number == n }); i >= 0 {
 			return builtin[i], nil

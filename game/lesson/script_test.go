@@ -180,14 +180,14 @@ func TestBuiltinScripts(t *testing.T) {
 	if len(scripts) < 9 {
 		t.Errorf("%d lessons, want at least 9", len(scripts))
 	}
-	if s, err := Find("1"); err != nil || s.Number != 1 {
+	if s, err := Find("1", scripts); err != nil || s != scripts[0] {
 		t.Errorf("Find(1) = %v, %v", s, err)
 	}
-	_, err = Find("99")
+	_, err = Find("99", scripts)
 	if err == nil || !strings.Contains(err.Error(), "no lesson 99") || !strings.Contains(err.Error(), scripts[0].Title) {
 		t.Errorf("Find(99): %v, want a list of the lessons", err)
 	}
-	if _, err := Find("no/such/file.txt"); err == nil || !strings.Contains(err.Error(), scripts[0].Title) {
+	if _, err := Find("no/such/file.txt", scripts); err == nil || !strings.Contains(err.Error(), scripts[0].Title) {
 		t.Errorf("Find of a missing file: %v", err)
 	}
 }
