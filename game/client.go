@@ -67,6 +67,7 @@ type ClientStats struct {
 	EnemiesKilled    uint64
 	Squads           uint64 // starting squads announced as reinforcements, any seat's
 	Rounds           uint64 // new rounds announced
+	LeadTimes        uint64 // lead time changes announced
 	ClassLinks       uint64 // link settings the server gave the class
 	HashReports      uint64
 	HashRequests     uint64
@@ -695,6 +696,7 @@ func (c *Client) onMessage(p *transport.Peer, now time.Time, m *message.Message)
 		c.chatReceived.add(l, maxChatReport)
 		c.chatLog.add(l, maxChatShown)
 	case *LeadTime:
+		c.stats.LeadTimes++
 		c.leadNext = append(c.leadNext, *v)
 	case *HashRequest:
 		c.hashRequest(now, v)
@@ -933,7 +935,7 @@ func (c *Client) counters(server transport.PeerStats) (NetReport, GameReport, Sy
 	n := netReport(t)
 	g := GameReport{LeadTimeMillis: int64(c.lead) * c.frameDur.Milliseconds(), CommandsIssued: c.stats.CommandsIssued,
 		CommandsLate: c.stats.CommandsLate, EnemiesSpawned: c.stats.EnemiesSpawned, EnemiesKilled: c.stats.EnemiesKilled,
-		Reinforcements: c.stats.Squads, NewRounds: c.stats.Rounds, SendsRefused: c.stats.SendsRefused, BadMessages: c.stats.BadMessages, DirectLinks: c.stats.DirectLinks, DirectRedials: c.stats.DirectRedials,
+		Reinforcements: c.stats.Squads, NewRounds: c.stats.Rounds, LeadTimeChanges: c.stats.LeadTimes, SendsRefused: c.stats.SendsRefused, BadMessages: c.stats.BadMessages, DirectLinks: c.stats.DirectLinks, DirectRedials: c.stats.DirectRedials,
 		DirectSilent: c.stats.DirectSilent, DirectRefused: c.stats.DirectRefused}
 	sy := SyncReport{HashReports: c.stats.HashReports, MismatchedGroups: c.stats.MismatchedGroups, MismatchedUnits: c.stats.MismatchedUnits,
 		RealtimeResyncs: c.stats.RealtimeResyncs, StopWorldResyncs: c.stats.StopWorldResyncs, PauseMillis: append([]int64{}, c.stats.PauseMillis...)}

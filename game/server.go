@@ -112,6 +112,7 @@ type Server struct {
 	nextSpawn   time.Time
 	noSpawns    bool
 	killSent    map[uint32]bool // fallen enemies whose kill is scheduled, until it runs
+	doomed      []doomed        // enemies spawned to be killed at a frame (teach.go)
 	// squadAt is the frame each seat's announced squad lands at (reinforce.go); a frame
 	// passed: none on its way.
 	squadAt [world.MaxPlayers]uint32
@@ -528,31 +529,12 @@ func (s *Server) enemies(now time.Time, f uint32) {
 		}
 		live++
 	}
+	s.killDoomed(now, f)
 	if s.noSpawns || now.Before(s.nextSpawn) || live >= s.cfg.MaxEnemies {
 		return
 	}
 	s.nextSpawn = now.Add(s.cfg.EnemyEvery)
-	kinds := enemyKinds()
-	if len(kinds) == 0 {
-		return
-	}
-	for try := 0; try < 50; try++ {
-		x, y := s.rng.Int32N(s.w.Width()), s.rng.Int32N(s.w.Height())
-		if s.w.Terrain(x, y) != world.Ground {
-			continue
-		}
-		sp := &SpawnEnemy{Frame: f + s.lead + 1, ID: s.nextEnemyID, Kind: kinds[s.rng.IntN(len(kinds))], X: x, Y: y}
-		s.nextEnemyID++
-		s.stats.EnemiesSpawned++
-		s.event(now, "spawn", "enemy", sp.ID, "at frame", sp.Frame, "x", x, "y", y)
-		s.sched.add(event{frame: sp.Frame, kind: evSpawn, id: sp.ID, spawn: sp})
-		for _, st := range s.seats {
-			if st != nil && st.peer != nil && st.started {
-				s.sendSpawn(st, now, sp)
-			}
-		}
-		return
-	}
+	s.spawnEnemy(now, f)
 }
 
 // enemyKinds are the unit kinds the server spawns as enemies: those no player starts with.

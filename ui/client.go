@@ -61,6 +61,7 @@ type ClientScreen struct {
 	injecting *OrderTicket
 	// classSeen counts the class links the screen has told the player about.
 	classSeen uint64
+	lessons   *lessonUI // the lesson menu, and the lesson on screen (client_lesson.go); nil: none
 }
 
 // sentOrder is an order the player gave, followed from "sent" through "pending until frame F"
@@ -133,7 +134,11 @@ func (s *ClientScreen) Resize(width, height int) { s.resize(width, height) }
 
 func (s *ClientScreen) layout() {
 	top := s.main.GetItem(0).(*tview.Flex)
-	top.ResizeItem(s.side, s.sideWidth(), 0)
+	side := s.sideWidth()
+	if s.LessonPanel() != nil {
+		side = s.lessonSideWidth()
+	}
+	top.ResizeItem(s.side, side, 0)
 	s.left.Clear()
 	var mapItem tview.Primitive = s.waiting
 	if s.mapView != nil {
@@ -230,6 +235,7 @@ func (s *ClientScreen) Refresh(now time.Time) {
 		}
 	}
 	s.orders.SetText(s.ordersText(snap))
+	s.refreshLesson(now)
 }
 
 func firstOwn(units []world.Unit, seat uint8) *world.Unit {
@@ -618,6 +624,9 @@ func (s *ClientScreen) HandleKey(ev *tcell.EventKey, quit func()) *tcell.EventKe
 	}
 	if s.focused() == s.chat {
 		s.setFocus(s.focus[0])
+	}
+	if ev, done := s.lessonKey(ev, quit); done {
+		return ev
 	}
 	if ev, done := s.commonKey(ev, quit); done {
 		return ev

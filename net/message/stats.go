@@ -28,6 +28,17 @@ type counters struct {
 	FragmentsReceived  uint64
 	FragmentsDropped   uint64 // no reassembly room; the sender sends them again
 	Backpressure       uint64 // sends refused because the next sequence number was still in use
+	// Waited counts received guaranteed messages that arrived before one of their
+	// dependencies had executed, and so waited in the receiver's graph for it: the kill that
+	// overtook its spawn, the chat line whose predecessor was lost.
+	Waited uint64
+	// Sync messages (stop-and-wait): SyncSent counts those sent whole, SyncAcked those
+	// acknowledged, SyncWait the time from a sync message's first send to its ack, summed, and
+	// HeldBySync the guaranteed messages that were queued behind one when its ack came: each
+	// waited for that ack before its first send.
+	SyncSent, SyncAcked uint64
+	SyncWait            time.Duration
+	HeldBySync          uint64
 
 	ackOwed        bool
 	unackedPackets int // accepted packets since this side last sent one
