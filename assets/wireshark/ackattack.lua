@@ -220,6 +220,7 @@ local packet_types = {
 	[5] = "Accepted", [6] = "Denied", [7] = "Disconnect", [8] = "Ping", [9] = "Pong",
 }
 local deny_reasons = { [1] = "server full", [2] = "version", [3] = "challenge", [4] = "bad request" }
+local roles = { [0] = "player", [1] = "observer" }
 local disconnect_reasons = {
 	[1] = "closed", [2] = "kicked", [3] = "timeout", [4] = "connection error", [5] = "replaced",
 	[6] = "server shutdown",
@@ -265,6 +266,7 @@ field("payload", "bytes", "Payload")
 field("version", "uint8", "Protocol version")
 field("player", "bytes", "Player id")
 field("name", "string", "Name")
+field("role", "uint8", "Role", base.DEC, roles)
 field("padding", "bytes", "Padding")
 field("issued", "uint64", "Issued (Unix ms)")
 field("challenge_tag", "bytes", "Challenge tag")
@@ -600,8 +602,12 @@ local function add_connection_packet(tvb, tree, t)
 			tree:add(F["challenge_tag"], tvb(off, 16)); off = off + 16
 			tree:add(F["public_key"], tvb(off, 32)); off = off + 32
 		end
+		-- The role came after the others, where the zero padding was: 0 is a player.
+		local role = tvb(off, 1):uint()
+		tree:add(F["role"], tvb(off, 1)); off = off + 1
 		if off < tvb:len() then tree:add(F["padding"], tvb(off)) end
 		info = info .. " " .. name
+		if role ~= 0 then info = info .. " (" .. (roles[role] or "?") .. ")" end
 	elseif t == 3 then
 		tree:add(F["issued"], tvb(1, 8))
 		tree:add(F["challenge_tag"], tvb(9, 16))
