@@ -291,7 +291,7 @@ local msg_types = {
 	[11] = "UnitHashes", [12] = "UnitUpdate", [13] = "Pause", [14] = "WorldHashes",
 	[15] = "ResyncBatch", [16] = "BatchApplied", [17] = "Resume", [18] = "FrameSync", [19] = "Peers",
 	[20] = "PlayerSecret", [21] = "Challenge", [22] = "Proof", [23] = "Reinforce", [24] = "NewRound",
-	[25] = "ClassLink",
+	[25] = "ClassLink", [26] = "Spectate", [27] = "SpectatorChat",
 }
 field("game.type", "uint8", "Game message", base.DEC, msg_types)
 field("game.count", "uint32", "Count")
@@ -299,6 +299,8 @@ field("game.count", "uint32", "Count")
 local command_kinds = { [1] = "move", [2] = "attack", [3] = "stop" }
 local unit_orders = { [0] = "none", [1] = "move", [2] = "attack" }
 
+local spectate_why = { [1] = "asked", [2] = "seats full" }
+local refused_why = { [0] = "none", [1] = "chat off", [2] = "too fast" }
 local id_hash = { { "id", "u30" }, { "hash", "u64" } }
 local layouts = {
 	[1] = { { "seat", "seat" }, { "player", "bytes16" }, { "name", "string" },
@@ -336,6 +338,10 @@ local layouts = {
 	[24] = { { "frame", "u30" }, { "round", "u30" }, { "seed", "u64" }, { "seats", { list = { { "seat", "seat" } } } } },
 	[25] = { { "loss_permille", "u30" }, { "burst_permille", "u30" }, { "burst_length", "u30" }, { "latency_ms", "u30" },
 		{ "jitter_ms", "u30" }, { "dup_permille", "u30" } },
+	[26] = { { "number", "u30" }, { "why", "u8", names = spectate_why },
+		{ "flags", "u8", bits = { { "chat_off", 0x01 } } }, { "refused", "u30" },
+		{ "refused_why", "u8", names = refused_why } },
+	[27] = { { "spectator", "u30" }, { "name", "string" }, { "line", "u30" }, { "text", "string" } },
 }
 
 local unit_layout = {
@@ -526,6 +532,8 @@ local function decode_game(tvb, tree)
 	if ok then
 		if name == "Chat" then
 			summary = name .. " " .. seen.seat .. ":" .. seen.line
+		elseif name == "SpectatorChat" then
+			summary = name .. " s" .. seen.spectator .. ":" .. seen.line
 		elseif seen.frame then
 			summary = name .. "@" .. seen.frame
 		end
