@@ -16,9 +16,12 @@ import (
 // Report is what --stats writes at exit: one JSON object. Scripts and graders read it; its
 // field names are part of the command-line contract (see the README).
 type Report struct {
-	Role        string            `json:"role"` // "server" or "client"
-	Name        string            `json:"name"`
-	PlayerID    string            `json:"player_id"`
+	Role     string `json:"role"` // "server" or "client"
+	Name     string `json:"name"`
+	PlayerID string `json:"player_id"`
+	// Spectator is a client's number among the spectators when it watched as one
+	// (spectate.go); absent for a player and for the server.
+	Spectator   uint32            `json:"spectator,omitempty"`
 	Frame       uint32            `json:"frame"`        // the last frame simulated
 	WorldHashes map[string]string `json:"world_hashes"` // frame (every 10th of the last 300) → 16 hex digits
 	Net         NetReport         `json:"net"`
@@ -147,9 +150,10 @@ type ChatReport struct {
 
 // ChatLine is one received chat line.
 type ChatLine struct {
-	From string `json:"from"`
-	Text string `json:"text"`
-	Own  bool   `json:"-"` // this player's own line (in a snapshot's conversation)
+	From      string `json:"from"`
+	Text      string `json:"text"`
+	Spectator bool   `json:"spectator,omitempty"` // a spectator's line (spectate.go)
+	Own       bool   `json:"-"`                   // this player's own line (in a snapshot's conversation)
 }
 
 // RejectedReport counts every datagram the host dropped, by reason (transport.Rejections:
