@@ -992,7 +992,7 @@ func (c *Client) counters(server transport.PeerStats) (NetReport, GameReport, Sy
 	g := GameReport{LeadTimeMillis: int64(c.lead) * c.frameDur.Milliseconds(), CommandsIssued: c.stats.CommandsIssued,
 		CommandsLate: c.stats.CommandsLate, EnemiesSpawned: c.stats.EnemiesSpawned, EnemiesKilled: c.stats.EnemiesKilled,
 		Reinforcements: c.stats.Squads, NewRounds: c.stats.Rounds, SendsRefused: c.stats.SendsRefused, BadMessages: c.stats.BadMessages, DirectLinks: c.stats.DirectLinks, DirectRedials: c.stats.DirectRedials,
-		DirectSilent: c.stats.DirectSilent, DirectRefused: c.stats.DirectRefused}
+		DirectSilent: c.stats.DirectSilent, DirectRefused: c.stats.DirectRefused, WorldCopies: c.stats.WorldCopies}
 	sy := SyncReport{HashReports: c.stats.HashReports, MismatchedGroups: c.stats.MismatchedGroups, MismatchedUnits: c.stats.MismatchedUnits,
 		RealtimeResyncs: c.stats.RealtimeResyncs, StopWorldResyncs: c.stats.StopWorldResyncs, PauseMillis: append([]int64{}, c.stats.PauseMillis...)}
 	sy.addResim(&c.rw, c.w)
