@@ -6,6 +6,7 @@
 //	go run ./cmd/client --bot --headless --duration 60s --stats ann.json --loss 10
 //	go run ./cmd/client --name ann --connect 192.168.1.20:7777 --identity ann.id
 //	go run ./cmd/client --record game.pcapng --loss 10  # every datagram, for Wireshark or a replay
+//	go run ./cmd/client --spectate --connect 192.168.1.20:7777  # watch, on the class's projector
 //
 // By default it shows the terminal UI (package ui): the map, the chat, the debug panel and the
 // link sliders. With --headless, or when standard input or standard output is not a terminal
@@ -53,7 +54,8 @@ func run(args []string) int {
 	connect := fs.String("connect", "", "server address; empty: host an embedded server with one bot on a free loopback port")
 	listen := fs.String("listen", "", "local `address` of this client's one socket, for the server and the direct links from other players (default: the address of the interface that reaches the server, any free port)")
 	name := fs.String("name", "", "player name (default: your user name, or \"player\")")
-	bot := fs.Bool("bot", false, "let a bot play for you")
+	bot := fs.Bool("bot", false, "let a bot play for you (with --spectate, it only chats)")
+	spectate := fs.Bool("spectate", false, "watch without a seat, as a spectator: the map, your link's debug panel and the chat, no orders (a teacher's projector); without --connect, two bots play the embedded game")
 	seed := fs.Uint64("seed", 1, "seed of the bot (and of the embedded server's world)")
 	inject := fs.Duration("inject-desync", 0, "corrupt one of your units every this long (to watch detection and repair)")
 	quiet := fs.Bool("quiet", false, "print no status lines (--headless)")
@@ -112,6 +114,10 @@ func run(args []string) int {
 	addr, hosting := *connect, ""
 	if addr == "" {
 		scfg := game.ServerConfig{Listen: "127.0.0.1:0", Bots: 1, Seed: *seed, MinPlayers: 1, StartDelay: time.Second, Late: cmd.Late, Logger: logger}
+		if *spectate {
+			// A spectator is no player: two bots play, and the game starts without waiting.
+			scfg.Bots, scfg.MinPlayers = 2, 0
+		}
 		if !cmd.Headless {
 			scfg.Transport.Link = &transport.LinkSettings{}
 		}
@@ -122,13 +128,14 @@ func run(args []string) int {
 		addr, hosting = srv.Addr(), srv.Addr()
 		go func() { serverDone <- srv.Run(gameCtx) }()
 		if cmd.Headless && !*quiet {
-			fmt.Printf("hosting an embedded game on %s with one bot\n", addr)
+			fmt.Printf("hosting an embedded game on %s with %d bot(s)\n", addr, scfg.Bots)
 		}
 	} else {
 		close(serverDone)
 	}
 
-	cfg := game.ClientConfig{Connect: addr, Listen: *listen, Name: *name, Bot: *bot, Seed: *seed, InjectDesync: *inject, Late: cmd.Late, Logger: logger}
+	cfg := game.ClientConfig{Connect: addr, Listen: *listen, Name: *name, Bot: *bot, Seed: *seed, InjectDesync: *inject, Late: cmd.Late,
+		Spectate: *spectate, Logger: logger}
 	if *identityPath != "" {
 		cfg.PlayerID, cfg.Secret = id.Player, id.Secret
 		cfg.OnSecret = func(player uuid.UUID, secret game.Secret) {
@@ -267,6 +274,8 @@ func printStatus(ctx context.Context, c *hostloop.Client) {
 			state = "RE-SYNCING"
 		case s.Waiting:
 			state = "WAITING FOR SYNC ACK"
+		case s.Spectator != nil:
+			state = "SPECTATING: " + s.Spectator.WhyText()
 		}
 		fmt.Printf("frame %d  lead %d ms  rtt %.0f ms  loss %.1f%%  late %d  resyncs %d/%d  %s\n",
 			s.Frame, s.Game.LeadTimeMillis, s.Net.RTTMillis, s.Net.LossPercent, s.Game.CommandsLate,
