@@ -101,7 +101,7 @@ func benchSpectators(b *testing.B, link linksim.Settings, window time.Duration) 
 	agreeing := 0
 	res := g.result()
 	for i := range cl.spectators {
-		if common, differ := settledSpectatorFrames(res.server, res.clients[len(cl.players)+i]); common > 0 && differ == 0 {
+		if agreed, common := settledFrames(res.server, res.clients[len(cl.players)+i]); common > 0 && agreed == common {
 			agreeing++
 		}
 	}

@@ -51,23 +51,6 @@ func newClass(t testing.TB, seed uint64, link linksim.Settings) *class {
 	return cl
 }
 
-// settledSpectatorFrames counts, for one spectator, the frames both it and the server
-// recorded that have settled, and those of them whose world hash differs from the server's.
-func settledSpectatorFrames(server, r Report) (common, differ int) {
-	for f, h := range r.WorldHashes {
-		n, _ := strconv.Atoi(f)
-		sh, ok := server.WorldHashes[f]
-		if !ok || uint32(n)+detectionFrames > server.Frame {
-			continue
-		}
-		common++
-		if sh != h {
-			differ++
-		}
-	}
-	return common, differ
-}
-
 // TestSpectatorsWatchAClass: 8 players and 32 spectators at 10% loss on every link. Every
 // spectator watches the game the players play: its world equals the server's at every settled
 // frame. Their chat reaches every other client, marked as a spectator's; when the teacher
@@ -116,10 +99,10 @@ func TestSpectatorsWatchAClass(t *testing.T) {
 	// Every spectator watched the game: its world is the server's at every settled frame.
 	for i, c := range cl.spectators {
 		r := res.clients[len(cl.players)+i]
-		common, differ := settledSpectatorFrames(res.server, r)
-		if common == 0 || differ != 0 {
+		agreed, common := settledFrames(res.server, r)
+		if common == 0 || agreed != common {
 			t.Errorf("%s (spectator %d, %s): world differs from the server's at %d of %d settled frames",
-				r.Name, r.Spectator, c.spectate.WhyText(), differ, common)
+				r.Name, r.Spectator, c.spectate.WhyText(), common-agreed, common)
 		}
 		if r.Spectator == 0 || c.stats.CommandsIssued != 0 {
 			t.Errorf("%s: spectator number %d, %d commands issued", r.Name, r.Spectator, c.stats.CommandsIssued)
