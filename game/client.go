@@ -900,6 +900,9 @@ func (c *Client) resyncBatch(now time.Time, b *ResyncBatch) {
 		// A stop-the-world re-sync: the world is now the server's as of the paused frame, and
 		// the server applied every late event it had before it sent that state and refuses
 		// later ones; events for earlier frames still waiting here must not run.
+		// A spectator's own copy of the world is treated the same way: an event for an earlier
+		// frame still on its way is in that world already (or, rarely, the server ran it late
+		// after the copy left, and the spectator's next report shows the difference).
 		// (A snapshot for a joining client is different: the server still applies its late
 		// events at its next step, and sends them along.)
 		c.sched.dropBefore(b.Frame)

@@ -56,12 +56,12 @@ func newClass(t testing.TB, seed uint64, link linksim.Settings) *class {
 // frame. Their chat reaches every other client, marked as a spectator's; when the teacher
 // turns spectator chat off, a spectator's line is refused with the reason, and the players'
 // chat goes on. One more client, with every seat and every place taken, is refused with a
-// reason it can show.
+// reason it can show. About 40 s of game time (a quarter of the play under the race detector).
 func TestSpectatorsWatchAClass(t *testing.T) {
 	t.Parallel()
 	cl := newClass(t, 41, lossyClassLink(10))
 	g := cl.vgame
-	g.run(20 * time.Second)
+	g.run(lastsFor(20 * time.Second))
 
 	// The 41st: no seat, no place, and a reason.
 	late := g.clients[g.joinWatcher(func(c *ClientConfig) { c.Name = "latecomer" })]
@@ -84,7 +84,7 @@ func TestSpectatorsWatchAClass(t *testing.T) {
 		t.Errorf("a spectator's line with spectator chat off: %v, want %v", err, ErrSpectatorChatOff)
 	}
 	relayed := g.srv.stats.SpectatorChat
-	g.run(10 * time.Second)
+	g.run(lastsFor(10 * time.Second))
 	if g.srv.stats.SpectatorChat != relayed {
 		t.Errorf("%d spectator lines relayed while spectator chat was off", g.srv.stats.SpectatorChat-relayed)
 	}
