@@ -51,10 +51,3 @@ func (r *chatRate) take(now time.Time, burst int) bool {
 	r.full = maxTime(r.full, now).Add(chatEvery)
 	return true
 }
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}

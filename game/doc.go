@@ -16,7 +16,7 @@
 // reads the session's immutable snapshots and hands it intents. The tests run a server, its
 // clients and their direct links over a linksim.Network in virtual time, seeded: a minute of
 // play at 10% loss takes a fraction of a second, and the same seed gives the same game, byte
-// for byte (vgame_test.go).
+// for byte (Virtual, virtual.go; cmd/netlab measures whole games this way too).
 //
 // One of each. The seats are the game's (the transport has connections named by player id):
 // a player who vanished keeps its seat for SeatHold (at most 30 s), then it is free, so

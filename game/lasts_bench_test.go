@@ -28,8 +28,8 @@ type lastsBucket struct {
 }
 
 // benchGameThatLasts plays it and returns the watch over the whole game, the buckets of every
-// bucket of game time, and the reports.
-func benchGameThatLasts(tb testing.TB, link linksim.Settings, length, bucket time.Duration) (armyWatch, []lastsBucket, sessionResult) {
+// bucket of game time, the reports, and the server's reinforcement delay in frames at the end.
+func benchGameThatLasts(tb testing.TB, link linksim.Settings, length, bucket time.Duration) (armyWatch, []lastsBucket, sessionResult, uint32) {
 	tb.Helper()
 	g := newVGame(tb, vspec{seed: 31, bots: 2, clients: 1, link: link,
 		server: func(c *ServerConfig) { c.Trace = nil },
@@ -53,7 +53,7 @@ func benchGameThatLasts(tb testing.TB, link linksim.Settings, length, bucket tim
 		b.squads = watch.squads - squadsBefore
 		buckets = append(buckets, b)
 	}
-	return watch, buckets, g.result()
+	return watch, buckets, g.result(), g.srv.reinforceDelay()
 }
 
 // BenchmarkGameThatLasts: an hour of the embedded game (two bots, a player who does nothing),
@@ -71,7 +71,7 @@ func BenchmarkGameThatLasts(b *testing.B) {
 	} {
 		b.Run(tt.name, func(b *testing.B) {
 			for b.Loop() {
-				watch, buckets, res := benchGameThatLasts(b, tt.link, time.Hour, 10*time.Minute)
+				watch, buckets, res, _ := benchGameThatLasts(b, tt.link, time.Hour, 10*time.Minute)
 				benchLogGameThatLasts(b, watch, buckets, res)
 			}
 		})
@@ -108,4 +108,32 @@ func benchLogGameThatLasts(b *testing.B, watch armyWatch, buckets []lastsBucket,
 	b.ReportMetric(float64(res.server.Game.NewRounds), "new-rounds")
 	b.ReportMetric(float64(longest)*DefaultFrame.Seconds(), "longest-empty-s")
 	b.ReportMetric(minMean, "min-mean-units")
+}
+
+// TestHalfAnHourNobodyWaits: half an hour of the embedded game (two bots, a player who does
+// nothing) at 10% loss, in virtual time (about 10 s of wall time under the race detector):
+// no seat, the idle player's included, goes without units for longer than the reinforcement
+// delay, counted to the last frame (a seat still empty at the end counts too).
+func TestHalfAnHourNobodyWaits(t *testing.T) {
+	t.Parallel()
+	const length = 30 * time.Minute
+	watch, _, res, delay := benchGameThatLasts(t, linksim.Settings{LossPercent: 10, Latency: 20 * time.Millisecond}, length, length)
+	const seats = 3 // the two bots and the player
+	for seat := range seats {
+		longest := watch.longest[seat]
+		if watch.emptyAt[seat] != 0 {
+			longest = max(longest, watch.frame-watch.emptyAt[seat])
+		}
+		if longest > delay+1 {
+			t.Errorf("seat %d went %d frames without units; the reinforcement delay is %d", seat, longest, delay)
+		}
+		if !watch.everHeld[seat] {
+			t.Errorf("seat %d never had units", seat)
+		}
+	}
+	if want := int(length / (10 * time.Minute)); watch.squads < want {
+		t.Errorf("%d squads landed in %v: the armies were hardly reinforced", watch.squads, length)
+	}
+	t.Logf("%v: squads %d, seats emptied %v times, longest without units %v frames (delay %d); the player's client reached frame %d",
+		length, watch.squads, watch.empties[:seats], watch.longest[:seats], delay, res.clients[0].Frame)
 }

@@ -105,7 +105,7 @@ func BenchmarkResimulateWindow(b *testing.B) {
 	s.start(now)
 	s.StopBots()
 	s.StopSpawning()
-	benchSpawnEnemies(s, now, 1, 2000-len(s.w.Units()), rand.New(rand.NewPCG(1, 1)))
+	spawnEnemies(s, now, 1, 2000-len(s.w.Units()), rand.New(rand.NewPCG(1, 1)))
 	for s.w.Frame() < 2*resimWindow {
 		s.step(now)
 	}

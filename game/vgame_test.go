@@ -2,9 +2,7 @@ package game
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
-	"math/rand/v2"
 	"net/netip"
 	"testing"
 	"time"
@@ -31,46 +29,23 @@ type vspec struct {
 	link    linksim.Settings // every link, both directions: server↔client and client↔client
 	server  func(*ServerConfig)
 	client  func(i int, c *ClientConfig)
-	// sparse ticks a host only when its deadline has come or a datagram came for it, as a
-	// real host loop does, instead of every host at every step of the clock: a game of 41
-	// hosts then runs several times faster. A test that changes a session from outside (a
-	// Say) sees it act by that session's next deadline, at most a snapshot period (100 ms)
-	// later.
+	// sparse ticks each host at its own deadlines (Virtual.TickAtDeadlines): a game of 41
+	// hosts runs several times faster.
 	sparse bool
 }
 
-// vgame is a game in virtual time.
+// vgame is a game in virtual time (Virtual) with the hosts the tests drive.
 type vgame struct {
+	*Virtual
 	t       testing.TB
 	spec    vspec
-	nw      *linksim.Network
-	now     time.Time
 	srv     *Server
 	srvAddr netip.AddrPort
 	clients []*Client // in the order they joined; a vanished one stays, gone[i] true
 	caddrs  []netip.AddrPort
 	gone    []bool
 	traces  []*bytes.Buffer // the clients' in join order, then the server's last
-	hosts   map[string]Session
-	order   []string // hosts by name in the order they were added: ticks go in this order
-	names   []string // every node ever added, for links to new ones
-	dgrams  []linksim.Datagram
-	tap     func(linksim.Datagram)
-	keys    *vKeys               // every connection's keys, to read what the tap sees
-	due     map[string]time.Time // sparse: when each host is next ticked (zero: at once)
-}
-
-// vWriter sends a host's datagrams into the network from its node.
-type vWriter struct{ node *linksim.Node }
-
-func (w vWriter) WriteTo(b []byte, to netip.AddrPort) error { return w.node.Send(to.String(), b) }
-
-// seededRand is a deterministic source for the handshakes' key pairs, secrets and command ids.
-func seededRand(seed uint64, who uint64) *rand.ChaCha8 {
-	var key [32]byte
-	binary.LittleEndian.PutUint64(key[:], seed)
-	binary.LittleEndian.PutUint64(key[8:], who)
-	return rand.NewChaCha8(key)
+	keys    *vKeys          // every connection's keys, to read what the tap sees
 }
 
 // newVGame starts the server and the spec's clients (not yet connected: run moves time).
@@ -79,25 +54,25 @@ func newVGame(t testing.TB, sp vspec) *vgame {
 	if sp.seed == 0 {
 		sp.seed = 1
 	}
-	g := &vgame{t: t, spec: sp, nw: linksim.NewNetwork(sp.seed), hosts: map[string]Session{}, keys: newVKeys(), due: map[string]time.Time{}}
-	g.now = g.nw.Now()
+	g := &vgame{Virtual: NewVirtual(sp.seed), t: t, spec: sp, keys: newVKeys()}
+	if sp.sparse {
+		g.TickAtDeadlines()
+	}
 	g.srvAddr = netip.MustParseAddrPort("127.0.0.1:7777")
 	trace := new(bytes.Buffer)
 	cfg := ServerConfig{Bots: sp.bots, Seed: sp.seed, MinPlayers: sp.clients, StartDelay: 500 * time.Millisecond, Trace: trace}
-	cfg.Transport.Rand = seededRand(sp.seed, 0)
+	cfg.Transport.Rand = SeededRand(sp.seed, 0)
 	cfg.Transport.DebugViews = true
 	cfg.Transport.KeyLog = g.keys.log(g.srvAddr)
 	if sp.server != nil {
 		sp.server(&cfg)
 	}
-	node := g.addNode(g.srvAddr)
-	srv, err := NewServer(cfg, vWriter{node})
+	srv, err := NewServer(cfg, g.Writer(g.addNode(g.srvAddr)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	g.srv = srv
-	g.hosts[g.srvAddr.String()] = srv
-	g.order = append(g.order, g.srvAddr.String())
+	g.Attach(g.srvAddr, srv)
 	g.traces = append(g.traces, trace)
 	for range sp.clients {
 		g.join(nil)
@@ -105,15 +80,8 @@ func newVGame(t testing.TB, sp vspec) *vgame {
 	return g
 }
 
-// addNode adds a node for addr, linked to every node before it.
-func (g *vgame) addNode(addr netip.AddrPort) *linksim.Node {
-	name := addr.String()
-	for _, other := range g.names {
-		g.nw.Link(name, other, g.spec.link, g.spec.link)
-	}
-	g.names = append(g.names, name)
-	return g.nw.AddNode(name)
-}
+// addNode adds a node for addr, linked to every node before it with the spec's link.
+func (g *vgame) addNode(addr netip.AddrPort) *linksim.Node { return g.AddNode(addr, g.spec.link) }
 
 // join starts another bot client (its configuration changed by edit, if not nil) on a new
 // address and returns its index. It connects as time runs.
@@ -137,7 +105,7 @@ func (g *vgame) joinLinked(edit func(c *ClientConfig), toAll bool) int {
 	trace := new(bytes.Buffer)
 	cfg := ClientConfig{Name: fmt.Sprintf("c%d", i+1), Bot: true, Seed: uint64(i + 1), Trace: trace,
 		PlayerID: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "vgame %d player %d", g.spec.seed, i))}
-	cfg.Transport.Rand = seededRand(g.spec.seed, uint64(i+1))
+	cfg.Transport.Rand = SeededRand(g.spec.seed, uint64(i+1))
 	cfg.Transport.DebugViews = true
 	cfg.Transport.KeyLog = g.keys.log(addr)
 	if g.spec.client != nil {
@@ -150,10 +118,9 @@ func (g *vgame) joinLinked(edit func(c *ClientConfig), toAll bool) int {
 	if toAll {
 		node = g.addNode(addr)
 	} else {
-		node = g.nw.AddNode(addr.String())
-		g.nw.Link(addr.String(), g.srvAddr.String(), g.spec.link, g.spec.link)
+		node = g.AddNodeLinkedTo(addr, g.srvAddr, g.spec.link)
 	}
-	c, err := NewClient(cfg, vWriter{node}, g.srvAddr)
+	c, err := NewClient(cfg, g.Writer(node), g.srvAddr)
 	if err != nil {
 		g.t.Fatal(err)
 	}
@@ -161,8 +128,7 @@ func (g *vgame) joinLinked(edit func(c *ClientConfig), toAll bool) int {
 	g.caddrs = append(g.caddrs, addr)
 	g.gone = append(g.gone, false)
 	g.traces = append(g.traces[:len(g.traces)-1], trace, g.traces[len(g.traces)-1])
-	g.hosts[addr.String()] = c
-	g.order = append(g.order, addr.String())
+	g.Attach(addr, c)
 	return i
 }
 
@@ -180,61 +146,11 @@ func (g *vgame) leave(i int) {
 }
 
 // run moves time forward by d.
-func (g *vgame) run(d time.Duration) { g.runUntil(g.now.Add(d), nil) }
+func (g *vgame) run(d time.Duration) { g.Run(d) }
 
 // runUntil moves time until end, or until cond (checked after every step) holds; it reports
 // whether cond held.
-func (g *vgame) runUntil(end time.Time, cond func() bool) bool {
-	for {
-		for _, name := range g.order {
-			h := g.hosts[name]
-			if h == nil || g.spec.sparse && g.now.Before(g.due[name]) {
-				continue
-			}
-			h.Tick(g.now)
-			if g.spec.sparse {
-				g.due[name] = h.NextDeadline(g.now)
-			}
-		}
-		if cond != nil && cond() {
-			return true
-		}
-		if !g.now.Before(end) {
-			return false
-		}
-		next := end
-		for _, name := range g.order {
-			if h := g.hosts[name]; h != nil {
-				d := g.due[name]
-				if !g.spec.sparse {
-					d = h.NextDeadline(g.now)
-				}
-				if !d.IsZero() && d.Before(next) {
-					next = d
-				}
-			}
-		}
-		// A real loop sleeps at least a millisecond too: a deadline already due after a Tick
-		// (a paced sender waiting for acks) must not spin.
-		next = maxTime(next, g.now.Add(time.Millisecond))
-		g.now, g.dgrams = g.nw.Step(next, g.dgrams[:0])
-		for _, d := range g.dgrams {
-			if g.tap != nil {
-				g.tap(d)
-			}
-			h := g.hosts[d.To]
-			if h == nil {
-				continue // sent to a host that vanished
-			}
-			from, err := netip.ParseAddrPort(d.From)
-			if err != nil {
-				g.t.Fatal(err)
-			}
-			h.Handle(g.now, transport.Datagram{From: from, Data: d.Data})
-			g.due[d.To] = time.Time{} // ticked at once, as a host loop does after a datagram
-		}
-	}
-}
+func (g *vgame) runUntil(end time.Time, cond func() bool) bool { return g.RunUntil(end, cond) }
 
 // waitFor runs until cond holds, failing the test after max of virtual time.
 func (g *vgame) waitFor(max time.Duration, what string, cond func() bool) {

@@ -49,6 +49,9 @@ type DebugData struct {
 	// there is one to show).
 	Sync    game.SyncReport
 	HasSync bool
+	// RTTSamples, when not nil, are the round-trip samples the acks view draws, oldest first,
+	// instead of the ones the panel collects from frame to frame: a replay knows every one.
+	RTTSamples []time.Duration
 }
 
 // DebugPanel puts the four debug views behind one tab bar:
@@ -76,6 +79,7 @@ type DebugPanel struct {
 	*tview.Box
 
 	view     int
+	hint     string // the keys at the right of the tab bar
 	data     DebugData
 	graph    *GraphView
 	acks     *AckView
@@ -102,7 +106,15 @@ func NewDebugPanel() *DebugPanel {
 		hashes: NewMismatchView(),
 		pauses: NewPauseView(),
 		tabRow: -1,
+		hint:   debugHint,
 	}
+}
+
+// SetHint replaces the keys drawn at the right of the tab bar, for a screen whose keys differ
+// (a replay's n seeks).
+func (p *DebugPanel) SetHint(hint string) *DebugPanel {
+	p.hint = hint
+	return p
 }
 
 // AckDataFrom copies what AckView shows out of a link's snapshot. RTTSamples
@@ -139,6 +151,9 @@ func (p *DebugPanel) SetData(d DebugData) *DebugPanel {
 		p.graph.SetHistory(linkSource(d), d.Peer.Debug, d.Peer.Message.PrunedDeps)
 		ack := AckDataFrom(d.Peer)
 		ack.RTTSamples = p.rtts
+		if d.RTTSamples != nil {
+			ack.RTTSamples = d.RTTSamples
+		}
 		p.acks.SetData(ack)
 	} else {
 		p.graph.SetHistory("", nil, 0)
@@ -158,6 +173,14 @@ func linkSource(d DebugData) string {
 		return ""
 	}
 	return d.Title + "|" + d.Peer.Addr.String() + "|" + d.Peer.PlayerID.String()
+}
+
+// Forget drops what the panel gathered across frames, the graph's merged history and the
+// round-trip samples, as for a new link: a replay that goes back to its start would show
+// messages it has not reached yet otherwise.
+func (p *DebugPanel) Forget() {
+	p.graph.SetHistory("", nil, 0)
+	p.rtts, p.rttCount, p.rttSource = p.rtts[:0], 0, ""
 }
 
 // ToggleFreeze freezes the graph view at its latest step, or makes it live again, and returns
@@ -305,8 +328,8 @@ func (p *DebugPanel) drawTabs(screen tcell.Screen, x, y, width int) {
 	}
 	p.tabStart[debugViews] = x + col
 	p.tabRow = y
-	if hint := len(debugHint); col+2+hint <= width {
-		printRunes(screen, x+width-hint, y, hint, debugHint, base.Foreground(ageColor))
+	if hint := len(p.hint); col+2+hint <= width {
+		printRunes(screen, x+width-hint, y, hint, p.hint, base.Foreground(ageColor))
 	}
 }
 

@@ -19,6 +19,11 @@
 // (TryDo: if its queue is full the screen says so instead of waiting). An order's
 // OrderTicket tells the screen the frame the host scheduled it for.
 //
+// ReplayScreen (RunReplay, --replay) plays a capture back: the same debug panel, fed the
+// snapshots game/replay rebuilds from the recorded datagrams, beside the capture's events and
+// under a timeline of the current datagram, with pause, step, speed and a seek to the next
+// re-sync. It takes its time only from Refresh, so a test drives it with a clock of its own.
+//
 // RunClient and RunServer run a screen in a tview application. One goroutine, the ticker,
 // calls QueueUpdateDraw once a frame. tview's QueueUpdate waits until the event loop has run
 // the function, so a call made after Run returned would wait forever: the ticker is therefore

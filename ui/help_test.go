@@ -124,7 +124,7 @@ func TestREADMEListsEveryKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	readme := string(b)
-	for _, list := range [][]KeyHelp{ClientKeys, ServerKeys} {
+	for _, list := range [][]KeyHelp{ClientKeys, ServerKeys, ReplayKeys} {
 		for _, k := range list {
 			row := "| `" + strings.ReplaceAll(k.Keys, "|", `\|`) + "` | " + strings.ReplaceAll(k.What, "|", `\|`) + " |"
 			if !strings.Contains(readme, row) {

@@ -6,6 +6,7 @@
 //	go run ./cmd/client --bot --headless --duration 60s --stats ann.json --loss 10
 //	go run ./cmd/client --name ann --connect 192.168.1.20:7777 --identity ann.id
 //	go run ./cmd/client --record game.pcapng --loss 10  # every datagram, for Wireshark or a replay
+//	go run ./cmd/client --replay game.pcapng            # play that capture back, datagram by datagram
 //	go run ./cmd/client --spectate --connect 192.168.1.20:7777  # watch, on the class's projector
 //
 // By default it shows the terminal UI (package ui): the map, the chat, the debug panel and the
@@ -59,9 +60,16 @@ func run(args []string) int {
 	seed := fs.Uint64("seed", 1, "seed of the bot (and of the embedded server's world)")
 	inject := fs.Duration("inject-desync", 0, "corrupt one of your units every this long (to watch detection and repair)")
 	quiet := fs.Bool("quiet", false, "print no status lines (--headless)")
+	replayPath := fs.String("replay", "", "play back this `capture` (written by --record, with its .keys file beside it) in the terminal UI: the debug panel, pause, step, speed, seek to the next re-sync; headless, print it; no game is played")
 	identityPath := fs.String("identity", "", "keep your player id, and the secret a server gives you on your first join, in this `file` (created with mode 0600), so that a restart gets your seat back; without it a restart is a new player")
 	if exit, ok := cmd.Parse(args); !ok {
 		return exit
+	}
+	if *replayPath != "" || given(fs, "replay") {
+		if *replayPath == "" {
+			return cmd.Fail(cli.ExitUsage, errors.New("--replay is empty: give the capture to play"))
+		}
+		return runReplay(cmd, *replayPath)
 	}
 	if *inject < 0 {
 		return cmd.Fail(cli.ExitUsage, errors.New("--inject-desync must not be negative"))

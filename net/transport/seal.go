@@ -31,14 +31,17 @@ const replayWindow = 1024
 // window on clears whole words without forgetting a counter still inside it (RFC 6479).
 const replayWords = replayWindow/64 + 1
 
-// replayRecord remembers which counters of the last replayWindow were accepted.
-type replayRecord struct {
+// ReplayRecord remembers which counters of the last 1,024 a receiver accepted, to refuse a
+// copy of a datagram (net/PROTOCOL.md section 3). Every sealed connection keeps one; a replay
+// of a capture (game/replay) keeps one per direction to tell which datagrams the host refused.
+// The zero value has accepted nothing.
+type ReplayRecord struct {
 	next uint64 // the counter after the largest accepted; 0 before the first
 	bits [replayWords]uint64
 }
 
-// accept reports whether counter c is new and inside the window, and if so marks it seen.
-func (w *replayRecord) accept(c uint64) bool {
+// Accept reports whether counter c is new and inside the window, and if so marks it seen.
+func (w *ReplayRecord) Accept(c uint64) bool {
 	if c >= w.next {
 		if w.next > 0 {
 			// The words between the largest's and c's come into use for new counters.
@@ -66,7 +69,7 @@ func (w *replayRecord) accept(c uint64) bool {
 type sealer struct {
 	send, recv *wire.SealKey
 	sent       uint64
-	seen       replayRecord
+	seen       ReplayRecord
 }
 
 func newSealer(send, recv *[wire.KeySize]byte) *sealer {
@@ -102,7 +105,7 @@ func (s *sealer) open(dst, d []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !s.seen.accept(counter) {
+	if !s.seen.Accept(counter) {
 		return nil, errReplay
 	}
 	return packet, nil

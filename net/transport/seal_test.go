@@ -13,10 +13,10 @@ import (
 )
 
 func TestReplayRecord(t *testing.T) {
-	var w replayRecord
+	var w ReplayRecord
 	accept := func(c uint64, want bool) {
 		t.Helper()
-		if got := w.accept(c); got != want {
+		if got := w.Accept(c); got != want {
 			t.Fatalf("accept(%d) = %v, want %v (next %d)", c, got, want, w.next)
 		}
 	}
@@ -36,7 +36,7 @@ func TestReplayRecord(t *testing.T) {
 	accept(1026-1023, false) // 3, seen
 	accept(1026-1022, true)  // 4
 	accept(1026-1024, false) // 2, too old (and seen)
-	w = replayRecord{}
+	w = ReplayRecord{}
 	accept(5000, true)
 	accept(5000-1023, true)
 	accept(5000-1024, false) // never seen, but too old to tell
@@ -46,7 +46,7 @@ func TestReplayRecord(t *testing.T) {
 	accept(100_000-1023, true)
 	accept(100_000-1023, false)
 	// Every counter once, in a shuffled order within a window's reach: each accepted once.
-	w = replayRecord{}
+	w = ReplayRecord{}
 	seen := map[uint64]bool{}
 	for i := range uint64(20_000) {
 		c := i + uint64((i*7919)%500) // up to 500 ahead of the order
