@@ -84,10 +84,8 @@ func spawnEnemies(s *Server, now time.Time, frame uint32, n int, rng *rand.Rand)
 		s.nextEnemyID++
 		s.stats.EnemiesSpawned++
 		s.sched.add(event{frame: sp.Frame, kind: evSpawn, id: sp.ID, spawn: sp})
-		for _, st := range s.seats {
-			if st != nil && st.peer != nil && st.started {
-				s.sendSpawn(st, now, sp)
-			}
+		for d := range s.following {
+			s.sendSpawn(d, now, sp)
 		}
 		placed++
 	}

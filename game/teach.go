@@ -164,10 +164,8 @@ func (s *Server) spawnEnemy(now time.Time, f uint32) (*SpawnEnemy, bool) {
 		s.stats.EnemiesSpawned++
 		s.event(now, "spawn", "enemy", sp.ID, "at frame", sp.Frame, "x", x, "y", y)
 		s.sched.add(event{frame: sp.Frame, kind: evSpawn, id: sp.ID, spawn: sp})
-		for _, st := range s.seats {
-			if st != nil && st.peer != nil && st.started {
-				s.sendSpawn(st, now, sp)
-			}
+		for d := range s.following {
+			s.sendSpawn(d, now, sp)
 		}
 		return sp, true
 	}

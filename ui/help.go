@@ -66,6 +66,7 @@ var ServerKeys = []KeyHelp{
 	{"x", "export the dependency graph as DOT"},
 	{"PgUp PgDn", "scroll the event log"},
 	{"R", "start a new round: fresh worlds, fresh squads"},
+	{"s", "spectators' chat off / on"},
 	{"? F1", "this help"},
 	{"q Ctrl+C", "quit"},
 }

@@ -14,7 +14,7 @@ import (
 // unknown number, a missing file or a broken script is a mistake of the command line: exit
 // code 2, with a message naming --lesson and, for a number or a missing file, the lessons
 // there are; a broken script's message says file:line. A lesson plays its own game, so
-// --connect with it is refused too.
+// --connect or --spectate with it is refused too.
 func TestLessonFlagRefusals(t *testing.T) {
 	broken := filepath.Join(t.TempDir(), "broken.txt")
 	if err := os.WriteFile(broken, []byte("lesson 50\ntitle Broken\nstep One\nuntil packets-eaten\n"), 0o644); err != nil {
@@ -29,6 +29,7 @@ func TestLessonFlagRefusals(t *testing.T) {
 		{[]string{"--lesson", "no-such-lesson.txt"}, []string{"--lesson no-such-lesson.txt:", "no such file", "  2  Out of order"}},
 		{[]string{"--lesson", broken}, []string{broken + ":4: unknown event \"packets-eaten\""}},
 		{[]string{"--lesson", "2", "--connect", "127.0.0.1:7777"}, []string{"--lesson plays in an embedded game of its own: leave out --connect"}},
+		{[]string{"--lesson", "2", "--spectate"}, []string{"--lesson needs you at the controls: leave out --spectate"}},
 	} {
 		var code int
 		_, stderr := capture.Output(t, func() { code = run(append([]string{"--headless", "--quiet", "--duration", "1s"}, tc.args...)) })

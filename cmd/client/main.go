@@ -8,6 +8,7 @@
 //	go run ./cmd/client --record game.pcapng --loss 10  # every datagram, for Wireshark or a replay
 //	go run ./cmd/client --replay game.pcapng            # play that capture back, datagram by datagram
 //	go run ./cmd/client --lesson 2                       # a guided lesson in an embedded game
+//	go run ./cmd/client --spectate --connect 192.168.1.20:7777  # watch, on the class's projector
 //
 // By default it shows the terminal UI (package ui): the map, the chat, the debug panel and the
 // link sliders. With --headless, or when standard input or standard output is not a terminal
@@ -56,7 +57,8 @@ func run(args []string) int {
 	connect := fs.String("connect", "", "server address; empty: host an embedded server with one bot on a free loopback port")
 	listen := fs.String("listen", "", "local `address` of this client's one socket, for the server and the direct links from other players (default: the address of the interface that reaches the server, any free port)")
 	name := fs.String("name", "", "player name (default: your user name, or \"player\")")
-	bot := fs.Bool("bot", false, "let a bot play for you")
+	bot := fs.Bool("bot", false, "let a bot play for you (with --spectate, it only chats)")
+	spectate := fs.Bool("spectate", false, "watch without a seat, as a spectator: the map, your link's debug panel and the chat, no orders (a teacher's projector); without --connect, two bots play the embedded game")
 	seed := fs.Uint64("seed", 1, "seed of the bot (and of the embedded server's world)")
 	inject := fs.Duration("inject-desync", 0, "corrupt one of your units every this long (to watch detection and repair)")
 	quiet := fs.Bool("quiet", false, "print no status lines (--headless)")
@@ -83,6 +85,9 @@ func run(args []string) int {
 	if *lessonArg != "" {
 		if *connect != "" {
 			return cmd.Fail(cli.ExitUsage, errors.New("--lesson plays in an embedded game of its own: leave out --connect"))
+		}
+		if *spectate {
+			return cmd.Fail(cli.ExitUsage, errors.New("--lesson needs you at the controls: leave out --spectate"))
 		}
 		if running, err = lesson.Find(*lessonArg, builtin); err != nil {
 			return cmd.Fail(cli.ExitUsage, fmt.Errorf("--lesson %s: %w", *lessonArg, err))
@@ -130,7 +135,7 @@ func run(args []string) int {
 	// One game after another: a lesson picked from the UI's menu ends the game on screen and
 	// starts the lesson's own, until the player quits or ctx ends.
 	g := gameSetup{cmd: cmd, connect: *connect, listen: *listen, name: *name, bot: *bot, seed: *seed, inject: *inject,
-		quiet: *quiet, id: id, identityPath: *identityPath, lesson: running, lessons: builtin}
+		quiet: *quiet, spectate: *spectate, id: id, identityPath: *identityPath, lesson: running, lessons: builtin}
 	var c *hostloop.Client
 	var addr string
 	var runErr, uiErr error
@@ -145,7 +150,7 @@ func run(args []string) int {
 		if next == nil || ctx.Err() != nil || uiErr != nil {
 			break
 		}
-		g.connect, g.lesson = "", next
+		g.connect, g.lesson, g.spectate = "", next, false
 	}
 	recordErr := cmd.CloseRecord() // Run closed the socket
 	// The connection to the server is what a run is for: one that never came up is a failure,
@@ -183,6 +188,7 @@ type gameSetup struct {
 	connect, listen string
 	name            string
 	bot, quiet      bool
+	spectate        bool // watch without a seat (never in a lesson, which needs the player)
 	seed            uint64
 	inject          time.Duration
 	id              identity
@@ -206,6 +212,10 @@ func (g *gameSetup) play(ctx context.Context) (c *hostloop.Client, addr string, 
 	addr, hosting := g.connect, ""
 	if addr == "" {
 		scfg := game.ServerConfig{Listen: "127.0.0.1:0", Bots: 1, Seed: g.seed, MinPlayers: 1, StartDelay: time.Second, Late: cmd.Late, Logger: logger}
+		if g.spectate {
+			// A spectator is no player: two bots play, and the game starts without waiting.
+			scfg.Bots, scfg.MinPlayers = 2, 0
+		}
 		if g.lesson != nil {
 			scfg = g.lesson.ServerConfig(scfg)
 		}
@@ -223,13 +233,14 @@ func (g *gameSetup) play(ctx context.Context) (c *hostloop.Client, addr string, 
 			if g.lesson != nil {
 				fmt.Printf("hosting lesson %d on %s: %s\n", g.lesson.Number, addr, g.lesson.Title)
 			} else {
-				fmt.Printf("hosting an embedded game on %s with one bot\n", addr)
+				fmt.Printf("hosting an embedded game on %s with %d bot(s)\n", addr, scfg.Bots)
 			}
 		}
 	} else {
 		close(serverDone)
 	}
-	cfg := game.ClientConfig{Connect: addr, Listen: g.listen, Name: g.name, Bot: g.bot, Seed: g.seed, InjectDesync: g.inject, Late: cmd.Late, Logger: logger}
+	cfg := game.ClientConfig{Connect: addr, Listen: g.listen, Name: g.name, Bot: g.bot, Seed: g.seed, InjectDesync: g.inject, Late: cmd.Late,
+		Spectate: g.spectate, Logger: logger}
 	if g.identityPath != "" {
 		cfg.PlayerID, cfg.Secret = g.id.Player, g.id.Secret
 		path := g.identityPath
@@ -393,6 +404,8 @@ func printStatus(ctx context.Context, c *hostloop.Client) {
 			state = "RE-SYNCING"
 		case s.Waiting:
 			state = "WAITING FOR SYNC ACK"
+		case s.Spectator != nil:
+			state = "SPECTATING: " + s.Spectator.WhyText()
 		}
 		fmt.Printf("frame %d  lead %d ms  rtt %.0f ms  loss %.1f%%  late %d  resyncs %d/%d  %s\n",
 			s.Frame, s.Game.LeadTimeMillis, s.Net.RTTMillis, s.Net.LossPercent, s.Game.CommandsLate,

@@ -61,6 +61,10 @@ type Stats struct {
 	Err               error
 }
 
+// Pending is the number of guaranteed messages queued or sent and not yet acknowledged
+// (Stats.PendingGuaranteed), without the rest of a Stats: cheap enough to watch every tick.
+func (c *Conn) Pending() int { return len(c.inflight) }
+
 // PacketsAccepted is the number of packets the packet layer accepted (not stale, not duplicate,
 // not malformed): cheap, for a transport that wants to know whether a datagram counted.
 func (c *Conn) PacketsAccepted() uint64 { return c.pkt.Accepted() }
