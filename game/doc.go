@@ -99,8 +99,9 @@
 //
 // # Finding and repairing drift
 //
-// Clients report grouped unit hashes (id range, XOR of the units' hashes), a tenth of the groups
-// every frame, each for the frame it describes. A frame is reported, and checked, only once it
+// Clients report grouped unit hashes (id range, XOR of the units' hashes) of every unit once a
+// second, for the frame they describe, in at most ten groups: the top of a two-level hash tree
+// whose lower level, the units' own hashes, the server asks for when a group differs. A frame is reported, and checked, only once it
 // has settled: a late event would run it again, so each host waits a frame longer than the
 // latest event it ran again in the last 30 s (resim.go, settle). The hashes come from the
 // host's history, which every re-run rewrites, so they are the frame's final state: a
