@@ -3,7 +3,6 @@ package game
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"net/netip"
 	"runtime"
 	"slices"
@@ -42,8 +41,7 @@ import (
 
 const (
 	benchMap         = "continent"
-	benchClients     = 7 // plus one bot on the server: eight players
-	benchSetupFrames = 30
+	benchClients     = 7  // plus one bot on the server: eight players
 	benchIPUDPHeader = 28 // IPv4 + UDP header bytes per datagram, not counted by the transport
 	benchSeed        = 1
 )
@@ -97,7 +95,7 @@ func startBenchGame(b *testing.B, sp benchGameSpec) *benchGame {
 		server: func(c *ServerConfig) {
 			c.Map, c.RealtimeMax, c.Trace = benchMap, sp.realtimeMax, nil
 			c.Transport.DebugViews = false
-			// The scenarios put their own squads in place (benchExtraSquads), with ids the
+			// The scenarios put their own squads in place (Populate), with ids the
 			// world's counter does not know of: reinforcements would be given the same ids.
 			// BenchmarkGameThatLasts measures them.
 			c.ReinforceBelow = -1
@@ -246,76 +244,11 @@ func (g *benchGame) playToFrame(b *testing.B, f uint32, limit time.Duration) {
 // ahead and returns that frame.
 func (g *benchGame) populate(b *testing.B, sc benchScenario) uint32 {
 	b.Helper()
-	s := g.srv
-	f := s.w.Frame() + benchSetupFrames
-	up, err := benchExtraSquads(s.cfg.Map, s.cfg.Seed, s.seatList(), sc.squads, f)
+	f, err := Populate(g.srv, g.live(), g.now, sc.squads, sc.enemies)
 	if err != nil {
-		b.Fatal(err)
-	}
-	benchSpawnEnemies(s, g.now, f, sc.enemies, rand.New(rand.NewPCG(2000, 2000)))
-	if err := g.benchScheduleEverywhere(up); err != nil {
 		b.Fatal(err)
 	}
 	return f
-}
-
-// benchScheduleEverywhere puts up into the schedule of the server and of every client in the game
-// (each applies it at the start of its frame, as if it had come from the server).
-func (g *vgame) benchScheduleEverywhere(up *UnitUpdate) error {
-	g.srv.sched.add(event{frame: up.Frame, kind: evUpdate, update: up})
-	for i, c := range g.live() {
-		if c.w == nil || c.w.Frame() >= up.Frame {
-			return fmt.Errorf("client %d was already past frame %d when the units were scheduled", i+1, up.Frame)
-		}
-		c.sched.add(event{frame: up.Frame, kind: evUpdate, update: up})
-	}
-	return nil
-}
-
-// benchExtraSquads is a UnitUpdate with squads more starting squads for each seat, placed as
-// AddPlayerUnits would place them in a world that began with one squad per seat.
-func benchExtraSquads(mapName string, seed uint64, seats []uint8, squads int, frame uint32) (*UnitUpdate, error) {
-	w, err := world.NewWorld(mapName, seed)
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range seats {
-		if _, err := w.AddPlayerUnits(s); err != nil {
-			return nil, err
-		}
-	}
-	first := len(w.Units())
-	for range squads {
-		for _, s := range seats {
-			if _, err := w.AddPlayerUnits(s); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return &UnitUpdate{Frame: frame, Units: slices.Clone(w.Units()[first:])}, nil
-}
-
-// benchSpawnEnemies spawns n enemies at frame on random ground reachable from seat 0's spawn,
-// the way the server's enemies does: scheduled on the server, a SpawnEnemy to every client.
-func benchSpawnEnemies(s *Server, now time.Time, frame uint32, n int, rng *rand.Rand) {
-	kinds := enemyKinds()
-	sx, sy, _ := s.w.Spawn(0)
-	for placed := 0; placed < n; {
-		x, y := rng.Int32N(s.w.Width()), rng.Int32N(s.w.Height())
-		if s.w.Terrain(x, y) != world.Ground || !s.w.Reachable(sx, sy, x, y) {
-			continue
-		}
-		sp := &SpawnEnemy{Frame: frame, ID: s.nextEnemyID, Kind: kinds[rng.IntN(len(kinds))], X: x, Y: y}
-		s.nextEnemyID++
-		s.stats.EnemiesSpawned++
-		s.sched.add(event{frame: sp.Frame, kind: evSpawn, id: sp.ID, spawn: sp})
-		for _, st := range s.seats {
-			if st != nil && st.peer != nil && st.started {
-				s.sendSpawn(st, now, sp)
-			}
-		}
-		placed++
-	}
 }
 
 // benchNet is what the clients' connections to the server and the server have counted, at

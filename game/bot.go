@@ -97,6 +97,11 @@ func (b *Bot) Chat(frame uint32) (string, bool) {
 		return "", false
 	}
 	b.nextChat = frame + 20 + uint32(b.rng.IntN(30)) // every 2 to 5 seconds
+	return b.nextLine(), true
+}
+
+// nextLine is the bot's next numbered chat line.
+func (b *Bot) nextLine() string {
 	b.lines++
-	return fmt.Sprintf("%s %d", b.name, b.lines), true
+	return fmt.Sprintf("%s %d", b.name, b.lines)
 }

@@ -142,15 +142,13 @@ func (s *Server) flushClassLink(now time.Time) {
 	}
 	s.class.waiting, s.class.sentAt = false, now
 	s.stats.ClassLinks++
-	for _, st := range s.seats {
-		if st != nil && st.peer != nil {
-			s.sendClassLink(st, now)
-		}
+	for d := range s.connected {
+		s.sendClassLink(d, now)
 	}
 }
 
 // sendClassLink sends the latest setting to one client, as the next of its connection's chain.
-func (s *Server) sendClassLink(st *seat, now time.Time) {
+func (s *Server) sendClassLink(st *downlink, now time.Time) {
 	s.send(st, now, s.class.latest, []*depgraph.Dependency{st.classChain.Last()}, st.classChain.Last(), false)
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/ackattack/ackattack/net/linksim"
 	"github.com/ackattack/ackattack/net/message"
 	"github.com/ackattack/ackattack/net/transport"
+	"github.com/ackattack/ackattack/net/wire"
 	"github.com/ackattack/ackattack/world"
 )
 
@@ -49,7 +50,12 @@ type ClientConfig struct {
 	OnClassLink func(linksim.Settings) error
 	// NoDirect turns off the direct links between clients: commands then travel only through
 	// the server.
-	NoDirect  bool
+	NoDirect bool
+	// Spectate asks the server to watch without a seat (spectate.go): the client's handshake
+	// says it is an observer. A spectator takes no direct links, gives no orders (a Bot only
+	// chats) and corrupts nothing. A client that does not ask may watch all the same, when
+	// every seat is taken.
+	Spectate  bool
 	GroupSize int
 	// Late is what the client does with an event that arrives for a frame it already ran:
 	// re-simulate (the default) or the seed's fast-forward (resim.go).
@@ -67,6 +73,7 @@ type ClientStats struct {
 	EnemiesKilled    uint64
 	Squads           uint64 // starting squads announced as reinforcements, any seat's
 	Rounds           uint64 // new rounds announced
+	LeadTimes        uint64 // lead time changes announced
 	ClassLinks       uint64 // link settings the server gave the class
 	HashReports      uint64
 	HashRequests     uint64
@@ -90,6 +97,9 @@ type ClientStats struct {
 	// StrayDatagrams counts datagrams from an address that is neither the server nor a direct
 	// link (the client has no listener without direct links).
 	StrayDatagrams uint64
+	// WorldCopies counts the copies of the whole world the server sent this client, a
+	// spectator, because its reports showed a drift (spectate.go).
+	WorldCopies uint64
 }
 
 // ClientSnapshot is what a user interface reads: an immutable copy, safe from any goroutine.
@@ -135,6 +145,10 @@ type ClientSnapshot struct {
 	ClassLink    *linksim.Settings
 	ClassLinkErr string
 	ClassLinks   uint64
+	// Spectator is the server's latest Spectate when this client watches as a spectator
+	// (spectate.go): its number, why it watches, whether spectator chat is on, and how many of
+	// its lines the server refused; nil for a player.
+	Spectator *Spectate
 }
 
 // Client is one player's host: it runs its own copy of the world in lockstep with the server,
@@ -165,6 +179,8 @@ type Client struct {
 	secret   Secret // proves cfg.PlayerID (identity.go)
 	cmdID    uint32
 	chat     message.Chain
+	chatRate chatRate  // this player's own rate (chat.go)
+	spectate *Spectate // the server's latest word, when this client watches as a spectator
 	bot      *Bot
 	nextPing time.Time
 	nextHurt time.Time
@@ -238,6 +254,10 @@ func NewClient(cfg ClientConfig, out transport.Writer, server netip.AddrPort) (*
 	tc := cfg.Transport
 	tc.Name, tc.PlayerID = cfg.Name, cfg.PlayerID
 	tc.OnMessage = c.onMessage
+	if cfg.Spectate {
+		tc.Role = wire.RoleObserver
+		c.cfg.NoDirect = true // a spectator is nobody's direct link: the server relays to it
+	}
 	if tc.Logger == nil {
 		tc.Logger = cfg.Logger
 	}
@@ -246,7 +266,7 @@ func NewClient(cfg ClientConfig, out transport.Writer, server netip.AddrPort) (*
 		return nil, err
 	}
 	c.tr = tr
-	if !cfg.NoDirect {
+	if !c.cfg.NoDirect {
 		c.openP2P(out)
 	}
 	if cfg.Bot {
@@ -379,7 +399,7 @@ func (c *Client) step(now time.Time) {
 	c.dropStalePending(f)
 	c.reportHashes(f)
 	if c.bot != nil {
-		if cmd := c.bot.Think(w, c.issueFrame(now)); cmd != nil {
+		if cmd := c.bot.Think(w, c.issueFrame(now)); cmd != nil && !c.spectating() {
 			c.issue(now, cmd)
 		}
 		if line, ok := c.bot.Chat(f); ok {
@@ -466,8 +486,10 @@ func (c *Client) resimulate() {
 	c.rw.rerun(c.w, c.sched, func(w *world.World) { c.w = w }, func() { c.beginFrame(true); c.endFrame() })
 }
 
-// reportHashes sends a tenth of the grouped unit hashes every frame, so a large world reports
-// everything once a second without a burst, each group for the frame it describes. At frame
+// reportHashes sends the grouped unit hashes of every unit once a second, in one report: at
+// most hashReportEvery groups (reportGroupSize), about 130 bytes at 2000 units. One report a
+// second rather than a tenth every frame: each datagram with a record costs the server an
+// acknowledgement of its own, and ten a second cost more in headers than the hashes. At frame
 // now it reports the frame that has settled (resim.go): its hashes as they are after every
 // re-run, from the hash history.
 func (c *Client) reportHashes(now uint32) {
@@ -480,16 +502,23 @@ func (c *Client) reportHashes(now uint32) {
 	if !ok {
 		return // before the start, or before the world was put in place by a re-sync
 	}
-	c.groups = world.GroupUnitHashes(hs, c.cfg.GroupSize, c.groups)
-	var part []world.GroupHash
-	for i := int(f % hashReportEvery); i < len(c.groups); i += hashReportEvery {
-		part = append(part, c.groups[i])
-	}
-	if len(part) == 0 {
+	c.groups = world.GroupUnitHashes(hs, reportGroupSize(len(hs), c.cfg.GroupSize), c.groups)
+	if f%hashReportEvery != 0 || len(c.groups) == 0 {
 		return
 	}
 	c.stats.HashReports++
-	c.sendUnreliable(&HashReport{Frame: f, Groups: part})
+	c.sendUnreliable(&HashReport{Frame: f, Groups: c.groups})
+}
+
+// reportGroupSize is how many units one group hash covers in a world of n units: at least
+// min, and enough that the world makes at most hashReportEvery groups, so a report carries one
+// group hash whatever the world's size (a two-level hash tree: a group's hash at the top, its
+// units' hashes below, which the server asks for when a group differs). At 2000 units a report
+// is one 12-byte group of 200 units instead of twelve groups of 16: the upload stops growing
+// with the world, and the one drill-down of a mismatch still names the unit, one round trip
+// later, with a 2 KB answer that only a mismatch costs.
+func reportGroupSize(n, min int) int {
+	return max(min, (n+hashReportEvery-1)/hashReportEvery)
 }
 
 func (c *Client) sendPingSummary() {
@@ -503,6 +532,9 @@ func (c *Client) sendPingSummary() {
 // for an attack). It returns the frame it is scheduled for, or why it was refused (not started, or
 // the connection is too far behind: then it runs nowhere, here included). Owner loop only.
 func (c *Client) Command(now time.Time, kind world.CommandKind, units []uint32, x, y int32, target uint32) (uint32, error) {
+	if c.spectating() {
+		return 0, ErrSpectatorOrder
+	}
 	if !c.started || c.w == nil {
 		return 0, errors.New("game: not started")
 	}
@@ -549,12 +581,24 @@ func (c *Client) issue(now time.Time, cmd *Command) error {
 // Say sends a chat line (a chain: lines keep their order, and hold nothing else back). A line
 // the connection refuses is not counted as sent, and the error says why.
 func (c *Client) Say(now time.Time, text string) error {
-	line := &Chat{Seat: c.seat, Line: uint32(c.chatSent.total + 1), Text: text}
+	var line Msg = &Chat{Seat: c.seat, Line: uint32(c.chatSent.total + 1), Text: text}
+	switch sp := c.spectate; {
+	case sp != nil && sp.ChatOff:
+		return ErrSpectatorChatOff
+	case sp != nil:
+		line = &SpectatorChat{Spectator: sp.Number, Line: uint32(c.chatSent.total + 1), Text: text}
+	case c.cfg.Spectate:
+		return errNotSpectating
+	}
+	if !c.chatRate.fits(now, chatBurst) {
+		return ErrChatTooFast
+	}
 	if _, err := c.sendGuaranteed(now, line, &c.chat); err != nil {
 		return err
 	}
+	c.chatRate.take(now, chatBurst)
 	c.chatSent.add(text, maxChatReport)
-	c.chatLog.add(ChatLine{From: c.cfg.Name, Text: text, Own: true}, maxChatShown)
+	c.chatLog.add(ChatLine{From: c.cfg.Name, Text: text, Own: true, Spectator: c.spectate != nil}, maxChatShown)
 	return nil
 }
 
@@ -563,8 +607,8 @@ func (c *Client) Say(now time.Time, text string) error {
 // server stop the world. It returns how many it corrupted: fewer than n when the player has
 // fewer units with hit points to spare (none before the game starts).
 func (c *Client) InjectDesync(n int) int {
-	if c.w == nil {
-		return 0
+	if c.w == nil || c.spectating() {
+		return 0 // a spectator has no units to corrupt
 	}
 	done := 0
 	// Take the player's units in turn, starting after the one hurt last, so that a repeated
@@ -694,7 +738,18 @@ func (c *Client) onMessage(p *transport.Peer, now time.Time, m *message.Message)
 		l := ChatLine{From: c.players[v.Seat].Name, Text: v.Text}
 		c.chatReceived.add(l, maxChatReport)
 		c.chatLog.add(l, maxChatShown)
+	case *SpectatorChat:
+		if v.Name == "" {
+			c.stats.BadMessages++ // the server's relay names the spectator
+			return
+		}
+		l := ChatLine{From: v.Name, Text: v.Text, Spectator: true}
+		c.chatReceived.add(l, maxChatReport)
+		c.chatLog.add(l, maxChatShown)
+	case *Spectate:
+		c.takeSpectate(v)
 	case *LeadTime:
+		c.stats.LeadTimes++
 		c.leadNext = append(c.leadNext, *v)
 	case *HashRequest:
 		c.hashRequest(now, v)
@@ -798,6 +853,9 @@ func (c *Client) reachPause(now time.Time) {
 	if pr := c.runningPause(); pr != nil {
 		pr.Start = now
 	}
+	if c.spectating() {
+		return // the server sends a spectator the whole paused world, and wants no hashes
+	}
 	hs := c.w.UnitHashes(1, world.MaxUnitID, nil)
 	c.pauseHashes = hs
 	var ah uint64
@@ -816,12 +874,15 @@ func (c *Client) resyncBatch(now time.Time, b *ResyncBatch) {
 		c.early = append(c.early, b)
 		return
 	}
-	if !c.awaiting && !c.pausing {
+	// A spectator's own copy of the world, sent to it alone while the game runs because its
+	// reports showed a drift (spectate.go): the whole world, which replaces its own at once.
+	fresh := c.spectating() && !c.awaiting && !c.pausing && len(b.State) > 0
+	if !c.awaiting && !c.pausing && !fresh {
 		c.stats.BadMessages++ // no snapshot expected and no pause: a batch would rewrite a running world
 		return
 	}
-	if c.pausing && !c.awaiting && b.Frame == c.pauseFrame {
-		c.logBatch(b)
+	if c.pausing && !c.awaiting && b.Frame == c.pauseFrame && !c.spectating() {
+		c.logBatch(b) // a spectator's batch is the whole world: it says nothing about what differed
 	}
 	for _, id := range b.Removed {
 		c.w.RemoveUnit(id)
@@ -831,7 +892,7 @@ func (c *Client) resyncBatch(now time.Time, b *ResyncBatch) {
 			c.cfg.Logger.Warn("resync unit", "err", err)
 		}
 	}
-	if len(b.State) > 0 && (c.awaiting || c.pausing) {
+	if len(b.State) > 0 && (c.awaiting || c.pausing || fresh) {
 		if st, _, err := world.ParseState(b.State); err == nil {
 			was := c.w.Frame()
 			if err := c.w.ApplyState(st); err != nil {
@@ -846,20 +907,27 @@ func (c *Client) resyncBatch(now time.Time, b *ResyncBatch) {
 	c.hist.clear()
 	// The world was put in place: no re-run may go back before it.
 	c.rw.reset(c.w.Frame())
-	if len(b.State) > 0 && c.pausing {
+	if len(b.State) > 0 && (c.pausing || fresh) {
 		// A stop-the-world re-sync: the world is now the server's as of the paused frame, and
 		// the server applied every late event it had before it sent that state and refuses
 		// later ones; events for earlier frames still waiting here must not run.
+		// A spectator's own copy of the world is treated the same way: an event for an earlier
+		// frame still on its way is in that world already (or, rarely, the server ran it late
+		// after the copy left, and the spectator's next report shows the difference).
 		// (A snapshot for a joining client is different: the server still applies its late
 		// events at its next step, and sends them along.)
 		c.sched.dropBefore(b.Frame)
+	}
+	if fresh {
+		c.stats.WorldCopies++
+		return
 	}
 	if c.awaiting && len(b.State) > 0 {
 		c.awaiting = false
 		c.syncFrame, c.syncAt = c.w.Frame(), now
 		return
 	}
-	if c.pausing {
+	if c.pausing && !c.spectating() {
 		c.stats.MismatchedUnits += uint64(len(b.Units) + len(b.Removed))
 		c.sendGuaranteed(now, &BatchApplied{Frame: b.Frame, Batch: b.Batch}, nil)
 	}
@@ -915,6 +983,10 @@ func (c *Client) publish(now time.Time, force bool) {
 	}
 	s.NewRound, s.FrameDur = c.nextRound(), c.frameDur
 	s.ClassLink, s.ClassLinks = c.class, c.stats.ClassLinks
+	if c.spectate != nil {
+		sp := *c.spectate
+		s.Spectator = &sp
+	}
 	if c.classErr != nil {
 		s.ClassLinkErr = c.classErr.Error()
 	}
@@ -933,8 +1005,8 @@ func (c *Client) counters(server transport.PeerStats) (NetReport, GameReport, Sy
 	n := netReport(t)
 	g := GameReport{LeadTimeMillis: int64(c.lead) * c.frameDur.Milliseconds(), CommandsIssued: c.stats.CommandsIssued,
 		CommandsLate: c.stats.CommandsLate, EnemiesSpawned: c.stats.EnemiesSpawned, EnemiesKilled: c.stats.EnemiesKilled,
-		Reinforcements: c.stats.Squads, NewRounds: c.stats.Rounds, SendsRefused: c.stats.SendsRefused, BadMessages: c.stats.BadMessages, DirectLinks: c.stats.DirectLinks, DirectRedials: c.stats.DirectRedials,
-		DirectSilent: c.stats.DirectSilent, DirectRefused: c.stats.DirectRefused}
+		Reinforcements: c.stats.Squads, NewRounds: c.stats.Rounds, LeadTimeChanges: c.stats.LeadTimes, SendsRefused: c.stats.SendsRefused, BadMessages: c.stats.BadMessages, DirectLinks: c.stats.DirectLinks, DirectRedials: c.stats.DirectRedials,
+		DirectSilent: c.stats.DirectSilent, DirectRefused: c.stats.DirectRefused, WorldCopies: c.stats.WorldCopies}
 	sy := SyncReport{HashReports: c.stats.HashReports, MismatchedGroups: c.stats.MismatchedGroups, MismatchedUnits: c.stats.MismatchedUnits,
 		RealtimeResyncs: c.stats.RealtimeResyncs, StopWorldResyncs: c.stats.StopWorldResyncs, PauseMillis: append([]int64{}, c.stats.PauseMillis...)}
 	sy.addResim(&c.rw, c.w)
@@ -945,6 +1017,9 @@ func (c *Client) counters(server transport.PeerStats) (NetReport, GameReport, Sy
 // hashes and the latest chat lines with their counts. Owner loop only, or after it stopped.
 func (c *Client) Report() Report {
 	r := Report{Role: "client", Name: c.cfg.Name, PlayerID: c.cfg.PlayerID.String(), WorldHashes: map[string]string{}}
+	if c.spectate != nil {
+		r.Spectator = c.spectate.Number
+	}
 	if c.w != nil {
 		r.Frame = c.w.Frame()
 		r.WorldHashes = c.hashes.report(r.Frame)

@@ -62,10 +62,13 @@ type ServerConfig struct {
 	Late LateMode
 	// SeatHold: a seat whose player vanished is kept for it this long (so that it can come
 	// back to its units), then freed for anybody. Default and maximum MaxSeatHold.
-	SeatHold  time.Duration
-	Transport transport.ServerConfig
-	Logger    *slog.Logger
-	Trace     io.Writer // JSON lines of executed guaranteed messages (see Trace)
+	SeatHold time.Duration
+	// SpectatorChatOff starts the game with the spectators' chat turned off (spectate.go); the
+	// teacher can turn it on and off while it runs (Server.SetSpectatorChat).
+	SpectatorChatOff bool
+	Transport        transport.ServerConfig
+	Logger           *slog.Logger
+	Trace            io.Writer // JSON lines of executed guaranteed messages (see Trace)
 }
 
 func (c ServerConfig) withDefaults() ServerConfig {

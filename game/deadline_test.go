@@ -14,7 +14,7 @@ import (
 
 // stopAndWait forces a stop-the-world and runs until it is over; it returns the pause's
 // length as the server measured it.
-func stopAndWait(t *testing.T, g *vgame) time.Duration {
+func stopAndWait(t testing.TB, g *vgame) time.Duration {
 	t.Helper()
 	before := len(g.srv.stats.PauseMillis)
 	g.srv.stopTheWorld(g.now, nil)

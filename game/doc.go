@@ -16,7 +16,7 @@
 // reads the session's immutable snapshots and hands it intents. The tests run a server, its
 // clients and their direct links over a linksim.Network in virtual time, seeded: a minute of
 // play at 10% loss takes a fraction of a second, and the same seed gives the same game, byte
-// for byte (vgame_test.go).
+// for byte (Virtual, virtual.go; cmd/netlab measures whole games this way too).
 //
 // One of each. The seats are the game's (the transport has connections named by player id):
 // a player who vanished keeps its seat for SeatHold (at most 30 s), then it is free, so
@@ -83,10 +83,25 @@
 // at one key press. It comes from the server's connection only, bounded by the sliders' ranges,
 // at most four a second.
 //
+// # Spectators
+//
+// A class has more students than seats: beyond the 8 seats the server admits up to 32
+// spectators (spectate.go), clients that asked to watch (cmd/client --spectate) or found
+// every seat taken. Each gets the world as a late joiner does and every event on the
+// players' frames, and runs its own copy in lockstep, so its map is the game and its debug
+// panel its own link. It chats at a player's rate (chat.go), marked as a spectator's, unless
+// the teacher turns spectator chat off. Nothing it does reaches the players: it gets no link,
+// key or secret, the lead time ignores its link, the server waits for it in no pause (it is
+// sent the paused world instead), a drift in its reports is repaired by a copy of the world
+// to it alone, and a connection that falls spectatorBacklog messages behind is dropped with
+// the reason. A client the server cannot admit is told why: "the game is full: 8 players and
+// 32 spectators".
+//
 // # Finding and repairing drift
 //
-// Clients report grouped unit hashes (id range, XOR of the units' hashes), a tenth of the groups
-// every frame, each for the frame it describes. A frame is reported, and checked, only once it
+// Clients report grouped unit hashes (id range, XOR of the units' hashes) of every unit once a
+// second, for the frame they describe, in at most ten groups: the top of a two-level hash tree
+// whose lower level, the units' own hashes, the server asks for when a group differs. A frame is reported, and checked, only once it
 // has settled: a late event would run it again, so each host waits a frame longer than the
 // latest event it ran again in the last 30 s (resim.go, settle). The hashes come from the
 // host's history, which every re-run rewrites, so they are the frame's final state: a

@@ -73,7 +73,7 @@ func (rs graphRecords) prunedChat() *message.Record {
 // enemy's id and the frame it appears at.
 func spawnNow(s *Server, now time.Time, rng *rand.Rand) (id, frame uint32) {
 	id, frame = s.nextEnemyID, s.w.Frame()+s.lead+1
-	benchSpawnEnemies(s, now, frame, 1, rng)
+	spawnEnemies(s, now, frame, 1, rng)
 	return id, frame
 }
 

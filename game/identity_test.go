@@ -371,7 +371,7 @@ func newForger(t *testing.T, g *vgame, addr netip.AddrPort, victim int, as *Clie
 	t.Helper()
 	f := &forger{key: key, as: as.seat, to: g.clients[victim].seat, unit: unit, cmdBase: 1<<29 + uint32(addr.Port())*1000}
 	cfg := transport.ClientConfig{PlayerID: as.cfg.PlayerID, Name: as.cfg.Name}
-	cfg.Rand = seededRand(g.spec.seed, uint64(addr.Port()))
+	cfg.Rand = SeededRand(g.spec.seed, uint64(addr.Port()))
 	cfg.OnConnect = func(p *transport.Peer, now time.Time) {
 		// 200 commands for the seat it poses as, at once.
 		for i := range 200 {
@@ -393,8 +393,7 @@ func newForger(t *testing.T, g *vgame, addr netip.AddrPort, victim int, as *Clie
 			}
 		}
 	}
-	node := g.addNode(addr)
-	tr, err := transport.NewClient(g.caddrs[victim], cfg, vWriter{node: node})
+	tr, err := transport.NewClient(g.caddrs[victim], cfg, g.Writer(g.addNode(addr)))
 	if err != nil {
 		t.Fatal(err)
 	}

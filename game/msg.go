@@ -66,6 +66,11 @@ const (
 	MsgReinforce    MsgType = 23 // server→client; guaranteed, no deps
 	MsgNewRound     MsgType = 24 // server→client; guaranteed, no deps
 	MsgClassLink    MsgType = 25 // server→client; guaranteed, a chain
+	// MsgSpectate: server→client, to a spectator; guaranteed, a chain.
+	MsgSpectate MsgType = 26
+	// MsgSpectatorChat: client→server (a spectator's line), server→client (relay); guaranteed,
+	// a chain per origin spectator.
+	MsgSpectatorChat MsgType = 27
 )
 
 // msgTypes is the one home of every message type: indexed by its MsgType, the
@@ -78,31 +83,33 @@ var msgTypes = [...]struct {
 	name   string
 	newMsg func() msgCodec
 }{
-	MsgPlayerInfo:   {"PlayerInfo", func() msgCodec { return new(PlayerInfo) }},
-	MsgStartGame:    {"StartGame", func() msgCodec { return new(StartGame) }},
-	MsgCommand:      {"Command", func() msgCodec { return new(Command) }},
-	MsgSpawnEnemy:   {"SpawnEnemy", func() msgCodec { return new(SpawnEnemy) }},
-	MsgKillEnemy:    {"KillEnemy", func() msgCodec { return new(KillEnemy) }},
-	MsgChat:         {"Chat", func() msgCodec { return new(Chat) }},
-	MsgLeadTime:     {"LeadTime", func() msgCodec { return new(LeadTime) }},
-	MsgPingSummary:  {"PingSummary", func() msgCodec { return new(PingSummary) }},
-	MsgHashReport:   {"HashReport", func() msgCodec { return new(HashReport) }},
-	MsgHashRequest:  {"HashRequest", func() msgCodec { return new(HashRequest) }},
-	MsgUnitHashes:   {"UnitHashes", func() msgCodec { return new(UnitHashes) }},
-	MsgUnitUpdate:   {"UnitUpdate", func() msgCodec { return new(UnitUpdate) }},
-	MsgPause:        {"Pause", func() msgCodec { return new(Pause) }},
-	MsgWorldHashes:  {"WorldHashes", func() msgCodec { return new(WorldHashes) }},
-	MsgResyncBatch:  {"ResyncBatch", func() msgCodec { return new(ResyncBatch) }},
-	MsgBatchApplied: {"BatchApplied", func() msgCodec { return new(BatchApplied) }},
-	MsgResume:       {"Resume", func() msgCodec { return new(Resume) }},
-	MsgFrameSync:    {"FrameSync", func() msgCodec { return new(FrameSync) }},
-	MsgPeers:        {"Peers", func() msgCodec { return new(Peers) }},
-	MsgPlayerSecret: {"PlayerSecret", func() msgCodec { return new(PlayerSecret) }},
-	MsgChallenge:    {"Challenge", func() msgCodec { return new(Challenge) }},
-	MsgProof:        {"Proof", func() msgCodec { return new(Proof) }},
-	MsgReinforce:    {"Reinforce", func() msgCodec { return new(Reinforce) }},
-	MsgNewRound:     {"NewRound", func() msgCodec { return new(NewRound) }},
-	MsgClassLink:    {"ClassLink", func() msgCodec { return new(ClassLink) }},
+	MsgPlayerInfo:    {"PlayerInfo", func() msgCodec { return new(PlayerInfo) }},
+	MsgStartGame:     {"StartGame", func() msgCodec { return new(StartGame) }},
+	MsgCommand:       {"Command", func() msgCodec { return new(Command) }},
+	MsgSpawnEnemy:    {"SpawnEnemy", func() msgCodec { return new(SpawnEnemy) }},
+	MsgKillEnemy:     {"KillEnemy", func() msgCodec { return new(KillEnemy) }},
+	MsgChat:          {"Chat", func() msgCodec { return new(Chat) }},
+	MsgLeadTime:      {"LeadTime", func() msgCodec { return new(LeadTime) }},
+	MsgPingSummary:   {"PingSummary", func() msgCodec { return new(PingSummary) }},
+	MsgHashReport:    {"HashReport", func() msgCodec { return new(HashReport) }},
+	MsgHashRequest:   {"HashRequest", func() msgCodec { return new(HashRequest) }},
+	MsgUnitHashes:    {"UnitHashes", func() msgCodec { return new(UnitHashes) }},
+	MsgUnitUpdate:    {"UnitUpdate", func() msgCodec { return new(UnitUpdate) }},
+	MsgPause:         {"Pause", func() msgCodec { return new(Pause) }},
+	MsgWorldHashes:   {"WorldHashes", func() msgCodec { return new(WorldHashes) }},
+	MsgResyncBatch:   {"ResyncBatch", func() msgCodec { return new(ResyncBatch) }},
+	MsgBatchApplied:  {"BatchApplied", func() msgCodec { return new(BatchApplied) }},
+	MsgResume:        {"Resume", func() msgCodec { return new(Resume) }},
+	MsgFrameSync:     {"FrameSync", func() msgCodec { return new(FrameSync) }},
+	MsgPeers:         {"Peers", func() msgCodec { return new(Peers) }},
+	MsgPlayerSecret:  {"PlayerSecret", func() msgCodec { return new(PlayerSecret) }},
+	MsgChallenge:     {"Challenge", func() msgCodec { return new(Challenge) }},
+	MsgProof:         {"Proof", func() msgCodec { return new(Proof) }},
+	MsgReinforce:     {"Reinforce", func() msgCodec { return new(Reinforce) }},
+	MsgNewRound:      {"NewRound", func() msgCodec { return new(NewRound) }},
+	MsgClassLink:     {"ClassLink", func() msgCodec { return new(ClassLink) }},
+	MsgSpectate:      {"Spectate", func() msgCodec { return new(Spectate) }},
+	MsgSpectatorChat: {"SpectatorChat", func() msgCodec { return new(SpectatorChat) }},
 }
 
 // maxMsgType is the largest type in the table; 1..maxMsgType are all known.
@@ -144,6 +151,9 @@ const (
 	MaxHashRanges = 4096
 	// MaxLossPermille is the largest loss a PingSummary can report: all of it.
 	MaxLossPermille = 1000
+	// MaxSpectators is the most spectators a server admits beside the seats (spectate.go says
+	// why 32), and the largest spectator number of a Spectate or a SpectatorChat.
+	MaxSpectators = 32
 )
 
 // Msg is a game message. The message types are the pointer types (*Command,
@@ -375,36 +385,74 @@ type ClassLink struct {
 	DupPermille   uint32 // datagrams delivered twice, 0..10·MaxLinkDupPercent
 }
 
+// Why a client watches: the Why of a Spectate.
+const (
+	SpectateAsked     uint8 = 1 // the client asked to (cmd/client --spectate)
+	SpectateSeatsFull uint8 = 2 // it asked for a seat, and every seat was taken
+)
+
+// Why the server refused a spectator's chat line: the RefusedWhy of a Spectate.
+const (
+	RefusedChatOff  uint8 = 1 // the teacher turned spectator chat off
+	RefusedTooFast  uint8 = 2 // more lines than the chat's rate allows (chatBurst, chatEvery)
+	maxRefusedCause       = RefusedTooFast
+)
+
+// Spectate tells a client that it watches the game as a spectator: it has no seat and no
+// units, gives no orders, and sees everything that changes the world. The server sends one
+// when the spectator joins, and a new one when anything in it changes.
+type Spectate struct {
+	Number  uint32 // 1..MaxSpectators: names this spectator, in its SpectatorChat lines
+	Why     uint8  // SpectateAsked or SpectateSeatsFull
+	ChatOff bool   // the teacher turned spectator chat off: lines are refused
+	// Refused counts this spectator's chat lines the server refused, and RefusedWhy says why
+	// it refused the latest (0 while none was refused).
+	Refused    uint32
+	RefusedWhy uint8
+}
+
+// SpectatorChat is a chat line of a spectator. A spectator sends its lines with Name empty;
+// the server relays them with the spectator's name, so that nobody needs a list of the
+// spectators to show who said what, and every screen marks them as a spectator's.
+type SpectatorChat struct {
+	Spectator uint32 // 1..MaxSpectators, who wrote it
+	Name      string // empty from the spectator; its name on the relay (as wire.CheckName allows)
+	Line      uint32 // counts the spectator's lines
+	Text      string // as in Chat
+}
+
 // Each struct's Type method is what makes it a Msg, and Go cannot derive a
 // method from a table, so they are written out here. msgTypes stays the one
 // list of types: TestMsgTypesTable checks that the constructor at each index
 // builds a message whose Type is that index, so the two cannot disagree.
 
-func (*PlayerInfo) Type() MsgType   { return MsgPlayerInfo }
-func (*StartGame) Type() MsgType    { return MsgStartGame }
-func (*Command) Type() MsgType      { return MsgCommand }
-func (*SpawnEnemy) Type() MsgType   { return MsgSpawnEnemy }
-func (*KillEnemy) Type() MsgType    { return MsgKillEnemy }
-func (*Chat) Type() MsgType         { return MsgChat }
-func (*LeadTime) Type() MsgType     { return MsgLeadTime }
-func (*PingSummary) Type() MsgType  { return MsgPingSummary }
-func (*HashReport) Type() MsgType   { return MsgHashReport }
-func (*HashRequest) Type() MsgType  { return MsgHashRequest }
-func (*UnitHashes) Type() MsgType   { return MsgUnitHashes }
-func (*UnitUpdate) Type() MsgType   { return MsgUnitUpdate }
-func (*Pause) Type() MsgType        { return MsgPause }
-func (*WorldHashes) Type() MsgType  { return MsgWorldHashes }
-func (*ResyncBatch) Type() MsgType  { return MsgResyncBatch }
-func (*BatchApplied) Type() MsgType { return MsgBatchApplied }
-func (*Resume) Type() MsgType       { return MsgResume }
-func (*FrameSync) Type() MsgType    { return MsgFrameSync }
-func (*Peers) Type() MsgType        { return MsgPeers }
-func (*PlayerSecret) Type() MsgType { return MsgPlayerSecret }
-func (*Challenge) Type() MsgType    { return MsgChallenge }
-func (*Proof) Type() MsgType        { return MsgProof }
-func (*Reinforce) Type() MsgType    { return MsgReinforce }
-func (*NewRound) Type() MsgType     { return MsgNewRound }
-func (*ClassLink) Type() MsgType    { return MsgClassLink }
+func (*PlayerInfo) Type() MsgType    { return MsgPlayerInfo }
+func (*StartGame) Type() MsgType     { return MsgStartGame }
+func (*Command) Type() MsgType       { return MsgCommand }
+func (*SpawnEnemy) Type() MsgType    { return MsgSpawnEnemy }
+func (*KillEnemy) Type() MsgType     { return MsgKillEnemy }
+func (*Chat) Type() MsgType          { return MsgChat }
+func (*LeadTime) Type() MsgType      { return MsgLeadTime }
+func (*PingSummary) Type() MsgType   { return MsgPingSummary }
+func (*HashReport) Type() MsgType    { return MsgHashReport }
+func (*HashRequest) Type() MsgType   { return MsgHashRequest }
+func (*UnitHashes) Type() MsgType    { return MsgUnitHashes }
+func (*UnitUpdate) Type() MsgType    { return MsgUnitUpdate }
+func (*Pause) Type() MsgType         { return MsgPause }
+func (*WorldHashes) Type() MsgType   { return MsgWorldHashes }
+func (*ResyncBatch) Type() MsgType   { return MsgResyncBatch }
+func (*BatchApplied) Type() MsgType  { return MsgBatchApplied }
+func (*Resume) Type() MsgType        { return MsgResume }
+func (*FrameSync) Type() MsgType     { return MsgFrameSync }
+func (*Peers) Type() MsgType         { return MsgPeers }
+func (*PlayerSecret) Type() MsgType  { return MsgPlayerSecret }
+func (*Challenge) Type() MsgType     { return MsgChallenge }
+func (*Proof) Type() MsgType         { return MsgProof }
+func (*Reinforce) Type() MsgType     { return MsgReinforce }
+func (*NewRound) Type() MsgType      { return MsgNewRound }
+func (*ClassLink) Type() MsgType     { return MsgClassLink }
+func (*Spectate) Type() MsgType      { return MsgSpectate }
+func (*SpectatorChat) Type() MsgType { return MsgSpectatorChat }
 
 // msgCodec is what every message type implements besides Type: its checks
 // and its two halves of the codec.

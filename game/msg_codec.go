@@ -542,14 +542,19 @@ func (m *Chat) check() error {
 	if err := checkMsgSeat(m.Type(), "seat", m.Seat); err != nil {
 		return err
 	}
-	if err := checkMsgText(m.Type(), "text", m.Text, 0, MaxChatLen); err != nil {
+	return checkChatText(m.Type(), m.Text)
+}
+
+// checkChatText is the rule of a chat line, a player's or a spectator's: 0..MaxChatLen bytes
+// of text. A line that turns the direction of the text (U+202E and its kin) could make the
+// rest of what the screen shows read backwards, or pass off one player's words as another's.
+func checkChatText(t MsgType, text string) error {
+	if err := checkMsgText(t, "text", text, 0, MaxChatLen); err != nil {
 		return err
 	}
-	// A line that turns the direction of the text (U+202E and its kin) could make the rest
-	// of what the screen shows read backwards, or pass off one player's words as another's.
-	for i, r := range m.Text {
+	for i, r := range text {
 		if isDirectionControl(r) {
-			return msgErrorf(m.Type(), wire.ErrBadName, "text has direction control %U at byte %d", r, i)
+			return msgErrorf(t, wire.ErrBadName, "text has direction control %U at byte %d", r, i)
 		}
 	}
 	return nil
@@ -1082,5 +1087,95 @@ func (m *ClassLink) decode(d msgReader) msgReader {
 	m.LatencyMillis = d.u30("latency")
 	m.JitterMillis = d.u30("jitter")
 	m.DupPermille = d.u30("duplication")
+	return d
+}
+
+// Spectate: number u30 ‖ why u8 ‖ flags u8 (bit 0: chat off) ‖ refused u30 ‖ refused why u8.
+
+const (
+	msgSpectateChatOff  = 0x01
+	msgSpectateReserved = 0xFE
+)
+
+func checkSpectatorNumber(t MsgType, n uint32) error {
+	if n == 0 || n > MaxSpectators {
+		return msgErrorf(t, wire.ErrRange, "spectator %d, want 1..%d", n, MaxSpectators)
+	}
+	return nil
+}
+
+func (m *Spectate) check() error {
+	t := m.Type()
+	if err := checkSpectatorNumber(t, m.Number); err != nil {
+		return err
+	}
+	if m.Why != SpectateAsked && m.Why != SpectateSeatsFull {
+		return msgErrorf(t, wire.ErrRange, "why %d, want %d or %d", m.Why, SpectateAsked, SpectateSeatsFull)
+	}
+	switch {
+	case m.RefusedWhy > maxRefusedCause:
+		return msgErrorf(t, wire.ErrRange, "refused why %d, want 0..%d", m.RefusedWhy, maxRefusedCause)
+	case m.Refused == 0 && m.RefusedWhy != 0:
+		return msgErrorf(t, wire.ErrNonCanonical, "why a line was refused when none was, want 0")
+	case m.Refused != 0 && m.RefusedWhy == 0:
+		return msgErrorf(t, wire.ErrRange, "%d lines refused for no reason", m.Refused)
+	}
+	return nil
+}
+
+func (m *Spectate) encode(e msgWriter) msgWriter {
+	e.u30("number", m.Number)
+	e.u8(m.Why)
+	var flags uint8
+	if m.ChatOff {
+		flags |= msgSpectateChatOff
+	}
+	e.u8(flags)
+	e.u30("refused", m.Refused)
+	e.u8(m.RefusedWhy)
+	return e
+}
+
+func (m *Spectate) decode(d msgReader) msgReader {
+	m.Number = d.u30("number")
+	m.Why = d.u8("why")
+	flags := d.u8("flags")
+	if flags&msgSpectateReserved != 0 {
+		d.fail("flags", fmt.Errorf("reserved bits %#02x set: %w", flags&msgSpectateReserved, wire.ErrNonCanonical))
+	}
+	m.ChatOff = flags&msgSpectateChatOff != 0
+	m.Refused = d.u30("refused")
+	m.RefusedWhy = d.u8("refused why")
+	return d
+}
+
+// SpectatorChat: spectator u30 ‖ name ‖ line u30 ‖ text.
+
+func (m *SpectatorChat) check() error {
+	t := m.Type()
+	if err := checkSpectatorNumber(t, m.Spectator); err != nil {
+		return err
+	}
+	if m.Name != "" {
+		if err := wire.CheckName(m.Name); err != nil {
+			return fmt.Errorf("game: %v: %w", t, err)
+		}
+	}
+	return checkChatText(t, m.Text)
+}
+
+func (m *SpectatorChat) encode(e msgWriter) msgWriter {
+	e.u30("spectator", m.Spectator)
+	e.str("name", m.Name)
+	e.u30("line", m.Line)
+	e.str("text", m.Text)
+	return e
+}
+
+func (m *SpectatorChat) decode(d msgReader) msgReader {
+	m.Spectator = d.u30("spectator")
+	m.Name = d.str("name", wire.MaxNameLen)
+	m.Line = d.u30("line")
+	m.Text = d.str("text", MaxChatLen)
 	return d
 }

@@ -135,6 +135,18 @@ var msgEncodingTests = []struct {
 		// type | loss 20 ‰ | bursts start at 50 ‰, 4 long | latency 20 ms | jitter 40 ms | dup 10 ‰
 		"19 14 32 04 14 28 0a"},
 	{"class link, clean", &ClassLink{}, "19 00 00 00 00 00 00"},
+	{"spectate, seats full, chat off", &Spectate{Number: 3, Why: SpectateSeatsFull, ChatOff: true},
+		// type | spectator 3 | the seats are full | chat off | no line refused
+		"1a 03 02 01 00 00"},
+	{"spectate, asked, a line refused", &Spectate{Number: 32, Why: SpectateAsked, Refused: 5, RefusedWhy: RefusedTooFast},
+		// type | spectator 32 | it asked | chat on | 5 lines refused, the latest too fast
+		"1a 20 01 00 05 02"},
+	{"spectator chat, from the spectator", &SpectatorChat{Spectator: 3, Line: 1, Text: "gg"},
+		// type | spectator 3 | no name | line 1 | "gg"
+		"1b 03 00 01 02 6767"},
+	{"spectator chat, relayed", &SpectatorChat{Spectator: 3, Name: "eve", Line: 128, Text: "gg"},
+		// type | spectator 3 | "eve" | line 128 | "gg"
+		"1b 03 03 657665 8080 02 6767"},
 }
 
 // Keys of the examples: 32 bytes of 0x11, and the bytes 0x00 to 0x1f.
@@ -310,6 +322,10 @@ func msgEdgeValues() []Msg {
 		&NewRound{Round: 2},
 		&ClassLink{LossPermille: 600, BurstPermille: 100, BurstLength: 10, LatencyMillis: 1000, JitterMillis: 200, DupPermille: 300},
 		&ClassLink{},
+		&Spectate{Number: MaxSpectators, Why: SpectateSeatsFull, ChatOff: true, Refused: int30.MaxUInt30, RefusedWhy: RefusedChatOff},
+		&Spectate{Number: 1, Why: SpectateAsked},
+		&SpectatorChat{Spectator: MaxSpectators, Name: strings.Repeat("n", wire.MaxNameLen), Line: int30.MaxUInt30, Text: strings.Repeat("ü", MaxChatLen/2)},
+		&SpectatorChat{Spectator: 1},
 	}
 }
 
@@ -483,6 +499,18 @@ func TestMsgAppendRejects(t *testing.T) {
 		{"class jitter 201 ms", &ClassLink{JitterMillis: 201}, wire.ErrRange},
 		{"class duplication 31%", &ClassLink{DupPermille: 301}, wire.ErrRange},
 		{"class latency beyond a UInt30", &ClassLink{LatencyMillis: math.MaxUint32}, wire.ErrRange},
+		{"spectator 0", &Spectate{Why: SpectateAsked}, wire.ErrRange},
+		{"spectator 33", &Spectate{Number: MaxSpectators + 1, Why: SpectateAsked}, wire.ErrRange},
+		{"spectate for no reason", &Spectate{Number: 1}, wire.ErrRange},
+		{"spectate for an unknown reason", &Spectate{Number: 1, Why: 3}, wire.ErrRange},
+		{"spectate, refused for no reason", &Spectate{Number: 1, Why: SpectateAsked, Refused: 1}, wire.ErrRange},
+		{"spectate, a reason for no refusal", &Spectate{Number: 1, Why: SpectateAsked, RefusedWhy: RefusedChatOff}, wire.ErrNonCanonical},
+		{"spectate, unknown refusal", &Spectate{Number: 1, Why: SpectateAsked, Refused: 1, RefusedWhy: 3}, wire.ErrRange},
+		{"spectator chat from spectator 0", &SpectatorChat{Text: "hi"}, wire.ErrRange},
+		{"spectator chat, name with a line break", &SpectatorChat{Spectator: 1, Name: "e\nve"}, wire.ErrBadName},
+		{"spectator chat, name too long", &SpectatorChat{Spectator: 1, Name: strings.Repeat("n", wire.MaxNameLen+1)}, wire.ErrTooLong},
+		{"spectator chat too long", &SpectatorChat{Spectator: 1, Text: strings.Repeat("x", MaxChatLen+1)}, wire.ErrTooLong},
+		{"spectator chat with a right-to-left override", &SpectatorChat{Spectator: 1, Text: "gg \u202eann si"}, wire.ErrBadName},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			// b is returned as it was. Like append, AppendMsg may have

@@ -284,11 +284,13 @@ func IsBotName(name string) bool {
 	return true
 }
 
-// refuseName says why the server refuses to seat a player under name, or nil: the name
-// breaks a rule of CheckPlayerName, or another seat holds it or a look-alike of it (the same
-// FoldName). own is the seat of the same player id (nil if none): a player who comes back
-// to its seat is compared with the others only, so it keeps its name. A seat that waits for
-// its player who left (SeatHold) keeps its name from others until it is freed.
+// refuseName says why the server refuses to seat a player, or to admit a spectator, under
+// name, or nil: the name breaks a rule of CheckPlayerName, or another seat or spectator holds
+// it or a look-alike of it (the same FoldName): a spectator's name is shown beside its chat
+// lines like a player's, and must not pass for one. own is the seat of the same player id
+// (nil if none): a player who comes back to its seat is compared with the others only, so it
+// keeps its name. A seat that waits for its player who left (SeatHold) keeps its name from
+// others until it is freed.
 //
 // A taken name is refused rather than given a suffix ("ann" becoming "ann2"): the player
 // reads why at once and chooses, where a suffix would make a name it never asked for, which
@@ -300,6 +302,16 @@ func (s *Server) refuseName(name string, own *seat, now time.Time) error {
 		return err
 	}
 	fold := FoldName(name)
+	taken := func(other, who string) error {
+		switch {
+		case other == name:
+			return nameErrorf(name, ErrNameTaken, "is taken (%s)", who)
+		case strconv.Quote(name) != strconv.QuoteToASCII(name):
+			// The reader may not see the difference: the name's code points show it.
+			return nameErrorf(name, ErrNameTaken, "(%+q) looks like %q (%s)", name, other, who)
+		}
+		return nameErrorf(name, ErrNameTaken, "looks like %q (%s)", other, who)
+	}
 	for _, x := range s.seats {
 		if x == nil || x == own || s.holdExpired(x, now) || FoldName(x.name) != fold {
 			continue
@@ -308,14 +320,12 @@ func (s *Server) refuseName(name string, own *seat, now time.Time) error {
 		if x.peer == nil && x.bot == nil {
 			who += ", held for its player who left"
 		}
-		switch {
-		case x.name == name:
-			return nameErrorf(name, ErrNameTaken, "is taken (%s)", who)
-		case strconv.Quote(name) != strconv.QuoteToASCII(name):
-			// The reader may not see the difference: the name's code points show it.
-			return nameErrorf(name, ErrNameTaken, "(%+q) looks like %q (%s)", name, x.name, who)
+		return taken(x.name, who)
+	}
+	for _, x := range s.spectators {
+		if x != nil && FoldName(x.name) == fold {
+			return taken(x.name, fmt.Sprintf("spectator %d", x.num))
 		}
-		return nameErrorf(name, ErrNameTaken, "looks like %q (%s)", x.name, who)
 	}
 	return nil
 }

@@ -86,10 +86,8 @@ func (s *Server) reinforce(now time.Time, f uint32) {
 	s.stats.Squads += uint64(len(seats))
 	s.event(now, "reinforcements", "seats", seats, "at frame", r.Frame)
 	s.sched.add(event{frame: r.Frame, kind: evReinforce, reinforce: r})
-	for _, st := range s.seats {
-		if st != nil && st.peer != nil && st.started {
-			s.send(st, now, r, nil, nil, false)
-		}
+	for d := range s.following {
+		s.send(d, now, r, nil, nil, false)
 	}
 }
 

@@ -125,14 +125,14 @@ func recordResyncGame(t *testing.T) (capture, keys []byte, net NetReport) {
 		}})
 	me := g.caddrs[0]
 	tapFate := map[linksim.Fate]transport.TapFate{linksim.Passed: transport.TapPassed, linksim.Dropped: transport.TapDropped, linksim.Duplicated: transport.TapDuplicated}
-	g.sent = func(from, to string, data []byte, fate linksim.Fate) {
+	g.OnSend(func(from, to string, data []byte, fate linksim.Fate) {
 		switch {
 		case from == me.String():
 			rec.Tapped(transport.TappedDatagram{At: g.now, Out: true, Fate: tapFate[fate], Local: me, Peer: netip.MustParseAddrPort(to), Data: data})
 		case to == me.String() && fate == linksim.Dropped:
 			rec.Tapped(transport.TappedDatagram{At: g.now, Fate: transport.TapDropped, Local: me, Peer: netip.MustParseAddrPort(from), Data: data})
 		}
-	}
+	})
 	g.tap = func(d linksim.Datagram) {
 		if d.To == me.String() {
 			rec.Tapped(transport.TappedDatagram{At: g.now, Fate: transport.TapPassed, Local: me, Peer: netip.MustParseAddrPort(d.From), Data: d.Data})

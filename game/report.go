@@ -16,9 +16,12 @@ import (
 // Report is what --stats writes at exit: one JSON object. Scripts and graders read it; its
 // field names are part of the command-line contract (see the README).
 type Report struct {
-	Role        string            `json:"role"` // "server" or "client"
-	Name        string            `json:"name"`
-	PlayerID    string            `json:"player_id"`
+	Role     string `json:"role"` // "server" or "client"
+	Name     string `json:"name"`
+	PlayerID string `json:"player_id"`
+	// Spectator is a client's number among the spectators when it watched as one
+	// (spectate.go); absent for a player and for the server.
+	Spectator   uint32            `json:"spectator,omitempty"`
 	Frame       uint32            `json:"frame"`        // the last frame simulated
 	WorldHashes map[string]string `json:"world_hashes"` // frame (every 10th of the last 300) → 16 hex digits
 	Net         NetReport         `json:"net"`
@@ -90,9 +93,32 @@ type GameReport struct {
 	// those that proved it and took their seat back. Servers only.
 	SeatClaimsRefused uint64 `json:"seat_claims_refused,omitempty"`
 	SeatsReclaimed    uint64 `json:"seats_reclaimed,omitempty"`
+	// ChatRefused counts the chat lines the server refused: faster than the chat's rate
+	// (chat.go), or a spectator's while spectator chat was off. Servers only.
+	ChatRefused uint64 `json:"chat_refused,omitempty"`
+	// Spectators is what the spectators did (spectate.go). Servers only.
+	Spectators *SpectatorReport `json:"spectators,omitempty"`
+	// WorldCopies counts the copies of the whole world a spectator's client got because its
+	// hash reports showed a drift. Spectators' clients only.
+	WorldCopies uint64 `json:"world_copies,omitempty"`
 	// FrameDeadlines: how late the frames started. Servers only: nil on a client, so that a
 	// client's report has neither of its fields.
 	*FrameDeadlines
+}
+
+// SpectatorReport is what the server's spectators did (spectate.go).
+type SpectatorReport struct {
+	Joins  uint64 `json:"joins"`
+	Leaves uint64 `json:"leaves"`
+	// ChatRelayed counts the spectators' lines relayed to the others.
+	ChatRelayed uint64 `json:"chat_relayed"`
+	HashReports uint64 `json:"hash_reports"`
+	// Drifts counts the reports that showed a spectator's world differing from the server's,
+	// WorldCopies the copies of the whole world that repaired them (at most one per spectator
+	// every 10 s), Dropped the spectators disconnected for falling 256 messages behind.
+	Drifts      uint64 `json:"drifts"`
+	WorldCopies uint64 `json:"world_copies"`
+	Dropped     uint64 `json:"dropped"`
 }
 
 // FrameDeadlines is how late the server's frames started. Each frame is due one frame period
@@ -147,9 +173,10 @@ type ChatReport struct {
 
 // ChatLine is one received chat line.
 type ChatLine struct {
-	From string `json:"from"`
-	Text string `json:"text"`
-	Own  bool   `json:"-"` // this player's own line (in a snapshot's conversation)
+	From      string `json:"from"`
+	Text      string `json:"text"`
+	Spectator bool   `json:"spectator,omitempty"` // a spectator's line (spectate.go)
+	Own       bool   `json:"-"`                   // this player's own line (in a snapshot's conversation)
 }
 
 // RejectedReport counts every datagram the host dropped, by reason (transport.Rejections:

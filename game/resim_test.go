@@ -13,16 +13,24 @@ import (
 // old enough to have settled, and how many of them hold the same world hash.
 func settledAgreement(res sessionResult) (agreed, common int) {
 	for _, r := range res.clients {
-		for f, h := range r.WorldHashes {
-			n, _ := strconv.Atoi(f)
-			sh, ok := res.server.WorldHashes[f]
-			if !ok || uint32(n)+detectionFrames > res.server.Frame {
-				continue
-			}
-			common++
-			if sh == h {
-				agreed++
-			}
+		a, c := settledFrames(res.server, r)
+		agreed, common = agreed+a, common+c
+	}
+	return agreed, common
+}
+
+// settledFrames counts the frames both the client of report r and the server recorded, old
+// enough to have settled, and how many of them hold the same world hash.
+func settledFrames(server, r Report) (agreed, common int) {
+	for f, h := range r.WorldHashes {
+		n, _ := strconv.Atoi(f)
+		sh, ok := server.WorldHashes[f]
+		if !ok || uint32(n)+detectionFrames > server.Frame {
+			continue
+		}
+		common++
+		if sh == h {
+			agreed++
 		}
 	}
 	return agreed, common
@@ -97,7 +105,7 @@ func BenchmarkResimulateWindow(b *testing.B) {
 	s.start(now)
 	s.StopBots()
 	s.StopSpawning()
-	benchSpawnEnemies(s, now, 1, 2000-len(s.w.Units()), rand.New(rand.NewPCG(1, 1)))
+	spawnEnemies(s, now, 1, 2000-len(s.w.Units()), rand.New(rand.NewPCG(1, 1)))
 	for s.w.Frame() < 2*resimWindow {
 		s.step(now)
 	}

@@ -65,10 +65,8 @@ func (s *Server) announceRound(now time.Time, why string) (uint32, error) {
 	s.stats.Rounds++
 	s.event(now, "new round", "round", r.Round, "at frame", r.Frame, "seats", r.Seats, "why", why)
 	s.sched.add(event{frame: r.Frame, kind: evRound, round: r})
-	for _, st := range s.seats {
-		if st != nil && st.peer != nil && st.started {
-			s.send(st, now, r, nil, nil, false)
-		}
+	for d := range s.following {
+		s.send(d, now, r, nil, nil, false)
 	}
 	return r.Frame, nil
 }
@@ -113,13 +111,10 @@ func (s *Server) roundStarted(r *NewRound) {
 			}
 		}
 	}
-	for _, st := range s.seats {
-		if st == nil {
-			continue
-		}
-		for id := range st.spawnDeps { // bookkeeping only: the order of deletion changes nothing
+	for d := range s.connected {
+		for id := range d.spawnDeps { // bookkeeping only: the order of deletion changes nothing
 			if !spawning[id] {
-				delete(st.spawnDeps, id)
+				delete(d.spawnDeps, id)
 			}
 		}
 	}

@@ -19,33 +19,52 @@ import (
 	"github.com/ackattack/ackattack/world"
 )
 
+// downlink is the server's side of one client's connection to the game, a player's or a
+// spectator's (spectate.go): the connection, and the dependency handles of what the server
+// sends on it. What goes to every client goes to every downlink that follows the game
+// (Server.following), with that connection's handles.
+type downlink struct {
+	peer    *transport.Peer
+	started bool   // this client was sent StartGame
+	who     string // for the log: "seat 2", "spectator 5"
+
+	// per-connection dependency handles (server → this client)
+	infoDeps [world.MaxPlayers]depgraph.Dependency
+	startDep depgraph.Dependency
+	// Relayed chat lines: a chain per origin seat, and one per origin spectator.
+	chat          [world.MaxPlayers]message.Chain
+	spectatorChat [MaxSpectators]message.Chain
+	leadChain     message.Chain
+	classChain    message.Chain // the ClassLinks sent on this connection (classlink.go)
+	spawnDeps     map[uint32]*depgraph.Dependency
+
+	out        outbox       // messages refused by back-pressure, sent again later
+	pauseState *clientPause // during a stop-the-world re-sync
+}
+
+func (d *downlink) link() *downlink { return d }
+
+// linked is a seat or a spectator: whatever has a downlink.
+type linked interface{ link() *downlink }
+
 // seat is one player's place in the game, on the server.
 type seat struct {
+	downlink
 	idx       uint8
 	player    uuid.UUID
 	secret    Secret // proves player (identity.go); a bot's is zero
 	name      string
 	bot       *Bot // a server-side bot plays this seat
-	peer      *transport.Peer
-	started   bool // this client was sent StartGame
 	nextCmdID uint32
+	chatRate  chatRate // how fast its lines come (chat.go)
 
-	// per-connection dependency handles (server → this client)
-	infoDeps  [world.MaxPlayers]depgraph.Dependency
-	startDep  depgraph.Dependency
-	chat      [world.MaxPlayers]message.Chain // relayed lines, a chain per origin seat
-	leadChain message.Chain
 	// peersChain: each Peers sent on this connection replaces the one before, so it depends
 	// on it (a list that overtook a newer one would bring back a player who left).
 	peersChain message.Chain
-	classChain message.Chain // the ClassLinks sent on this connection (classlink.go)
-	spawnDeps  map[uint32]*depgraph.Dependency
 
 	reportedRTT  time.Duration // from the client's PingSummary
 	reportedLoss uint32        // per mille, from the client's PingSummary
 	lastRequest  *HashRequest  // the drill-down waiting for its answer
-	out          outbox        // messages refused by back-pressure, sent again later
-	pauseState   *clientPause  // during a stop-the-world re-sync
 	pauseMisses  int           // stop-the-world rounds in a row this client did not finish in time
 	stoppedWorld time.Time     // when this client's report last made the server stop the world
 	repairedAt   time.Time     // when this client's report last led to a real-time re-sync
@@ -92,6 +111,10 @@ type Server struct {
 	sched *schedule
 	hist  hashHistory
 	seats [world.MaxPlayers]*seat // the one seat table: nil is a free seat
+	// spectators watch beyond the seats (spectate.go): nil is a free place. spectatorChatOff:
+	// the teacher turned their chat off.
+	spectators       [MaxSpectators]*spectator
+	spectatorChatOff bool
 	// claims are connections with a seated player's id that have not proved its secret yet,
 	// and linkSecret derives the keys of the direct links (identity.go).
 	claims     []*claim
@@ -112,6 +135,7 @@ type Server struct {
 	nextSpawn   time.Time
 	noSpawns    bool
 	killSent    map[uint32]bool // fallen enemies whose kill is scheduled, until it runs
+	doomed      []doomed        // enemies spawned to be killed at a frame (teach.go)
 	// squadAt is the frame each seat's announced squad lands at (reinforce.go); a frame
 	// passed: none on its way.
 	squadAt [world.MaxPlayers]uint32
@@ -173,9 +197,8 @@ func NewServer(cfg ServerConfig, out transport.Writer) (*Server, error) {
 	tc.OnDisconnect = s.onDisconnect
 	tc.OnMessage = s.onMessage
 	tc.Admit = s.admits
-	// A connection per seat, and room for the claims on seats (identity.go), one more than
-	// their bound so that a new claim can push the oldest out.
-	tc.MaxClients = world.MaxPlayers + maxClaims + 1
+	s.spectatorChatOff = cfg.SpectatorChatOff
+	sizeTransport(&tc)
 	if tc.Logger == nil {
 		tc.Logger = cfg.Logger
 	}
@@ -246,6 +269,7 @@ func (s *Server) Tick(now time.Time) {
 	s.freeHeldSeats(now)
 	s.expireClaims(now)
 	s.flushClassLink(now)
+	s.flushSpectateNotices(now)
 	s.flushOutboxes(now) // also while paused or before the start: a Pause may be waiting there
 	s.tr.Tick(now)
 	s.publish(now, false)
@@ -254,6 +278,7 @@ func (s *Server) Tick(now time.Time) {
 // NextDeadline is when Tick next has work if no datagram arrives.
 func (s *Server) NextDeadline(now time.Time) time.Time {
 	next := transport.Earliest(transport.Earliest(s.tr.NextTick(now), s.nextClaimDeadline()), s.nextClassLink())
+	next = transport.Earliest(next, s.nextSpectateNotice())
 	if s.running {
 		next = transport.Earliest(next, s.nextFrame)
 	}
@@ -347,10 +372,8 @@ func (s *Server) start(now time.Time) {
 	s.rw.reset(0)
 	s.nextFrame = now
 	s.nextSpawn = now.Add(s.cfg.EnemyEvery)
-	for _, st := range s.seats {
-		if st != nil && st.peer != nil {
-			s.sendStart(st, now, false)
-		}
+	for d := range s.connected {
+		s.sendStart(d, now, false)
 	}
 	s.event(now, "game started", "map", s.cfg.Map, "seats", s.seatList())
 }
@@ -369,7 +392,7 @@ func (s *Server) seatList() []uint8 {
 // connection, so it never starts without knowing every player. A client that arrives after the
 // start (snapshot) also gets the world as it is now, the events not yet run, and the pause in
 // progress if there is one.
-func (s *Server) sendStart(st *seat, now time.Time, snapshot bool) {
+func (s *Server) sendStart(st *downlink, now time.Time, snapshot bool) {
 	st.started = true
 	deps := make([]*depgraph.Dependency, 0, world.MaxPlayers)
 	for i := range st.infoDeps {
@@ -388,13 +411,38 @@ func (s *Server) sendStart(st *seat, now time.Time, snapshot bool) {
 	}
 }
 
+// connected yields the downlink of every client connected to the game, a seat's (in seat
+// order) then a spectator's, whether or not it was sent the game yet.
+func (s *Server) connected(yield func(*downlink) bool) {
+	for _, st := range s.seats {
+		if st != nil && st.peer != nil && !yield(&st.downlink) {
+			return
+		}
+	}
+	for _, sp := range s.spectators {
+		if sp != nil && sp.peer != nil && !yield(&sp.downlink) {
+			return
+		}
+	}
+}
+
+// following yields the downlink of every client that follows the game (it was sent
+// StartGame): everything that changes the world goes to each of them.
+func (s *Server) following(yield func(*downlink) bool) {
+	for d := range s.connected {
+		if d.started && !yield(d) {
+			return
+		}
+	}
+}
+
 // sendSnapshot sends a client the whole world (joining or coming back mid-game).
-func (s *Server) sendSnapshot(st *seat, now time.Time) {
+func (s *Server) sendSnapshot(st *downlink, now time.Time) {
 	units := s.w.Units()
 	state, err := s.w.AppendState(nil)
 	if err != nil {
 		// The joining client then waits for a state that never comes; say why.
-		s.cfg.Logger.Error("snapshot: the world's state cannot be sent", "seat", st.idx, "err", err)
+		s.cfg.Logger.Error("snapshot: the world's state cannot be sent", "to", st.who, "err", err)
 	}
 	for i := 0; i == 0 || i < len(units); i += resyncBatchUnits {
 		b := &ResyncBatch{Frame: s.w.Frame(), Batch: uint32(i / resyncBatchUnits), Units: slices.Clone(units[i:min(i+resyncBatchUnits, len(units))])}
@@ -412,7 +460,7 @@ func (s *Server) sendSnapshot(st *seat, now time.Time) {
 	}
 }
 
-func (s *Server) sendEvent(st *seat, now time.Time, e *event) {
+func (s *Server) sendEvent(st *downlink, now time.Time, e *event) {
 	switch e.kind {
 	case evCommand:
 		s.send(st, now, e.cmd, nil, nil, false)
@@ -456,12 +504,11 @@ func (s *Server) step(now time.Time) {
 	s.stats.Frame = s.w.Frame()
 	s.stats.lastStepAt = now
 	s.checkEarly(now)
+	s.checkEarlySpectators(now)
 	if f%frameSyncEvery == 0 {
 		fs := &FrameSync{Frame: s.w.Frame(), ServerUnixNanos: now.UnixNano()}
-		for _, st := range s.seats {
-			if st != nil && st.peer != nil && st.started {
-				s.sendUnreliable(st, fs)
-			}
+		for d := range s.following {
+			s.sendUnreliable(d, fs)
 		}
 		s.updateLead(now)
 	}
@@ -528,31 +575,12 @@ func (s *Server) enemies(now time.Time, f uint32) {
 		}
 		live++
 	}
+	s.killDoomed(now, f)
 	if s.noSpawns || now.Before(s.nextSpawn) || live >= s.cfg.MaxEnemies {
 		return
 	}
 	s.nextSpawn = now.Add(s.cfg.EnemyEvery)
-	kinds := enemyKinds()
-	if len(kinds) == 0 {
-		return
-	}
-	for try := 0; try < 50; try++ {
-		x, y := s.rng.Int32N(s.w.Width()), s.rng.Int32N(s.w.Height())
-		if s.w.Terrain(x, y) != world.Ground {
-			continue
-		}
-		sp := &SpawnEnemy{Frame: f + s.lead + 1, ID: s.nextEnemyID, Kind: kinds[s.rng.IntN(len(kinds))], X: x, Y: y}
-		s.nextEnemyID++
-		s.stats.EnemiesSpawned++
-		s.event(now, "spawn", "enemy", sp.ID, "at frame", sp.Frame, "x", x, "y", y)
-		s.sched.add(event{frame: sp.Frame, kind: evSpawn, id: sp.ID, spawn: sp})
-		for _, st := range s.seats {
-			if st != nil && st.peer != nil && st.started {
-				s.sendSpawn(st, now, sp)
-			}
-		}
-		return
-	}
+	s.spawnEnemy(now, f)
 }
 
 // enemyKinds are the unit kinds the server spawns as enemies: those no player starts with.
@@ -567,7 +595,7 @@ func enemyKinds() []uint8 {
 	return out
 }
 
-func (s *Server) sendSpawn(st *seat, now time.Time, sp *SpawnEnemy) {
+func (s *Server) sendSpawn(st *downlink, now time.Time, sp *SpawnEnemy) {
 	if st.spawnDeps == nil {
 		st.spawnDeps = make(map[uint32]*depgraph.Dependency)
 	}
@@ -582,14 +610,12 @@ func (s *Server) scheduleKill(now time.Time, id, frame uint32) {
 	s.stats.EnemiesKilled++
 	s.event(now, "kill", "enemy", id, "at frame", frame)
 	s.sched.add(event{frame: frame, kind: evKill, id: id})
-	for _, st := range s.seats {
-		if st != nil && st.peer != nil && st.started {
-			s.sendKill(st, now, id, frame)
-		}
+	for d := range s.following {
+		s.sendKill(d, now, id, frame)
 	}
 }
 
-func (s *Server) sendKill(st *seat, now time.Time, id, frame uint32) {
+func (s *Server) sendKill(st *downlink, now time.Time, id, frame uint32) {
 	var deps []*depgraph.Dependency
 	if d := st.spawnDeps[id]; d != nil {
 		deps = []*depgraph.Dependency{d}
@@ -611,14 +637,15 @@ func (s *Server) command(now time.Time, c *Command, from *seat) {
 	if s.running && c.Frame < s.w.Frame() {
 		s.stats.CommandsLateAtServer++
 	}
-	for _, st := range s.seats {
-		if st != nil && st != from && st.peer != nil && st.started {
-			s.send(st, now, c, nil, nil, false)
+	for d := range s.following {
+		if from == nil || d != &from.downlink {
+			s.send(d, now, c, nil, nil, false)
 		}
 	}
 }
 
-// chat relays a line to every other client: a chain per origin seat on each connection.
+// chat relays a line to every other client, spectators included: a chain per origin seat on
+// each connection.
 func (s *Server) chat(now time.Time, origin uint8, text string) {
 	st0 := s.seats[origin]
 	if st0 == nil {
@@ -627,9 +654,9 @@ func (s *Server) chat(now time.Time, origin uint8, text string) {
 	c := &Chat{Seat: origin, Line: s.stats.chatLines[origin] + 1, Text: text}
 	s.stats.chatLines[origin]++
 	s.stats.ChatRelayed++
-	for _, st := range s.seats {
-		if st != nil && st.idx != origin && st.peer != nil && st.started {
-			s.send(st, now, c, []*depgraph.Dependency{st.chat[origin].Last()}, st.chat[origin].Last(), false)
+	for d := range s.following {
+		if d != &st0.downlink {
+			s.send(d, now, c, []*depgraph.Dependency{d.chat[origin].Last()}, d.chat[origin].Last(), false)
 		}
 	}
 }
@@ -653,10 +680,8 @@ func (s *Server) updateLead(now time.Time) {
 	s.leadNext = append(s.leadNext, lt)
 	s.stats.LeadChanges++
 	s.event(now, "lead time", "frames", want, "from frame", lt.Frame)
-	for _, st := range s.seats {
-		if st != nil && st.peer != nil && st.started {
-			s.send(st, now, &lt, []*depgraph.Dependency{st.leadChain.Last()}, st.leadChain.Last(), false)
-		}
+	for d := range s.following {
+		s.send(d, now, &lt, []*depgraph.Dependency{d.leadChain.Last()}, d.leadChain.Last(), false)
 	}
 }
 
@@ -683,7 +708,8 @@ func (s *Server) wantLead() uint32 {
 // send encodes m and sends it to st as a guaranteed (or sync) message, through the seat's
 // outbox (outbox.go). A refusal is counted and logged: the server's messages are its own
 // doing, and a client that far behind is about to time out.
-func (s *Server) send(st *seat, now time.Time, m Msg, deps []*depgraph.Dependency, out *depgraph.Dependency, sync bool) {
+func (s *Server) send(to linked, now time.Time, m Msg, deps []*depgraph.Dependency, out *depgraph.Dependency, sync bool) {
+	st := to.link()
 	if st.peer == nil {
 		return
 	}
@@ -695,19 +721,18 @@ func (s *Server) send(st *seat, now time.Time, m Msg, deps []*depgraph.Dependenc
 	s.buf = payload
 	if err := st.out.send(st.peer.Conn(), now, payload, deps, out, sync); err != nil {
 		s.stats.SendsRefused++
-		s.cfg.Logger.Warn("send refused", "seat", st.idx, "type", m.Type(), "err", err)
+		s.cfg.Logger.Warn("send refused", "to", st.who, "type", m.Type(), "err", err)
 	}
 }
 
 func (s *Server) flushOutboxes(now time.Time) {
-	for _, st := range s.seats {
-		if st != nil && st.peer != nil {
-			st.out.flush(st.peer.Conn(), now)
-		}
+	for d := range s.connected {
+		d.out.flush(d.peer.Conn(), now)
 	}
+	s.boundSpectators(now)
 }
 
-func (s *Server) sendUnreliable(st *seat, m Msg) {
+func (s *Server) sendUnreliable(st *downlink, m Msg) {
 	payload, err := AppendMsg(s.buf[:0], m)
 	if err != nil {
 		return
@@ -716,15 +741,12 @@ func (s *Server) sendUnreliable(st *seat, m Msg) {
 	st.peer.Conn().SendUnreliable(payload)
 }
 
-// admits is the transport's Admit: a player may connect if a seat is free, or if its id is a
-// seated player's (connected or held), whose secret it will have to prove before it is seated
-// (identity.go). It changes nothing; onConnect takes the seat or makes the claim.
-func (s *Server) admits(player uuid.UUID, now time.Time) bool {
-	if st := s.seatClaimed(player); st != nil && !s.holdExpired(st, now) {
-		return true
-	}
-	return s.freeSeat(now) >= 0
-}
+// admits is the transport's Admit. It lets in every connection the transport has room for
+// (spectatorTransport counts that room), because onConnect answers each in words the player
+// reads: a seat, a claim on a seat (identity.go), a place among the spectators, or a Kick
+// whose text says why not, "the game is full: 8 players and 32 spectators". A Denied would say
+// only "server full", and a client would not know whether to try again as a spectator.
+func (s *Server) admits(uuid.UUID, time.Time) bool { return true }
 
 // seatClaimed is the seat of player, a bot's included (a bot's player id, derived from its
 // name, is no secret either), or nil: a connection with its id claims it (identity.go).
@@ -771,6 +793,10 @@ func (s *Server) freeHeldSeats(now time.Time) {
 // connection was accepted), and its player's secret.
 func (s *Server) onConnect(p *transport.Peer, now time.Time) {
 	s.freeHeldSeats(now) // a hold that ran out is a free seat, not one to claim
+	if p.Role() == wire.RoleObserver {
+		s.spectate(p, now, SpectateAsked) // it asked to watch (spectate.go)
+		return
+	}
 	if s.seatClaimed(p.PlayerID()) != nil {
 		s.claimSeat(p, now)
 		return
@@ -779,8 +805,9 @@ func (s *Server) onConnect(p *transport.Peer, now time.Time) {
 }
 
 // join seats a new player, or refuses it: a name the seats refuse (refuseName: a broken
-// rule, a bot's, or another seat's) ends the connection at once, kicked with the reason as its
-// text, which the client shows and exits on.
+// rule, a bot's, or another seat's or spectator's) ends the connection at once, kicked with
+// the reason as its text, which the client shows and exits on. With every seat taken, the
+// player watches as a spectator if there is room (spectate.go).
 func (s *Server) join(p *transport.Peer, now time.Time) {
 	if err := s.refuseName(p.Name(), nil, now); err != nil {
 		s.stats.JoinsRefused++
@@ -790,7 +817,7 @@ func (s *Server) join(p *transport.Peer, now time.Time) {
 	}
 	idx := s.freeSeat(now)
 	if idx < 0 {
-		s.tr.Kick(p, now, "server full")
+		s.spectate(p, now, SpectateSeatsFull)
 		return
 	}
 	st := &seat{idx: uint8(idx), player: p.PlayerID()}
@@ -808,28 +835,22 @@ func (s *Server) join(p *transport.Peer, now time.Time) {
 func (s *Server) seatPeer(st *seat, p *transport.Peer, now time.Time, fresh bool) {
 	// What the server holds against the player (server_sync.go) outlives a connection: a
 	// client dropped for stalling the game must not come back with a clean slate.
-	*st = seat{idx: st.idx, player: st.player, secret: st.secret, name: p.Name(), peer: p, nextCmdID: st.nextCmdID,
-		pauseMisses: st.pauseMisses, stoppedWorld: st.stoppedWorld, repairedAt: st.repairedAt}
+	*st = seat{downlink: downlink{peer: p, who: fmt.Sprintf("seat %d", st.idx)}, idx: st.idx, player: st.player, secret: st.secret,
+		name: p.Name(), nextCmdID: st.nextCmdID, chatRate: st.chatRate, pauseMisses: st.pauseMisses, stoppedWorld: st.stoppedWorld,
+		repairedAt: st.repairedAt}
 	s.stats.Joins++
 	s.event(now, "join", "seat", st.idx, "name", st.name, "addr", p.Addr())
 	if fresh {
 		s.send(st, now, &PlayerSecret{Secret: st.secret}, nil, nil, false)
 	}
 	if s.class.latest != nil {
-		s.sendClassLink(st, now) // the class's link holds for latecomers too
+		s.sendClassLink(&st.downlink, now) // the class's link holds for latecomers too
 	}
 	// Everybody learns who sits where; the newcomer learns about everybody.
-	for _, x := range s.seats {
-		if x == nil {
-			continue
-		}
-		s.send(st, now, s.info(x), nil, &st.infoDeps[x.idx], false)
-		if x != st && x.peer != nil {
-			s.send(x, now, s.info(st), nil, &x.infoDeps[st.idx], false)
-		}
-	}
+	s.tellSeats(st, now)
+	s.tellSeat(now, st, &st.downlink)
 	if s.running {
-		s.sendStart(st, now, true)
+		s.sendStart(&st.downlink, now, true)
 	} else if s.startAt.IsZero() && s.humans() >= max(s.cfg.MinPlayers, 1) {
 		s.startAt = now.Add(s.cfg.StartDelay)
 	}
@@ -874,9 +895,33 @@ func (s *Server) info(st *seat) *PlayerInfo {
 	return &PlayerInfo{Seat: st.idx, Player: wire.PlayerID(st.player), Name: st.name, Bot: st.bot != nil, Connected: st.bot != nil || st.peer != nil}
 }
 
+// tellSeats sends a client that joins the PlayerInfo of every seat taken.
+func (s *Server) tellSeats(to linked, now time.Time) {
+	d := to.link()
+	for _, x := range s.seats {
+		if x != nil {
+			s.send(d, now, s.info(x), nil, &d.infoDeps[x.idx], false)
+		}
+	}
+}
+
+// tellSeat sends the PlayerInfo of st to every connected client, players and spectators, but
+// skip.
+func (s *Server) tellSeat(now time.Time, st *seat, skip *downlink) {
+	for d := range s.connected {
+		if d != skip {
+			s.send(d, now, s.info(st), nil, &d.infoDeps[st.idx], false)
+		}
+	}
+}
+
 func (s *Server) onDisconnect(p *transport.Peer, now time.Time, reason wire.DisconnectReason, text string) {
 	if c := s.claimOf(p); c != nil {
 		s.dropClaim(c) // a claim that ended: it had no seat
+		return
+	}
+	if sp := s.spectatorOf(p); sp != nil {
+		s.spectatorLeft(sp, now, reason, text)
 		return
 	}
 	for _, st := range s.seats {
@@ -889,11 +934,7 @@ func (s *Server) onDisconnect(p *transport.Peer, now time.Time, reason wire.Disc
 			}
 			s.stats.Leaves++
 			s.event(now, "leave", "seat", st.idx, "name", st.name, "reason", st.gone)
-			for _, x := range s.seats {
-				if x != nil && x.peer != nil {
-					s.send(x, now, s.info(st), nil, &x.infoDeps[st.idx], false)
-				}
-			}
+			s.tellSeat(now, st, nil)
 			if s.pause != nil {
 				s.checkResume(now)
 			}
@@ -918,6 +959,10 @@ func (s *Server) seatOf(p *transport.Peer) *seat {
 func (s *Server) onMessage(p *transport.Peer, now time.Time, m *message.Message) {
 	st := s.seatOf(p)
 	if st == nil {
+		if sp := s.spectatorOf(p); sp != nil {
+			s.spectatorMessage(sp, now, m)
+			return
+		}
 		if c := s.claimOf(p); c != nil {
 			if msg, err := ParseMsg(m.Payload); err != nil {
 				s.stats.BadMessages++
@@ -945,6 +990,10 @@ func (s *Server) onMessage(p *transport.Peer, now time.Time, m *message.Message)
 	case *Chat:
 		if v.Seat != st.idx {
 			s.stats.BadMessages++
+			return
+		}
+		if !st.chatRate.take(now, serverChatBurst) {
+			s.stats.ChatRefused++ // faster than an honest client sends (chat.go)
 			return
 		}
 		s.chat(now, st.idx, v.Text)

@@ -39,7 +39,19 @@ type ServerStats struct {
 	SeatsReclaimed       uint64 // connections that proved it and took their player's seat back
 	SeatsFreed           uint64 // seats freed after their player was gone for SeatHold
 	SendsRefused         uint64 // messages to a client refused by back-pressure (outbox.go)
-	BadMessages          uint64 // messages that failed to parse or broke the rules (a command for another seat)
+	// ChatRefused counts chat lines refused: over the chat's rate (chat.go), or a spectator's
+	// while spectator chat is off.
+	ChatRefused uint64
+	// The spectators (spectate.go): joins and leaves, lines relayed, hash reports, the reports
+	// that showed a drift and the copies of the world that repaired one, and the spectators
+	// dropped for falling spectatorBacklog messages behind.
+	SpectatorJoins, SpectatorLeaves uint64
+	SpectatorChat                   uint64
+	SpectatorHashReports            uint64
+	SpectatorDrifts                 uint64
+	SpectatorResyncs                uint64
+	SpectatorsDropped               uint64
+	BadMessages                     uint64 // messages that failed to parse or broke the rules (a command for another seat)
 	// FramesLate counts the frames whose step started a whole frame period or more after its
 	// due time (missed deadlines); MaxFrameLate is the latest start of any step.
 	FramesLate   uint64
@@ -74,9 +86,13 @@ type ServerSnapshot struct {
 	Attacks []world.Attack
 	// For the player table and the debug panel: every seat taken (in seat order), the latest
 	// hash mismatches found in any player's reports and the stop-the-world pauses (oldest first).
-	Seats      []SeatInfo
-	Mismatches []SyncRecord
-	Pauses     []PauseRecord
+	Seats []SeatInfo
+	// Spectators are the clients that watch (by number), and SpectatorChat whether they may
+	// chat (spectate.go).
+	Spectators    []SpectatorInfo
+	SpectatorChat bool
+	Mismatches    []SyncRecord
+	Pauses        []PauseRecord
 	// Round is the round being played (1 for the first), NewRound the frame the next one
 	// starts at, 0 when none is announced (round.go).
 	Round    uint32
@@ -115,6 +131,7 @@ func (s *Server) publish(now time.Time, force bool) {
 		snap.Map, snap.Units, snap.Attacks = s.w.MapName(), slices.Clone(s.w.Units()), slices.Clone(s.w.Attacks())
 	}
 	snap.Seats = s.seatInfos()
+	snap.Spectators, snap.SpectatorChat = s.spectatorInfos(), !s.spectatorChatOff
 	snap.Mismatches = copyRecords(s.syncLog)
 	snap.Pauses = slices.Clone(s.pauseLog)
 	snap.Round = s.round
@@ -174,6 +191,9 @@ func (s *Server) counters(st transport.ServerStats) (NetReport, RejectedReport, 
 		CommandsLate: s.stats.CommandsLate, EnemiesSpawned: s.stats.EnemiesSpawned, EnemiesKilled: s.stats.EnemiesKilled,
 		Reinforcements: s.stats.Squads, NewRounds: s.stats.Rounds, LeadTimeChanges: s.stats.LeadChanges, SendsRefused: s.stats.SendsRefused, BadMessages: s.stats.BadMessages,
 		JoinsRefused: s.stats.JoinsRefused, SeatClaimsRefused: s.stats.ClaimsRefused, SeatsReclaimed: s.stats.SeatsReclaimed,
+		ChatRefused: s.stats.ChatRefused, Spectators: &SpectatorReport{Joins: s.stats.SpectatorJoins, Leaves: s.stats.SpectatorLeaves,
+			ChatRelayed: s.stats.SpectatorChat, HashReports: s.stats.SpectatorHashReports, Drifts: s.stats.SpectatorDrifts,
+			WorldCopies: s.stats.SpectatorResyncs, Dropped: s.stats.SpectatorsDropped},
 		FrameDeadlines: &FrameDeadlines{FramesLate: s.stats.FramesLate, MaxFrameLateMillis: float64(s.stats.MaxFrameLate) / float64(time.Millisecond)}}
 	sy := SyncReport{HashReports: s.stats.HashReports, MismatchedGroups: s.stats.MismatchedGroups, MismatchedUnits: s.stats.MismatchedUnits,
 		RealtimeResyncs: s.stats.RealtimeResyncs, StopWorldResyncs: s.stats.StopWorldResyncs, PauseMillis: append([]int64{}, s.stats.PauseMillis...),

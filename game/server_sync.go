@@ -30,14 +30,7 @@ func (s *Server) hashReport(now time.Time, st *seat, r *HashReport) {
 		s.stats.HashReportsTooOld++
 		return
 	}
-	var ranges []IDRange
-	for _, g := range r.Groups {
-		// A group may differ only because of a unit whose repair is on its way; the drill-down
-		// sorts that out unit by unit (a group-level skip would hide another unit's drift).
-		if rangeHash(mine, g.Start, g.End) != g.Hash {
-			ranges = append(ranges, IDRange{Start: g.Start, End: g.End})
-		}
-	}
+	ranges := mismatchedRanges(mine, r.Groups)
 	if len(ranges) == 0 {
 		st.lastHash = fmt.Sprintf("ok at frame %d", r.Frame)
 		return
@@ -48,6 +41,19 @@ func (s *Server) hashReport(now time.Time, st *seat, r *HashReport) {
 	s.syncLog = pushRecord(s.syncLog, SyncRecord{When: now, Seat: st.idx, Frame: r.Frame, Groups: slices.Clone(ranges), Action: ActionDrillDown})
 	st.lastRequest = &HashRequest{Frame: r.Frame, Ranges: ranges}
 	s.send(st, now, st.lastRequest, nil, nil, false)
+}
+
+// mismatchedRanges are the groups of a report whose hash differs from the server's units of
+// that frame (mine). A group may differ only because of a unit whose repair is on its way; the
+// drill-down sorts that out unit by unit (a group-level skip would hide another unit's drift).
+func mismatchedRanges(mine []world.UnitHash, groups []world.GroupHash) []IDRange {
+	var ranges []IDRange
+	for _, g := range groups {
+		if rangeHash(mine, g.Start, g.End) != g.Hash {
+			ranges = append(ranges, IDRange{Start: g.Start, End: g.End})
+		}
+	}
+	return ranges
 }
 
 // drillDown is the log's record of the drill-down into st's report of frame, made for it if
@@ -232,10 +238,8 @@ func (s *Server) realtimeResync(now time.Time, st *seat, checked uint32, mine []
 	s.stats.RealtimeResyncs++
 	s.stats.lastResync = at
 	s.event(now, "real-time re-sync", "seat", st.idx, "units", len(up.Units), "removed", len(up.Removed), "at frame", at)
-	for _, x := range s.seats {
-		if x != nil && x.peer != nil && x.started {
-			s.send(x, now, up, nil, nil, false)
-		}
+	for d := range s.following {
+		s.send(d, now, up, nil, nil, false)
 	}
 	return at
 }
@@ -252,12 +256,11 @@ func (s *Server) stopTheWorld(now time.Time, known []uint32) {
 	s.pause = p
 	s.stats.StopWorldResyncs++
 	s.pauseLog = pushRecord(s.pauseLog, PauseRecord{Frame: p.frame, Running: true})
-	for _, st := range s.seats {
-		if st == nil || st.peer == nil || !st.started {
-			continue
-		}
-		st.pauseState = &clientPause{applied: make(map[uint32]bool)}
-		s.send(st, now, &Pause{Frame: p.frame}, nil, &st.pauseState.pauseDep, true)
+	// The spectators pause too, so that their worlds stop at the same frame; the server sends
+	// them the paused world and waits for none of them (spectate.go).
+	for d := range s.following {
+		d.pauseState = &clientPause{applied: make(map[uint32]bool)}
+		s.send(d, now, &Pause{Frame: p.frame}, nil, &d.pauseState.pauseDep, true)
 	}
 }
 
@@ -375,6 +378,7 @@ func (s *Server) reachPause(now time.Time) {
 			s.sendBatches(now, st, ids, nil, false)
 		}
 	}
+	s.spectatorsPaused(now)
 	s.checkResume(now)
 }
 
@@ -502,6 +506,7 @@ func (s *Server) checkResume(now time.Time) {
 		}
 		s.send(st, now, &Resume{Frame: p.frame, AfterMillis: uint32(after / time.Millisecond)}, deps, nil, false)
 	}
+	s.resumeSpectators(now, &Resume{Frame: p.frame, AfterMillis: uint32(after / time.Millisecond)})
 	s.resumeAt = now.Add(after)
 }
 
@@ -514,9 +519,12 @@ func (s *Server) resume(now time.Time) {
 	}
 	s.stats.lastResync = p.frame
 	s.event(now, "resumed", "frame", p.frame, "pause", length.Round(time.Millisecond))
+	for d := range s.connected {
+		d.pauseState = nil
+	}
 	for _, st := range s.seats {
 		if st != nil {
-			st.pauseState = nil
+			st.pauseState = nil // a seat whose player left during the pause too
 		}
 	}
 	s.pause, s.resumeAt = nil, time.Time{}

@@ -393,10 +393,10 @@ func TestSeatInfo(t *testing.T) {
 	}{
 		{"bot", &seat{bot: NewBot(0, "bot1", 1)}, false, "bot"},
 		{"bot during a pause", &seat{bot: NewBot(0, "bot1", 1)}, true, "bot"},
-		{"connected, not started", &seat{peer: peer}, false, "joining"},
-		{"playing", &seat{peer: peer, started: true}, false, "playing"},
-		{"paused", &seat{peer: peer, started: true, pauseState: &clientPause{sent: 1, applied: map[uint32]bool{0: true}}}, true, "paused"},
-		{"batches on their way", &seat{peer: peer, started: true, pauseState: &clientPause{sent: 2, applied: map[uint32]bool{0: true}}}, true, "re-syncing"},
+		{"connected, not started", &seat{downlink: downlink{peer: peer}}, false, "joining"},
+		{"playing", &seat{downlink: downlink{peer: peer, started: true}}, false, "playing"},
+		{"paused", &seat{downlink: downlink{peer: peer, started: true, pauseState: &clientPause{sent: 1, applied: map[uint32]bool{0: true}}}}, true, "paused"},
+		{"batches on their way", &seat{downlink: downlink{peer: peer, started: true, pauseState: &clientPause{sent: 2, applied: map[uint32]bool{0: true}}}}, true, "re-syncing"},
 		{"gone", &seat{gone: "timeout"}, false, "disconnected: timeout"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -412,7 +412,7 @@ func TestSeatInfo(t *testing.T) {
 
 	s := &Server{}
 	s.seats[0] = &seat{idx: 0, name: "bot1", bot: NewBot(0, "bot1", 1)}
-	s.seats[2] = &seat{idx: 2, name: "ann", peer: peer, started: true, lastHash: "ok at frame 40"}
+	s.seats[2] = &seat{downlink: downlink{peer: peer, started: true}, idx: 2, name: "ann", lastHash: "ok at frame 40"}
 	s.inGame[0], s.inGame[2] = true, true
 	s.seats[5] = &seat{idx: 5, name: "bob", gone: "closed: bye"}
 	want := []SeatInfo{

@@ -2,9 +2,7 @@ package game
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
-	"math/rand/v2"
 	"net/netip"
 	"testing"
 	"time"
@@ -31,66 +29,23 @@ type vspec struct {
 	link    linksim.Settings // every link, both directions: server↔client and client↔client
 	server  func(*ServerConfig)
 	client  func(i int, c *ClientConfig)
+	// sparse ticks each host at its own deadlines (Virtual.TickAtDeadlines): a game of 41
+	// hosts runs several times faster.
+	sparse bool
 }
 
-// vgame is a game in virtual time.
+// vgame is a game in virtual time (Virtual) with the hosts the tests drive.
 type vgame struct {
+	*Virtual
 	t       testing.TB
 	spec    vspec
-	nw      *linksim.Network
-	now     time.Time
 	srv     *Server
 	srvAddr netip.AddrPort
 	clients []*Client // in the order they joined; a vanished one stays, gone[i] true
 	caddrs  []netip.AddrPort
 	gone    []bool
 	traces  []*bytes.Buffer // the clients' in join order, then the server's last
-	hosts   map[string]Session
-	order   []string // hosts by name in the order they were added: ticks go in this order
-	names   []string // every node ever added, for links to new ones
-	dgrams  []linksim.Datagram
-	tap     func(linksim.Datagram)
-	// sent, if set, is shown every datagram a host sends, with what the link did with it.
-	sent func(from, to string, data []byte, fate linksim.Fate)
-	keys *vKeys // every connection's keys, to read what the tap sees
-}
-
-// vWriter sends a host's datagrams into the network from its node.
-type vWriter struct {
-	node *linksim.Node
-	g    *vgame
-}
-
-func (w vWriter) WriteTo(b []byte, to netip.AddrPort) error {
-	if w.g == nil || w.g.sent == nil {
-		return w.node.Send(to.String(), b)
-	}
-	// The link decides a datagram's fate as it is sent: its counters say which.
-	c := w.g.nw.Conditioner(w.node.Name(), to.String())
-	var before linksim.Stats
-	if c != nil {
-		before = c.Stats()
-	}
-	err := w.node.Send(to.String(), b)
-	if c != nil && err == nil {
-		fate, after := linksim.Passed, c.Stats()
-		switch {
-		case after.Dropped > before.Dropped:
-			fate = linksim.Dropped
-		case after.Duplicated > before.Duplicated:
-			fate = linksim.Duplicated
-		}
-		w.g.sent(w.node.Name(), to.String(), b, fate)
-	}
-	return err
-}
-
-// seededRand is a deterministic source for the handshakes' key pairs, secrets and command ids.
-func seededRand(seed uint64, who uint64) *rand.ChaCha8 {
-	var key [32]byte
-	binary.LittleEndian.PutUint64(key[:], seed)
-	binary.LittleEndian.PutUint64(key[8:], who)
-	return rand.NewChaCha8(key)
+	keys    *vKeys          // every connection's keys, to read what the tap sees
 }
 
 // newVGame starts the server and the spec's clients (not yet connected: run moves time).
@@ -99,25 +54,25 @@ func newVGame(t testing.TB, sp vspec) *vgame {
 	if sp.seed == 0 {
 		sp.seed = 1
 	}
-	g := &vgame{t: t, spec: sp, nw: linksim.NewNetwork(sp.seed), hosts: map[string]Session{}, keys: newVKeys()}
-	g.now = g.nw.Now()
+	g := &vgame{Virtual: NewVirtual(sp.seed), t: t, spec: sp, keys: newVKeys()}
+	if sp.sparse {
+		g.TickAtDeadlines()
+	}
 	g.srvAddr = netip.MustParseAddrPort("127.0.0.1:7777")
 	trace := new(bytes.Buffer)
 	cfg := ServerConfig{Bots: sp.bots, Seed: sp.seed, MinPlayers: sp.clients, StartDelay: 500 * time.Millisecond, Trace: trace}
-	cfg.Transport.Rand = seededRand(sp.seed, 0)
+	cfg.Transport.Rand = SeededRand(sp.seed, 0)
 	cfg.Transport.DebugViews = true
 	cfg.Transport.KeyLog = g.keys.log(g.srvAddr)
 	if sp.server != nil {
 		sp.server(&cfg)
 	}
-	node := g.addNode(g.srvAddr)
-	srv, err := NewServer(cfg, vWriter{node, g})
+	srv, err := NewServer(cfg, g.Writer(g.addNode(g.srvAddr)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	g.srv = srv
-	g.hosts[g.srvAddr.String()] = srv
-	g.order = append(g.order, g.srvAddr.String())
+	g.Attach(g.srvAddr, srv)
 	g.traces = append(g.traces, trace)
 	for range sp.clients {
 		g.join(nil)
@@ -125,26 +80,32 @@ func newVGame(t testing.TB, sp vspec) *vgame {
 	return g
 }
 
-// addNode adds a node for addr, linked to every node before it.
-func (g *vgame) addNode(addr netip.AddrPort) *linksim.Node {
-	name := addr.String()
-	for _, other := range g.names {
-		g.nw.Link(name, other, g.spec.link, g.spec.link)
-	}
-	g.names = append(g.names, name)
-	return g.nw.AddNode(name)
-}
+// addNode adds a node for addr, linked to every node before it with the spec's link.
+func (g *vgame) addNode(addr netip.AddrPort) *linksim.Node { return g.AddNode(addr, g.spec.link) }
 
 // join starts another bot client (its configuration changed by edit, if not nil) on a new
 // address and returns its index. It connects as time runs.
 func (g *vgame) join(edit func(c *ClientConfig)) int {
+	g.t.Helper()
+	return g.joinLinked(edit, true)
+}
+
+// joinWatcher is join for a client that talks to the server alone (a spectator): its node is
+// linked to the server's only. A network of 41 hosts then has a few dozen links instead of
+// 820, and moves its clock that much faster.
+func (g *vgame) joinWatcher(edit func(c *ClientConfig)) int {
+	g.t.Helper()
+	return g.joinLinked(edit, false)
+}
+
+func (g *vgame) joinLinked(edit func(c *ClientConfig), toAll bool) int {
 	g.t.Helper()
 	i := len(g.clients)
 	addr := netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 1, byte(1 + i%250)}), uint16(40000+i))
 	trace := new(bytes.Buffer)
 	cfg := ClientConfig{Name: fmt.Sprintf("c%d", i+1), Bot: true, Seed: uint64(i + 1), Trace: trace,
 		PlayerID: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "vgame %d player %d", g.spec.seed, i))}
-	cfg.Transport.Rand = seededRand(g.spec.seed, uint64(i+1))
+	cfg.Transport.Rand = SeededRand(g.spec.seed, uint64(i+1))
 	cfg.Transport.DebugViews = true
 	cfg.Transport.KeyLog = g.keys.log(addr)
 	if g.spec.client != nil {
@@ -153,8 +114,13 @@ func (g *vgame) join(edit func(c *ClientConfig)) int {
 	if edit != nil {
 		edit(&cfg)
 	}
-	node := g.addNode(addr)
-	c, err := NewClient(cfg, vWriter{node, g}, g.srvAddr)
+	var node *linksim.Node
+	if toAll {
+		node = g.addNode(addr)
+	} else {
+		node = g.AddNodeLinkedTo(addr, g.srvAddr, g.spec.link)
+	}
+	c, err := NewClient(cfg, g.Writer(node), g.srvAddr)
 	if err != nil {
 		g.t.Fatal(err)
 	}
@@ -162,8 +128,7 @@ func (g *vgame) join(edit func(c *ClientConfig)) int {
 	g.caddrs = append(g.caddrs, addr)
 	g.gone = append(g.gone, false)
 	g.traces = append(g.traces[:len(g.traces)-1], trace, g.traces[len(g.traces)-1])
-	g.hosts[addr.String()] = c
-	g.order = append(g.order, addr.String())
+	g.Attach(addr, c)
 	return i
 }
 
@@ -181,51 +146,11 @@ func (g *vgame) leave(i int) {
 }
 
 // run moves time forward by d.
-func (g *vgame) run(d time.Duration) { g.runUntil(g.now.Add(d), nil) }
+func (g *vgame) run(d time.Duration) { g.Run(d) }
 
 // runUntil moves time until end, or until cond (checked after every step) holds; it reports
 // whether cond held.
-func (g *vgame) runUntil(end time.Time, cond func() bool) bool {
-	for {
-		for _, name := range g.order {
-			if h := g.hosts[name]; h != nil {
-				h.Tick(g.now)
-			}
-		}
-		if cond != nil && cond() {
-			return true
-		}
-		if !g.now.Before(end) {
-			return false
-		}
-		next := end
-		for _, name := range g.order {
-			if h := g.hosts[name]; h != nil {
-				if d := h.NextDeadline(g.now); !d.IsZero() && d.Before(next) {
-					next = d
-				}
-			}
-		}
-		// A real loop sleeps at least a millisecond too: a deadline already due after a Tick
-		// (a paced sender waiting for acks) must not spin.
-		next = maxTime(next, g.now.Add(time.Millisecond))
-		g.now, g.dgrams = g.nw.Step(next, g.dgrams[:0])
-		for _, d := range g.dgrams {
-			if g.tap != nil {
-				g.tap(d)
-			}
-			h := g.hosts[d.To]
-			if h == nil {
-				continue // sent to a host that vanished
-			}
-			from, err := netip.ParseAddrPort(d.From)
-			if err != nil {
-				g.t.Fatal(err)
-			}
-			h.Handle(g.now, transport.Datagram{From: from, Data: d.Data})
-		}
-	}
-}
+func (g *vgame) runUntil(end time.Time, cond func() bool) bool { return g.RunUntil(end, cond) }
 
 // waitFor runs until cond holds, failing the test after max of virtual time.
 func (g *vgame) waitFor(max time.Duration, what string, cond func() bool) {
@@ -233,13 +158,6 @@ func (g *vgame) waitFor(max time.Duration, what string, cond func() bool) {
 	if !g.runUntil(g.now.Add(max), cond) {
 		g.t.Fatalf("not within %v of game time: %s", max, what)
 	}
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
 }
 
 // result ends the game (every host shuts down) and returns the reports, as the binaries

@@ -27,6 +27,8 @@ type ClientOptions struct {
 	FPS int
 	// Hosting is the address of the embedded server when this client hosts the game.
 	Hosting string
+	// Lessons are the lesson menu and the lesson on screen (client_lesson.go).
+	Lessons LessonOptions
 }
 
 // ServerOptions configure the server screen.
@@ -65,6 +67,7 @@ func RunClient(ctx context.Context, opts ClientOptions) error {
 	}
 	return runScreen(ctx, opts.Screen, opts.FPS, func(app *tview.Application) screenModel {
 		s := NewClientScreen(host, opts.ExportDir, func(p tview.Primitive) { app.SetFocus(p) })
+		s.SetLessons(opts.Lessons)
 		if opts.Hosting != "" {
 			s.tell("hosting a game on " + opts.Hosting + ": others join with --connect " + opts.Hosting)
 		}

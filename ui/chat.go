@@ -43,6 +43,7 @@ func PlayerColor(name string) tcell.Color {
 // ChatPane shows the latest chat lines, oldest at the top, each as
 //
 //	name: text
+//	name (spectator): text
 //
 // with the name in its player's colour, and below them, while the player is
 // typing, an input line with a "> " prompt.
@@ -93,9 +94,15 @@ func (c *ChatPane) InputOpen() bool { return c.open }
 func (c *ChatPane) Input() string { return string(c.input) }
 
 // chatLineText is one line in tview's tagged form: the name coloured, both
-// name and text escaped so that nothing a player typed is read as a tag.
+// name and text escaped so that nothing a player typed is read as a tag. A
+// spectator's name is followed by "(spectator)", dimmed: a class can tell the
+// players' words from the onlookers'.
 func chatLineText(l game.ChatLine) string {
-	return fmt.Sprintf("[#%06x]%s[-]: %s", PlayerColor(l.From).Hex(), tview.Escape(l.From), tview.Escape(l.Text))
+	who := fmt.Sprintf("[#%06x]%s[-]", PlayerColor(l.From).Hex(), tview.Escape(l.From))
+	if l.Spectator {
+		who += " [gray](spectator)[-]"
+	}
+	return who + ": " + tview.Escape(l.Text)
 }
 
 // Draw draws the last lines that fit, wrapped at word boundaries, and, when open, the input

@@ -40,6 +40,15 @@ type chrome struct {
 	clock     func() time.Time // replaces the frame's time in tests, for screens that never change
 	// preset applies link preset i (F5 to F9): to the link the screen's sliders drive.
 	preset func(i int)
+	// overlays are a screen's own pages over the main one, below the help (the client's
+	// lesson menu); register them before the root is made.
+	overlays []overlay
+}
+
+// overlay is a page drawn over the main one while shown says so.
+type overlay struct {
+	page  tview.Primitive
+	shown func() bool
 }
 
 // frameTime is the time a frame is drawn for: now, or the test's frozen clock.
@@ -59,8 +68,20 @@ func newChrome(main tview.Primitive, title string, keys []KeyHelp, setFocus func
 // rootOf is the screen's root primitive: the pages, drawn without a fill.
 func (c *chrome) rootOf() tview.Primitive {
 	if c.root == nil {
-		c.root = &layeredPages{Pages: c.pages, pages: []tview.Primitive{c.pages.GetPage("main"), c.help},
-			shown: func(i int) bool { return i == 0 || c.helpOpen }}
+		pages := []tview.Primitive{c.pages.GetPage("main")}
+		for _, o := range c.overlays {
+			pages = append(pages, o.page)
+		}
+		pages = append(pages, c.help)
+		c.root = &layeredPages{Pages: c.pages, pages: pages, shown: func(i int) bool {
+			switch {
+			case i == 0:
+				return true
+			case i <= len(c.overlays):
+				return c.overlays[i-1].shown()
+			}
+			return c.helpOpen
+		}}
 	}
 	return c.root
 }

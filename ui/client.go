@@ -59,8 +59,11 @@ type ClientScreen struct {
 	linkCtl  *linkControl
 	// injecting is an inject-desync intent whose outcome the next frame reports.
 	injecting *OrderTicket
-	// classSeen counts the class links the screen has told the player about.
-	classSeen uint64
+	// classSeen counts the class links the screen has told the player about, refusedSeen a
+	// spectator's chat lines the server refused.
+	classSeen   uint64
+	refusedSeen uint32
+	lessons     *lessonUI // the lesson menu, and the lesson on screen (client_lesson.go); nil: none
 }
 
 // sentOrder is an order the player gave, followed from "sent" through "pending until frame F"
@@ -133,7 +136,11 @@ func (s *ClientScreen) Resize(width, height int) { s.resize(width, height) }
 
 func (s *ClientScreen) layout() {
 	top := s.main.GetItem(0).(*tview.Flex)
-	top.ResizeItem(s.side, s.sideWidth(), 0)
+	side := s.sideWidth()
+	if s.LessonPanel() != nil {
+		side = s.lessonSideWidth()
+	}
+	top.ResizeItem(s.side, side, 0)
 	s.left.Clear()
 	var mapItem tview.Primitive = s.waiting
 	if s.mapView != nil {
@@ -188,7 +195,7 @@ func (s *ClientScreen) Refresh(now time.Time) {
 			s.mapView.SetBorder(true).SetTitle(" map " + snap.Map + " ")
 			s.mapView.SetMouseFuncs(s.clickSelect, s.boxSelect, s.rightClick)
 			s.mapView.SetCursorFunc(s.cursorMoved)
-			if own := firstOwn(snap.Units, snap.Seat); own != nil {
+			if own := firstOwn(snap.Units, snap.Seat); own != nil && snap.Spectator == nil {
 				s.mapView.SetCursor(own.X, own.Y)
 			}
 			s.layout()
@@ -200,12 +207,16 @@ func (s *ClientScreen) Refresh(now time.Time) {
 	if s.mapView == nil {
 		s.waiting.SetText(waitingText(snap, s.peer))
 	} else {
-		s.mapView.SetUnits(snap.Units, snap.Seat)
+		s.mapView.SetUnits(snap.Units, ownSeat(snap))
 		s.mapView.SetAttacks(snap.Attacks)
 		s.dropDeadFromSelection()
 		s.mapView.SetMarks(pendingMarks(snap.Pending))
 	}
 	s.chat.SetLines(snap.Chat)
+	if sp := snap.Spectator; sp != nil && sp.Refused > s.refusedSeen {
+		s.refusedSeen = sp.Refused
+		s.tell("the server refused your chat line: " + sp.RefusedText())
+	}
 	if snap.ClassLinks > s.classSeen && snap.ClassLink != nil {
 		s.classSeen = snap.ClassLinks
 		if snap.ClassLinkErr != "" {
@@ -230,6 +241,15 @@ func (s *ClientScreen) Refresh(now time.Time) {
 		}
 	}
 	s.orders.SetText(s.ordersText(snap))
+	s.refreshLesson(now)
+}
+
+// ownSeat is the seat whose units the map draws as the player's: none for a spectator.
+func ownSeat(snap *game.ClientSnapshot) uint8 {
+	if snap.Spectator != nil {
+		return world.MaxPlayers
+	}
+	return snap.Seat
 }
 
 func firstOwn(units []world.Unit, seat uint8) *world.Unit {
@@ -250,6 +270,9 @@ func waitingText(snap *game.ClientSnapshot, peer transport.PeerStats) string {
 		return "\n\ndisconnected"
 	case snap.Started:
 		return "\n\njoined a running game: the world is on its way…"
+	case snap.Spectator != nil:
+		return fmt.Sprintf("\n\nconnected as spectator %d (rtt %d ms): %s\nwaiting for the game to start…",
+			snap.Spectator.Number, peer.RTT.Milliseconds(), snap.Spectator.WhyText())
 	}
 	n := 0
 	for _, p := range snap.Players {
@@ -276,6 +299,11 @@ func (s *ClientScreen) statusOf(snap *game.ClientSnapshot, now time.Time) Status
 		}
 	case snap.Waiting:
 		st.State = StateWaitingSync
+	case snap.Spectator != nil:
+		st.State, st.Reason = StateSpectating, snap.Spectator.WhyText()
+		if !snap.Started {
+			st.Reason += "; waiting for the start"
+		}
 	case !snap.Started:
 		st.State = snap.State.String()
 		if snap.State == transport.Connected {
@@ -394,6 +422,8 @@ func (s *ClientScreen) ordersText(snap *game.ClientSnapshot) string {
 	if s.mapView != nil {
 		sel := s.mapView.Selected()
 		switch {
+		case snap.Spectator != nil:
+			parts = append(parts, fmt.Sprintf("[aqua]spectator %d: no orders; Enter chats, d shows your link[-]", snap.Spectator.Number))
 		case s.boxFrom != nil:
 			parts = append(parts, fmt.Sprintf("box from %d,%d: move the cursor, v to select", s.boxFrom[0], s.boxFrom[1]))
 		case snap.Started && firstOwn(snap.Units, snap.Seat) == nil:
@@ -479,7 +509,11 @@ func (s *ClientScreen) letters(sel []uint32) string {
 
 func unitText(u world.Unit, snap *game.ClientSnapshot) string {
 	owner := snap.Players[min(int(u.Owner), len(snap.Players)-1)].Name
-	return describeUnit(u, int(snap.Seat), owner)
+	own := int(snap.Seat)
+	if snap.Spectator != nil {
+		own = -1
+	}
+	return describeUnit(u, own, owner)
 }
 
 // describeUnit says what a unit is for the line under the map: its kind and id, whose it is
@@ -507,8 +541,14 @@ func describeUnit(u world.Unit, own int, owner string) string {
 // --- orders and selection ---
 
 func (s *ClientScreen) own(u world.Unit) bool {
-	return s.snap != nil && !u.IsEnemy() && u.Owner == s.snap.Seat
+	return s.snap != nil && s.snap.Spectator == nil && !u.IsEnemy() && u.Owner == s.snap.Seat
 }
+
+// spectating reports whether the screen is a spectator's: it gives no orders.
+func (s *ClientScreen) spectating() bool { return s.snap != nil && s.snap.Spectator != nil }
+
+// spectatorHint is what a spectator reads when it presses a key that gives orders.
+const spectatorHint = "a spectator gives no orders: watch the map, chat with Enter, d shows your link's debug panel"
 
 // selectAt selects the own unit at (x, y): alone, or added to (or removed from) the selection.
 func (s *ClientScreen) selectAt(x, y int32, add bool) {
@@ -550,12 +590,28 @@ func (s *ClientScreen) selectBox(x0, y0, x1, y1 int32, add bool) {
 	s.group = 0
 }
 
-func (s *ClientScreen) clickSelect(x, y int32, add bool) { s.selectAt(x, y, add) }
+func (s *ClientScreen) clickSelect(x, y int32, add bool) {
+	if s.spectating() {
+		s.tell(spectatorHint)
+		return
+	}
+	s.selectAt(x, y, add)
+}
 
-func (s *ClientScreen) boxSelect(x0, y0, x1, y1 int32, add bool) { s.selectBox(x0, y0, x1, y1, add) }
+func (s *ClientScreen) boxSelect(x0, y0, x1, y1 int32, add bool) {
+	if s.spectating() {
+		s.tell(spectatorHint)
+		return
+	}
+	s.selectBox(x0, y0, x1, y1, add)
+}
 
 // rightClick orders the selection to the cell: an attack on an enemy there, else a move.
 func (s *ClientScreen) rightClick(x, y int32) {
+	if s.spectating() {
+		s.tell(spectatorHint)
+		return
+	}
 	if u, ok := s.mapView.UnitAt(x, y); ok && u.IsEnemy() && !u.Dead {
 		s.order(world.CommandAttack)
 		return
@@ -619,6 +675,9 @@ func (s *ClientScreen) HandleKey(ev *tcell.EventKey, quit func()) *tcell.EventKe
 	if s.focused() == s.chat {
 		s.setFocus(s.focus[0])
 	}
+	if ev, done := s.lessonKey(ev, quit); done {
+		return ev
+	}
 	if ev, done := s.commonKey(ev, quit); done {
 		return ev
 	}
@@ -637,6 +696,9 @@ func (s *ClientScreen) HandleKey(ev *tcell.EventKey, quit func()) *tcell.EventKe
 		} else if s.mapView != nil {
 			s.mapView.SetSelected(nil)
 		}
+		return nil
+	case ev.Key() == tcell.KeyRune && ev.Rune() == 'i' && s.spectating():
+		s.tell(spectatorHint)
 		return nil
 	case ev.Key() == tcell.KeyRune && ev.Rune() == 'i':
 		if t, ok := s.host.InjectDesync(); ok {
@@ -666,6 +728,10 @@ func (s *ClientScreen) mapKey(ev *tcell.EventKey) *tcell.EventKey {
 		}
 	}
 	x, y := s.mapView.Cursor()
+	if s.spectating() && ev.Key() == tcell.KeyRune && strings.ContainsRune(" +vg123456789mas", r) {
+		s.tell(spectatorHint) // the cursor keys still move, to look at the units
+		return nil
+	}
 	switch {
 	case r == ' ':
 		s.selectAt(x, y, false)

@@ -88,6 +88,15 @@
 // key tables are checked against them), drawn centred over the game on a top
 // page of tview.Pages and scrolled when the terminal is too short for it.
 //
+// LessonPanel is a guided lesson's side panel (game/lesson): the steps, done ones ticked,
+// the step up unfolded with its text as one wrapped paragraph, things to try and the events
+// it waits for with how far each has come, and the counters the lesson shows; on a short
+// panel the steps to come and done give way first. LessonMenu lists the lessons over the game
+// (F4 or c); a lesson runs its own embedded game, so picking one ends the game on screen, and
+// the caller (cmd/client) starts the lesson's. The client screen walks the lesson on screen
+// once a frame, in Refresh, through the lesson's Driver, which reads the game's snapshots and
+// hands the game the lesson's actions as intents.
+//
 // ChatPane shows the latest chat lines, each player's name in a colour
 // derived from the name, and everything a player typed escaped, so a message
 // cannot recolour the screen with tview's tags; Enter opens its input line,

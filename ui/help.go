@@ -42,6 +42,7 @@ var ClientKeys = []KeyHelp{
 	{"↑ ↓ Home End", "(debug panel) scroll the graph"},
 	{"x", "export the dependency graph as Graphviz DOT"},
 	{"i", "inject a desync (corrupt one of your units)"},
+	{"F4 c", "the lessons (each runs a game of its own)"},
 	{"? F1", "this help"},
 	{"q Ctrl+C", "quit"},
 }
@@ -65,6 +66,7 @@ var ServerKeys = []KeyHelp{
 	{"x", "export the dependency graph as DOT"},
 	{"PgUp PgDn", "scroll the event log"},
 	{"R", "start a new round: fresh worlds, fresh squads"},
+	{"s", "spectators' chat off / on"},
 	{"? F1", "this help"},
 	{"q Ctrl+C", "quit"},
 }
@@ -96,7 +98,7 @@ type HelpOverlay struct {
 
 	lines    []KeyHelp // a row with empty Keys is drawn as a heading
 	keyWidth int       // the keys column, in cells, including the gap after it
-	area     struct{ x, y, width, height int }
+	area     overlayArea
 	offset   int // the first row shown
 	rows     int // how many rows were shown the last time it was drawn
 }
@@ -141,10 +143,7 @@ func (h *HelpOverlay) layout() {
 	for _, l := range h.lines {
 		inner = max(inner, h.lineWidth(l))
 	}
-	a := h.area
-	width := min(inner+4, a.width)
-	height := min(len(h.lines)+2, a.height)
-	h.Box.SetRect(a.x+(a.width-width)/2, a.y+(a.height-height)/2, max(width, 0), max(height, 0))
+	h.area.centre(h.Box, inner+4, len(h.lines)+2)
 }
 
 // scroll moves the first row shown by delta rows, within the rows there are.
@@ -209,9 +208,7 @@ func (h *HelpOverlay) InputHandler() func(event *tcell.EventKey, setFocus func(p
 // scrolls, the rest is swallowed.
 func (h *HelpOverlay) MouseHandler() func(action tview.MouseAction, event *tcell.EventMouse, setFocus func(p tview.Primitive)) (consumed bool, capture tview.Primitive) {
 	return h.WrapMouseHandler(func(action tview.MouseAction, event *tcell.EventMouse, setFocus func(p tview.Primitive)) (consumed bool, capture tview.Primitive) {
-		x, y := event.Position()
-		a := h.area
-		if x < a.x || y < a.y || x >= a.x+a.width || y >= a.y+a.height {
+		if !h.area.contains(event.Position()) {
 			return false, nil
 		}
 		switch action {
@@ -222,4 +219,20 @@ func (h *HelpOverlay) MouseHandler() func(action tview.MouseAction, event *tcell
 		}
 		return true, nil
 	})
+}
+
+// overlayArea is the rectangle an overlay is given, the whole screen but the status line,
+// and draws its box in the middle of.
+type overlayArea struct{ x, y, width, height int }
+
+// centre places box in the middle of a: width×height cells, or the whole area when that is
+// smaller.
+func (a overlayArea) centre(box *tview.Box, width, height int) {
+	width, height = min(width, a.width), min(height, a.height)
+	box.SetRect(a.x+(a.width-width)/2, a.y+(a.height-height)/2, max(width, 0), max(height, 0))
+}
+
+// contains reports whether the cell (x, y) is in a.
+func (a overlayArea) contains(x, y int) bool {
+	return x >= a.x && y >= a.y && x < a.x+a.width && y < a.y+a.height
 }

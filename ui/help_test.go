@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,7 +32,7 @@ func TestHelpOverlayGolden(t *testing.T) {
 
 func TestHelpOverlayScrolls(t *testing.T) {
 	h := NewHelpOverlay("AckAttack client", ClientKeys)
-	sa := runApp(t, h, 50, 12) // 10 rows inside the border for 28 lines
+	sa := runApp(t, h, 50, 12) // 10 rows inside the border for 32 lines
 	lastRow := func() string { return strings.Split(sa.text(), "\n")[10] }
 	if !strings.Contains(lastRow(), "more…") {
 		t.Fatalf("no more… row at the bottom:\n%s", sa.text())
@@ -43,9 +44,9 @@ func TestHelpOverlayScrolls(t *testing.T) {
 	}{
 		{tcell.KeyDown, "║                ", "more…"},  // the blank line under the heading
 		{tcell.KeyPgDn, "║ a               ", "more…"}, // a page is the 9 rows above "more…"
-		{tcell.KeyEnd, "║ 0-4 ", "q Ctrl+C"},           // the end: every row a key, no "more…"
-		{tcell.KeyPgDn, "║ 0-4 ", "q Ctrl+C"},          // nothing below the end
-		{tcell.KeyUp, "║ F5-F9 ", "more…"},             // one row up
+		{tcell.KeyEnd, "║ d F2 ", "q Ctrl+C"},          // the end: every row a key, no "more…"
+		{tcell.KeyPgDn, "║ d F2 ", "q Ctrl+C"},         // nothing below the end
+		{tcell.KeyUp, "║ 0-4 ", "more…"},               // one row up
 		{tcell.KeyHome, "AckAttack client", "more…"},   // the top
 		{tcell.KeyPgUp, "AckAttack client", "more…"},   // nothing above the top
 		{tcell.KeyPgDn, "║ m               ", "more…"},
@@ -131,5 +132,63 @@ func TestREADMEListsEveryKey(t *testing.T) {
 				t.Errorf("README.md lacks the key row %q", row)
 			}
 		}
+	}
+}
+
+// TestHandoutKeysAreReal: every key the one-page handout (assets/lessons/HANDOUT.md) names
+// in its key table, and in its line on the replay, is a key of the help overlay (the client's
+// or the replay's), so the page a student keeps beside the keyboard never names a dead key.
+func TestHandoutKeysAreReal(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "assets", "lessons", "HANDOUT.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := func(list []KeyHelp) map[string]bool {
+		m := map[string]bool{}
+		for _, k := range list {
+			for _, tok := range strings.Fields(k.Keys) {
+				m[tok] = true
+				var lo, hi int // a range such as F5-F9 names each key in it
+				if n, _ := fmt.Sscanf(tok, "F%d-F%d", &lo, &hi); n == 2 {
+					for f := lo; f <= hi; f++ {
+						m[fmt.Sprintf("F%d", f)] = true
+					}
+				}
+			}
+		}
+		return m
+	}
+	client, replay := known(ClientKeys), known(ReplayKeys)
+	checked := 0
+	check := func(keys map[string]bool, cell, where string) {
+		for _, quoted := range strings.Split(cell, "`")[1:] {
+			for _, tok := range strings.Fields(quoted) {
+				if strings.ContainsAny(tok, ",–") {
+					continue // the prose between two quoted keys
+				}
+				checked++
+				if !keys[tok] {
+					t.Errorf("the handout's %s names the key %q, which the help does not list", where, tok)
+				}
+			}
+		}
+	}
+	inKeys := false
+	for line := range strings.Lines(string(b)) {
+		switch {
+		case strings.HasPrefix(line, "## "):
+			inKeys = strings.HasPrefix(line, "## Keys")
+		case inKeys && strings.HasPrefix(line, "| `"):
+			check(client, strings.Split(line, "|")[1], "key table")
+		case inKeys && strings.HasPrefix(line, "In a replay:"):
+			// Only the quoted words: every other piece between backticks is prose.
+			parts := strings.Split(line, "`")
+			for i := 1; i < len(parts); i += 2 {
+				check(replay, "`"+parts[i]+"`", "replay line")
+			}
+		}
+	}
+	if checked < 20 {
+		t.Errorf("only %d keys found in the handout: its key table moved or changed shape", checked)
 	}
 }

@@ -148,6 +148,9 @@ type ServerHost interface {
 	// PushLink gives every client the link settings s (game.Server.PushLink); the error is a
 	// setting beyond the sliders' ranges, or a host too busy to take it.
 	PushLink(s linksim.Settings) error
+	// SetSpectatorChat turns the spectators' chat on or off (game.Server.SetSpectatorChat);
+	// the error is a host too busy to take it. The snapshot shows the change.
+	SetSpectatorChat(on bool) error
 }
 
 // GameServer returns the ServerHost of s.
@@ -178,6 +181,13 @@ func (g gameServer) PushLink(ls linksim.Settings) error {
 		return err // refused here, where the screen can say so at once
 	}
 	if !g.s.TryDo(func(s *game.Server, now time.Time) { s.PushLink(now, ls) }) {
+		return errBusy
+	}
+	return nil
+}
+
+func (g gameServer) SetSpectatorChat(on bool) error {
+	if !g.s.TryDo(func(s *game.Server, now time.Time) { s.SetSpectatorChat(now, on); s.Intent(now) }) {
 		return errBusy
 	}
 	return nil

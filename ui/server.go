@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gdamore/tcell/v2"
+	"github.com/google/uuid"
 	"github.com/rivo/tview"
 
 	"github.com/ackattack/ackattack/game"
@@ -23,9 +24,9 @@ const wideTable = 120
 // StateWaitingPlayers is the server's state before the game starts.
 const StateWaitingPlayers = "WAITING FOR PLAYERS"
 
-// ServerScreen is the teacher's screen: the table of players, the map as a spectator sees it,
-// the event log, the sliders of the server's own link, the status line, and the debug panel of
-// the player selected in the table.
+// ServerScreen is the teacher's screen: the table of players and spectators, the map as a
+// spectator sees it, the event log, the sliders of the server's own link, the status line, and
+// the debug panel of the player (or spectator) selected in the table.
 //
 // All its methods run on the tview application's goroutine.
 type ServerScreen struct {
@@ -44,10 +45,13 @@ type ServerScreen struct {
 	status  *StatusLine
 	notice  *tview.TextView
 
-	snap     *game.ServerSnapshot
-	peers    []transport.PeerStats
-	rowSeats []uint8      // the seat shown in each table row (after the header)
-	seat     int          // the seat the debug panel follows (-1: none yet)
+	snap  *game.ServerSnapshot
+	peers []transport.PeerStats
+	// rowSeats is who each table row (after the header) shows: a seat, or a spectator as
+	// world.MaxPlayers + its number − 1 (spectatorRow); seat is the row the debug panel
+	// follows in the same numbering (-1: none yet).
+	rowSeats []int
+	seat     int
 	linkCtl  *linkControl // the server's own link
 	// classCtl drives the class's link, which the server gives every client (c switches the
 	// sliders between the two); classAsked is what it last asked for, shown until the
@@ -72,7 +76,7 @@ func NewServerScreen(host ServerHost, addr, exportDir string, setFocus func(p tv
 	s.players.SetBorder(true).SetTitle(playersTitle(game.RejectedReport{}, 0))
 	s.players.SetSelectionChangedFunc(func(row, _ int) {
 		if row >= 1 && row-1 < len(s.rowSeats) {
-			s.seat = int(s.rowSeats[row-1])
+			s.seat = s.rowSeats[row-1]
 			s.refreshDebug()
 		}
 	})
@@ -211,7 +215,8 @@ func (s *ServerScreen) Refresh(now time.Time) {
 		case snap.Round > 1:
 			round = fmt.Sprintf("  ·  round %d", snap.Round)
 		}
-		s.notice.SetText(fmt.Sprintf("serving on %s  ·  %d player(s)%s  ·  Tab focus  ·  d debug  ·  ? help", s.addr, len(snap.Seats), round))
+		s.notice.SetText(fmt.Sprintf("serving on %s  ·  %d player(s)%s  ·  %s  ·  Tab focus  ·  d debug  ·  ? help",
+			s.addr, len(snap.Seats), round, spectatorsText(snap)))
 	}
 	if t := s.rounding; t != nil {
 		if frame, err, ok := t.Result(); ok {
@@ -225,14 +230,32 @@ func (s *ServerScreen) Refresh(now time.Time) {
 	}
 }
 
+// spectatorsText is the spectators' count and their chat's state, for the line above the
+// status line: "3 spectator(s), their chat on (s)".
+func spectatorsText(snap *game.ServerSnapshot) string {
+	chat := "on"
+	if !snap.SpectatorChat {
+		chat = "off"
+	}
+	return fmt.Sprintf("%d spectator(s), their chat %s (s)", len(snap.Spectators), chat)
+}
+
+// spectatorRow is the row number of spectator n in rowSeats and seat.
+func spectatorRow(n uint8) int { return world.MaxPlayers + int(n) - 1 }
+
 // peerOf finds a seat's connection by its player's id (the transport numbers its seats its
 // own way).
 func (s *ServerScreen) peerOf(st game.SeatInfo) (transport.PeerStats, bool) {
 	if st.Bot {
 		return transport.PeerStats{}, false // a bot on the server has no connection
 	}
+	return s.peerOfPlayer(st.Player)
+}
+
+// peerOfPlayer finds the connection of a player id: a seat's, or a spectator's.
+func (s *ServerScreen) peerOfPlayer(player uuid.UUID) (transport.PeerStats, bool) {
 	for _, p := range s.peers {
-		if p.PlayerID == st.Player && p.Connected {
+		if p.PlayerID == player && p.Connected {
 			return p, true
 		}
 	}
@@ -258,18 +281,40 @@ func (s *ServerScreen) fillPlayers(snap *game.ServerSnapshot) {
 	s.rowSeats = s.rowSeats[:0]
 	lead := fmt.Sprintf("%d ms", snap.Game.LeadTimeMillis)
 	selRow := 0
-	for i, st := range snap.Seats {
+	type row struct {
+		id                 int // in rowSeats' numbering
+		label, name, state string
+		lastHash           string
+		peer               transport.PeerStats
+		hasPeer            bool
+	}
+	var table []row
+	for _, st := range snap.Seats {
+		p, ok := s.peerOf(st)
+		table = append(table, row{int(st.Seat), fmt.Sprint(st.Seat), st.Name, st.State, st.LastHash, p, ok})
+	}
+	// The spectators come after the seats, numbered s1, s2, …: the teacher sees who watches,
+	// how its link is, and (↑↓) its debug panel.
+	for _, sp := range snap.Spectators {
+		p, ok := s.peerOfPlayer(sp.Player)
+		why := "seats full"
+		if sp.Asked {
+			why = "asked"
+		}
+		table = append(table, row{spectatorRow(sp.Number), fmt.Sprintf("s%d", sp.Number), sp.Name, sp.State + " (" + why + ")", sp.LastHash, p, ok})
+	}
+	for i, st := range table {
 		r := i + 1
-		s.rowSeats = append(s.rowSeats, st.Seat)
+		s.rowSeats = append(s.rowSeats, st.id)
 		addr, rtt, loss := "-", "-", "-"
 
-		if p, ok := s.peerOf(st); ok {
-			addr = p.Addr.String()
-			rtt = rttText(p.RTT)
-			loss = fmt.Sprintf("%.1f%%", p.LossPercent)
+		if st.hasPeer {
+			addr = st.peer.Addr.String()
+			rtt = rttText(st.peer.RTT)
+			loss = fmt.Sprintf("%.1f%%", st.peer.LossPercent)
 		}
-		color := PlayerColor(st.Name)
-		state := st.State
+		color := PlayerColor(st.name)
+		state := st.state
 		stateColor := tcell.ColorGreen
 		switch {
 		case strings.HasPrefix(state, "disconnected"):
@@ -278,14 +323,16 @@ func (s *ServerScreen) fillPlayers(snap *game.ServerSnapshot) {
 			stateColor = tcell.ColorFuchsia
 		case state == "joining":
 			stateColor = tcell.ColorYellow
+		case strings.HasPrefix(state, "watching"):
+			stateColor = tcell.ColorAqua
 		}
 		hashColor := tview.Styles.PrimaryTextColor
-		if strings.HasPrefix(st.LastHash, "mismatch") || strings.HasPrefix(st.LastHash, "stop") {
+		if strings.HasPrefix(st.lastHash, "mismatch") || strings.HasPrefix(st.lastHash, "stop") {
 			hashColor = tcell.ColorRed
-		} else if strings.HasPrefix(st.LastHash, "real-time") {
+		} else if strings.HasPrefix(st.lastHash, "real-time") || strings.HasPrefix(st.lastHash, "re-sync") {
 			hashColor = tcell.ColorYellow
 		}
-		for c, text := range []string{fmt.Sprint(st.Seat), st.Name, state, rtt, loss, st.LastHash, lead, addr}[:columns] {
+		for c, text := range []string{st.label, st.name, state, rtt, loss, st.lastHash, lead, addr}[:columns] {
 			cell := tview.NewTableCell(tview.Escape(text))
 			switch c {
 			case 2, 5:
@@ -303,14 +350,14 @@ func (s *ServerScreen) fillPlayers(snap *game.ServerSnapshot) {
 			}
 			t.SetCell(r, c, cell)
 		}
-		if int(st.Seat) == s.seat {
+		if st.id == s.seat {
 			selRow = r
 		}
 	}
-	if len(snap.Seats) > 0 {
+	if len(table) > 0 {
 		if selRow == 0 {
 			selRow = 1
-			s.seat = int(snap.Seats[0].Seat)
+			s.seat = table[0].id
 		}
 		if r, _ := t.GetSelection(); r != selRow {
 			t.Select(selRow, 0)
@@ -328,6 +375,18 @@ func (s *ServerScreen) refreshDebug() {
 		return
 	}
 	d := DebugData{Now: s.now, Pauses: snap.Pauses, Sync: snap.Sync, HasSync: true}
+	for _, sp := range snap.Spectators {
+		if spectatorRow(sp.Number) != s.seat {
+			continue
+		}
+		d.Title = fmt.Sprintf("spectator %d %s", sp.Number, sp.Name)
+		d.Peer, d.HasPeer = s.peerOfPlayer(sp.Player)
+		if d.HasPeer {
+			d.Title += " " + d.Peer.Addr.String()
+		}
+		s.who = "server-" + fileSafe(sp.Name)
+		d.NoHashes = "a spectator's reports repair its own world alone: the event log shows its copies of the world"
+	}
 	for _, st := range snap.Seats {
 		if int(st.Seat) != s.seat {
 			continue
@@ -380,6 +439,10 @@ func (s *ServerScreen) HandleKey(ev *tcell.EventKey, quit func()) *tcell.EventKe
 	}
 	if ev.Key() == tcell.KeyRune && ev.Rune() == 'c' {
 		s.switchLink()
+		return nil
+	}
+	if ev.Key() == tcell.KeyRune && ev.Rune() == 's' {
+		s.toggleSpectatorChat()
 		return nil
 	}
 	if ev.Key() == tcell.KeyRune && ev.Rune() == 'R' {
@@ -511,6 +574,20 @@ func (s *ServerScreen) unitText(u world.Unit, snap *game.ServerSnapshot) string 
 		}
 	}
 	return describeUnit(u, -1, owner)
+}
+
+// toggleSpectatorChat turns the spectators' chat off, or on again.
+func (s *ServerScreen) toggleSpectatorChat() {
+	on := s.snap == nil || !s.snap.SpectatorChat
+	if err := s.host.SetSpectatorChat(on); err != nil {
+		s.tell(err.Error())
+		return
+	}
+	if on {
+		s.tell("spectator chat on: the spectators' lines reach everybody again")
+	} else {
+		s.tell("spectator chat off: every spectator's line is refused, and the spectator told why")
+	}
 }
 
 // activeLink is the link the sliders drive: the server's own, or the class's.

@@ -68,6 +68,7 @@ func newFakeServer(t testing.TB) *fakeServer {
 		Pauses: []game.PauseRecord{{Frame: 300, Start: fakeNow.Add(-12 * time.Second), Millis: 480, Units: 37}},
 	}
 	f.snap.Game.LeadTimeMillis = 200
+	f.snap.SpectatorChat = true
 	f.snap.Sync = game.SyncReport{Late: game.LateRollback, Resimulations: 3, FramesRerun: 14, MaxLateFrames: 4, SettleFrames: 5}
 	f.snap.Net.RTTMillis = 42
 	f.snap.Rejected.Malformed, f.snap.Rejected.ThrottledAddress, f.snap.Rejected.ThrottledGlobal, f.snap.Rejected.Duplicate = 966, 380, 120, 20
@@ -134,6 +135,15 @@ func (f *fakeServer) PushLink(s linksim.Settings) error {
 	defer f.mu.Unlock()
 	f.pushed = append(f.pushed, s)
 	f.snap.ClassLink = &s
+	return nil
+}
+
+// SetSpectatorChat takes the toggle at once, as a server whose snapshot shows it a frame later
+// would.
+func (f *fakeServer) SetSpectatorChat(on bool) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.snap.SpectatorChat = on
 	return nil
 }
 

@@ -19,6 +19,8 @@ const (
 	StateWaitingSync  = "WAITING FOR SYNC ACK"
 	StateResyncing    = "RE-SYNCING"
 	StateDisconnected = "DISCONNECTED"
+	// StateSpectating: the client watches as a spectator; Status.Reason says why.
+	StateSpectating = "SPECTATING"
 )
 
 // Status is what the status line shows: the simulation frame, the link's
@@ -32,7 +34,7 @@ type Status struct {
 	Link           string        // the simulated link's settings, as LinkText gives them; "" for none
 	State          string        // one of the State constants
 	Since          time.Duration // for StateResyncing: how long the pause has lasted
-	Reason         string        // for StateDisconnected: why
+	Reason         string        // for StateDisconnected and StateSpectating: why
 }
 
 // StatusLine is one line of the numbers a student watches while playing with
@@ -46,7 +48,8 @@ type Status struct {
 //
 // The state at the end is coloured so a change catches the eye: RUNNING
 // green, WAITING FOR SYNC ACK yellow, RE-SYNCING magenta with a running timer,
-// DISCONNECTED red with its reason.
+// DISCONNECTED red with its reason, SPECTATING aqua with why (a spectator's
+// game runs like a player's, and the line says whose screen this is).
 //
 // On a narrow terminal the least important fields go first: the link
 // settings (the sliders show them too), then the byte rates, then the loss,
@@ -145,7 +148,7 @@ func stateText(st Status) string {
 	switch st.State {
 	case StateResyncing:
 		return fmt.Sprintf("%s %.1f s", st.State, st.Since.Seconds())
-	case StateDisconnected:
+	case StateDisconnected, StateSpectating:
 		if st.Reason != "" {
 			return st.State + ": " + st.Reason
 		}
@@ -164,6 +167,8 @@ func stateColor(state string) tcell.Color {
 		return tcell.ColorFuchsia
 	case StateDisconnected:
 		return tcell.ColorRed
+	case StateSpectating:
+		return tcell.ColorAqua
 	}
 	return tview.Styles.PrimaryTextColor
 }

@@ -220,6 +220,7 @@ local packet_types = {
 	[5] = "Accepted", [6] = "Denied", [7] = "Disconnect", [8] = "Ping", [9] = "Pong",
 }
 local deny_reasons = { [1] = "server full", [2] = "version", [3] = "challenge", [4] = "bad request" }
+local roles = { [0] = "player", [1] = "observer" }
 local disconnect_reasons = {
 	[1] = "closed", [2] = "kicked", [3] = "timeout", [4] = "connection error", [5] = "replaced",
 	[6] = "server shutdown",
@@ -265,6 +266,7 @@ field("payload", "bytes", "Payload")
 field("version", "uint8", "Protocol version")
 field("player", "bytes", "Player id")
 field("name", "string", "Name")
+field("role", "uint8", "Role", base.DEC, roles)
 field("padding", "bytes", "Padding")
 field("issued", "uint64", "Issued (Unix ms)")
 field("challenge_tag", "bytes", "Challenge tag")
@@ -289,7 +291,7 @@ local msg_types = {
 	[11] = "UnitHashes", [12] = "UnitUpdate", [13] = "Pause", [14] = "WorldHashes",
 	[15] = "ResyncBatch", [16] = "BatchApplied", [17] = "Resume", [18] = "FrameSync", [19] = "Peers",
 	[20] = "PlayerSecret", [21] = "Challenge", [22] = "Proof", [23] = "Reinforce", [24] = "NewRound",
-	[25] = "ClassLink",
+	[25] = "ClassLink", [26] = "Spectate", [27] = "SpectatorChat",
 }
 field("game.type", "uint8", "Game message", base.DEC, msg_types)
 field("game.count", "uint32", "Count")
@@ -297,6 +299,8 @@ field("game.count", "uint32", "Count")
 local command_kinds = { [1] = "move", [2] = "attack", [3] = "stop" }
 local unit_orders = { [0] = "none", [1] = "move", [2] = "attack" }
 
+local spectate_why = { [1] = "asked", [2] = "seats full" }
+local refused_why = { [0] = "none", [1] = "chat off", [2] = "too fast" }
 local id_hash = { { "id", "u30" }, { "hash", "u64" } }
 local layouts = {
 	[1] = { { "seat", "seat" }, { "player", "bytes16" }, { "name", "string" },
@@ -334,6 +338,10 @@ local layouts = {
 	[24] = { { "frame", "u30" }, { "round", "u30" }, { "seed", "u64" }, { "seats", { list = { { "seat", "seat" } } } } },
 	[25] = { { "loss_permille", "u30" }, { "burst_permille", "u30" }, { "burst_length", "u30" }, { "latency_ms", "u30" },
 		{ "jitter_ms", "u30" }, { "dup_permille", "u30" } },
+	[26] = { { "number", "u30" }, { "why", "u8", names = spectate_why },
+		{ "flags", "u8", bits = { { "chat_off", 0x01 } } }, { "refused", "u30" },
+		{ "refused_why", "u8", names = refused_why } },
+	[27] = { { "spectator", "u30" }, { "name", "string" }, { "line", "u30" }, { "text", "string" } },
 }
 
 local unit_layout = {
@@ -524,6 +532,8 @@ local function decode_game(tvb, tree)
 	if ok then
 		if name == "Chat" then
 			summary = name .. " " .. seen.seat .. ":" .. seen.line
+		elseif name == "SpectatorChat" then
+			summary = name .. " s" .. seen.spectator .. ":" .. seen.line
 		elseif seen.frame then
 			summary = name .. "@" .. seen.frame
 		end
@@ -600,8 +610,12 @@ local function add_connection_packet(tvb, tree, t)
 			tree:add(F["challenge_tag"], tvb(off, 16)); off = off + 16
 			tree:add(F["public_key"], tvb(off, 32)); off = off + 32
 		end
+		-- The role came after the others, where the zero padding was: 0 is a player.
+		local role = tvb(off, 1):uint()
+		tree:add(F["role"], tvb(off, 1)); off = off + 1
 		if off < tvb:len() then tree:add(F["padding"], tvb(off)) end
 		info = info .. " " .. name
+		if role ~= 0 then info = info .. " (" .. (roles[role] or "?") .. ")" end
 	elseif t == 3 then
 		tree:add(F["issued"], tvb(1, 8))
 		tree:add(F["challenge_tag"], tvb(9, 16))

@@ -7,6 +7,8 @@
 //	go run ./cmd/client --name ann --connect 192.168.1.20:7777 --identity ann.id
 //	go run ./cmd/client --record game.pcapng --loss 10  # every datagram, for Wireshark or a replay
 //	go run ./cmd/client --replay game.pcapng            # play that capture back, datagram by datagram
+//	go run ./cmd/client --lesson 2                       # a guided lesson in an embedded game
+//	go run ./cmd/client --spectate --connect 192.168.1.20:7777  # watch, on the class's projector
 //
 // By default it shows the terminal UI (package ui): the map, the chat, the debug panel and the
 // link sliders. With --headless, or when standard input or standard output is not a terminal
@@ -34,6 +36,7 @@ import (
 	"github.com/ackattack/ackattack/cmd/internal/cli"
 	"github.com/ackattack/ackattack/game"
 	"github.com/ackattack/ackattack/game/hostloop"
+	"github.com/ackattack/ackattack/game/lesson"
 	"github.com/ackattack/ackattack/net/transport"
 	"github.com/ackattack/ackattack/ui"
 )
@@ -54,12 +57,14 @@ func run(args []string) int {
 	connect := fs.String("connect", "", "server address; empty: host an embedded server with one bot on a free loopback port")
 	listen := fs.String("listen", "", "local `address` of this client's one socket, for the server and the direct links from other players (default: the address of the interface that reaches the server, any free port)")
 	name := fs.String("name", "", "player name (default: your user name, or \"player\")")
-	bot := fs.Bool("bot", false, "let a bot play for you")
+	bot := fs.Bool("bot", false, "let a bot play for you (with --spectate, it only chats)")
+	spectate := fs.Bool("spectate", false, "watch without a seat, as a spectator: the map, your link's debug panel and the chat, no orders (a teacher's projector); without --connect, two bots play the embedded game")
 	seed := fs.Uint64("seed", 1, "seed of the bot (and of the embedded server's world)")
 	inject := fs.Duration("inject-desync", 0, "corrupt one of your units every this long (to watch detection and repair)")
 	quiet := fs.Bool("quiet", false, "print no status lines (--headless)")
 	replayPath := fs.String("replay", "", "play back this `capture` (written by --record, with its .keys file beside it) in the terminal UI: the debug panel, pause, step, speed, seek to the next re-sync; headless, print it; no game is played")
 	identityPath := fs.String("identity", "", "keep your player id, and the secret a server gives you on your first join, in this `file` (created with mode 0600), so that a restart gets your seat back; without it a restart is a new player")
+	lessonArg := fs.String("lesson", "", "play lesson `N` (1-9), or a lesson script FILE: an embedded game scripted for one idea, with a panel that explains it step by step (F4 in the UI lists the lessons)")
 	if exit, ok := cmd.Parse(args); !ok {
 		return exit
 	}
@@ -71,6 +76,22 @@ func run(args []string) int {
 	}
 	if *inject < 0 {
 		return cmd.Fail(cli.ExitUsage, errors.New("--inject-desync must not be negative"))
+	}
+	builtin, err := lesson.Builtin()
+	if err != nil {
+		return cmd.Fail(cli.ExitFailure, err) // a broken built-in lesson: a bug the tests catch
+	}
+	var running *lesson.Script
+	if *lessonArg != "" {
+		if *connect != "" {
+			return cmd.Fail(cli.ExitUsage, errors.New("--lesson plays in an embedded game of its own: leave out --connect"))
+		}
+		if *spectate {
+			return cmd.Fail(cli.ExitUsage, errors.New("--lesson needs you at the controls: leave out --spectate"))
+		}
+		if running, err = lesson.Find(*lessonArg, builtin); err != nil {
+			return cmd.Fail(cli.ExitUsage, fmt.Errorf("--lesson %s: %w", *lessonArg, err))
+		}
 	}
 	if *connect != "" {
 		a, err := cli.ServerAddr("connect", *connect)
@@ -107,83 +128,34 @@ func run(args []string) int {
 		return cmd.Fail(cli.ExitFailure, err)
 	}
 	defer cmd.Close()
-	logger := cmd.Logger
 
 	ctx, stop := cmd.Context()
 	defer stop()
 
-	// gameCtx ends the game: when ctx ends (signal, --duration), when the player quits the
-	// UI, or when the client's Run returns, which stops the embedded server too.
-	gameCtx, stopGame := context.WithCancel(ctx)
-	defer stopGame()
-	serverDone := make(chan error, 1)
-	addr, hosting := *connect, ""
-	if addr == "" {
-		scfg := game.ServerConfig{Listen: "127.0.0.1:0", Bots: 1, Seed: *seed, MinPlayers: 1, StartDelay: time.Second, Late: cmd.Late, Logger: logger}
-		if !cmd.Headless {
-			scfg.Transport.Link = &transport.LinkSettings{}
-		}
-		srv, err := hostloop.NewServer(scfg)
-		if err != nil {
-			return cmd.Fail(cli.ExitFailure, fmt.Errorf("embedded server: %w", err))
-		}
-		addr, hosting = srv.Addr(), srv.Addr()
-		go func() { serverDone <- srv.Run(gameCtx) }()
-		if cmd.Headless && !*quiet {
-			fmt.Printf("hosting an embedded game on %s with one bot\n", addr)
-		}
-	} else {
-		close(serverDone)
-	}
-
-	cfg := game.ClientConfig{Connect: addr, Listen: *listen, Name: *name, Bot: *bot, Seed: *seed, InjectDesync: *inject, Late: cmd.Late, Logger: logger}
-	if *identityPath != "" {
-		cfg.PlayerID, cfg.Secret = id.Player, id.Secret
-		cfg.OnSecret = func(player uuid.UUID, secret game.Secret) {
-			if err := saveIdentity(*identityPath, identity{Player: player, Secret: secret}); err != nil {
-				logger.Error("--identity: the secret the server gave is not saved: a restart will be a new player", "err", err)
-			}
-		}
-	}
-	cfg.Transport.Link = cmd.Link
-	cfg.Transport.LinkSeed = cli.LinkSeed("client", *name, *seed)
-	cfg.Transport.DebugViews = !cmd.Headless // the UI's debug panel reads them
-	cmd.TapAndKeys(&cfg.Transport.Config)
-	cfg.Trace = cmd.Trace
-	c, err := hostloop.NewClient(cfg)
-	if err != nil {
-		return cmd.Fail(cli.ExitFailure, err)
-	}
+	// One game after another: a lesson picked from the UI's menu ends the game on screen and
+	// starts the lesson's own, until the player quits or ctx ends.
+	g := gameSetup{cmd: cmd, connect: *connect, listen: *listen, name: *name, bot: *bot, seed: *seed, inject: *inject,
+		quiet: *quiet, spectate: *spectate, id: id, identityPath: *identityPath, lesson: running, lessons: builtin}
+	var c *hostloop.Client
+	var addr string
 	var runErr, uiErr error
-	if cmd.Headless {
-		go readChat(gameCtx, c)
-		statusDone := make(chan struct{})
-		go func() {
-			defer close(statusDone)
-			if !*quiet {
-				printStatus(gameCtx, c)
-			}
-		}()
-		runErr = c.Run(gameCtx)
-		stopGame()
-		<-statusDone // no status line may come after what run prints at exit
-	} else {
-		// The game runs on its own goroutine and the UI on this one, until the player quits
-		// or ctx ends. If the game ends first (disconnected), the UI stays up to show it.
-		runDone := make(chan error, 1)
-		go func() { runDone <- c.Run(gameCtx) }()
-		uiErr = cmd.RunUI(func() error {
-			return ui.RunClient(ctx, ui.ClientOptions{Client: c, Logger: logger, Hosting: hosting})
-		})
-		stopGame()
-		runErr = <-runDone
+	connected := false // in any game of the run
+	for {
+		var next *lesson.Script
+		c, addr, next, runErr, uiErr = g.play(ctx)
+		if c == nil {
+			return cli.ExitFailure // play said why
+		}
+		connected = connected || !c.Stats().Server.Since.IsZero()
+		if next == nil || ctx.Err() != nil || uiErr != nil {
+			break
+		}
+		g.connect, g.lesson, g.spectate = "", next, false
 	}
-	<-serverDone
 	recordErr := cmd.CloseRecord() // Run closed the socket
 	// The connection to the server is what a run is for: one that never came up is a failure,
-	// however the run ended, and the report says so.
+	// however the run ended, and the report (of the last game) says so.
 	st := c.Stats()
-	connected := !st.Server.Since.IsZero()
 	if err := cmd.WriteStats(report{Report: c.Report(), Connected: connected}); err != nil {
 		return cmd.Fail(cli.ExitFailure, err)
 	}
@@ -207,6 +179,163 @@ func run(args []string) int {
 		return cmd.Fail(cli.ExitFailure, runErr)
 	}
 	return cli.ExitOK
+}
+
+// gameSetup is what a game of this run is made of: the flags, and the lesson it plays (nil:
+// the game of the flags, an embedded one with a bot or the server of --connect).
+type gameSetup struct {
+	cmd             *cli.Command
+	connect, listen string
+	name            string
+	bot, quiet      bool
+	spectate        bool // watch without a seat (never in a lesson, which needs the player)
+	seed            uint64
+	inject          time.Duration
+	id              identity
+	identityPath    string
+	lesson          *lesson.Script
+	lessons         []*lesson.Script // the built-in lessons, for the UI's menu
+}
+
+// play runs one game until ctx ends, the player quits, the connection ends (headless), or
+// the player picks a lesson in the UI (next): the client (nil if it could not start: the
+// error is printed), the server's address, the lesson picked, and the errors of the game's
+// run and of the UI.
+func (g *gameSetup) play(ctx context.Context) (c *hostloop.Client, addr string, next *lesson.Script, runErr, uiErr error) {
+	cmd, logger := g.cmd, g.cmd.Logger
+	// gameCtx ends the game: when ctx ends (signal, --duration), when the player quits the
+	// UI, or when the client's Run returns, which stops the embedded server too.
+	gameCtx, stopGame := context.WithCancel(ctx)
+	defer stopGame()
+	serverDone := make(chan error, 1)
+	var srv *hostloop.Server
+	addr, hosting := g.connect, ""
+	if addr == "" {
+		scfg := game.ServerConfig{Listen: "127.0.0.1:0", Bots: 1, Seed: g.seed, MinPlayers: 1, StartDelay: time.Second, Late: cmd.Late, Logger: logger}
+		if g.spectate {
+			// A spectator is no player: two bots play, and the game starts without waiting.
+			scfg.Bots, scfg.MinPlayers = 2, 0
+		}
+		if g.lesson != nil {
+			scfg = g.lesson.ServerConfig(scfg)
+		}
+		if !cmd.Headless {
+			scfg.Transport.Link = &transport.LinkSettings{}
+		}
+		var err error
+		if srv, err = hostloop.NewServer(scfg); err != nil {
+			cmd.Fail(cli.ExitFailure, fmt.Errorf("embedded server: %w", err))
+			return nil, "", nil, nil, nil
+		}
+		addr, hosting = srv.Addr(), srv.Addr()
+		go func() { serverDone <- srv.Run(gameCtx) }()
+		if cmd.Headless && !g.quiet {
+			if g.lesson != nil {
+				fmt.Printf("hosting lesson %d on %s: %s\n", g.lesson.Number, addr, g.lesson.Title)
+			} else {
+				fmt.Printf("hosting an embedded game on %s with %d bot(s)\n", addr, scfg.Bots)
+			}
+		}
+	} else {
+		close(serverDone)
+	}
+	cfg := game.ClientConfig{Connect: addr, Listen: g.listen, Name: g.name, Bot: g.bot, Seed: g.seed, InjectDesync: g.inject, Late: cmd.Late,
+		Spectate: g.spectate, Logger: logger}
+	if g.identityPath != "" {
+		cfg.PlayerID, cfg.Secret = g.id.Player, g.id.Secret
+		path := g.identityPath
+		cfg.OnSecret = func(player uuid.UUID, secret game.Secret) {
+			if err := saveIdentity(path, identity{Player: player, Secret: secret}); err != nil {
+				logger.Error("--identity: the secret the server gave is not saved: a restart will be a new player", "err", err)
+			}
+		}
+	}
+	if cfg.PlayerID == uuid.Nil {
+		cfg.PlayerID = uuid.New() // a lesson finds the server's end of the connection by it
+	}
+	cfg.Transport.Link = cmd.Link
+	if g.lesson != nil {
+		cfg = g.lesson.ClientConfig(cfg)
+		ls := g.lesson.Link() // the lesson sets the link, and its steps change it
+		cfg.Transport.Link = &transport.LinkSettings{Out: ls, In: ls}
+	}
+	cfg.Transport.LinkSeed = cli.LinkSeed("client", g.name, g.seed)
+	cfg.Transport.DebugViews = cfg.Transport.DebugViews || !cmd.Headless // the UI's debug panel reads them
+	cmd.TapAndKeys(&cfg.Transport.Config)
+	cfg.Trace = cmd.Trace
+	c, err := hostloop.NewClient(cfg)
+	if err != nil {
+		stopGame()
+		<-serverDone
+		cmd.Fail(cli.ExitFailure, err)
+		return nil, "", nil, nil, nil
+	}
+	var host lesson.Host
+	if g.lesson != nil {
+		host = lesson.Embedded{Server: srv, Client: c, Player: cfg.PlayerID}
+	}
+	if cmd.Headless {
+		go readChat(gameCtx, c)
+		statusDone := make(chan struct{})
+		go func() {
+			defer close(statusDone)
+			if host != nil {
+				runLesson(gameCtx, lesson.NewDriver(g.lesson, host), g.quiet)
+			} else if !g.quiet {
+				printStatus(gameCtx, c)
+			}
+		}()
+		runErr = c.Run(gameCtx)
+		stopGame()
+		<-statusDone // no status line may come after what run prints at exit
+		<-serverDone
+		return c, addr, nil, runErr, nil
+	}
+	// The game runs on its own goroutine and the UI on this one, until the player quits, picks
+	// a lesson, or ctx ends. If the game ends first (disconnected), the UI stays up to show it.
+	runDone := make(chan error, 1)
+	go func() { runDone <- c.Run(gameCtx) }()
+	opts := ui.ClientOptions{Client: c, Logger: logger, Hosting: hosting,
+		Lessons: ui.LessonOptions{Scripts: g.lessons, Running: g.lesson, Host: host, Start: func(s *lesson.Script) { next = s }}}
+	if hosting == "" {
+		opts.Lessons.Elsewhere = addr
+	}
+	uiErr = cmd.RunUI(func() error { return ui.RunClient(ctx, opts) })
+	stopGame()
+	runErr = <-runDone
+	<-serverDone
+	if next != nil && errors.Is(runErr, game.ErrDisconnected) {
+		runErr = nil // the player left this game for a lesson
+	}
+	return c, addr, next, runErr, uiErr
+}
+
+// runLesson walks a lesson headless, ten times a second, and prints each step as it comes
+// (unless quiet), until ctx ends.
+func runLesson(ctx context.Context, d *lesson.Driver, quiet bool) {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	shown, done := -1, false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		p := d.Tick(time.Now())
+		if quiet || !d.Runner().Begun() || d.Runner().Step() == shown && p.Done == done {
+			continue
+		}
+		shown, done = d.Runner().Step(), p.Done
+		if p.Done {
+			fmt.Printf("lesson %d done\n", p.Number)
+			continue
+		}
+		fmt.Printf("lesson %d, step %d of %d: %s\n", p.Number, p.Current+1, len(p.Steps), p.Steps[p.Current])
+		for _, l := range p.Text {
+			fmt.Println("  " + l)
+		}
+	}
 }
 
 // report is the client's --stats report: the game's, and whether the connection to the server
@@ -275,6 +404,8 @@ func printStatus(ctx context.Context, c *hostloop.Client) {
 			state = "RE-SYNCING"
 		case s.Waiting:
 			state = "WAITING FOR SYNC ACK"
+		case s.Spectator != nil:
+			state = "SPECTATING: " + s.Spectator.WhyText()
 		}
 		fmt.Printf("frame %d  lead %d ms  rtt %.0f ms  loss %.1f%%  late %d  resyncs %d/%d  %s\n",
 			s.Frame, s.Game.LeadTimeMillis, s.Net.RTTMillis, s.Net.LossPercent, s.Game.CommandsLate,

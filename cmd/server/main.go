@@ -51,6 +51,7 @@ func run(args []string) int {
 	bots := fs.Int("bots", 0, "server-side bot players")
 	minPlayers := fs.Int("min-players", 0, fmt.Sprintf("connected players needed before the start countdown (0: start with the first; at most %d less --bots)", world.MaxPlayers))
 	seatHold := fs.Duration("seat-hold", game.MaxSeatHold, fmt.Sprintf("how long a vanished player's seat waits for it before anybody may take it (at most %v)", game.MaxSeatHold))
+	spectatorChat := fs.Bool("spectator-chat", true, fmt.Sprintf("let the spectators (up to %d beyond the seats) chat; the s key of the server's screen turns it off and on", game.MaxSpectators))
 	if exit, ok := cmd.Parse(args); !ok {
 		return exit
 	}
@@ -80,7 +81,8 @@ func run(args []string) int {
 	}
 	defer cmd.Close()
 	logger := cmd.Logger
-	cfg := game.ServerConfig{Listen: addr, Map: *mapName, Seed: *seed, Bots: *bots, MinPlayers: *minPlayers, SeatHold: *seatHold, Late: cmd.Late, Logger: logger}
+	cfg := game.ServerConfig{Listen: addr, Map: *mapName, Seed: *seed, Bots: *bots, MinPlayers: *minPlayers, SeatHold: *seatHold, Late: cmd.Late,
+		SpectatorChatOff: !*spectatorChat, Logger: logger}
 	cfg.Transport.Link = cmd.Link
 	cfg.Transport.LinkSeed = cli.LinkSeed("server", "", *seed)
 	cfg.Transport.DebugViews = !cmd.Headless // the UI's debug panel reads them

@@ -69,9 +69,12 @@ func TestRealUDPGame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The client stops first: a server that stopped first would tell it so ("server
+	// shutdown"), and its Run would rightly return that.
+	srvCtx, srvCancel := context.WithCancel(context.Background())
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 2)
-	go func() { done <- srv.Run(ctx) }()
+	srvDone, done := make(chan error, 1), make(chan error, 1)
+	go func() { srvDone <- srv.Run(srvCtx) }()
 	go func() { done <- c.Run(ctx) }()
 	deadline := time.Now().Add(10 * time.Second)
 	for c.Snapshot().Frame < 20 && time.Now().Before(deadline) {
@@ -95,10 +98,12 @@ func TestRealUDPGame(t *testing.T) {
 	junk.Write([]byte{1, 2, 3})
 	time.Sleep(300 * time.Millisecond)
 	cancel()
-	for range 2 {
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
+	if err := <-done; err != nil {
+		t.Errorf("client Run: %v", err)
+	}
+	srvCancel()
+	if err := <-srvDone; err != nil {
+		t.Errorf("server Run: %v", err)
 	}
 	// The client is a bot, which chats too, from a frame near the end of the run: the line
 	// said on the loop is among the lines sent, maybe not alone.

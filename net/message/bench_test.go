@@ -169,13 +169,14 @@ func BenchmarkDependencyBytes(b *testing.B) {
 
 // BenchmarkDebugHistory: one snapshot of a connection's debug views (Conn.Debug, what the
 // transport publishes ten times a second with its debug views on) with and without the
-// history, both rings full, each message with a dependency.
+// history, both rings full, each message with a dependency. 128 is the history of a lesson's
+// game (game/lesson).
 func BenchmarkDebugHistory(b *testing.B) {
-	for _, n := range []int{0, DefaultHistory} {
+	for _, n := range []int{0, DefaultHistory, 128} {
 		b.Run(fmt.Sprintf("history-%d", n), func(b *testing.B) {
 			l := newLink(b, 1, linkLAN, linkLAN, Config{History: n})
 			var ab, ba Chain
-			for range 2 * DefaultHistory {
+			for range 2 * max(n, DefaultHistory) {
 				ab.Send(l.a.conn, l.now, []byte("ab"))
 				ba.Send(l.b.conn, l.now, []byte("ba"))
 				l.step(b)

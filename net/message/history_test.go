@@ -2,6 +2,7 @@ package message
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -222,5 +223,43 @@ func TestHistoryFragments(t *testing.T) {
 	}
 	if in.Pieces != out.Pieces || in.Executed != base || len(cli.conn.Debug().Incoming) != 1 {
 		t.Fatalf("received record %+v, want one entry of %d pieces, executed", in, out.Pieces)
+	}
+}
+
+// TestWaitedCounts: a message that arrives before its dependency waits in the receiver's
+// graph and is counted once; one whose dependency executed already is not.
+func TestWaitedCounts(t *testing.T) {
+	srv, cli := newEndpoint("server", Config{}), newEndpoint("client", Config{})
+	now := base
+	var spawn depgraph.Dependency
+	if _, err := srv.conn.SendGuaranteed(now, []byte("spawn"), nil, &spawn); err != nil {
+		t.Fatal(err)
+	}
+	drain(srv, now) // lost
+	now = now.Add(time.Millisecond)
+	if _, err := srv.conn.SendGuaranteed(now, []byte("kill"), []*depgraph.Dependency{&spawn}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range drain(srv, now) {
+		cli.deliver(t, now, d)
+	}
+	if w := cli.conn.Stats().Waited; w != 1 {
+		t.Fatalf("the kill ahead of its spawn: Waited = %d, want 1", w)
+	}
+	now = now.Add(srv.conn.Stats().ResendDelay)
+	for _, d := range drain(srv, now) {
+		cli.deliver(t, now, d)
+	}
+	if got := cli.payloads(); !slices.Equal(got, []string{"spawn", "kill"}) {
+		t.Fatalf("executed %q, want the spawn, then the kill", got)
+	}
+	if _, err := srv.conn.SendGuaranteed(now, []byte("chat"), []*depgraph.Dependency{&spawn}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range drain(srv, now) {
+		cli.deliver(t, now, d)
+	}
+	if w := cli.conn.Stats().Waited; w != 1 {
+		t.Fatalf("a message whose dependency had executed: Waited = %d, want still 1", w)
 	}
 }

@@ -206,6 +206,7 @@ func (c *Conn) addGuaranteed(now time.Time, seq uint16, deps []uint16, payload [
 	for _, d := range deps {
 		if !c.recv.Executed(d) {
 			// It will wait: keep copies that outlive the datagram.
+			c.stats.Waited++
 			if !owned {
 				v.payload = append([]byte(nil), payload...)
 			}

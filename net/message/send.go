@@ -167,6 +167,7 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 		c.queue.pop()
 		if m.sync {
 			c.syncBlock = m // stop and wait: nothing new goes out until it is acked (resends still do)
+			c.stats.SyncSent++
 		}
 	}
 
@@ -355,6 +356,9 @@ func (c *Conn) onPacketAcked(p *packet.SentPacket) {
 		c.sender.Acked(c.lastNow, m.seq)
 		if c.syncBlock == m {
 			c.syncBlock = nil
+			c.stats.SyncAcked++
+			c.stats.SyncWait += c.lastNow.Sub(m.firstSent)
+			c.stats.HeldBySync += uint64(c.queue.len())
 		}
 		if m.sync {
 			c.syncPending--

@@ -28,6 +28,17 @@ type counters struct {
 	FragmentsReceived  uint64
 	FragmentsDropped   uint64 // no reassembly room; the sender sends them again
 	Backpressure       uint64 // sends refused because the window of outstanding numbers was full
+	// Waited counts received guaranteed messages that arrived before one of their
+	// dependencies had executed, and so waited in the receiver's graph for it: the kill that
+	// overtook its spawn, the chat line whose predecessor was lost.
+	Waited uint64
+	// Sync messages (stop-and-wait): SyncSent counts those sent whole, SyncAcked those
+	// acknowledged, SyncWait the time from a sync message's first send to its ack, summed, and
+	// HeldBySync the guaranteed messages that were queued behind one when its ack came: each
+	// waited for that ack before its first send.
+	SyncSent, SyncAcked uint64
+	SyncWait            time.Duration
+	HeldBySync          uint64
 
 	ackOwed        bool
 	unackedPackets int // accepted packets since this side last sent one
@@ -41,7 +52,7 @@ type Stats struct {
 
 	PendingGuaranteed int    // guaranteed messages queued or sent and not yet acknowledged
 	QueuedUnreliable  int    // unreliable messages waiting for a packet
-	ReceiverGraph     int    // nodes in the receiver's graph (executed ones stay until they expire)
+	ReceiverGraph     int    // nodes in the receiver's graph: messages waiting for a dependency, and placeholders (executed ones are bits)
 	ReceiverWaiting   int    // of those, messages that arrived and wait for a dependency
 	SenderGraph       int    // nodes in the sender's local graph
 	PrunedDeps        uint64 // dependencies left off the wire because the local graph had executed them
@@ -51,6 +62,10 @@ type Stats struct {
 	Congestion        CongestionStats
 	Err               error
 }
+
+// Pending is the number of guaranteed messages queued or sent and not yet acknowledged
+// (Stats.PendingGuaranteed), without the rest of a Stats: cheap enough to watch every tick.
+func (c *Conn) Pending() int { return c.nInflight }
 
 // PacketsAccepted is the number of packets the packet layer accepted (not stale, not duplicate,
 // not malformed): cheap, for a transport that wants to know whether a datagram counted.

@@ -138,3 +138,35 @@ func TestSyncHoldsNewMessagesOnly(t *testing.T) {
 		})
 	}
 }
+
+// TestSyncCounters: the counters a lesson reads off a sync message. The sync message is lost
+// once, so it waits a resend delay and a little for its ack; the two messages queued behind
+// it are held for that ack, and counted when it comes.
+func TestSyncCounters(t *testing.T) {
+	srv, cli := newEndpoint("server", Config{}), newEndpoint("client", Config{})
+	now := base
+	if _, err := srv.conn.SendSync(now, []byte("S"), nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"B", "C"} {
+		if _, err := srv.conn.SendGuaranteed(now, []byte(p), nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	drain(srv, now) // S goes alone, and is lost
+	if st := srv.conn.Stats(); st.SyncSent != 1 || st.SyncAcked != 0 || st.HeldBySync != 0 {
+		t.Fatalf("after the first send: sent %d, acked %d, held %d; want 1, 0, 0", st.SyncSent, st.SyncAcked, st.HeldBySync)
+	}
+	wait := srv.conn.Stats().ResendDelay
+	now = now.Add(wait)
+	for _, d := range drain(srv, now) {
+		cli.deliver(t, now, d)
+	}
+	now = now.Add(time.Millisecond)
+	srv.deliver(t, now, cli.packet(t, now, true))
+	st := srv.conn.Stats()
+	if st.SyncSent != 1 || st.SyncAcked != 1 || st.HeldBySync != 2 || st.SyncWait != wait+time.Millisecond {
+		t.Fatalf("after the ack: sent %d, acked %d, held %d, waited %v; want 1, 1, 2, %v",
+			st.SyncSent, st.SyncAcked, st.HeldBySync, st.SyncWait, wait+time.Millisecond)
+	}
+}

@@ -25,6 +25,9 @@ type ClientConfig struct {
 	PlayerID uuid.UUID
 	// Name is the player's name, 1 to 32 bytes of UTF-8 without control characters.
 	Name string
+	// Role is what the client asks to be (wire.Role): a player (the default) or an observer,
+	// which the server's owner may let watch without taking part.
+	Role wire.Role
 	// ConnectTimeout bounds the handshake. Default 5 s.
 	ConnectTimeout time.Duration
 	// Retry is how often a handshake packet is sent again while no answer comes. Default 250 ms.
@@ -305,20 +308,20 @@ func (c *Client) Handle(now time.Time, d Datagram) {
 }
 
 func (c *Client) sendRequest(now time.Time) {
-	req := wire.ConnectRequest{Version: wire.ProtocolVersion, Player: wire.PlayerID(c.cfg.PlayerID), Name: c.cfg.Name}
+	req := wire.ConnectRequest{Version: wire.ProtocolVersion, Player: wire.PlayerID(c.cfg.PlayerID), Name: c.cfg.Name, Role: c.cfg.Role}
 	c.sendControl(c.server, nil, 1, func(b []byte) ([]byte, error) { return wire.AppendConnectRequest(b, &req) })
 	c.lastTry = now
 }
 
 func (c *Client) sendResponse(now time.Time) {
-	resp := wire.ChallengeResponse{Version: wire.ProtocolVersion, Player: wire.PlayerID(c.cfg.PlayerID), Name: c.cfg.Name, Challenge: c.challenge, PublicKey: c.keys.public}
+	resp := wire.ChallengeResponse{Version: wire.ProtocolVersion, Player: wire.PlayerID(c.cfg.PlayerID), Name: c.cfg.Name, Challenge: c.challenge, PublicKey: c.keys.public, Role: c.cfg.Role}
 	c.sendControl(c.server, nil, 1, func(b []byte) ([]byte, error) { return wire.AppendChallengeResponse(b, &resp) })
 	c.lastTry = now
 }
 
 func (c *Client) connected(now time.Time, keys ConnKeys) {
 	p := &Peer{debug: c.cfg.DebugViews, addr: c.server, seal: c.host.connected(keys), player: c.cfg.PlayerID, name: c.cfg.Name,
-		connectedAt: now, lastRecv: now, nextPing: now}
+		role: c.cfg.Role, connectedAt: now, lastRecv: now, nextPing: now}
 	mc := c.cfg.Message
 	mc.Frame = p.seal
 	p.conn = message.New(mc, func(m *message.Message) {

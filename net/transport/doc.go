@@ -36,7 +36,9 @@
 // requests from forged addresses creates nothing; a client that cannot receive at its claimed
 // address never learns the challenge. A used challenge is remembered until it expires, so a
 // replay is refused. A server with MaxClients connections, or whose owner's Admit refuses the
-// player (the game has no seat for it), answers "server full".
+// player (the game has no seat for it), answers "server full". The client's handshake also
+// says what it asks to be (wire.Role: a player, or an observer that only watches); the
+// transport hands that to its owner (Peer.Role) and acts on it no further.
 //
 // Challenges are rationed, and a request over a budget gets no answer at all: at most
 // MaxPendingHandshakes (64) per ChallengeTTL (5 s) in all, MaxHandshakesPerPrefix (32) to one

@@ -20,6 +20,7 @@ type Peer struct {
 	seal   *sealer // the connection's keys, counter and replay record
 	player uuid.UUID
 	name   string
+	role   wire.Role
 	conn   *message.Conn
 
 	// server side: the challenge this connection was accepted with, and the two public keys
@@ -61,6 +62,10 @@ func (p *Peer) PlayerID() uuid.UUID { return p.player }
 
 // Name is the client's player name (on a client: its own).
 func (p *Peer) Name() string { return p.name }
+
+// Role is what the client asked to be in its handshake (on a client: its own). The transport
+// does not act on it: the owner decides.
+func (p *Peer) Role() wire.Role { return p.role }
 
 // Conn is the connection's message layer: send guaranteed, unreliable and sync messages through
 // it. Only from the owner loop.

@@ -370,7 +370,7 @@ func (s *Server) accept(now time.Time, from netip.AddrPort, resp wire.ChallengeR
 	if old := s.byAddr[from]; old != nil {
 		s.drop(old, now, wire.DisconnectReplaced, "a new connection from the same address", true)
 	}
-	p := &Peer{debug: s.cfg.DebugViews, addr: from, seal: s.connected(keys), player: player, name: resp.Name, connectedAt: now, lastRecv: now, nextPing: now,
+	p := &Peer{debug: s.cfg.DebugViews, addr: from, seal: s.connected(keys), player: player, name: resp.Name, role: resp.Role, connectedAt: now, lastRecv: now, nextPing: now,
 		tag: resp.Challenge.Tag, clientKey: resp.PublicKey, serverKey: kp.public}
 	mc := s.cfg.Message
 	mc.Frame = p.seal

@@ -14,9 +14,9 @@ import (
 // sealed with its keys (SealKey), like its Data packets.
 //
 //	type                   dir   frame   body
-//	2  ConnectRequest      c→s   plain   version u8 ‖ player id [16] ‖ name ‖ zero padding
+//	2  ConnectRequest      c→s   plain   version u8 ‖ player id [16] ‖ name ‖ role u8 ‖ zero padding
 //	3  Challenge           s→c   plain   issued u64 ‖ tag [16]
-//	4  ChallengeResponse   c→s   plain   version u8 ‖ player id [16] ‖ name ‖ issued u64 ‖ tag [16] ‖ public key [32] ‖ zero padding
+//	4  ChallengeResponse   c→s   plain   version u8 ‖ player id [16] ‖ name ‖ issued u64 ‖ tag [16] ‖ public key [32] ‖ role u8 ‖ zero padding
 //	5  Accepted            s→c   plain   public key [32]
 //	6  Denied              s→c   plain   reason u8
 //	7  Disconnect          both  sealed  reason u8 ‖ text
@@ -77,12 +77,37 @@ const (
 // lost connection their seat again.
 type PlayerID [16]byte
 
+// Role is what a client asks to be on the server: the transport carries it and hands it to
+// the server's owner, which decides what to make of it (a game seats a player, and lets an
+// observer watch without a seat). It is the last field of the client's handshake packets,
+// where the packets had zero padding before it existed: a client that sends no role sends
+// RolePlayer.
+type Role uint8
+
+const (
+	RolePlayer   Role = 0 // a participant: what a client is unless it asks otherwise
+	RoleObserver Role = 1 // a client that asks only to watch (a game's spectator)
+
+	maxRole = RoleObserver
+)
+
+func (r Role) String() string {
+	switch r {
+	case RolePlayer:
+		return "player"
+	case RoleObserver:
+		return "observer"
+	}
+	return fmt.Sprintf("Role(%d)", uint8(r))
+}
+
 // ConnectRequest is a client's first packet: who it is and which protocol it
 // speaks.
 type ConnectRequest struct {
 	Version uint8 // the client's protocol version; 0 is written as ProtocolVersion
 	Player  PlayerID
 	Name    string // 1..MaxNameLen bytes of UTF-8 without control characters
+	Role    Role   // what it asks to be
 }
 
 // Challenge is the server's answer to a ConnectRequest: a tag the client
@@ -105,6 +130,7 @@ type ChallengeResponse struct {
 	Name      string
 	Challenge Challenge // copied from the Challenge packet
 	PublicKey PublicKey // the client's X25519 public key for this connection
+	Role      Role      // as in ConnectRequest
 }
 
 // Accepted tells a client that it is connected, with the server's half of the key exchange:
@@ -330,6 +356,14 @@ func parseIdentity(b []byte, t PacketType) (v uint8, p PlayerID, name string, n 
 	return v, p, name, n + m, nil
 }
 
+// checkRole rejects a role this version does not know.
+func checkRole(r Role, t PacketType) error {
+	if r > maxRole {
+		return fmt.Errorf("wire: %v: role %d: %w", t, uint8(r), ErrRange)
+	}
+	return nil
+}
+
 // padHandshake pads a handshake packet that starts at b[start] with zeros to
 // its fixed size.
 func padHandshake(b []byte, start int) []byte {
@@ -387,35 +421,51 @@ func checkSize(b []byte, t PacketType, size int) error {
 //	2       16  player id
 //	18      1   name length L (1..32)
 //	19      L   name
-//	19+L    …   zeros up to byte 1195
+//	19+L    1   role (0 player, 1 observer)
+//	20+L    …   zeros up to byte 1195
+//
+// An unknown role is ErrRange.
 func AppendConnectRequest(b []byte, m *ConnectRequest) ([]byte, error) {
 	if err := CheckName(m.Name); err != nil {
+		return b, err
+	}
+	if err := checkRole(m.Role, TypeConnectRequest); err != nil {
 		return b, err
 	}
 	start := len(b)
 	b = append(b, byte(TypeConnectRequest))
 	b = appendIdentity(b, m.Version, &m.Player, m.Name)
+	b = append(b, byte(m.Role))
 	return padHandshake(b, start), nil
 }
 
 // ParseConnectRequest reads a ConnectRequest from b, the whole packet from
 // its type byte on. A packet of another type is ErrBadType; one shorter or
 // longer than HandshakeSize-ChecksumSize is ErrShort or ErrTrailing; version
-// 0 is ErrRange; a bad name fails as in CheckName; nonzero padding is
-// ErrNonCanonical. Any other version parses: the server answers it with
-// DenyVersion.
+// 0 and an unknown role are ErrRange; a bad name fails as in CheckName;
+// nonzero padding is ErrNonCanonical. Any other version parses: the server
+// answers it with DenyVersion.
 func ParseConnectRequest(b []byte) (ConnectRequest, error) {
-	if err := checkSize(b, TypeConnectRequest, handshakePacketSize); err != nil {
+	const t = TypeConnectRequest
+	if err := checkSize(b, t, handshakePacketSize); err != nil {
 		return ConnectRequest{}, err
 	}
-	v, p, name, n, err := parseIdentity(b[1:], TypeConnectRequest)
+	v, p, name, n, err := parseIdentity(b[1:], t)
 	if err != nil {
 		return ConnectRequest{}, err
 	}
-	if err := checkPadding(b[1+n:], 1+n, TypeConnectRequest); err != nil {
+	// After the type byte and the identity comes the role: the name is at most MaxNameLen
+	// bytes, so it always fits in the fixed size.
+	n++
+	role := Role(b[n])
+	if err := checkRole(role, t); err != nil {
 		return ConnectRequest{}, err
 	}
-	return ConnectRequest{Version: v, Player: p, Name: name}, nil
+	n++
+	if err := checkPadding(b[n:], n, t); err != nil {
+		return ConnectRequest{}, err
+	}
+	return ConnectRequest{Version: v, Player: p, Name: name, Role: role}, nil
 }
 
 // AppendChallenge appends a Challenge. Every value is valid.
@@ -470,7 +520,12 @@ func checkPublicKey(k *PublicKey, t PacketType) error {
 //	19+L    8   issued (from the Challenge)
 //	27+L    16  tag (from the Challenge)
 //	43+L    32  the client's public key
-//	75+L    …   zeros up to byte 1195
+//	75+L    1   role (0 player, 1 observer)
+//	76+L    …   zeros up to byte 1195
+//
+// The role comes last, after the fields that were there before it, so that
+// a packet of a client that sends none (its zero padding) still reads as a
+// player's.
 func AppendChallengeResponse(b []byte, m *ChallengeResponse) ([]byte, error) {
 	if err := CheckName(m.Name); err != nil {
 		return b, err
@@ -478,11 +533,15 @@ func AppendChallengeResponse(b []byte, m *ChallengeResponse) ([]byte, error) {
 	if err := checkPublicKey(&m.PublicKey, TypeChallengeResponse); err != nil {
 		return b, err
 	}
+	if err := checkRole(m.Role, TypeChallengeResponse); err != nil {
+		return b, err
+	}
 	start := len(b)
 	b = append(b, byte(TypeChallengeResponse))
 	b = appendIdentity(b, m.Version, &m.Player, m.Name)
 	b = appendChallengeBody(b, &m.Challenge)
 	b = append(b, m.PublicKey[:]...)
+	b = append(b, byte(m.Role))
 	return padHandshake(b, start), nil
 }
 
@@ -499,10 +558,11 @@ func ParseChallengeResponse(b []byte) (ChallengeResponse, error) {
 		return ChallengeResponse{}, err
 	}
 	n++ // the type byte
-	// The name is at most MaxNameLen bytes, so the challenge and the key
-	// always fit in the fixed size; the check keeps that promise visible.
-	if len(b) < n+challengeBodySize+PublicKeySize {
-		return ChallengeResponse{}, fmt.Errorf("wire: %v: challenge and public key: %w", t, ErrShort)
+	// The name is at most MaxNameLen bytes, so the challenge, the key and
+	// the role always fit in the fixed size; the check keeps that promise
+	// visible.
+	if len(b) < n+challengeBodySize+PublicKeySize+1 {
+		return ChallengeResponse{}, fmt.Errorf("wire: %v: challenge, public key and role: %w", t, ErrShort)
 	}
 	c := parseChallengeBody(b[n:])
 	n += challengeBodySize
@@ -511,10 +571,15 @@ func ParseChallengeResponse(b []byte) (ChallengeResponse, error) {
 	if err := checkPublicKey(&key, t); err != nil {
 		return ChallengeResponse{}, err
 	}
+	role := Role(b[n])
+	if err := checkRole(role, t); err != nil {
+		return ChallengeResponse{}, err
+	}
+	n++
 	if err := checkPadding(b[n:], n, t); err != nil {
 		return ChallengeResponse{}, err
 	}
-	return ChallengeResponse{Version: v, Player: p, Name: name, Challenge: c, PublicKey: key}, nil
+	return ChallengeResponse{Version: v, Player: p, Name: name, Challenge: c, PublicKey: key, Role: role}, nil
 }
 
 // AppendAccepted appends an Accepted. A public key of zeros is ErrRange; b is

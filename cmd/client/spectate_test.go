@@ -1,0 +1,94 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ackattack/ackattack/cmd/internal/capture"
+	"github.com/ackattack/ackattack/game/replay"
+	"github.com/ackattack/ackattack/net/record"
+)
+
+// TestSpectateFlag: --spectate watches the embedded game (two bots play it) without a seat:
+// the run exits 0, its report is a spectator's that followed the game and gave no order, and
+// the status lines say it is spectating and why. A --spectate that is not a boolean is a
+// mistake of the command line: exit 2, naming the flag.
+func TestSpectateFlag(t *testing.T) {
+	stats := filepath.Join(t.TempDir(), "stats.json")
+	var code int
+	stdout, stderr := capture.Output(t, func() {
+		code = run([]string{"--headless", "--spectate", "--bot", "--duration", "4s", "--stats", stats, "--name", "eve"})
+	})
+	if code != 0 {
+		t.Fatalf("exit code %d; standard error:\n%s", code, stderr)
+	}
+	b, err := os.ReadFile(stats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Spectator int `json:"spectator"`
+		Frame     int `json:"frame"`
+		Game      struct {
+			CommandsIssued int `json:"commands_issued"`
+		} `json:"game"`
+		Connected bool `json:"connected"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("stats: %v\n%s", err, b)
+	}
+	if r.Spectator != 1 || r.Frame < 10 || r.Game.CommandsIssued != 0 || !r.Connected {
+		t.Errorf("the report of a spectator that watched: %s", b)
+	}
+	if !strings.Contains(stdout, "with 2 bot(s)") || !strings.Contains(stdout, "SPECTATING: you asked to (--spectate)") {
+		t.Errorf("the status lines do not say the client is spectating:\n%s", stdout)
+	}
+
+	_, stderr = capture.Output(t, func() { code = run([]string{"--spectate=maybe"}) })
+	if code != 2 || !strings.Contains(stderr, "-spectate") {
+		t.Errorf("--spectate=maybe: exit code %d, want 2 and a message naming the flag:\n%s", code, stderr)
+	}
+}
+
+// TestProjectorRecordsAndReplays: the README's class plan in small. The projector watches as a
+// spectator with --record, then plays its capture back with --replay. The capture holds the
+// whole connection: the spectator's handshake, the server's word that it spectates, the
+// start and the bots' commands, every datagram opened with the key file; the replay reads
+// every datagram the recorder wrote.
+func TestProjectorRecordsAndReplays(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "class.pcapng")
+	var code int
+	_, stderr := capture.Output(t, func() {
+		code = run([]string{"--headless", "--quiet", "--spectate", "--duration", "4s", "--record", path})
+	})
+	if code != 0 {
+		t.Fatalf("recording: exit code %d; standard error:\n%s", code, stderr)
+	}
+	all, err := record.ReadAll(path, replay.MaxDatagrams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealed := 0
+	for _, d := range all {
+		if d.Sealed {
+			sealed++
+		}
+	}
+	stdout, stderr := capture.Output(t, func() { code = run([]string{"--replay", path, "--headless"}) })
+	if code != 0 || stderr != "" {
+		t.Fatalf("replay: exit code %d, standard error %q", code, stderr)
+	}
+	last := fmt.Sprintf("#%d ", len(all)-1)
+	for _, want := range []string{"ConnectRequest", "Spectate", "StartGame", "Command", last} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("no %q in the replay of %d datagrams (%d opened with the key file)", want, len(all), sealed)
+		}
+	}
+	if len(all) < 50 || sealed < len(all)-5 {
+		t.Errorf("the capture holds %d datagrams, %d of them opened: want a 4 s game, nearly all sealed and opened", len(all), sealed)
+	}
+}

@@ -1,0 +1,26 @@
+// Package gamelab holds netlab's experiments on whole games: a server and bot clients of
+// package game, all on game.Virtual, so a game of a minute at 20% loss runs in a second or two
+// of wall time and repeats exactly with its seed.
+//
+// # Finding and repairing drift (resync.go)
+//
+// Lockstep hosts run the same simulation; only orders travel. A host whose world drifts (a
+// late command fast-forwarded, a bug, or the debug key that corrupts units on purpose) must be
+// found and repaired, or its player sees a different game. Clients report grouped hashes of
+// their units; the server compares them with its own history, asks for the units of a group
+// that differs, and repairs them in real time, or, when too many differ, stops the world and
+// re-syncs everybody. The experiment injects desyncs with Client.InjectDesync, the same
+// machinery as the debug key, and measures what a player would: how long until the server
+// noticed, how long until the client's units were right again, how long everybody's game
+// froze. It runs with --late rollback (late events re-simulated exactly) and --late
+// fastforward (the seed's way, which makes drift of its own).
+//
+// # Scale (scale.go)
+//
+// How do the bytes and the server's work grow with clients and units? Lockstep sends orders,
+// not state, so the bytes a client receives should barely depend on the units, while what it
+// sends (its hash reports) and what the server computes (every unit, every frame) grow with
+// them. The experiment puts the units in place at once (game.Populate) and measures a window
+// of play. The bytes are the game's, repeatable; the server's work is this machine's wall
+// time around each call into its session, and is labelled so.
+package gamelab

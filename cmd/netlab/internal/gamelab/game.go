@@ -1,0 +1,143 @@
+package gamelab
+
+import (
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ackattack/ackattack/cmd/netlab/internal/report"
+	"github.com/ackattack/ackattack/game"
+	"github.com/ackattack/ackattack/net/linksim"
+	"github.com/ackattack/ackattack/world"
+)
+
+// unitsPerSquad is the size of a starting squad (world.AddPlayerUnits).
+const unitsPerSquad = 5
+
+// gameSpec is a game of bot clients in virtual time.
+type gameSpec struct {
+	seed        uint64
+	clients     int
+	units       int // about this many units once populated (at least a squad per seat)
+	link        linksim.Settings
+	late        game.LateMode
+	mapName     string
+	realtimeMax int
+}
+
+// vgame is a game in virtual time: a server and bot clients on game.Virtual, every link
+// (server to client, client to client) impaired the same way.
+type vgame struct {
+	*game.Virtual
+	srv     *game.Server
+	srvAddr netip.AddrPort
+	clients []*game.Client
+	caddrs  []netip.AddrPort
+}
+
+// startGame starts the server and its clients, waits until every client plays, and puts the
+// spec's units in place. It returns once they are in every world.
+func startGame(sp gameSpec) (*vgame, error) {
+	if sp.clients < 1 || sp.clients > world.MaxPlayers {
+		return nil, fmt.Errorf("%w: --clients must be 1..%d (a game has %d seats)", report.ErrSetting, world.MaxPlayers, world.MaxPlayers)
+	}
+	g := &vgame{Virtual: game.NewVirtual(sp.seed), srvAddr: netip.MustParseAddrPort("127.0.0.1:7777")}
+	cfg := game.ServerConfig{Map: sp.mapName, Seed: sp.seed, MinPlayers: sp.clients, StartDelay: 500 * time.Millisecond,
+		Late: sp.late, RealtimeMax: sp.realtimeMax,
+		// Populate's squads have ids the server's counter does not know of: a reinforcement
+		// would reuse them.
+		ReinforceBelow: -1}
+	cfg.Transport.Rand = game.SeededRand(sp.seed, 0)
+	srv, err := game.NewServer(cfg, g.Writer(g.AddNode(g.srvAddr, sp.link)))
+	if err != nil {
+		return nil, err
+	}
+	g.srv = srv
+	g.Attach(g.srvAddr, srv)
+	for i := range sp.clients {
+		addr := netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 1, byte(1 + i)}), uint16(40000+i))
+		cc := game.ClientConfig{Name: fmt.Sprintf("client%d", i+1), Bot: true, Seed: uint64(i + 1), Late: sp.late,
+			PlayerID: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "netlab %d player %d", sp.seed, i))}
+		cc.Transport.Rand = game.SeededRand(sp.seed, uint64(i+1))
+		c, err := game.NewClient(cc, g.Writer(g.AddNode(addr, sp.link)), g.srvAddr)
+		if err != nil {
+			return nil, err
+		}
+		g.clients = append(g.clients, c)
+		g.caddrs = append(g.caddrs, addr)
+		g.Attach(addr, c)
+	}
+	if !g.RunUntil(g.Now().Add(30*time.Second), g.allStarted) {
+		return nil, fmt.Errorf("the game did not start within 30 s of game time")
+	}
+	enemies := sp.units / 50
+	squads := max(0, (sp.units-enemies)/(unitsPerSquad*sp.clients)-1)
+	f, err := game.Populate(g.srv, g.clients, g.Now(), squads, enemies)
+	if err != nil {
+		return nil, err
+	}
+	if !g.RunUntil(g.Now().Add(30*time.Second), func() bool { return g.allAt(f + 1) }) {
+		return nil, fmt.Errorf("the units did not arrive within 30 s of game time")
+	}
+	return g, nil
+}
+
+// allStarted reports whether the server runs and every client plays.
+func (g *vgame) allStarted() bool {
+	if s := g.srv.Snapshot(); s == nil || !s.Running {
+		return false
+	}
+	for _, c := range g.clients {
+		if s := c.Snapshot(); s == nil || !s.Started {
+			return false
+		}
+	}
+	return true
+}
+
+// allAt reports whether every host's world is at frame f or later.
+func (g *vgame) allAt(f uint32) bool {
+	if s := g.srv.Snapshot(); s == nil || s.Frame < f {
+		return false
+	}
+	for _, c := range g.clients {
+		if s := c.Snapshot(); s == nil || s.Frame < f {
+			return false
+		}
+	}
+	return true
+}
+
+// units is how many units the server's world holds.
+func (g *vgame) units() int { return len(g.srv.Snapshot().Units) }
+
+// agreement compares the world hashes the server and each client recorded (every tenth frame
+// of the last 300) at the frames after the last re-sync: how many were compared and how many
+// differed.
+func (g *vgame) agreement() (compared, differ int) {
+	srv := g.srv.Report()
+	for _, c := range g.clients {
+		for f, h := range c.Report().WorldHashes {
+			var frame uint32
+			if _, err := fmt.Sscan(f, &frame); err != nil || frame <= srv.Sync.LastResyncFrame {
+				continue
+			}
+			if sh, ok := srv.WorldHashes[f]; ok {
+				compared++
+				if sh != h {
+					differ++
+				}
+			}
+		}
+	}
+	return compared, differ
+}
+
+func (g *vgame) shutdown() {
+	for _, c := range g.clients {
+		c.Shutdown(g.Now())
+	}
+	g.srv.Shutdown(g.Now())
+}

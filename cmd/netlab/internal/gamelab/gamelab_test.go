@@ -1,0 +1,66 @@
+package gamelab
+
+import (
+	"testing"
+	"time"
+
+	"github.com/ackattack/ackattack/game"
+	"github.com/ackattack/ackattack/net/linksim"
+)
+
+var lossy = linksim.Settings{LossPercent: 10, Latency: 30 * time.Millisecond}
+
+// TestResyncTiny: two clients, a hundred units, four desyncs (the fourth a large one): each is
+// found and repaired, the large one by stopping the world, and the worlds agree afterwards.
+func TestResyncTiny(t *testing.T) {
+	r, err := RunResync(ResyncConfig{Link: lossy, Seed: 1, Injections: 4, Clients: 2, Units: 100, Late: game.LateRollback})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Injections) != 4 {
+		t.Fatalf("%d injections, want 4", len(r.Injections))
+	}
+	for i, inj := range r.Injections {
+		want := smallDesync
+		if i == largeEvery-1 {
+			want = largeDesync
+		}
+		if inj.Units != want || !inj.Detected || !inj.Repaired || inj.Detect > inj.Repair {
+			t.Errorf("injection %d: %+v; want %d units found, then repaired", i+1, inj, want)
+		}
+	}
+	if big := r.Injections[largeEvery-1]; big.StopWorld == 0 {
+		t.Errorf("the large injection was repaired without a pause: %+v", big)
+	}
+	if len(r.Pauses) == 0 || len(r.ClientP) == 0 {
+		t.Errorf("pauses: server %v, clients %v; want some", r.Pauses, r.ClientP)
+	}
+	if r.Compared == 0 || r.Differ != 0 {
+		t.Errorf("world hashes after the last re-sync: %d compared, %d differ", r.Compared, r.Differ)
+	}
+}
+
+// TestScaleTiny: one small game measured: bytes flow both ways, and without the CPU
+// measurement nothing machine-dependent is filled in.
+func TestScaleTiny(t *testing.T) {
+	r, err := RunScale(ScaleConfig{Link: lossy, Seed: 1, Frames: 20, Clients: []int{2}, Units: []int{100}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Rows) != 1 {
+		t.Fatalf("%d rows, want 1", len(r.Rows))
+	}
+	row := r.Rows[0]
+	if row.Up.N() != 2 || row.Down.N() != 2 || !(row.Up.Mean() > 0) || !(row.Down.Mean() > 0) || !(row.DirectIn > 0) {
+		t.Errorf("bytes per second: up %v, down %v, direct %v; want some for each of 2 clients", row.Up.Mean(), row.Down.Mean(), row.DirectIn)
+	}
+	if row.UnitsStart < 50 || row.Seconds != 2 {
+		t.Errorf("%d units at the start, %v s measured; want about 100 units, 2 s", row.UnitsStart, row.Seconds)
+	}
+	if row.Periods != 0 || row.ServerMsPerSec != 0 {
+		t.Errorf("the server's work was measured without CPU: %d periods, %v ms/s", row.Periods, row.ServerMsPerSec)
+	}
+	if _, err := RunScale(ScaleConfig{Frames: 1, Clients: []int{9}, Units: []int{10}}); err == nil {
+		t.Error("9 clients accepted; a game has 8 seats")
+	}
+}

@@ -1,0 +1,273 @@
+package gamelab
+
+import (
+	"fmt"
+	"math"
+	"net/netip"
+	"slices"
+	"time"
+
+	"github.com/ackattack/ackattack/cmd/netlab/internal/report"
+	"github.com/ackattack/ackattack/game"
+	"github.com/ackattack/ackattack/net/linksim"
+	"github.com/ackattack/ackattack/net/transport"
+	"github.com/ackattack/ackattack/world"
+)
+
+// ScaleConfig is the scale experiment's setting: one game per number of clients and of units.
+type ScaleConfig struct {
+	Link    linksim.Settings
+	Seed    uint64
+	Frames  int // frames measured per game (100 ms each)
+	Clients []int
+	Units   []int
+	// CPU times the server's calls by the wall clock: this machine's numbers, not the game's.
+	CPU bool
+}
+
+// ScaleRow is one game's measurement over its window.
+type ScaleRow struct {
+	Clients, Units       int         // the game's setting
+	UnitsStart, UnitsEnd int         // in the server's world when the window began and ended
+	Seconds              float64     // of game time measured
+	Up, Down             report.Dist // B/s per client: sent to the server, sent by the server to it
+	DirectIn             float64     // B/s per client received on the direct links from the other clients
+	PacketsDown          float64     // datagrams/s per client from the server
+	// With CPU: the server's work (every call into its session) per second of game time, per
+	// frame period, and how many frame periods took more work than the period lasts.
+	ServerMsPerSec float64
+	FrameWork      report.Dist // ms per 100 ms frame period
+	Missed         int
+	Periods        int
+	FramesLate     uint64 // the server's own count (0 in virtual time: it is ticked on time)
+}
+
+// ScaleResult is every game of the grid.
+type ScaleResult struct {
+	Config ScaleConfig
+	Rows   []ScaleRow
+}
+
+// timedServer is the server's session with a stopwatch around every call while on: the work
+// is added to the frame period its virtual time falls in.
+type timedServer struct {
+	game.Session
+	on     bool
+	from   time.Time
+	period time.Duration
+	work   []time.Duration
+}
+
+func (t *timedServer) time(now time.Time, began time.Time) {
+	if !t.on {
+		return
+	}
+	i := int(now.Sub(t.from) / t.period)
+	if i < 0 {
+		return
+	}
+	for len(t.work) <= i {
+		t.work = append(t.work, 0)
+	}
+	t.work[i] += time.Since(began)
+}
+
+func (t *timedServer) Handle(now time.Time, d transport.Datagram) {
+	began := time.Now()
+	t.Session.Handle(now, d)
+	t.time(now, began)
+}
+
+func (t *timedServer) Tick(now time.Time) {
+	began := time.Now()
+	t.Session.Tick(now)
+	t.time(now, began)
+}
+
+func (t *timedServer) NextDeadline(now time.Time) time.Time {
+	began := time.Now()
+	next := t.Session.NextDeadline(now)
+	t.time(now, began)
+	return next
+}
+
+// RunScale plays one game per number of clients and units and measures its window.
+func RunScale(cfg ScaleConfig) (*ScaleResult, error) {
+	if cfg.Frames < 1 {
+		return nil, fmt.Errorf("scale: %w: --messages (frames measured) must be at least 1", report.ErrSetting)
+	}
+	r := &ScaleResult{Config: cfg}
+	for _, n := range cfg.Clients {
+		if n < 1 || n > world.MaxPlayers {
+			return nil, fmt.Errorf("scale: %w: %d clients: a game has %d seats for players (more clients need spectators)", report.ErrSetting, n, world.MaxPlayers)
+		}
+		for _, u := range cfg.Units {
+			row, err := scaleGame(cfg, n, u)
+			if err != nil {
+				return r, fmt.Errorf("scale: %d clients, %d units: %w", n, u, err)
+			}
+			r.Rows = append(r.Rows, row)
+		}
+	}
+	return r, nil
+}
+
+// scaleCounts are the byte counters of one moment.
+type scaleCounts struct {
+	up, down, pktDown []uint64
+}
+
+func (g *vgame) scaleCounts() scaleCounts {
+	var c scaleCounts
+	byAddr := map[netip.AddrPort]transport.PeerStats{}
+	for _, p := range g.srv.Transport().Peers() {
+		byAddr[p.Addr()] = p.Stats()
+	}
+	for i, cl := range g.clients {
+		var up uint64
+		if p := cl.Transport().Peer(); p != nil {
+			up = p.Stats().BytesSent
+		}
+		st := byAddr[g.caddrs[i]]
+		c.up = append(c.up, up)
+		c.down = append(c.down, st.BytesSent)
+		c.pktDown = append(c.pktDown, st.PacketsSent)
+	}
+	return c
+}
+
+func scaleGame(cfg ScaleConfig, clients, units int) (ScaleRow, error) {
+	row := ScaleRow{Clients: clients, Units: units}
+	g, err := startGame(gameSpec{seed: cfg.Seed, clients: clients, units: units, link: cfg.Link, mapName: "continent"})
+	if err != nil {
+		return row, err
+	}
+	defer g.shutdown()
+	row.UnitsStart = g.units()
+	isClient := map[string]int{}
+	for i, a := range g.caddrs {
+		isClient[a.String()] = i
+	}
+	direct := make([]uint64, clients)
+	counting := false
+	g.Tap(func(d linksim.Datagram) {
+		_, fromClient := isClient[d.From]
+		if to, ok := isClient[d.To]; ok && fromClient && counting {
+			direct[to] += uint64(len(d.Data))
+		}
+	})
+	var timed *timedServer
+	if cfg.CPU {
+		timed = &timedServer{Session: g.srv, period: game.DefaultFrame}
+		g.Attach(g.srvAddr, timed)
+	}
+	late0 := g.srv.Snapshot().Game
+	c0, t0 := g.scaleCounts(), g.Now()
+	counting = true
+	if timed != nil {
+		timed.on, timed.from = true, g.Now()
+	}
+	g.Run(time.Duration(cfg.Frames) * game.DefaultFrame)
+	counting = false
+	if timed != nil {
+		timed.on = false
+	}
+	c1 := g.scaleCounts()
+	row.Seconds = g.Now().Sub(t0).Seconds()
+	row.UnitsEnd = g.units()
+	var sumDirect, sumPkt float64
+	for i := range clients {
+		row.Up.Add(float64(c1.up[i]-c0.up[i]) / row.Seconds)
+		row.Down.Add(float64(c1.down[i]-c0.down[i]) / row.Seconds)
+		sumPkt += float64(c1.pktDown[i]-c0.pktDown[i]) / row.Seconds
+		sumDirect += float64(direct[i]) / row.Seconds
+	}
+	row.DirectIn, row.PacketsDown = sumDirect/float64(clients), sumPkt/float64(clients)
+	if fd := g.srv.Snapshot().Game.FrameDeadlines; fd != nil && late0.FrameDeadlines != nil {
+		row.FramesLate = fd.FramesLate - late0.FramesLate
+	}
+	if timed != nil {
+		work := timed.work[:min(len(timed.work), cfg.Frames)]
+		var total time.Duration
+		for _, w := range work {
+			total += w
+			row.FrameWork.Add(ms(w))
+			if w > game.DefaultFrame {
+				row.Missed++
+			}
+		}
+		row.Periods = len(work)
+		row.ServerMsPerSec = ms(total) / row.Seconds
+	}
+	return row, nil
+}
+
+// Section is the experiment's report.
+func (r *ScaleResult) Section(command string) *report.Section {
+	c := r.Config
+	s := &report.Section{Name: "scale", Title: "netlab scale: bytes per client and the server's work as the game grows", Command: command}
+	s.Textf("One game per row on the continent map: bot clients (no bots on the server), every link at %s (seed %d), the units put in place at once (game.Populate: extra starting squads for every seat and a fiftieth of them as enemies), then %d frames (%v of game time) measured. Up is what a client sends the server, down what the server sends it (UDP payloads, the transport's counters: sent, so at loss more than arrives); direct is what a client receives from the others on the direct links. A game has %d seats for players, so this measures up to %d clients; more clients need spectators, which this branch does not have.",
+		report.Link(c.Link), c.Seed, c.Frames, time.Duration(c.Frames)*game.DefaultFrame, world.MaxPlayers, world.MaxPlayers)
+	head := []string{"clients", "units", "at the start", "at the end", "down B/s", "down max", "up B/s", "up max", "direct in B/s", "datagrams down/s"}
+	if c.CPU {
+		head = append(head, "server ms per game s", "work per frame p50 ms", "p99", "max", "periods over 100 ms")
+	}
+	t := &report.Table{Title: "Per client, over the measured window", Head: head}
+	down := &report.Chart{Title: "Bytes a second per client from the server", Kind: report.Lines, Unit: "B/s", XLabel: "units"}
+	up := &report.Chart{Title: "Bytes a second per client to the server", Kind: report.Lines, Unit: "B/s", XLabel: "units"}
+	cpu := &report.Chart{Title: "The server's work per second of game time (this machine)", Unit: "ms"}
+	var cpuSeries report.Series
+	units := []int{}
+	for _, row := range r.Rows {
+		if !slices.Contains(units, row.Units) {
+			units = append(units, row.Units)
+		}
+	}
+	for _, u := range units {
+		down.Labels = append(down.Labels, report.Int(u))
+		up.Labels = append(up.Labels, report.Int(u))
+	}
+	seriesOf := map[int]int{}
+	for _, row := range r.Rows {
+		cells := []string{fmt.Sprint(row.Clients), report.Int(row.Units), report.Int(row.UnitsStart), report.Int(row.UnitsEnd), report.F(row.Down.Mean(), 0), report.F(row.Down.Max(), 0),
+			report.F(row.Up.Mean(), 0), report.F(row.Up.Max(), 0), report.F(row.DirectIn, 0), report.F(row.PacketsDown, 1)}
+		if c.CPU {
+			cells = append(cells, report.F(row.ServerMsPerSec, 1), report.F(row.FrameWork.P(50), 2), report.F(row.FrameWork.P(99), 2),
+				report.F(row.FrameWork.Max(), 2), fmt.Sprintf("%d/%d", row.Missed, row.Periods))
+			cpu.Labels = append(cpu.Labels, fmt.Sprintf("%d clients, %s units", row.Clients, report.Int(row.Units)))
+			cpuSeries.Values = append(cpuSeries.Values, row.ServerMsPerSec)
+		}
+		t.Row(cells...)
+		i, ok := seriesOf[row.Clients]
+		if !ok {
+			i = len(down.Series)
+			seriesOf[row.Clients] = i
+			name := fmt.Sprintf("%d clients", row.Clients)
+			nan := make([]float64, len(units))
+			for k := range nan {
+				nan[k] = math.NaN() // no game with these clients and units
+			}
+			down.Series = append(down.Series, report.Series{Name: name, Values: slices.Clone(nan)})
+			up.Series = append(up.Series, report.Series{Name: name, Values: slices.Clone(nan)})
+		}
+		k := slices.Index(units, row.Units)
+		down.Series[i].Values[k], up.Series[i].Values[k] = row.Down.Mean(), row.Up.Mean()
+	}
+	s.Add(t, down, up)
+	if c.CPU {
+		cpu.Series = []report.Series{cpuSeries}
+		s.Add(cpu)
+		s.Textf("Machine-dependent: the server's work is the wall time of every call into its session (Handle, Tick, NextDeadline) while the window ran, read around each call, and added to the 100 ms frame period of game time the call fell in; a period whose work took more than 100 ms is one this machine could not have kept in real time (a missed frame deadline). The clients run on the same goroutine between the server's calls, so the garbage they make is sometimes collected during a server call. The server's own count of late frames (game.frames_late) is %d: in virtual time every frame is ticked on time by construction.", r.totalLate())
+	} else {
+		s.Textf("The server's work per frame is left out (--deterministic): it is this machine's wall time, not the game's.")
+	}
+	return s
+}
+
+func (r *ScaleResult) totalLate() uint64 {
+	var n uint64
+	for _, row := range r.Rows {
+		n += row.FramesLate
+	}
+	return n
+}

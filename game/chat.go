@@ -1,0 +1,53 @@
+package game
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// How fast chat may flow. Every line a client sends, a player's or a spectator's, the server
+// relays to every other client: with 8 players and 32 spectators one line is 39 messages, so a
+// client that typed without a limit would spend everybody's bandwidth. So every origin of chat,
+// a seat or a spectator alike, has the same rate: chatBurst lines at once, then one every
+// chatEvery. That is faster than anybody types, and than a script that shows a class chat
+// flowing (a line every 150 ms); a flood is cut to ten lines a second, and the chat each
+// client receives is bounded by the number of origins times that.
+//
+// The client holds itself to the rate (Say refuses a line over it, with a reason the player
+// reads), and the server holds every client to twice the burst: a line that waited for a lost
+// packet arrives with the ones after it, so an honest client's lines can reach the server
+// closer together than they left, and the slack keeps the server from refusing them. A line
+// over the server's limit is refused and counted (a player's in ChatRefused; a spectator is
+// told in its next Spectate).
+const (
+	chatBurst       = 10
+	chatEvery       = 100 * time.Millisecond
+	serverChatBurst = 2 * chatBurst
+)
+
+// ErrChatTooFast is Say's refusal of a line over the chat's rate.
+var ErrChatTooFast = fmt.Errorf("chat: at most %d lines at once, then one every %v: wait a moment", chatBurst, chatEvery)
+
+// ErrSpectatorChatOff is a spectator's Say when the teacher turned spectator chat off.
+var ErrSpectatorChatOff = errors.New("spectator chat is off: the teacher turned it off")
+
+// chatRate is a token bucket of lines, kept as the one time at which it will be full again
+// (the generic cell rate algorithm, as the transport's handshake budgets are kept): a line
+// fits while that time is at most (burst−1)·chatEvery ahead of now, and each line moves it
+// chatEvery on. The zero value is a full bucket.
+type chatRate struct{ full time.Time }
+
+// fits reports whether a bucket of burst lines has a line for one more at now.
+func (r *chatRate) fits(now time.Time, burst int) bool {
+	return r.full.Sub(now) <= time.Duration(burst-1)*chatEvery
+}
+
+// take takes a line from the bucket at now, if it has one for a bucket of burst lines.
+func (r *chatRate) take(now time.Time, burst int) bool {
+	if !r.fits(now, burst) {
+		return false
+	}
+	r.full = maxTime(r.full, now).Add(chatEvery)
+	return true
+}

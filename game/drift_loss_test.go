@@ -1,0 +1,65 @@
+package game
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ackattack/ackattack/net/linksim"
+)
+
+// TestDriftFoundAndNamedAtLoss: in a world of several hundred units, whose hash reports carry
+// one group hash per tenth of the units (reportGroupSize), a unit that drifts on a client is
+// found from the report of the next second, and the drill-down names it one round trip
+// later, with 10% loss each way on every link. A lost report or drill-down costs a resend,
+// so the medians are held to the bounds and every drift must be named within two seconds
+// more than its bound. It logs p50 and max of both times (BENCHMARKS.md).
+func TestDriftFoundAndNamedAtLoss(t *testing.T) {
+	t.Parallel()
+	link := linksim.Settings{LossPercent: 10, Latency: 20 * time.Millisecond}
+	g, w := newDesyncGame(t, vspec{seed: 31, link: link})
+	f, err := Populate(g.srv, g.live(), g.now, 20, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.waitFor(10*time.Second, "the populated frame", func() bool { return g.srv.w.Frame() > f+2 })
+	if size := reportGroupSize(len(g.srv.w.Units()), DefaultGroupSize); size <= DefaultGroupSize {
+		t.Fatalf("groups of %d units, want more than %d", size, DefaultGroupSize)
+	}
+	const drifts = 8
+	for i := range drifts {
+		w.inject(i%len(g.clients), 1)
+		w.run(2500 * time.Millisecond)
+	}
+	bound := desyncFindBound(link)
+	w.waitFor(2*bound+2*time.Second, "every drift named", w.allFound)
+	rtt := 2 * link.Latency
+	var found, named []time.Duration
+	for _, inj := range w.injections {
+		ch := w.checkOf(inj)
+		found = append(found, ch.opened.Sub(inj.at))
+		named = append(named, ch.decided.Sub(ch.opened))
+		ids, _ := w.idsOf(inj)
+		if len(ch.rec.Units) != 1 || ch.rec.Units[0].ID != ids[0] {
+			t.Errorf("the check of frame %d names %+v, want unit %d", ch.rec.Frame, ch.rec.Units, ids[0])
+		}
+	}
+	slices.Sort(found)
+	slices.Sort(named)
+	p50f, maxf, p50n, maxn := found[len(found)/2], found[len(found)-1], named[len(named)/2], named[len(named)-1]
+	t.Logf("%d drifts at 10%% loss, RTT %v: found p50 %v max %v after the drift; named p50 %v max %v after it was found",
+		drifts, rtt, p50f, maxf, p50n, maxn)
+	// Found: the report of the next whole second leaves within 1 s; the server checks it once
+	// its own world reaches the frame and it has crossed the link.
+	if foundBound := time.Second + DefaultFrame + link.Latency; p50f > foundBound {
+		t.Errorf("found p50 %v after the drift, want at most %v", p50f, foundBound)
+	}
+	// Named: the HashRequest and the UnitHashes cross the link once each (one round trip);
+	// the answer for a tenth of the units is a few fragments, sent within a frame.
+	if nameBound := rtt + DefaultFrame; p50n > nameBound {
+		t.Errorf("named p50 %v after it was found, want at most %v (one round trip and a frame)", p50n, nameBound)
+	}
+	if maxf+maxn > bound+2*time.Second {
+		t.Errorf("a drift named %v after it happened, want at most %v even with resends", maxf+maxn, bound+2*time.Second)
+	}
+}

@@ -1,0 +1,92 @@
+package game
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/ackattack/ackattack/world"
+)
+
+// A game with thousands of units, without minutes of play: what the benchmarks and the
+// experiments of cmd/netlab measure. Only a game whose hosts all live in one process (Virtual)
+// can be set up this way, since Populate writes into every host's schedule at once.
+
+// populateFrames is how far ahead of the server's frame Populate puts the units: far enough
+// that every client, up to a frame ahead or behind, is still before it.
+const populateFrames = 30
+
+// Populate gives every seat of a running game squads more starting squads and spawns enemies
+// enemies, all at one frame populateFrames ahead, and returns that frame. The squads go
+// straight into the schedule of the server and of every client in clients (as if the game had
+// started with bigger armies; each host applies them at the start of the frame, so they stay
+// in lockstep); the enemies go through the server's normal spawning, a SpawnEnemy to each
+// client, on random ground reachable from seat 0's spawn (seeded, so the same game gets the
+// same enemies). The server should run with ReinforceBelow -1: the squads' ids are unknown to
+// its world's counter, and a reinforcement would be given the same ones.
+func Populate(s *Server, clients []*Client, now time.Time, squads, enemies int) (uint32, error) {
+	if s.w == nil {
+		return 0, fmt.Errorf("populate: the game has not started")
+	}
+	f := s.w.Frame() + populateFrames
+	up, err := extraSquads(s.cfg.Map, s.cfg.Seed, s.seatList(), squads, f)
+	if err != nil {
+		return 0, err
+	}
+	for i, c := range clients {
+		if c.w == nil || c.w.Frame() >= f {
+			return 0, fmt.Errorf("populate: client %d is not before frame %d", i+1, f)
+		}
+	}
+	spawnEnemies(s, now, f, enemies, rand.New(rand.NewPCG(2000, 2000)))
+	s.sched.add(event{frame: up.Frame, kind: evUpdate, update: up})
+	for _, c := range clients {
+		c.sched.add(event{frame: up.Frame, kind: evUpdate, update: up})
+	}
+	return f, nil
+}
+
+// extraSquads is a UnitUpdate with squads more starting squads for each seat, placed as
+// AddPlayerUnits would place them in a world that began with one squad per seat.
+func extraSquads(mapName string, seed uint64, seats []uint8, squads int, frame uint32) (*UnitUpdate, error) {
+	w, err := world.NewWorld(mapName, seed)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range seats {
+		if _, err := w.AddPlayerUnits(s); err != nil {
+			return nil, err
+		}
+	}
+	first := len(w.Units())
+	for range squads {
+		for _, s := range seats {
+			if _, err := w.AddPlayerUnits(s); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return &UnitUpdate{Frame: frame, Units: slices.Clone(w.Units()[first:])}, nil
+}
+
+// spawnEnemies spawns n enemies at frame on random ground reachable from seat 0's spawn, the
+// way the server's enemies do: scheduled on the server, a SpawnEnemy to every client.
+func spawnEnemies(s *Server, now time.Time, frame uint32, n int, rng *rand.Rand) {
+	kinds := enemyKinds()
+	sx, sy, _ := s.w.Spawn(0)
+	for placed := 0; placed < n; {
+		x, y := rng.Int32N(s.w.Width()), rng.Int32N(s.w.Height())
+		if s.w.Terrain(x, y) != world.Ground || !s.w.Reachable(sx, sy, x, y) {
+			continue
+		}
+		sp := &SpawnEnemy{Frame: frame, ID: s.nextEnemyID, Kind: kinds[rng.IntN(len(kinds))], X: x, Y: y}
+		s.nextEnemyID++
+		s.stats.EnemiesSpawned++
+		s.sched.add(event{frame: sp.Frame, kind: evSpawn, id: sp.ID, spawn: sp})
+		for d := range s.following {
+			s.sendSpawn(d, now, sp)
+		}
+		placed++
+	}
+}

@@ -1,0 +1,482 @@
+package game
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ackattack/ackattack/net/depgraph"
+	"github.com/ackattack/ackattack/net/message"
+	"github.com/ackattack/ackattack/net/transport"
+	"github.com/ackattack/ackattack/world"
+)
+
+// Spectators: a class has more students than the game has seats.
+//
+// Beyond the 8 seats the server admits up to MaxSpectators clients that watch: one that asked
+// to (its handshake's role is an observer, cmd/client --spectate, which suits a teacher's
+// projector), or one that asked for a seat when every seat was taken. A spectator has no seat
+// and no units and gives no orders. It gets what a player who joins a running game gets (the
+// PlayerInfo of every seat, StartGame, the world as it is, the events still to run) and from
+// then on everything that changes the world, on the same frames as the players: commands,
+// spawns, kills, repairs, squads, new rounds, lead times, pauses. Its client runs the world in
+// lockstep like a player's, so its map is the game, and its debug panel shows its own
+// connection. It chats, marked as a spectator's on every screen, unless the teacher turns
+// spectator chat off (Server.SetSpectatorChat, the s key on the server's screen, the server's
+// --spectator-chat=false).
+//
+// Trust. A spectator is somebody the teacher may not know, so what it does must never reach
+// the players:
+//
+//   - It gets no Peers, no link key and no secret: nothing secret is broadcast, and a spectator
+//     has nothing to say to a player directly. The server relays everything to it.
+//   - The lead time comes from the players' links alone: a spectator on a bad link has late
+//     events, which its client runs again (resim.go) or, past the window, fast-forwards.
+//   - The server never waits for a spectator. In a stop-the-world pause it sends each spectator
+//     the whole paused world in one ResyncBatch, instead of asking for its hashes, and resumes
+//     it with the players, whatever it applied. A spectator that never acknowledges its Pause
+//     (a sync message, stop-and-wait on its own connection) holds up only its own connection.
+//   - Its hash reports are checked like a player's, but a difference repairs its own world and
+//     nobody else's: the server sends it the whole world (a ResyncBatch with the state, to it
+//     alone), at most once every spectatorResyncEvery. It never leads to a drill-down, a
+//     real-time repair (which would move every host's units) or a pause. A spectator that
+//     lies in its reports earns a copy of the world every 10 s, a few kilobytes of its own
+//     downlink.
+//   - Its traffic is bounded. Its chat has a player's rate (chat.go). What the server queues
+//     for it is bounded too: a spectator whose connection has more than spectatorBacklog
+//     messages unacknowledged or waiting (it stopped acknowledging, or its link cannot carry
+//     the game) is disconnected with the reason, rather than queued for without end; and the
+//     message layer's resend limit ends a connection whose messages go unacknowledged for the
+//     connection timeout.
+//
+// Why 32 spectators (MaxSpectators): a class is up to 40 students, 8 of whom play. Each
+// spectator costs the server one more copy of the game's stream (BENCHMARKS.md measures it),
+// one more connection and one more recipient of every chat line: the chat each client
+// receives grows with the number of clients who chat, the server's chat traffic with its
+// square. 32 spectators and 8 players fit one /24's handshake budget at once
+// (sizeTransport), and the per-spectator bound keeps a slow one from costing more than its
+// share.
+
+// Bounds of the spectators.
+const (
+	// spectatorBacklog: the most messages a spectator's connection may have unacknowledged or
+	// waiting (message.Conn.Pending and the outbox) before the server drops it. A spectator
+	// that keeps up has a few dozen: the messages of its last round trip (BENCHMARKS.md).
+	spectatorBacklog = 256
+	// spectatorResyncEvery: at most one copy of the world this often for a spectator whose
+	// reports show a drift.
+	spectatorResyncEvery = 10 * time.Second
+	// spectateNoticeEvery: a spectator hears of its refused chat lines, and of the teacher's
+	// toggle, at most this often (a Spectate says everything, so later news replaces earlier).
+	spectateNoticeEvery = 200 * time.Millisecond
+)
+
+// spectator is a client that watches, on the server.
+type spectator struct {
+	downlink
+	num    uint8 // its number, 1..MaxSpectators: its place is spectators[num-1]
+	player uuid.UUID
+	name   string
+	why    uint8 // SpectateAsked or SpectateSeatsFull
+	joined time.Time
+
+	chatRate   chatRate
+	chatLines  uint32 // lines relayed
+	refused    uint32 // lines refused (chat off, or too fast)
+	refusedWhy uint8  // why the latest was
+	// statusChain orders the Spectates sent to it; notify: a Spectate with news waits for
+	// noticeAt + spectateNoticeEvery.
+	statusChain message.Chain
+	notify      bool
+	noticeAt    time.Time
+
+	early      *HashReport // its latest report of a frame the server's world has not settled
+	resyncedAt time.Time   // when the server last sent it the whole world
+	resyncs    int
+	lastHash   string
+}
+
+// sizeTransport sizes the game server's transport for a whole class. Connections: a seat's
+// each, a spectator's each, the claims on seats (identity.go), one more than their bound so
+// that a new claim can push the oldest out, and one for a client being refused, which the
+// server kicks with its reason the moment it connects. Handshakes: a class of 8 + 32 that
+// joins at once from one LAN (a /24) must not wait for the per-prefix budget to refill, and
+// the global budget stays twice the prefix's, so that a flood from one prefix leaves half of
+// it to everybody else (transport's budget.go). The per-address budget stays the transport's:
+// one student is one address.
+func sizeTransport(tc *transport.ServerConfig) {
+	tc.MaxClients = world.MaxPlayers + MaxSpectators + maxClaims + 2
+	class := world.MaxPlayers + MaxSpectators
+	if tc.MaxHandshakesPerPrefix <= 0 {
+		tc.MaxHandshakesPerPrefix = class + class/4
+	}
+	if tc.MaxPendingHandshakes <= 0 {
+		tc.MaxPendingHandshakes = 2 * tc.MaxHandshakesPerPrefix
+	}
+}
+
+// fullText is what a client the server cannot admit reads.
+func (s *Server) fullText(now time.Time) string {
+	if s.freeSeat(now) >= 0 {
+		return fmt.Sprintf("no room for another spectator: %d are watching (a seat is free: join without --spectate)", MaxSpectators)
+	}
+	return fmt.Sprintf("the game is full: %d players and %d spectators", world.MaxPlayers, MaxSpectators)
+}
+
+// spectate admits p as a spectator, or refuses it: a name the game refuses (a broken rule, a
+// bot's, or a seat's or another spectator's: chat shows it), or no room left. Either refusal
+// ends the connection at once, kicked with the reason as its text, which the client shows.
+func (s *Server) spectate(p *transport.Peer, now time.Time, why uint8) {
+	if err := s.refuseName(p.Name(), nil, now); err != nil {
+		s.stats.JoinsRefused++
+		s.event(now, "join refused", "addr", p.Addr(), "why", err)
+		s.tr.Kick(p, now, err.Error())
+		return
+	}
+	i := slices.Index(s.spectators[:], nil)
+	if i < 0 {
+		text := s.fullText(now)
+		s.stats.JoinsRefused++
+		s.event(now, "join refused", "addr", p.Addr(), "why", text)
+		s.tr.Kick(p, now, text)
+		return
+	}
+	sp := &spectator{downlink: downlink{peer: p, who: fmt.Sprintf("spectator %d", i+1)}, num: uint8(i + 1),
+		player: p.PlayerID(), name: p.Name(), why: why, joined: now}
+	s.spectators[i] = sp
+	s.stats.SpectatorJoins++
+	s.event(now, "spectator joins", "number", sp.num, "name", sp.name, "addr", p.Addr(), "why", spectateWhy(why))
+	s.sendSpectate(sp, now) // first: what it is
+	if s.class.latest != nil {
+		s.sendClassLink(&sp.downlink, now)
+	}
+	s.tellSeats(sp, now)
+	if s.running {
+		s.sendStart(&sp.downlink, now, true)
+	}
+}
+
+// spectateWhy says why a spectator watches.
+func spectateWhy(why uint8) string {
+	if why == SpectateSeatsFull {
+		return "the seats are full"
+	}
+	return "asked to watch"
+}
+
+// spectatorOf is p's spectator, or nil.
+func (s *Server) spectatorOf(p *transport.Peer) *spectator {
+	for _, sp := range s.spectators {
+		if sp != nil && sp.peer == p {
+			return sp
+		}
+	}
+	return nil
+}
+
+// spectatorLeft frees the place of a spectator whose connection ended: a spectator has no
+// seat to hold, and one that comes back is a new spectator.
+func (s *Server) spectatorLeft(sp *spectator, now time.Time, reason fmt.Stringer, text string) {
+	s.spectators[sp.num-1] = nil
+	sp.out.reset()
+	s.stats.SpectatorLeaves++
+	why := reason.String()
+	if text != "" {
+		why += ": " + text
+	}
+	s.event(now, "spectator leaves", "number", sp.num, "name", sp.name, "reason", why)
+}
+
+// spectatorMessage handles what a spectator's connection delivers: its chat, its hash reports
+// and its ping summaries. Anything else (a command, a player's chat, a proof) is a bad message:
+// a spectator has no seat to speak for.
+func (s *Server) spectatorMessage(sp *spectator, now time.Time, m *message.Message) {
+	msg, err := ParseMsg(m.Payload)
+	if err != nil {
+		s.stats.BadMessages++
+		return
+	}
+	if m.Guaranteed {
+		s.trace.executed(now, s.frameNow(), sp.peer.Addr().String(), m, msg)
+	}
+	switch v := msg.(type) {
+	case *SpectatorChat:
+		if v.Spectator != uint32(sp.num) || v.Name != "" {
+			s.stats.BadMessages++ // a spectator speaks only as itself, and the server names it
+			return
+		}
+		s.spectatorSays(sp, now, v.Text)
+	case *HashReport:
+		s.spectatorReport(now, sp, v)
+	case *PingSummary:
+		// The lead time comes from the players' links alone: a spectator on a bad link must
+		// not slow the game down for everybody.
+	default:
+		s.stats.BadMessages++
+	}
+}
+
+// spectatorSays relays a spectator's line to every other client that follows the game, a chain
+// per origin spectator on each connection, or refuses it (the teacher turned spectator chat
+// off, or the lines come too fast) and tells the spectator in its next Spectate.
+func (s *Server) spectatorSays(sp *spectator, now time.Time, text string) {
+	switch {
+	case s.spectatorChatOff:
+		s.refuseSpectatorLine(sp, RefusedChatOff)
+		return
+	case !sp.chatRate.take(now, serverChatBurst):
+		s.refuseSpectatorLine(sp, RefusedTooFast)
+		return
+	}
+	sp.chatLines++
+	s.stats.ChatRelayed++
+	s.stats.SpectatorChat++
+	i := sp.num - 1
+	c := &SpectatorChat{Spectator: uint32(sp.num), Name: sp.name, Line: sp.chatLines, Text: text}
+	for d := range s.following {
+		if d != &sp.downlink {
+			s.send(d, now, c, []*depgraph.Dependency{d.spectatorChat[i].Last()}, d.spectatorChat[i].Last(), false)
+		}
+	}
+}
+
+func (s *Server) refuseSpectatorLine(sp *spectator, why uint8) {
+	sp.refused++
+	sp.refusedWhy = why
+	sp.notify = true
+	s.stats.ChatRefused++
+}
+
+// sendSpectate tells a spectator what it is, as the next of its connection's chain.
+func (s *Server) sendSpectate(sp *spectator, now time.Time) {
+	m := &Spectate{Number: uint32(sp.num), Why: sp.why, ChatOff: s.spectatorChatOff, Refused: sp.refused, RefusedWhy: sp.refusedWhy}
+	s.send(sp, now, m, []*depgraph.Dependency{sp.statusChain.Last()}, sp.statusChain.Last(), false)
+	sp.notify, sp.noticeAt = false, now
+}
+
+// flushSpectateNotices sends the spectators that have news a Spectate, once spectateNoticeEvery
+// has passed since their last.
+func (s *Server) flushSpectateNotices(now time.Time) {
+	for _, sp := range s.spectators {
+		if sp != nil && sp.peer != nil && sp.notify && !now.Before(sp.noticeAt.Add(spectateNoticeEvery)) {
+			s.sendSpectate(sp, now)
+		}
+	}
+}
+
+// nextSpectateNotice is when the next waiting Spectate may go (zero: none waits).
+func (s *Server) nextSpectateNotice() time.Time {
+	var next time.Time
+	for _, sp := range s.spectators {
+		if sp != nil && sp.peer != nil && sp.notify {
+			next = transport.Earliest(next, sp.noticeAt.Add(spectateNoticeEvery))
+		}
+	}
+	return next
+}
+
+// SetSpectatorChat turns the spectators' chat on or off (the teacher's s key). Off, the server
+// refuses every spectator's line and each spectator is told; the players' chat goes on. Owner
+// loop only.
+func (s *Server) SetSpectatorChat(now time.Time, on bool) {
+	if s.spectatorChatOff == !on {
+		return
+	}
+	s.spectatorChatOff = !on
+	s.event(now, "spectator chat", "on", on)
+	for _, sp := range s.spectators {
+		if sp != nil {
+			sp.notify = true
+		}
+	}
+	s.flushSpectateNotices(now)
+}
+
+// SpectatorChat reports whether the spectators may chat. Owner loop only (the snapshot has a
+// copy).
+func (s *Server) SpectatorChat() bool { return !s.spectatorChatOff }
+
+// sendWorld sends d the whole world at the server's frame in one ResyncBatch (fragmented as it
+// needs): every unit, the attacks in flight and the world's state.
+func (s *Server) sendWorld(d *downlink, now time.Time, batch uint32, deps []*depgraph.Dependency, out *depgraph.Dependency) {
+	state, err := s.w.AppendState(nil)
+	if err != nil {
+		s.cfg.Logger.Error("the world's state cannot be sent", "to", d.who, "err", err)
+		return
+	}
+	b := &ResyncBatch{Frame: s.w.Frame(), Batch: batch, Units: slices.Clone(s.w.Units()), HasAttacks: true,
+		Attacks: slices.Clone(s.w.Attacks()), State: state}
+	s.send(d, now, b, deps, out, false)
+}
+
+// spectatorsPaused: the server's world reached the paused frame. Each spectator paused too (its
+// Pause came with the players'); it sends no hashes, so it gets the whole paused world, after
+// the Pause, and is resumed with the players whatever it did with it.
+func (s *Server) spectatorsPaused(now time.Time) {
+	for _, sp := range s.spectators {
+		if sp == nil || sp.peer == nil || sp.pauseState == nil {
+			continue
+		}
+		cp := sp.pauseState
+		d := new(depgraph.Dependency)
+		cp.batchDeps = append(cp.batchDeps, d)
+		s.sendWorld(&sp.downlink, now, cp.sent, []*depgraph.Dependency{&cp.pauseDep}, d)
+		cp.sent++
+	}
+}
+
+// resumeSpectators sends each paused spectator the players' Resume, after its world batch (or
+// its Pause, for one that joined after the batches went out).
+func (s *Server) resumeSpectators(now time.Time, r *Resume) {
+	for _, sp := range s.spectators {
+		if sp == nil || sp.peer == nil || sp.pauseState == nil {
+			continue
+		}
+		deps := sp.pauseState.batchDeps
+		if len(deps) == 0 {
+			deps = []*depgraph.Dependency{&sp.pauseState.pauseDep}
+		}
+		s.send(sp, now, r, deps, nil, false)
+	}
+}
+
+// spectatorReport checks a spectator's grouped hashes against the server's history of that
+// frame, as a player's are checked. A difference repairs the spectator's world alone: the
+// whole world, to it, at most once every spectatorResyncEvery. A report of a frame that has
+// not settled here waits, the latest one of each spectator (a bound of one per spectator).
+func (s *Server) spectatorReport(now time.Time, sp *spectator, r *HashReport) {
+	s.stats.SpectatorHashReports++
+	if !s.running || s.pause != nil {
+		return
+	}
+	if !s.settled(r.Frame) {
+		sp.early = r
+		return
+	}
+	mine, ok := s.hist.at(r.Frame)
+	if !ok {
+		return // too old: its next report shows the same
+	}
+	if len(mismatchedRanges(mine, r.Groups)) == 0 {
+		sp.lastHash = fmt.Sprintf("ok at frame %d", r.Frame)
+		return
+	}
+	s.stats.SpectatorDrifts++
+	sp.lastHash = fmt.Sprintf("mismatch at frame %d", r.Frame)
+	if !sp.resyncedAt.IsZero() && now.Sub(sp.resyncedAt) < spectatorResyncEvery {
+		return
+	}
+	sp.resyncedAt = now
+	sp.resyncs++
+	s.stats.SpectatorResyncs++
+	sp.lastHash = fmt.Sprintf("re-sync at frame %d", s.w.Frame())
+	s.event(now, "spectator re-sync", "number", sp.num, "name", sp.name, "drift at frame", r.Frame, "world of frame", s.w.Frame())
+	s.sendWorld(&sp.downlink, now, 0, nil, nil)
+}
+
+// checkEarlySpectators checks the spectators' reports whose frame has settled since.
+func (s *Server) checkEarlySpectators(now time.Time) {
+	for _, sp := range s.spectators {
+		if sp != nil && sp.early != nil && s.settled(sp.early.Frame) {
+			r := sp.early
+			sp.early = nil
+			s.stats.SpectatorHashReports-- // counted again
+			s.spectatorReport(now, sp, r)
+		}
+	}
+}
+
+// boundSpectators drops each spectator whose connection is more than spectatorBacklog
+// messages behind: it stopped acknowledging, or its link cannot carry the game. Queued for, it
+// would hold the server's memory for as long as it liked; dropped, it reads why, and may join
+// again with a fresh copy of the world.
+func (s *Server) boundSpectators(now time.Time) {
+	for _, sp := range s.spectators {
+		if sp == nil || sp.peer == nil {
+			continue
+		}
+		if n := sp.peer.Conn().Pending() + sp.out.waiting(); n > spectatorBacklog {
+			s.stats.SpectatorsDropped++
+			why := fmt.Sprintf("too far behind: %d messages wait for this spectator's acknowledgements (at most %d)", n, spectatorBacklog)
+			s.event(now, "spectator dropped", "number", sp.num, "name", sp.name, "why", why)
+			s.tr.Kick(sp.peer, now, why) // onDisconnect frees its place
+		}
+	}
+}
+
+// SpectatorInfo is one spectator, for the server's screen.
+type SpectatorInfo struct {
+	Number uint8
+	Player uuid.UUID // the transport's PeerStats of the same player id has its link
+	Name   string
+	Asked  bool // it asked to watch (false: every seat was taken)
+	// State: "joining" (before the game reached it), "watching", "paused" (a stop-the-world
+	// is under way).
+	State string
+	// LastHash is the latest check of its reports: "ok at frame F", "mismatch at frame F",
+	// "re-sync at frame F" (F: the frame of the world it was sent), or "" before any.
+	LastHash  string
+	ChatLines uint32 // lines relayed
+	Refused   uint32 // lines refused
+}
+
+// spectatorInfos lists the spectators, by number.
+func (s *Server) spectatorInfos() []SpectatorInfo {
+	var out []SpectatorInfo
+	for _, sp := range s.spectators {
+		if sp == nil {
+			continue
+		}
+		state := "watching"
+		switch {
+		case !sp.started:
+			state = "joining"
+		case s.pause != nil:
+			state = "paused"
+		}
+		out = append(out, SpectatorInfo{Number: sp.num, Player: sp.player, Name: sp.name, Asked: sp.why == SpectateAsked,
+			State: state, LastHash: sp.lastHash, ChatLines: sp.chatLines, Refused: sp.refused})
+	}
+	return out
+}
+
+// The client's side.
+
+// ErrSpectatorOrder is a spectator's Command: it has no units.
+var ErrSpectatorOrder = errors.New("a spectator gives no orders: it has no units (watch, chat with Enter, d shows your link)")
+
+// errNotSpectating: a client that asked to watch, before the server said it does.
+var errNotSpectating = errors.New("game: not admitted as a spectator yet")
+
+// spectating reports whether this client watches as a spectator (or asked to, and waits to
+// hear that it does).
+func (c *Client) spectating() bool { return c.spectate != nil || c.cfg.Spectate }
+
+// takeSpectate keeps the server's word on this spectator. A Spectate is a chain on the
+// connection, so the latest to arrive is the latest sent.
+func (c *Client) takeSpectate(m *Spectate) {
+	sp := *m
+	c.spectate = &sp
+}
+
+// WhyText says why a spectator watches, for its status line.
+func (m *Spectate) WhyText() string {
+	if m.Why == SpectateSeatsFull {
+		return fmt.Sprintf("all %d seats are taken", world.MaxPlayers)
+	}
+	return "you asked to (--spectate)"
+}
+
+// RefusedText says why the server refused this spectator's latest chat line ("" for none).
+func (m *Spectate) RefusedText() string {
+	switch m.RefusedWhy {
+	case RefusedChatOff:
+		return ErrSpectatorChatOff.Error()
+	case RefusedTooFast:
+		return ErrChatTooFast.Error()
+	}
+	return ""
+}

@@ -1,0 +1,365 @@
+package game
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ackattack/ackattack/net/linksim"
+	"github.com/ackattack/ackattack/net/wire"
+	"github.com/ackattack/ackattack/world"
+)
+
+// A class in virtual time: 8 players (2 of the server's bots, 6 bot clients) and 32
+// spectators, every link losing lossPercent of its datagrams. Half the spectators asked to
+// watch (--spectate), half asked for a seat and found them taken; every fourth one chats (a
+// bot client that watches only chats). Everybody plays and chats to the last frame.
+type class struct {
+	*vgame
+	players    []*Client
+	spectators []*Client
+}
+
+// lossyClassLink is the class's link at loss percent: a LAN with some latency and jitter.
+func lossyClassLink(loss float64) linksim.Settings {
+	return linksim.Settings{LossPercent: loss, Latency: 20 * time.Millisecond, Jitter: 5 * time.Millisecond}
+}
+
+func newClass(t testing.TB, seed uint64, link linksim.Settings) *class {
+	g := newVGame(t, vspec{seed: seed, bots: 2, clients: world.MaxPlayers - 2, link: link, sparse: true,
+		server: func(c *ServerConfig) { c.Trace = nil },
+		client: func(_ int, c *ClientConfig) { c.Trace = nil }})
+	cl := &class{vgame: g, players: slices.Clone(g.clients)}
+	g.waitFor(10*time.Second, "the players' game to start", func() bool {
+		return g.srv.running && !slices.ContainsFunc(cl.players, func(c *Client) bool { return !c.started })
+	})
+	for i := range MaxSpectators {
+		j := g.joinWatcher(func(c *ClientConfig) {
+			c.Name = fmt.Sprintf("watcher%d", i+1)
+			c.Spectate = i%2 == 0
+			c.Bot = i%4 == 0
+		})
+		cl.spectators = append(cl.spectators, g.clients[j])
+	}
+	g.waitFor(20*time.Second, "every spectator to get the world", func() bool {
+		return !slices.ContainsFunc(cl.spectators, func(c *Client) bool { return !clientRunning(c) })
+	})
+	return cl
+}
+
+// TestSpectatorsWatchAClass: 8 players and 32 spectators at 10% loss on every link. Every
+// spectator watches the game the players play: its world equals the server's at every settled
+// frame. Their chat reaches every other client, marked as a spectator's; when the teacher
+// turns spectator chat off, a spectator's line is refused with the reason, and the players'
+// chat goes on. One more client, with every seat and every place taken, is refused with a
+// reason it can show. About 40 s of game time (a quarter of the play under the race detector).
+func TestSpectatorsWatchAClass(t *testing.T) {
+	t.Parallel()
+	cl := newClass(t, 41, lossyClassLink(10))
+	g := cl.vgame
+	g.run(lastsFor(20 * time.Second))
+
+	// The 41st: no seat, no place, and a reason.
+	late := g.clients[g.joinWatcher(func(c *ClientConfig) { c.Name = "latecomer" })]
+	g.waitFor(10*time.Second, "the latecomer to be refused", func() bool { return late.Ended() != nil })
+	if want := fmt.Sprintf("the game is full: %d players and %d spectators", world.MaxPlayers, MaxSpectators); !strings.Contains(late.Ended().Error(), want) {
+		t.Errorf("the latecomer ended with %q, want it to say %q", late.Ended(), want)
+	}
+	if late.tr.Stats().Reason != wire.DisconnectKicked {
+		t.Errorf("the latecomer's connection ended as %v, want kicked", late.tr.Stats().Reason)
+	}
+
+	// Spectator chat off: a spectator's Say is refused with the reason, once the spectator
+	// heard; the players chat on.
+	g.srv.SetSpectatorChat(g.now, false)
+	talker := cl.spectators[1]
+	g.waitFor(5*time.Second, "the spectators to hear that their chat is off", func() bool {
+		return !slices.ContainsFunc(cl.spectators, func(c *Client) bool { return !c.spectate.ChatOff })
+	})
+	if err := talker.Say(g.now, "let me speak"); !errors.Is(err, ErrSpectatorChatOff) {
+		t.Errorf("a spectator's line with spectator chat off: %v, want %v", err, ErrSpectatorChatOff)
+	}
+	relayed := g.srv.stats.SpectatorChat
+	g.run(lastsFor(10 * time.Second))
+	if g.srv.stats.SpectatorChat != relayed {
+		t.Errorf("%d spectator lines relayed while spectator chat was off", g.srv.stats.SpectatorChat-relayed)
+	}
+	g.srv.SetSpectatorChat(g.now, true)
+	g.waitFor(5*time.Second, "the spectators to hear that they may chat again", func() bool { return !talker.spectate.ChatOff })
+	if err := talker.Say(g.now, "thanks"); err != nil {
+		t.Errorf("a spectator's line with spectator chat on again: %v", err)
+	}
+	g.run(5 * time.Second)
+	res := g.result()
+
+	// Every spectator watched the game: its world is the server's at every settled frame.
+	for i, c := range cl.spectators {
+		r := res.clients[len(cl.players)+i]
+		agreed, common := settledFrames(res.server, r)
+		if common == 0 || agreed != common {
+			t.Errorf("%s (spectator %d, %s): world differs from the server's at %d of %d settled frames",
+				r.Name, r.Spectator, c.spectate.WhyText(), common-agreed, common)
+		}
+		if r.Spectator == 0 || c.stats.CommandsIssued != 0 {
+			t.Errorf("%s: spectator number %d, %d commands issued", r.Name, r.Spectator, c.stats.CommandsIssued)
+		}
+		if want := map[bool]uint8{true: SpectateAsked, false: SpectateSeatsFull}[c.cfg.Spectate]; c.spectate.Why != want {
+			t.Errorf("%s: watches because %q", r.Name, c.spectate.WhyText())
+		}
+	}
+	// Every spectator's line reached every other client, marked as a spectator's: the
+	// players and the spectators; and the players' lines reached the spectators.
+	checkChatReached(t, res.server, res.clients[:len(res.clients)-1])
+	for _, r := range res.clients[:len(res.clients)-1] {
+		for _, l := range r.Chat.Received {
+			if strings.HasPrefix(l.From, "watcher") != l.Spectator {
+				t.Errorf("%s: a line of %s marked spectator %v", r.Name, l.From, l.Spectator)
+				break
+			}
+		}
+	}
+	if n := res.clients[len(cl.players)+1].Chat.SentTotal; n != 1 {
+		t.Errorf("the talker sent %d lines, want only the one after spectator chat came back", n)
+	}
+	st := g.srv.stats
+	t.Logf("server: %d spectators joined, %d spectator lines relayed, %d chat lines refused, %d spectator reports, %d drifts, %d copies of the world, %d dropped; pauses %d",
+		st.SpectatorJoins, st.SpectatorChat, st.ChatRefused, st.SpectatorHashReports, st.SpectatorDrifts, st.SpectatorResyncs, st.SpectatorsDropped, st.StopWorldResyncs)
+	if st.SpectatorJoins != MaxSpectators || st.SpectatorsDropped != 0 || st.SpectatorChat == 0 {
+		t.Errorf("%d spectators joined, %d dropped, %d lines relayed: want %d, none, some", st.SpectatorJoins, st.SpectatorsDropped, st.SpectatorChat, MaxSpectators)
+	}
+}
+
+// checkChatReached: every client got the lines of every other one that chats (the server's
+// bots included), in the order they were sent, none twice, up to the last few (still on their
+// way at the end). A client that joined late misses the lines sent before, and a spectator's
+// lines that the server refused reach nobody, so what a client got from another is in order
+// within what that one sent, not all of it.
+func checkChatReached(t *testing.T, server Report, clients []Report) {
+	t.Helper()
+	sent := map[string][]string{}
+	for _, r := range clients {
+		sent[r.Name] = r.Chat.Sent
+	}
+	for _, line := range server.Chat.Sent { // the server's bots: "<name> N"
+		name := line[:strings.LastIndexByte(line, ' ')]
+		sent[name] = append(sent[name], line)
+	}
+	for _, r := range clients {
+		got := map[string][]string{}
+		for _, l := range r.Chat.Received {
+			got[l.From] = append(got[l.From], l.Text)
+		}
+		for from, lines := range sent {
+			if from == r.Name || len(lines) < 4 {
+				continue // its own, or somebody who hardly chatted
+			}
+			g, at := got[from], 0
+			for _, text := range g {
+				i := slices.Index(lines[at:], text)
+				if i < 0 {
+					t.Errorf("%s got %q from %s out of order, twice, or never sent", r.Name, text, from)
+					break
+				}
+				at += i + 1
+			}
+			if len(g) == 0 || at < len(lines)-3 {
+				t.Errorf("%s got %d of %s's %d lines, the last of them %d from the end", r.Name, len(g), from, len(lines), len(lines)-at)
+			}
+		}
+	}
+}
+
+// smallClass is a game of 2 server bots and 2 bot clients, and n spectators who asked to
+// watch, at 10% loss: what the tests of one spectator's doings need, quickly.
+func smallClass(t *testing.T, seed uint64, n int, server func(*ServerConfig)) *class {
+	t.Helper()
+	g := newVGame(t, vspec{seed: seed, bots: 2, clients: 2, link: lossyClassLink(10), sparse: true, server: server})
+	cl := &class{vgame: g, players: slices.Clone(g.clients)}
+	for i := range n {
+		cl.spectators = append(cl.spectators, g.clients[g.joinWatcher(func(c *ClientConfig) {
+			c.Name, c.Spectate, c.Bot = fmt.Sprintf("watcher%d", i+1), true, false
+		})])
+	}
+	g.waitFor(20*time.Second, "every client running", func() bool {
+		return !slices.ContainsFunc(g.clients, func(c *Client) bool { return !clientRunning(c) })
+	})
+	return cl
+}
+
+// TestSilentSpectatorCannotStallTheGame: a spectator that stops answering (alive to the
+// server's transport, which keeps silent connections for a minute here, deaf and mute to the
+// game) slows nobody: the players' frames go on at the server's pace, a stop-the-world ends
+// within its limit without waiting for it, and what the server queues for it is bounded: past
+// spectatorBacklog messages it is dropped, with the reason, long before the transport's
+// timeout, and the bytes sent to it meanwhile are bounded too.
+func TestSilentSpectatorCannotStallTheGame(t *testing.T) {
+	t.Parallel()
+	cl := smallClass(t, 43, 2, func(c *ServerConfig) { c.Transport.Timeout = time.Minute })
+	g := cl.vgame
+	silent := cl.spectators[0]
+	sp := g.srv.spectators[silent.spectate.Number-1]
+	g.vanish(slices.Index(g.clients, silent))
+	peer := sp.peer
+	sentBefore := peer.Conn().Stats().Packet.BytesSent
+
+	frame, start := g.srv.w.Frame(), g.now
+	g.run(10 * time.Second) // the server sends on, and nothing comes back
+	took := stopAndWait(t, g)
+	if took >= pauseLimit {
+		t.Errorf("a stop-the-world with a silent spectator took %v, want under %v", took, pauseLimit)
+	}
+	var sentToSilent uint64
+	dropped := g.runUntil(g.now.Add(45*time.Second), func() bool {
+		if sp.peer != nil {
+			sentToSilent = peer.Conn().Stats().Packet.BytesSent - sentBefore
+		}
+		return g.srv.spectators[sp.num-1] == nil
+	})
+	played := g.now.Sub(start)
+	frames := g.srv.w.Frame() - frame
+	// The pause took its time off the clock; every other frame came on time.
+	if want := uint32((played - took) / g.srv.cfg.Frame); frames+2 < want {
+		t.Errorf("%d frames in %v (a pause of %v), want %d: the silent spectator slowed the game", frames, played, took, want)
+	}
+	for _, c := range cl.players {
+		if c.w.Frame()+5 < g.srv.w.Frame() {
+			t.Errorf("%s at frame %d, the server at %d", c.cfg.Name, c.w.Frame(), g.srv.w.Frame())
+		}
+	}
+	t.Logf("the silent spectator: dropped after %v (%v), %d bytes sent to it meanwhile; the game played %d frames in %v",
+		played, dropped, sentToSilent, frames, played)
+	if !dropped || g.srv.stats.SpectatorsDropped != 1 {
+		t.Fatalf("the silent spectator still there after %v (dropped %d)", played, g.srv.stats.SpectatorsDropped)
+	}
+	if !slices.ContainsFunc(g.srv.stats.events, func(e string) bool {
+		return strings.Contains(e, "spectator dropped") && strings.Contains(e, "too far behind")
+	}) {
+		t.Error("no event says why the spectator was dropped")
+	}
+	if sentToSilent > 256<<10 {
+		t.Errorf("%d bytes sent to a spectator that acknowledged nothing, want at most 256 KiB", sentToSilent)
+	}
+	// The other spectator watched on.
+	if other := cl.spectators[1]; other.w.Frame()+5 < g.srv.w.Frame() || other.pausing {
+		t.Errorf("the other spectator at frame %d (pausing %v), the server at %d", other.w.Frame(), other.pausing, g.srv.w.Frame())
+	}
+}
+
+// TestSpectatorPausesWithThePlayers: a stop-the-world pauses the spectators too, gives each the
+// whole paused world without asking for its hashes, and resumes them with the players; their
+// worlds are the server's after it.
+func TestSpectatorPausesWithThePlayers(t *testing.T) {
+	t.Parallel()
+	cl := smallClass(t, 44, 2, nil)
+	g := cl.vgame
+	watcher := cl.spectators[0]
+	hurtUnit(watcher.w, watcher.w.Units()[0].ID) // a drift the pause repairs
+	before := watcher.stats.StopWorldResyncs
+	stopAndWait(t, g)
+	g.run(5 * time.Second)
+	res := g.result()
+	if watcher.stats.StopWorldResyncs != before+1 {
+		t.Errorf("the spectator took part in %d pauses, want 1", watcher.stats.StopWorldResyncs-before)
+	}
+	last := res.server.Sync.LastResyncFrame
+	for i := range cl.spectators {
+		r := res.clients[len(cl.players)+i]
+		for f, h := range r.WorldHashes {
+			n, _ := strconv.Atoi(f)
+			if sh, ok := res.server.WorldHashes[f]; ok && uint32(n) > last && sh != h {
+				t.Errorf("%s: world hash at frame %s is %s, the server's %s (pause at frame %d)", r.Name, f, h, sh, last)
+			}
+		}
+	}
+	if n := g.srv.stats.BadMessages; n != 0 {
+		t.Errorf("%d bad messages at the server: a spectator sent what it must not", n)
+	}
+}
+
+// TestDriftedSpectatorGetsTheWorld: a spectator whose world drifts (one of its units changed
+// on it alone) is repaired alone: the server sends it the whole world once, and nobody else
+// is touched: no repair of the players' units, no pause.
+func TestDriftedSpectatorGetsTheWorld(t *testing.T) {
+	t.Parallel()
+	cl := smallClass(t, 45, 1, nil)
+	g := cl.vgame
+	watcher := cl.spectators[0]
+	u := watcher.w.Units()[0]
+	hurtUnit(watcher.w, u.ID)
+	g.waitFor(10*time.Second, "the spectator's copy of the world", func() bool { return watcher.stats.WorldCopies == 1 })
+	g.run(10 * time.Second)
+	st := g.srv.stats
+	if st.SpectatorResyncs != 1 || st.RealtimeResyncs != 0 || st.StopWorldResyncs != 0 {
+		t.Errorf("%d copies of the world to the spectator, %d real-time repairs, %d pauses: want 1, 0, 0",
+			st.SpectatorResyncs, st.RealtimeResyncs, st.StopWorldResyncs)
+	}
+	res := g.result()
+	r := res.clients[len(cl.players)]
+	common, differ := 0, 0
+	for f, h := range r.WorldHashes {
+		n, _ := strconv.Atoi(f)
+		if sh, ok := res.server.WorldHashes[f]; ok && uint32(n)+detectionFrames <= res.server.Frame && uint32(n) > res.server.Frame-100 {
+			common++
+			if sh != h {
+				differ++
+			}
+		}
+	}
+	if common == 0 || differ != 0 {
+		t.Errorf("after its copy of the world the spectator differs at %d of its last %d settled frames", differ, common)
+	}
+}
+
+// TestSpectatorChatIsHeldToTheRate: a spectator's client refuses its own lines past the chat's
+// rate with the reason; lines that reach the server faster than its own limit anyway (a
+// client that does not hold itself to it) are refused there, and the spectator is told why.
+// A spectator that speaks for another spectator, or gives an order, is refused as a bad
+// message and relayed to nobody.
+func TestSpectatorChatIsHeldToTheRate(t *testing.T) {
+	t.Parallel()
+	cl := smallClass(t, 46, 2, nil)
+	g := cl.vgame
+	watcher, other := cl.spectators[0], cl.spectators[1]
+	var refused error
+	for i := range chatBurst + 1 {
+		if err := watcher.Say(g.now, fmt.Sprintf("line %d", i)); err != nil {
+			refused = err
+		}
+	}
+	if !errors.Is(refused, ErrChatTooFast) {
+		t.Errorf("line %d of a burst: %v, want %v", chatBurst+1, refused, ErrChatTooFast)
+	}
+	// Past the client's own limit: straight to the connection.
+	for i := range serverChatBurst {
+		if _, err := watcher.sendGuaranteed(g.now, &SpectatorChat{Spectator: watcher.spectate.Number, Text: fmt.Sprintf("flood %d", i)}, &watcher.chat); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bad := g.srv.stats.BadMessages
+	watcher.sendGuaranteed(g.now, &SpectatorChat{Spectator: other.spectate.Number, Text: "I am the other one"}, nil)
+	watcher.sendGuaranteed(g.now, &Command{Seat: 0, ID: 1, Frame: watcher.w.Frame() + 5, Kind: world.CommandStop, Units: []uint32{1}}, nil)
+	g.waitFor(5*time.Second, "the spectator to hear of its refused lines", func() bool { return watcher.spectate.Refused > 0 })
+	g.run(2 * time.Second)
+	if watcher.spectate.RefusedWhy != RefusedTooFast || watcher.spectate.RefusedText() != ErrChatTooFast.Error() {
+		t.Errorf("refused %d lines because %q", watcher.spectate.Refused, watcher.spectate.RefusedText())
+	}
+	if got := g.srv.stats.BadMessages - bad; got != 2 {
+		t.Errorf("%d bad messages from a spectator speaking for another and giving an order, want 2", got)
+	}
+	heard := 0
+	for _, l := range other.chatLog.last(maxChatShown) {
+		if l.From == watcher.cfg.Name {
+			heard++
+		}
+		if strings.Contains(l.Text, "other one") {
+			t.Errorf("a line in another spectator's name was relayed: %+v", l)
+		}
+	}
+	if max := chatBurst + serverChatBurst; heard > max || heard == 0 {
+		t.Errorf("the other spectator heard %d of the flood's lines, want some, at most %d", heard, max)
+	}
+}

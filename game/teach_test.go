@@ -1,0 +1,94 @@
+package game
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ackattack/ackattack/net/linksim"
+)
+
+// TestTeachingEvents: what a lesson makes the game do on purpose, in a game of one bot and one
+// bot client at 20% loss. Every host runs each of them: the spawned enemies and the doomed
+// one's kill reach the client, the bots' chat bursts arrive in order, a stop-the-world that
+// sends every unit pauses and resumes the client, and a change of the late mode shows in the
+// reports. Throughout, the worlds agree at every settled frame.
+func TestTeachingEvents(t *testing.T) {
+	t.Parallel()
+	lossy := linksim.Settings{LossPercent: 20, Latency: 30 * time.Millisecond}
+	g := newVGame(t, vspec{seed: 5, bots: 1, clients: 1, link: lossy})
+	if _, err := g.srv.SpawnEnemies(g.now, 1); err == nil {
+		t.Error("enemies spawned before the game started")
+	}
+	if err := g.srv.StopTheWorld(g.now, false); err == nil {
+		t.Error("a stop-the-world before the game started")
+	}
+	c := g.clients[0]
+	g.waitFor(10*time.Second, "the game started", func() bool { return c.started && g.srv.running })
+	g.run(time.Second)
+	seen := map[string]bool{}
+	compared, differ := settledSoFar(g, seen)
+
+	spawned, killed := c.stats.EnemiesSpawned, c.stats.EnemiesKilled
+	if n, err := g.srv.SpawnEnemies(g.now, 5); n != 5 || err != nil {
+		t.Fatalf("SpawnEnemies(5) = %d, %v", n, err)
+	}
+	if err := g.srv.SpawnDoomed(g.now, 0); err != nil {
+		t.Fatal(err)
+	}
+	g.waitFor(10*time.Second, "the spawns and the doomed enemy's kill on the client", func() bool {
+		return c.stats.EnemiesSpawned >= spawned+6 && c.stats.EnemiesKilled >= killed+1
+	})
+
+	lines := c.chatReceived.total
+	if n := g.srv.BotsChat(g.now, 4); n != 4 {
+		t.Fatalf("BotsChat(4) said %d lines with one bot, want 4", n)
+	}
+	g.waitFor(10*time.Second, "the chat burst", func() bool { return c.chatReceived.total >= lines+4 })
+	got := c.chatReceived.last(4)
+	for i := 1; i < len(got); i++ {
+		if lineNumber(got[i].Text) != lineNumber(got[i-1].Text)+1 {
+			t.Errorf("chat lines out of order: %q before %q", got[i-1].Text, got[i].Text)
+		}
+	}
+
+	stops := c.stats.StopWorldResyncs
+	if err := g.srv.StopTheWorld(g.now, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.srv.StopTheWorld(g.now, true); err == nil {
+		t.Error("a second stop-the-world while one is on")
+	}
+	g.waitFor(10*time.Second, "the pause over on the client", func() bool {
+		return c.stats.StopWorldResyncs > stops && !c.pausing
+	})
+	if len(c.stats.PauseMillis) == 0 {
+		t.Error("the client timed no pause")
+	}
+
+	g.srv.SetLate(LateFastForward)
+	c.SetLate(LateFastForward)
+	g.run(2 * time.Second)
+	if got := c.Report().Sync.Late; got != LateFastForward {
+		t.Errorf("client late mode %v, want fastforward", got)
+	}
+	g.srv.SetLate(LateRollback)
+	c.SetLate(LateRollback)
+	g.run(5 * time.Second)
+	cc, dd := settledSoFar(g, seen)
+	compared, differ = compared+cc, differ+dd
+	if compared == 0 || differ > 0 {
+		t.Errorf("%d of %d settled frames differ", differ, compared)
+	}
+}
+
+// lineNumber is the number that ends a bot's chat line ("name 12"), -1 for none.
+func lineNumber(line string) int {
+	i := strings.LastIndexByte(line, ' ')
+	n, err := strconv.Atoi(line[i+1:])
+	if err != nil {
+		return -1
+	}
+	return n
+}
