@@ -13,9 +13,9 @@ import (
 //
 // The window is the sum of two parts, as in Compound TCP:
 //
-//   - cwnd, the loss-based part, is Reno: it grows by the bytes acknowledged in slow start and
-//     by one packet per round trip after (one per two round trips while the round trip shows a
-//     queue), and a loss cuts it once per round trip. A loss that comes while the round trip
+//   - cwnd, the loss-based part, is Reno's congestion avoidance: it starts at the ceiling of 32
+//     packets, grows by one packet per round trip (one per two round trips while the round
+//     trip shows a queue), and a loss cuts it once per round trip. A loss that comes while the round trip
 //     shows a queue (the RTT has grown) is congestion and halves it; one that comes on a link
 //     without a queue is taken for noise (a radio link, the teacher's loss slider) and takes a
 //     fifth. Both refinements are TCP Veno's.
@@ -26,9 +26,16 @@ import (
 //
 // Packets leave paced, at 1.25 times the window per smoothed RTT, in bursts of at most ten
 // packets or two milliseconds of that rate (quic-go's pacer), so that a window opened by one
-// ack does not hit the bottleneck's queue all at once.
+// ack does not hit the bottleneck's queue all at once. Before the first RTT sample there is no
+// rate to pace at, and the window alone decides.
+//
+// There is no slow start. The window starts where quic-go's does, at 32 packets, which is also
+// the most the protocol allows (an ack covers 32 packets): a game's connection is mostly idle
+// and then sends a burst (a joining player's world, a re-sync batch of 20 kB), and a window
+// that had to grow from 10 packets would hold every such burst back a round trip or two, since
+// an idle connection never grows it.
 const (
-	initialWindowPackets = 10 // RFC 9002's initial window
+	initialWindowPackets = 32
 	// minWindowPackets is the least the window shrinks to: four full packets. A game sends
 	// small packets, a few kB a second, and has fewer bytes than that in flight even on a
 	// one-second round trip, so congestion control never holds its messages back.
@@ -37,7 +44,7 @@ const (
 	// bottleneck (Vegas's estimate) has a queue. Three packets, as in TCP Veno.
 	queueTarget = 3
 	// queueMinDelay: and a queue means a round trip at least this much longer than the
-	// smallest one (HyStart's least threshold). Below it, the RTT's jitter on a busy host
+	// smallest one (the least threshold of TCP's HyStart). Below it, the RTT's jitter on a busy host
 	// looks like a queue where there is none.
 	queueMinDelay = 4 * time.Millisecond
 	// betaCongestion and betaNoise are what a loss leaves of the window, in tenths: half after
@@ -62,7 +69,6 @@ type congestion struct {
 	maxWnd int  // MaxInFlight full packets: the protocol's ceiling
 
 	cwnd, dwnd int // bytes: the loss-based and the delay-based part
-	ssthresh   int // slow start until cwnd reaches it
 
 	inFlight int // bytes of content packets neither acknowledged nor lost
 
@@ -92,7 +98,6 @@ type CongestionStats struct {
 	Window        int // bytes the connection may have in flight now
 	DelayWindow   int // of which the delay-based part
 	BytesInFlight int // bytes of content packets in flight
-	SlowStart     bool
 	// CongestionCuts counts losses taken for congestion (the window halved), NoiseCuts those
 	// taken for noise on a link without a queue (a fifth off), DelayBackoffs the round trips
 	// whose queue shrank the delay-based part.
@@ -104,8 +109,6 @@ type CongestionStats struct {
 func newCongestion(cfg Config) congestion {
 	cc := congestion{fixed: cfg.FixedWindow, mtu: cfg.MTU, maxWnd: cfg.MaxInFlight * cfg.MTU}
 	cc.cwnd = min(initialWindowPackets*cc.mtu, cc.maxWnd)
-	cc.ssthresh = cc.maxWnd
-	cc.budget = cc.maxBurst(packet.DefaultInitialRTT)
 	return cc
 }
 
@@ -145,7 +148,8 @@ func (cc *congestion) fill(now time.Time, srtt time.Duration) int {
 }
 
 // canSend reports whether a content packet may leave now: the window has room and the pacer
-// has a packet's worth of budget.
+// has a packet's worth of budget. srtt is the smoothed round trip, 0 before the first sample:
+// without a measured round trip there is no rate to pace at, and the window alone decides.
 func (cc *congestion) canSend(now time.Time, srtt time.Duration) bool {
 	if cc.fixed {
 		return true
@@ -153,7 +157,7 @@ func (cc *congestion) canSend(now time.Time, srtt time.Duration) bool {
 	if cc.inFlight >= cc.window() {
 		return false
 	}
-	if cc.fill(now, srtt) < cc.mtu {
+	if srtt > 0 && cc.fill(now, srtt) < cc.mtu {
 		cc.stats.PacedWaits++
 		return false
 	}
@@ -163,7 +167,7 @@ func (cc *congestion) canSend(now time.Time, srtt time.Duration) bool {
 // nextSend is when the pacer will let the next packet go (zero: now, or only once an ack
 // makes room in the window, which a datagram brings, not the clock).
 func (cc *congestion) nextSend(now time.Time, srtt time.Duration) time.Time {
-	if cc.fixed || cc.inFlight >= cc.window() {
+	if cc.fixed || srtt == 0 || cc.inFlight >= cc.window() {
 		return time.Time{}
 	}
 	budget := cc.fill(now, srtt)
@@ -180,8 +184,10 @@ func (cc *congestion) sent(now time.Time, seq uint16, size int, srtt time.Durati
 	if cc.fixed {
 		return
 	}
-	cc.budget = max(cc.fill(now, srtt)-size, 0)
-	cc.lastSend = now
+	if srtt > 0 {
+		cc.budget = max(cc.fill(now, srtt)-size, 0)
+		cc.lastSend = now
+	}
 	if !cc.sentAny {
 		cc.roundEnd = seq
 	}
@@ -190,13 +196,8 @@ func (cc *congestion) sent(now time.Time, seq uint16, size int, srtt time.Durati
 
 // windowLimited reports whether, with prior bytes in flight, the window rather than the
 // application limits the sending: only then may it grow (quic-go's rule: within 3 packets of
-// full, or past half of it in slow start).
-func (cc *congestion) windowLimited(prior int) bool {
-	w := cc.window()
-	return prior >= w-3*cc.mtu || cc.inSlowStart() && prior > w/2
-}
-
-func (cc *congestion) inSlowStart() bool { return cc.cwnd < cc.ssthresh }
+// full).
+func (cc *congestion) windowLimited(prior int) bool { return prior >= cc.window()-3*cc.mtu }
 
 // newer reports whether packet a was sent after packet b.
 func newer(a, b uint16) bool { return int16(a-b) > 0 }
@@ -232,8 +233,6 @@ func (cc *congestion) acked(seq uint16, size int, r rtt) {
 	} else if cc.recovering = false; cc.windowLimited(cc.inFlight + size) {
 		cc.limited = true
 		switch {
-		case cc.inSlowStart():
-			cc.cwnd += size
 		case cc.queue:
 			// Veno: with a queue at the bottleneck, one packet more every other round trip.
 			cc.cwnd += max(cc.mtu*size/max(2*cc.cwnd, 1), 1)
@@ -252,10 +251,7 @@ func (cc *congestion) endRound(r rtt) {
 	if base := r.smallest; cc.roundMin > 0 && base > 0 {
 		cc.queueSize = int(int64(cc.window()) * int64(cc.roundMin-base) / int64(cc.roundMin))
 		cc.queue = cc.queued(cc.roundMin, r)
-		if cc.queue && cc.inSlowStart() {
-			cc.ssthresh = cc.cwnd // HyStart: the RTT grew, slow start is over
-		}
-		if cc.limited && !cc.inSlowStart() && !cc.recovering {
+		if cc.limited && !cc.recovering {
 			if cc.queue {
 				if cc.dwnd > 0 {
 					cc.stats.DelayBackoffs++
@@ -303,7 +299,6 @@ func (cc *congestion) lost(seq uint16, size int, r rtt) {
 	}
 	cc.cwnd = max(cc.cwnd*beta/10, minWindowPackets*cc.mtu)
 	cc.dwnd = cc.dwnd * beta / 10
-	cc.ssthresh = cc.cwnd
 	cc.recovering, cc.recoveryEnd = true, cc.newest
 	cc.limited = false // what limited the round before the cut says nothing of the window after it
 }
@@ -311,9 +306,9 @@ func (cc *congestion) lost(seq uint16, size int, r rtt) {
 // snapshot is the controller's part of Stats.
 func (cc *congestion) snapshot() CongestionStats {
 	s := cc.stats
-	s.Window, s.DelayWindow, s.BytesInFlight, s.SlowStart = cc.window(), cc.dwnd, cc.inFlight, cc.inSlowStart()
+	s.Window, s.DelayWindow, s.BytesInFlight = cc.window(), cc.dwnd, cc.inFlight
 	if cc.fixed {
-		s.Window, s.DelayWindow, s.SlowStart = cc.maxWnd, 0, false
+		s.DelayWindow = 0
 	}
 	return s
 }

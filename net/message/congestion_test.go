@@ -84,7 +84,7 @@ func slicesContains(s []int, v int) bool {
 func (s *ccSim) packets() int { return s.cc.window() / s.mtu }
 
 // TestCongestionWindow: the window's life under the conditions that move it, each from a fresh
-// controller: it opens in slow start up to the protocol's 32 packets on a clean link, a loss
+// controller: it starts at the protocol's 32 packets and stays there on a clean link, a loss
 // on a link without a queue takes a fifth off, a loss with a queue halves it, losses of one
 // round trip count once, and it never goes below 4 packets. run returns the window just
 // before its lossy round (0: none); want is then what the cut leaves, in tenths of it.
@@ -113,9 +113,8 @@ func TestCongestionWindow(t *testing.T) {
 		want int // packets, or tenths of the window before the lossy round
 		cuts [2]uint64
 	}{
-		{"starts at 10 packets", func(*ccSim) int { return 0 }, 10, [2]uint64{0, 0}},
-		{"slow start doubles per round trip", func(s *ccSim) int { s.round(lan, 0); return 0 }, 20, [2]uint64{0, 0}},
-		{"opens to 32 packets on a clean link", func(s *ccSim) int { warm(s, lan, 10); return 0 }, 32, [2]uint64{0, 0}},
+		{"starts at 32 packets", func(*ccSim) int { return 0 }, 32, [2]uint64{0, 0}},
+		{"stays at 32 packets on a clean link", func(s *ccSim) int { warm(s, lan, 10); return 0 }, 32, [2]uint64{0, 0}},
 		{"a loss without a queue takes a fifth", lossy(5, 0, lan, 3), betaNoise, [2]uint64{0, 1}},
 		{"losses of one round trip cut once", lossy(5, 0, lan, 3, 7, 20), betaNoise, [2]uint64{0, 1}},
 		// The round trip grew by 30 ms: a queue.
@@ -147,18 +146,20 @@ func TestCongestionWindow(t *testing.T) {
 	}
 }
 
-// TestCongestionBacksOffAsTheRTTGrows: past slow start, rounds without a queue grow the
-// delay-based part of the window by an eighth each; when the round trip grows, it shrinks by
-// the estimated queue, before any packet is lost, and what is left is the loss-based part.
+// TestCongestionBacksOffAsTheRTTGrows: rounds without a queue grow the delay-based part of
+// the window by an eighth each; when the round trip grows, it shrinks by the estimated queue,
+// before any packet is lost, and what is left is the loss-based part.
 func TestCongestionBacksOffAsTheRTTGrows(t *testing.T) {
 	const lan = 10 * time.Millisecond
 	s := newCCSim(Config{})
-	s.round(lan, 0, 0) // a loss ends slow start: 8 packets
+	for range 3 {
+		s.round(lan, 0, 0) // three losses without a queue: 32 packets to 16
+	}
 	for range 4 {
 		s.round(lan, 0)
 	}
 	grown := s.cc.snapshot()
-	if grown.DelayWindow == 0 || grown.SlowStart {
+	if grown.DelayWindow == 0 {
 		t.Fatalf("after four clean rounds: %+v, want a delay-based part", grown)
 	}
 	for range 3 {
@@ -168,7 +169,7 @@ func TestCongestionBacksOffAsTheRTTGrows(t *testing.T) {
 	if st.DelayWindow != 0 || st.DelayBackoffs == 0 || st.Window >= grown.Window {
 		t.Fatalf("after the RTT grew by 30 ms: %+v, want the delay-based part gone and a smaller window than %d", st, grown.Window)
 	}
-	if st.CongestionCuts+st.NoiseCuts != 1 {
+	if st.CongestionCuts+st.NoiseCuts != 3 {
 		t.Fatalf("cuts %+v: the back-off took a loss", st)
 	}
 }

@@ -96,20 +96,22 @@
 // wait in it. So a sender keeps the bytes of its packets with messages in flight within a
 // congestion window (congestion.go), and paces them out at 1.25 times the window per round
 // trip, as quic-go does, so that the window an ack opens does not land on a queue in one
-// burst. The window has two parts, as in Compound TCP:
+// burst (before the first round trip is measured, the window alone decides). The window has
+// two parts, as in Compound TCP:
 //
-//   - a loss-based part, Reno: slow start from 10 packets, then one packet more per round
-//     trip (per two while the round trip shows a queue); a loss cuts it once per round trip. A
-//     loss while the round trip shows a queue is congestion and halves it. A loss on a link
-//     without a queue is taken for noise (a radio link, the teacher's loss slider) and takes
-//     only a fifth off: TCP Veno's answers to links that lose packets without being full.
+//   - a loss-based part, Reno's congestion avoidance: from 32 packets (quic-go's initial
+//     window, the protocol's ceiling; no slow start, so a mostly idle game connection sends
+//     its bursts at once), one packet more per round trip (per two while the round trip shows
+//     a queue); a loss cuts it once per round trip. A loss while the round trip shows a queue
+//     is congestion and halves it. A loss on a link without a queue is taken for noise (a
+//     radio link, the teacher's loss slider) and takes only a fifth off: TCP Veno's answers to
+//     links that lose packets without being full.
 //   - a delay-based part, which grows by an eighth of the window per round trip while the round
 //     trip shows no queue and shrinks by the estimated queue when it does: this is what backs
 //     off as the RTT grows, before any loss. A round trip "shows a queue" when its smallest
 //     RTT sample is at least 4 ms, and twice the RTT's own variation, above the smallest ever
 //     (jitter alone lifts a round's best sample a little), and the window times that excess
-//     over the sample (Vegas's estimate of our bytes queued) is 3 packets or more. HyStart
-//     ends slow start on the same sign.
+//     over the sample (Vegas's estimate of our bytes queued) is 3 packets or more.
 //
 // Against a flow that fills the bottleneck's queue and only backs off on loss, as TCP does,
 // the delay-based part shrinks to nothing and what remains is Reno, which shares the link

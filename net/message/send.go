@@ -196,8 +196,7 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 		c.content[h.Seq%packet.SentRingSize] = int32(len(b) - start)
 		c.contentInFlight++
 		c.lastContent = now
-		srtt := c.pkt.RTT().Smoothed
-		c.cc.sent(now, h.Seq, len(b)-start, srtt)
+		c.cc.sent(now, h.Seq, len(b)-start, c.pacingRTT())
 	}
 	if c.stats.ackOwed && c.pkt.LossSeen() {
 		c.ackRepeatAt = now.Add(c.cfg.AckDelay) // the first ack of these packets: owe a repeat (packetDue)
@@ -260,8 +259,16 @@ func (c *Conn) held(now time.Time) bool {
 	if c.contentInFlight >= c.cfg.MaxInFlight {
 		return true
 	}
-	srtt := c.pkt.RTT().Smoothed
-	return !c.cc.canSend(now, srtt)
+	return !c.cc.canSend(now, c.pacingRTT())
+}
+
+// pacingRTT is the smoothed round trip the pacer paces by, 0 before the first sample (the
+// initial guess is no rate to pace a link at).
+func (c *Conn) pacingRTT() time.Duration {
+	if r := c.pkt.RTT(); r.Samples > 0 {
+		return r.Smoothed
+	}
+	return 0
 }
 
 // resolved notes that one of our packets was acked or lost, and returns its size if it carried

@@ -121,8 +121,7 @@ func (c *Conn) NextDeadline(now time.Time) time.Time {
 			due = now // something new to send right away
 		}
 		if !due.IsZero() {
-			srtt := c.pkt.RTT().Smoothed
-			if paced := c.cc.nextSend(now, srtt); paced.After(due) {
+			if paced := c.cc.nextSend(now, c.pacingRTT()); paced.After(due) {
 				due = paced
 			}
 			earliest(due)
