@@ -102,8 +102,10 @@ type CongestionStats struct {
 	// taken for noise on a link without a queue (a fifth off), DelayBackoffs the round trips
 	// whose queue shrank the delay-based part.
 	CongestionCuts, NoiseCuts, DelayBackoffs uint64
-	// PacedWaits counts the times the pacer, not the window, held a packet back.
-	PacedWaits uint64
+	// WindowWaits counts the packets with messages due that the window (or the cap on packets
+	// in flight) held back, PacedWaits those the pacer held back while the window had room:
+	// one for each AppendPacket that had something to send and did not send it.
+	WindowWaits, PacedWaits uint64
 }
 
 func newCongestion(cfg Config) congestion {
@@ -147,21 +149,40 @@ func (cc *congestion) fill(now time.Time, srtt time.Duration) int {
 	return min(burst, cc.budget+int(int64(cc.rate(srtt))*int64(d)/int64(time.Second)))
 }
 
-// canSend reports whether a content packet may leave now: the window has room and the pacer
-// has a packet's worth of budget. srtt is the smoothed round trip, 0 before the first sample:
-// without a measured round trip there is no rate to pace at, and the window alone decides.
-func (cc *congestion) canSend(now time.Time, srtt time.Duration) bool {
-	if cc.fixed {
-		return true
+// hold is what keeps a content packet from leaving.
+type hold uint8
+
+const (
+	holdNone   hold = iota
+	holdWindow      // the window is full (or the packets in flight are at the cap)
+	holdPacer       // the window has room, but the pacer has less than a packet's budget
+)
+
+// holds reports what keeps a content packet from leaving now: nothing if the window has room
+// and the pacer has a packet's worth of budget. srtt is the smoothed round trip, 0 before the
+// first sample: without a measured round trip there is no rate to pace at, and the window
+// alone decides. It only looks: AppendPacket, which knows whether there is a packet to hold,
+// counts it (countHold).
+func (cc *congestion) holds(now time.Time, srtt time.Duration) hold {
+	switch {
+	case cc.fixed:
+		return holdNone
+	case cc.inFlight >= cc.window():
+		return holdWindow
+	case srtt > 0 && cc.fill(now, srtt) < cc.mtu:
+		return holdPacer
 	}
-	if cc.inFlight >= cc.window() {
-		return false
-	}
-	if srtt > 0 && cc.fill(now, srtt) < cc.mtu {
+	return holdNone
+}
+
+// countHold counts a packet with messages due that h held back.
+func (cc *congestion) countHold(h hold) {
+	switch h {
+	case holdWindow:
+		cc.stats.WindowWaits++
+	case holdPacer:
 		cc.stats.PacedWaits++
-		return false
 	}
-	return true
 }
 
 // nextSend is when the pacer will let the next packet go (zero: now, or only once an ack

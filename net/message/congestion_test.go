@@ -200,7 +200,7 @@ func TestCongestionPacing(t *testing.T) {
 	srtt := 100 * time.Millisecond // 32 packets per 100 ms at 1.25: 480 kB/s
 	now := s.now.Add(time.Second)  // a full budget
 	sent := 0
-	for s.cc.canSend(now, srtt) {
+	for s.cc.holds(now, srtt) == holdNone {
 		s.cc.sent(now, uint16(sent), s.mtu, srtt)
 		sent++
 	}
@@ -211,7 +211,95 @@ func TestCongestionPacing(t *testing.T) {
 	if wait := next.Sub(now); wait != 2500*time.Microsecond {
 		t.Fatalf("next packet in %v, want one packet's time at the rate: 2.5 ms", wait)
 	}
-	if !s.cc.canSend(next, srtt) {
+	if s.cc.holds(next, srtt) != holdNone {
 		t.Fatal("the pacer holds the packet at the time it named")
 	}
+}
+
+// TestCongestionCountsHeldPackets: WindowWaits and PacedWaits count the packets with messages
+// due that the window or the pacer held back, one for each AppendPacket that had something to
+// send and sent nothing; an AppendPacket with nothing to send counts nothing, however often it
+// is called while the window is full or the pacer's budget is spent.
+func TestCongestionCountsHeldPackets(t *testing.T) {
+	cfg := Config{}.withDefaults()
+	full := make([]byte, cfg.room()-5) // a message that fills a packet
+	queue := func(c *Conn, now time.Time, n int) {
+		t.Helper()
+		for range n {
+			if _, err := c.SendGuaranteed(now, full, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// drain sends what the connection lets go at now and returns how many packets that was.
+	drain := func(c *Conn, now time.Time) (sent int) {
+		for {
+			if _, ok := c.AppendPacket(nil, now, false); !ok {
+				return sent
+			}
+			sent++
+		}
+	}
+	waits := func(c *Conn) (window, paced uint64) {
+		st := c.Stats().Congestion
+		return st.WindowWaits, st.PacedWaits
+	}
+	check := func(c *Conn, what string, window, paced uint64) {
+		t.Helper()
+		if w, p := waits(c); w != window || p != paced {
+			t.Errorf("%s: %d window waits and %d paced waits, want %d and %d", what, w, p, window, paced)
+		}
+	}
+	idle := func(c *Conn, now time.Time) {
+		for range 100 {
+			c.AppendPacket(nil, now, false)
+		}
+	}
+
+	t.Run("window", func(t *testing.T) {
+		// Before a round trip is measured only the window decides: 32 full packets leave
+		// and nothing comes back.
+		c := New(cfg, func(*Message) {})
+		queue(c, base, initialWindowPackets)
+		if n := drain(c, base); n != initialWindowPackets {
+			t.Fatalf("%d packets sent, want the window's %d", n, initialWindowPackets)
+		}
+		if h := c.held(base); h != holdWindow {
+			t.Fatalf("held by %d, want the window", h)
+		}
+		idle(c, base)
+		check(c, "the window full, nothing queued", 0, 0)
+		queue(c, base, 1)
+		drain(c, base)
+		check(c, "the window full, a message queued", 1, 0)
+	})
+
+	t.Run("pacer", func(t *testing.T) {
+		// One message there and its ack back over 100 ms measure the round trip; the pacer
+		// then lets a burst of 10 full packets go, and no more at that instant.
+		a := New(cfg, func(*Message) {})
+		b := New(cfg, func(*Message) {})
+		queue(a, base, 1)
+		d, _ := a.AppendPacket(nil, base, false)
+		if err := b.Receive(base.Add(50*time.Millisecond), d); err != nil {
+			t.Fatal(err)
+		}
+		ack, _ := b.AppendPacket(nil, base.Add(50*time.Millisecond), true)
+		now := base.Add(100 * time.Millisecond)
+		if err := a.Receive(now, ack); err != nil {
+			t.Fatal(err)
+		}
+		queue(a, now, maxBurstPackets)
+		if n := drain(a, now); n != maxBurstPackets {
+			t.Fatalf("%d packets sent, want a burst of %d", n, maxBurstPackets)
+		}
+		if h := a.held(now); h != holdPacer {
+			t.Fatalf("held by %d, want the pacer", h)
+		}
+		idle(a, now)
+		check(a, "the pacer's budget spent, nothing queued", 0, 0)
+		queue(a, now, 1)
+		drain(a, now)
+		check(a, "the pacer's budget spent, a message queued", 0, 1)
+	})
 }
