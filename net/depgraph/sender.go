@@ -303,13 +303,6 @@ func (s *Sender) NextExpiry() time.Time { return s.g.NextExpiry() }
 // Len is the number of messages in the local graph.
 func (s *Sender) Len() int { return s.g.Len() }
 
-// Waiting appends the messages not yet executed locally, with what each waits for (see
-// Graph.Waiting); a message that is acknowledged but waiting shows Arrived.
-func (s *Sender) Waiting(dst []Waiting) []Waiting { return s.g.Waiting(dst) }
-
-// WaitingUpTo is Waiting with at most max entries (see Graph.WaitingUpTo).
-func (s *Sender) WaitingUpTo(dst []Waiting, max int) []Waiting { return s.g.WaitingUpTo(dst, max) }
-
 // Pruned is the number of dependencies left off the wire because they had executed locally.
 func (s *Sender) Pruned() uint64 { return s.pruned }
 
@@ -318,6 +311,6 @@ func (s *Sender) Stats() SenderStats {
 	return SenderStats{Graph: s.g.Stats(), Sent: s.sent, WireDeps: s.onWire, Pruned: s.pruned}
 }
 
-// Graph exposes the local graph for inspection (Waiting, PendingDeps, Stats). Adding to it
+// Graph exposes the local graph for inspection (Arrived, PendingDeps, Stats). Adding to it
 // directly would bypass the handles; use Send and Acked.
 func (s *Sender) Graph() *Graph[*Dependency] { return s.g }
