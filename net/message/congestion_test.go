@@ -175,17 +175,27 @@ func TestCongestionBacksOffAsTheRTTGrows(t *testing.T) {
 }
 
 // TestCongestionAppLimited: a sender that uses a fraction of its window (a game) does not
-// grow it, and is never held back by it.
+// grow it, and is never held back by it. The window is cut first, by losses, so that it has
+// room to grow: at its ceiling it could not, and the test could not fail.
 func TestCongestionAppLimited(t *testing.T) {
+	const lan = 10 * time.Millisecond
 	s := newCCSim(Config{})
+	for range 3 {
+		s.round(lan, 0, 0) // three losses without a queue, a fifth off each
+	}
+	s.round(lan, 2) // the last full window's acks come back; from now on 2 packets a round
+	cut := s.cc.window()
+	if cut > initialWindowPackets*s.mtu*3/4 {
+		t.Fatalf("window %d bytes after three losses, want at most three quarters of 32 packets", cut)
+	}
 	for range 50 {
-		s.round(100*time.Millisecond, 2)
+		s.round(lan, 2)
 	}
 	if n := len(s.flight); n != 2 {
 		t.Fatalf("%d packets in flight, want the 2 the application sent", n)
 	}
-	if got := s.packets(); got != initialWindowPackets {
-		t.Fatalf("window %d packets after 50 rounds of 2, want it left at %d", got, initialWindowPackets)
+	if got := s.cc.window(); got != cut {
+		t.Fatalf("window %d bytes after 50 rounds of 2 packets, want it left at %d", got, cut)
 	}
 }
 
