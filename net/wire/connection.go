@@ -148,7 +148,7 @@ type Accepted struct {
 type DenyReason uint8
 
 const (
-	DenyServerFull DenyReason = 1 // every seat is taken
+	DenyServerFull DenyReason = 1 // no connection is free, or the server's owner refuses the player
 	DenyVersion    DenyReason = 2 // the client speaks another ProtocolVersion
 	DenyChallenge  DenyReason = 3 // the tag is invalid, expired or already used
 	DenyBadRequest DenyReason = 4 // the request breaks a rule of the protocol
