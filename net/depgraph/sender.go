@@ -219,7 +219,7 @@ func (s *Sender) appendPending(wireDeps []uint16, executed bool, dep uint16) []u
 		s.pruned++
 		return wireDeps
 	}
-	if !containsUint16(wireDeps, dep) {
+	if !slices.Contains(wireDeps, dep) {
 		wireDeps = append(wireDeps, dep)
 	}
 	return wireDeps
@@ -253,15 +253,6 @@ func (s *Sender) register(now time.Time, seq uint16, wireDeps []uint16, out *Dep
 func (s *Sender) pendingLocally(seq uint16) bool {
 	i := s.g.lookup(seq)
 	return i >= 0 && s.g.node(i).flags&flagExecuted == 0
-}
-
-func containsUint16(s []uint16, v uint16) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // Acked records that a packet carrying seq was acknowledged (for a fragmented message: its

@@ -1,6 +1,7 @@
 package message
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -47,7 +48,7 @@ func (s *ccSim) round(d time.Duration, limit int, lose ...int) {
 		if s.base == 0 || p.rtt < s.base {
 			s.base = p.rtt
 		}
-		if slicesContains(lose, i) {
+		if slices.Contains(lose, i) {
 			s.cc.lost(p.seq, s.mtu, rtt{latest: p.rtt, smallest: s.base, samples: s.samples})
 		} else {
 			s.samples++
@@ -70,15 +71,6 @@ func (s *ccSim) fill(d time.Duration, limit int, sent *int) {
 		s.seq++
 		*sent++
 	}
-}
-
-func slicesContains(s []int, v int) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 func (s *ccSim) packets() int { return s.cc.window() / s.mtu }
