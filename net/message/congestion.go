@@ -79,7 +79,6 @@ type congestion struct {
 	roundMin  time.Duration // the smallest RTT sample of the round so far (0: none)
 	limited   bool          // the window, not the application, limited the round
 	queue     bool          // the latest complete round showed a queue
-	queueSize int           // its estimate of our bytes queued at the bottleneck (Vegas's)
 	samples   uint64        // the packet layer's sample count when last seen
 
 	// Recovery: losses of packets sent before the last cut belong to the same event.
@@ -269,15 +268,15 @@ func (cc *congestion) acked(seq uint16, size int, r rtt) {
 
 // endRound closes a round trip: it measures the queue and moves the delay-based part.
 func (cc *congestion) endRound(r rtt) {
-	if base := r.smallest; cc.roundMin > 0 && base > 0 {
-		cc.queueSize = int(int64(cc.window()) * int64(cc.roundMin-base) / int64(cc.roundMin))
-		cc.queue = cc.queued(cc.roundMin, r)
+	if cc.roundMin > 0 && r.smallest > 0 {
+		var size int
+		size, cc.queue = cc.queueAt(cc.roundMin, r)
 		if cc.limited && !cc.recovering {
 			if cc.queue {
 				if cc.dwnd > 0 {
 					cc.stats.DelayBackoffs++
 				}
-				cc.dwnd = max(cc.dwnd-cc.queueSize, 0)
+				cc.dwnd = max(cc.dwnd-size, 0)
 			} else {
 				cc.dwnd = min(cc.dwnd+cc.window()/8, cc.maxWnd-cc.cwnd)
 			}
@@ -286,17 +285,18 @@ func (cc *congestion) endRound(r rtt) {
 	cc.roundEnd, cc.roundMin, cc.limited = cc.newest, 0, false
 }
 
-// queued reports whether a round trip of d shows a queue: at least queueMinDelay, and twice
-// the samples' own variation, above the smallest one (jitter alone lifts the smallest sample
-// of a round that far above the smallest of all), with at least queueTarget packets of ours
-// in it by Vegas's estimate.
-func (cc *congestion) queued(d time.Duration, r rtt) bool {
+// queueAt estimates, from a round trip of d, the bytes of ours queued at the bottleneck
+// (Vegas's estimate: the window's share of d that the smallest round trip does not explain),
+// and reports whether that is a queue: d at least queueMinDelay, and twice the samples' own
+// variation, above the smallest one (jitter alone lifts the smallest sample of a round that
+// far above the smallest of all), with at least queueTarget packets of ours in it.
+func (cc *congestion) queueAt(d time.Duration, r rtt) (size int, queued bool) {
 	base := r.smallest
 	if d == 0 || base == 0 {
-		return false
+		return 0, false
 	}
-	size := int64(cc.window()) * int64(d-base) / int64(d)
-	return d-base >= max(queueMinDelay, 2*r.variation) && size >= int64(queueTarget*cc.mtu)
+	size = int(int64(cc.window()) * int64(d-base) / int64(d))
+	return size, d-base >= max(queueMinDelay, 2*r.variation) && size >= queueTarget*cc.mtu
 }
 
 // lost takes the loss of a content packet of size bytes.
@@ -312,7 +312,7 @@ func (cc *congestion) lost(seq uint16, size int, r rtt) {
 		d = r.latest
 	}
 	beta := betaNoise
-	if cc.queued(d, r) {
+	if _, queued := cc.queueAt(d, r); queued {
 		beta = betaCongestion
 		cc.stats.CongestionCuts++
 	} else {
