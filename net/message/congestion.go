@@ -73,13 +73,13 @@ type congestion struct {
 	inFlight int // bytes of content packets neither acknowledged nor lost
 
 	// Rounds: a round trip ends when a packet sent after it began is acknowledged.
-	newest    uint16 // the latest content packet sent
-	sentAny   bool
-	roundEnd  uint16        // the round ends when this packet, or a later one, is acknowledged
-	roundMin  time.Duration // the smallest RTT sample of the round so far (0: none)
-	limited   bool          // the window, not the application, limited the round
-	queue     bool          // the latest complete round showed a queue
-	samples   uint64        // the packet layer's sample count when last seen
+	newest   uint16 // the latest content packet sent
+	sentAny  bool
+	roundEnd uint16        // the round ends when this packet, or a later one, is acknowledged
+	roundMin time.Duration // the smallest RTT sample of the round so far (0: none)
+	limited  bool          // the window, not the application, limited the round
+	queue    bool          // the latest complete round showed a queue
+	samples  uint64        // the packet layer's sample count when last seen
 
 	// Recovery: losses of packets sent before the last cut belong to the same event.
 	recovering  bool

@@ -225,7 +225,7 @@ func TestCongestionPacing(t *testing.T) {
 func TestCongestionCountsHeldPackets(t *testing.T) {
 	cfg := Config{}.withDefaults()
 	full := make([]byte, cfg.room()-5) // a message that fills a packet
-	queue := func(c *Conn, now time.Time, n int) {
+	queue := func(t *testing.T, c *Conn, now time.Time, n int) {
 		t.Helper()
 		for range n {
 			if _, err := c.SendGuaranteed(now, full, nil, nil); err != nil {
@@ -242,66 +242,59 @@ func TestCongestionCountsHeldPackets(t *testing.T) {
 			sent++
 		}
 	}
-	waits := func(c *Conn) (window, paced uint64) {
-		st := c.Stats().Congestion
-		return st.WindowWaits, st.PacedWaits
-	}
-	check := func(c *Conn, what string, window, paced uint64) {
-		t.Helper()
-		if w, p := waits(c); w != window || p != paced {
-			t.Errorf("%s: %d window waits and %d paced waits, want %d and %d", what, w, p, window, paced)
-		}
-	}
-	idle := func(c *Conn, now time.Time) {
-		for range 100 {
-			c.AppendPacket(nil, now, false)
-		}
-	}
-
-	t.Run("window", func(t *testing.T) {
-		// Before a round trip is measured only the window decides: 32 full packets leave
-		// and nothing comes back.
-		c := New(cfg, func(*Message) {})
-		queue(c, base, initialWindowPackets)
-		if n := drain(c, base); n != initialWindowPackets {
-			t.Fatalf("%d packets sent, want the window's %d", n, initialWindowPackets)
-		}
-		if h := c.held(base); h != holdWindow {
-			t.Fatalf("held by %d, want the window", h)
-		}
-		idle(c, base)
-		check(c, "the window full, nothing queued", 0, 0)
-		queue(c, base, 1)
-		drain(c, base)
-		check(c, "the window full, a message queued", 1, 0)
-	})
-
-	t.Run("pacer", func(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		start func(t *testing.T) (*Conn, time.Time)
+		sent  int  // the packets that leave before the hold
+		hold  hold // what holds the next
+	}{
+		// Before a round trip is measured only the window decides: 32 full packets leave and
+		// nothing comes back.
+		{"window", func(*testing.T) (*Conn, time.Time) { return New(cfg, func(*Message) {}), base }, initialWindowPackets, holdWindow},
 		// One message there and its ack back over 100 ms measure the round trip; the pacer
 		// then lets a burst of 10 full packets go, and no more at that instant.
-		a := New(cfg, func(*Message) {})
-		b := New(cfg, func(*Message) {})
-		queue(a, base, 1)
-		d, _ := a.AppendPacket(nil, base, false)
-		if err := b.Receive(base.Add(50*time.Millisecond), d); err != nil {
-			t.Fatal(err)
-		}
-		ack, _ := b.AppendPacket(nil, base.Add(50*time.Millisecond), true)
-		now := base.Add(100 * time.Millisecond)
-		if err := a.Receive(now, ack); err != nil {
-			t.Fatal(err)
-		}
-		queue(a, now, maxBurstPackets)
-		if n := drain(a, now); n != maxBurstPackets {
-			t.Fatalf("%d packets sent, want a burst of %d", n, maxBurstPackets)
-		}
-		if h := a.held(now); h != holdPacer {
-			t.Fatalf("held by %d, want the pacer", h)
-		}
-		idle(a, now)
-		check(a, "the pacer's budget spent, nothing queued", 0, 0)
-		queue(a, now, 1)
-		drain(a, now)
-		check(a, "the pacer's budget spent, a message queued", 0, 1)
-	})
+		{"pacer", func(t *testing.T) (*Conn, time.Time) {
+			a, b := New(cfg, func(*Message) {}), New(cfg, func(*Message) {})
+			queue(t, a, base, 1)
+			d, _ := a.AppendPacket(nil, base, false)
+			if err := b.Receive(base.Add(50*time.Millisecond), d); err != nil {
+				t.Fatal(err)
+			}
+			ack, _ := b.AppendPacket(nil, base.Add(50*time.Millisecond), true)
+			now := base.Add(100 * time.Millisecond)
+			if err := a.Receive(now, ack); err != nil {
+				t.Fatal(err)
+			}
+			return a, now
+		}, maxBurstPackets, holdPacer},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, now := tt.start(t)
+			check := func(what string, held uint64) {
+				t.Helper()
+				want := [2]uint64{held, 0} // window, paced
+				if tt.hold == holdPacer {
+					want = [2]uint64{0, held}
+				}
+				st := c.Stats().Congestion
+				if got := [2]uint64{st.WindowWaits, st.PacedWaits}; got != want {
+					t.Errorf("%s: window and paced waits %v, want %v", what, got, want)
+				}
+			}
+			queue(t, c, now, tt.sent)
+			if n := drain(c, now); n != tt.sent {
+				t.Fatalf("%d packets sent, want %d", n, tt.sent)
+			}
+			if h := c.held(now); h != tt.hold {
+				t.Fatalf("held by %d, want %d", h, tt.hold)
+			}
+			for range 100 {
+				c.AppendPacket(nil, now, false)
+			}
+			check("held, nothing queued, 100 calls", 0)
+			queue(t, c, now, 1)
+			drain(c, now)
+			check("held, a message queued", 1)
+		})
+	}
 }
