@@ -3,7 +3,6 @@ package depgraph
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 )
 
@@ -82,15 +81,6 @@ type Stats struct {
 	Forgotten         uint64 // executed messages the window passed (Config.Window), no longer remembered
 	ExpiredUnexecuted uint64 // unexecuted nodes removed after Expiry (errors on the receiver)
 	MaxLen            int    // the most nodes present at once
-}
-
-// Waiting describes one unexecuted node, for the debug panel.
-type Waiting struct {
-	Seq         uint16
-	Arrived     bool      // the message itself is here (receiver) or acknowledged (sender)
-	Placeholder bool      // only named as a dependency so far; the message itself never came
-	WaitsFor    []uint16  // its dependencies that have not executed yet
-	Since       time.Time // when the node was created
 }
 
 // node flags.
@@ -694,17 +684,6 @@ func (g *Graph[T]) WaitingCount() int {
 	return n
 }
 
-// Value returns the value stored with seq's message, if the message itself (not only a
-// placeholder for it) is in the graph.
-func (g *Graph[T]) Value(seq uint16) (T, bool) {
-	i := g.lookup(seq)
-	if i < 0 || g.node(i).flags&flagFilled == 0 {
-		var zero T
-		return zero, false
-	}
-	return g.node(i).v, true
-}
-
 // Present reports whether seq has a node (executed, waiting, or a placeholder).
 func (g *Graph[T]) Present(seq uint16) bool { return g.lookup(seq) >= 0 }
 
@@ -740,55 +719,6 @@ func (g *Graph[T]) depPending(d link) bool {
 	// A removed dependency node was executed and expired; an unexecuted one that expired was
 	// marked lost above.
 	return n.gen == d.gen && n.flags&flagExecuted == 0
-}
-
-// Waiting appends to dst one entry per unexecuted node, placeholders included, in sequence
-// order read around the circle from half a circle before the oldest node (so across a wrap
-// 32767 comes before 0). It reuses the WaitsFor slices of dst's spare capacity. It is meant
-// for the debug panel: it walks every node.
-func (g *Graph[T]) Waiting(dst []Waiting) []Waiting { return g.WaitingUpTo(dst, -1) }
-
-// WaitingUpTo is Waiting that stops after max entries (max < 0: no limit), for a view that
-// shows a few lines of a graph that may hold tens of thousands of nodes: it still walks the
-// nodes, but copies no more than it shows. With a limit the entries are the first found, not
-// necessarily the oldest, in the same sequence order.
-func (g *Graph[T]) WaitingUpTo(dst []Waiting, max int) []Waiting {
-	start := len(dst)
-	var oldest uint64
-	var ref uint16
-	for i := range g.slots {
-		n := g.node(i)
-		if n.flags&flagLive == 0 || n.flags&flagExecuted != 0 {
-			continue
-		}
-		if max >= 0 && len(dst)-start >= max {
-			break
-		}
-		if oldest == 0 || n.birth < oldest {
-			oldest, ref = n.birth, n.seq
-		}
-		if len(dst) < cap(dst) {
-			dst = dst[:len(dst)+1]
-		} else {
-			dst = append(dst, Waiting{})
-		}
-		w := &dst[len(dst)-1]
-		w.Seq = n.seq
-		w.Arrived = n.flags&flagArrived != 0
-		w.Placeholder = n.flags&flagFilled == 0
-		w.Since = g.wall(n.created)
-		w.WaitsFor = w.WaitsFor[:0]
-		for e := n.deps.head; e != none; e = g.edges[e].next {
-			if d := g.edges[e].to; g.depPending(d) {
-				w.WaitsFor = append(w.WaitsFor, d.seq)
-			}
-		}
-	}
-	base := ref - SeqSpace/2
-	slices.SortFunc(dst[start:], func(a, b Waiting) int {
-		return int((a.Seq-base)&SeqMask) - int((b.Seq-base)&SeqMask)
-	})
-	return dst
 }
 
 // fifo is a queue of links on a circular buffer that doubles when full and never shrinks, so

@@ -219,7 +219,7 @@ func (s *Sender) appendPending(wireDeps []uint16, executed bool, dep uint16) []u
 		s.pruned++
 		return wireDeps
 	}
-	if !containsUint16(wireDeps, dep) {
+	if !slices.Contains(wireDeps, dep) {
 		wireDeps = append(wireDeps, dep)
 	}
 	return wireDeps
@@ -253,15 +253,6 @@ func (s *Sender) register(now time.Time, seq uint16, wireDeps []uint16, out *Dep
 func (s *Sender) pendingLocally(seq uint16) bool {
 	i := s.g.lookup(seq)
 	return i >= 0 && s.g.node(i).flags&flagExecuted == 0
-}
-
-func containsUint16(s []uint16, v uint16) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // Acked records that a packet carrying seq was acknowledged (for a fragmented message: its
@@ -303,13 +294,6 @@ func (s *Sender) NextExpiry() time.Time { return s.g.NextExpiry() }
 // Len is the number of messages in the local graph.
 func (s *Sender) Len() int { return s.g.Len() }
 
-// Waiting appends the messages not yet executed locally, with what each waits for (see
-// Graph.Waiting); a message that is acknowledged but waiting shows Arrived.
-func (s *Sender) Waiting(dst []Waiting) []Waiting { return s.g.Waiting(dst) }
-
-// WaitingUpTo is Waiting with at most max entries (see Graph.WaitingUpTo).
-func (s *Sender) WaitingUpTo(dst []Waiting, max int) []Waiting { return s.g.WaitingUpTo(dst, max) }
-
 // Pruned is the number of dependencies left off the wire because they had executed locally.
 func (s *Sender) Pruned() uint64 { return s.pruned }
 
@@ -318,6 +302,6 @@ func (s *Sender) Stats() SenderStats {
 	return SenderStats{Graph: s.g.Stats(), Sent: s.sent, WireDeps: s.onWire, Pruned: s.pruned}
 }
 
-// Graph exposes the local graph for inspection (Waiting, PendingDeps, Stats). Adding to it
+// Graph exposes the local graph for inspection (Arrived, PendingDeps, Stats). Adding to it
 // directly would bypass the handles; use Send and Acked.
 func (s *Sender) Graph() *Graph[*Dependency] { return s.g }

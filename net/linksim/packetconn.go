@@ -179,8 +179,11 @@ type Observation struct {
 	Outgoing bool      // offered by WriteTo; false: read from the inner connection
 	Fate     Fate      // what the conditioner of its direction did with it
 	At       time.Time // when it was offered
-	Addr     net.Addr  // its destination (outgoing) or its source (incoming)
-	Data     []byte    // the datagram: valid only during the call
+	// Addr is its destination (outgoing) or its source (incoming); the zero AddrPort if that
+	// is not a UDP address. An address and port, not a net.Addr, so that observing a datagram
+	// allocates nothing.
+	Addr netip.AddrPort
+	Data []byte // the datagram: valid only during the call
 }
 
 // Observe makes f see every datagram offered to either conditioner from now on, with its fate:
@@ -267,7 +270,8 @@ func (p *PacketConn) writeTo(b []byte, to dest) (int, error) {
 	p.out.Send(now, p.sendBuf)
 	copies := p.out.Stats().Queued - queued
 	if p.observe != nil {
-		p.observe(Observation{Outgoing: true, Fate: fateOf(copies), At: now, Addr: to.netAddr(), Data: b})
+		ap, _ := to.addrPort()
+		p.observe(Observation{Outgoing: true, Fate: fateOf(copies), At: now, Addr: ap, Data: b})
 	}
 	inline := p.collectDue(now, tag, to)
 	if later := copies - inline; later > 0 {
@@ -418,7 +422,8 @@ func (p *PacketConn) readLoop() {
 		after := p.in.Stats().Queued
 		copies := after - queued
 		if p.observe != nil {
-			p.observe(Observation{At: now, Fate: fateOf(copies), Addr: from.netAddr(), Data: buf[tagSize : tagSize+n]})
+			ap, _ := from.addrPort()
+			p.observe(Observation{At: now, Fate: fateOf(copies), Addr: ap, Data: buf[tagSize : tagSize+n]})
 		}
 		if copies > 0 {
 			p.inAddrs[p.inTag] = addrRef{dest: from, refs: copies}

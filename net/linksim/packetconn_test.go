@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -853,6 +855,60 @@ func TestWrapPacketConnPanicsOnInvalidSettings(t *testing.T) {
 	WrapPacketConn(inner, 1, Settings{}, Settings{DupPercent: -1})
 }
 
+// TestPacketConnObserveNoAlloc: with an observer on both ends, a datagram written with
+// WriteToUDPAddrPort and read with ReadFromUDPAddrPort on a clean link allocates nothing: the
+// observations carry the address as an AddrPort, as the inner sockets give it.
+func TestPacketConnObserveNoAlloc(t *testing.T) {
+	noLeaks(t)
+	sender := wrapUDP(t, 1, Settings{}, Settings{})
+	receiver := wrapUDP(t, 2, Settings{}, Settings{})
+	var observed atomic.Int64
+	var wrongAddr atomic.Bool
+	to := receiver.LocalAddr().(*net.UDPAddr).AddrPort()
+	from := sender.LocalAddr().(*net.UDPAddr).AddrPort()
+	sender.Observe(func(o Observation) {
+		wrongAddr.Store(wrongAddr.Load() || o.Addr != to)
+		observed.Add(1)
+	})
+	receiver.Observe(func(o Observation) {
+		wrongAddr.Store(wrongAddr.Load() || o.Addr != from)
+		observed.Add(1)
+	})
+	msg, buf := []byte("datagram"), make([]byte, 64)
+	if err := receiver.SetReadDeadline(time.Now().Add(patience)); err != nil {
+		t.Fatal(err)
+	}
+	// round writes a datagram, waits until the receiver's reader has taken it in (and shown
+	// it to the observer), so that the read finds it there and sets no timer of its own, and
+	// reads it.
+	round := func() {
+		want := observed.Load() + 2
+		if _, err := sender.WriteToUDPAddrPort(msg, to); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(patience); observed.Load() < want; runtime.Gosched() {
+			if time.Now().After(deadline) {
+				t.Fatal("the datagram never reached the receiver")
+			}
+		}
+		if _, _, err := receiver.ReadFromUDPAddrPort(buf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 20 { // the conns' buffers and maps reach their size
+		round()
+	}
+	if allocs := testing.AllocsPerRun(50, round); allocs != 0 {
+		t.Errorf("%v allocations per observed datagram", allocs)
+	}
+	if n := observed.Load(); n != 2*71 {
+		t.Errorf("%d observations, want %d: one each way per datagram", n, 2*71)
+	}
+	if wrongAddr.Load() {
+		t.Error("an observation with the wrong address")
+	}
+}
+
 // TestPacketConnObserve: the observer sees every datagram offered in either direction, once,
 // with the fate its conditioner gave it, and its counts agree with Stats: the datagrams a link
 // dropped, which no reader ever sees, are seen there.
@@ -878,7 +934,7 @@ func TestPacketConnObserve(t *testing.T) {
 			}
 			seen := map[key]int{}
 			observe := func(o Observation) {
-				if len(o.Data) == 0 || o.Addr == nil || o.At.IsZero() {
+				if len(o.Data) == 0 || !o.Addr.IsValid() || o.At.IsZero() {
 					t.Errorf("observation without data, address or time: %+v", o)
 				}
 				mu.Lock()

@@ -73,14 +73,13 @@ type congestion struct {
 	inFlight int // bytes of content packets neither acknowledged nor lost
 
 	// Rounds: a round trip ends when a packet sent after it began is acknowledged.
-	newest    uint16 // the latest content packet sent
-	sentAny   bool
-	roundEnd  uint16        // the round ends when this packet, or a later one, is acknowledged
-	roundMin  time.Duration // the smallest RTT sample of the round so far (0: none)
-	limited   bool          // the window, not the application, limited the round
-	queue     bool          // the latest complete round showed a queue
-	queueSize int           // its estimate of our bytes queued at the bottleneck (Vegas's)
-	samples   uint64        // the packet layer's sample count when last seen
+	newest   uint16 // the latest content packet sent
+	sentAny  bool
+	roundEnd uint16        // the round ends when this packet, or a later one, is acknowledged
+	roundMin time.Duration // the smallest RTT sample of the round so far (0: none)
+	limited  bool          // the window, not the application, limited the round
+	queue    bool          // the latest complete round showed a queue
+	samples  uint64        // the packet layer's sample count when last seen
 
 	// Recovery: losses of packets sent before the last cut belong to the same event.
 	recovering  bool
@@ -102,8 +101,10 @@ type CongestionStats struct {
 	// taken for noise on a link without a queue (a fifth off), DelayBackoffs the round trips
 	// whose queue shrank the delay-based part.
 	CongestionCuts, NoiseCuts, DelayBackoffs uint64
-	// PacedWaits counts the times the pacer, not the window, held a packet back.
-	PacedWaits uint64
+	// WindowWaits counts the packets with messages due that the window (or the cap on packets
+	// in flight) held back, PacedWaits those the pacer held back while the window had room:
+	// one for each AppendPacket that had something to send and did not send it.
+	WindowWaits, PacedWaits uint64
 }
 
 func newCongestion(cfg Config) congestion {
@@ -147,21 +148,40 @@ func (cc *congestion) fill(now time.Time, srtt time.Duration) int {
 	return min(burst, cc.budget+int(int64(cc.rate(srtt))*int64(d)/int64(time.Second)))
 }
 
-// canSend reports whether a content packet may leave now: the window has room and the pacer
-// has a packet's worth of budget. srtt is the smoothed round trip, 0 before the first sample:
-// without a measured round trip there is no rate to pace at, and the window alone decides.
-func (cc *congestion) canSend(now time.Time, srtt time.Duration) bool {
-	if cc.fixed {
-		return true
+// hold is what keeps a content packet from leaving.
+type hold uint8
+
+const (
+	holdNone   hold = iota
+	holdWindow      // the window is full (or the packets in flight are at the cap)
+	holdPacer       // the window has room, but the pacer has less than a packet's budget
+)
+
+// holds reports what keeps a content packet from leaving now: nothing if the window has room
+// and the pacer has a packet's worth of budget. srtt is the smoothed round trip, 0 before the
+// first sample: without a measured round trip there is no rate to pace at, and the window
+// alone decides. It only looks: AppendPacket, which knows whether there is a packet to hold,
+// counts it (countHold).
+func (cc *congestion) holds(now time.Time, srtt time.Duration) hold {
+	switch {
+	case cc.fixed:
+		return holdNone
+	case cc.inFlight >= cc.window():
+		return holdWindow
+	case srtt > 0 && cc.fill(now, srtt) < cc.mtu:
+		return holdPacer
 	}
-	if cc.inFlight >= cc.window() {
-		return false
-	}
-	if srtt > 0 && cc.fill(now, srtt) < cc.mtu {
+	return holdNone
+}
+
+// countHold counts a packet with messages due that h held back.
+func (cc *congestion) countHold(h hold) {
+	switch h {
+	case holdWindow:
+		cc.stats.WindowWaits++
+	case holdPacer:
 		cc.stats.PacedWaits++
-		return false
 	}
-	return true
 }
 
 // nextSend is when the pacer will let the next packet go (zero: now, or only once an ack
@@ -248,15 +268,15 @@ func (cc *congestion) acked(seq uint16, size int, r rtt) {
 
 // endRound closes a round trip: it measures the queue and moves the delay-based part.
 func (cc *congestion) endRound(r rtt) {
-	if base := r.smallest; cc.roundMin > 0 && base > 0 {
-		cc.queueSize = int(int64(cc.window()) * int64(cc.roundMin-base) / int64(cc.roundMin))
-		cc.queue = cc.queued(cc.roundMin, r)
+	if cc.roundMin > 0 && r.smallest > 0 {
+		var size int
+		size, cc.queue = cc.queueAt(cc.roundMin, r)
 		if cc.limited && !cc.recovering {
 			if cc.queue {
 				if cc.dwnd > 0 {
 					cc.stats.DelayBackoffs++
 				}
-				cc.dwnd = max(cc.dwnd-cc.queueSize, 0)
+				cc.dwnd = max(cc.dwnd-size, 0)
 			} else {
 				cc.dwnd = min(cc.dwnd+cc.window()/8, cc.maxWnd-cc.cwnd)
 			}
@@ -265,17 +285,18 @@ func (cc *congestion) endRound(r rtt) {
 	cc.roundEnd, cc.roundMin, cc.limited = cc.newest, 0, false
 }
 
-// queued reports whether a round trip of d shows a queue: at least queueMinDelay, and twice
-// the samples' own variation, above the smallest one (jitter alone lifts the smallest sample
-// of a round that far above the smallest of all), with at least queueTarget packets of ours
-// in it by Vegas's estimate.
-func (cc *congestion) queued(d time.Duration, r rtt) bool {
+// queueAt estimates, from a round trip of d, the bytes of ours queued at the bottleneck
+// (Vegas's estimate: the window's share of d that the smallest round trip does not explain),
+// and reports whether that is a queue: d at least queueMinDelay, and twice the samples' own
+// variation, above the smallest one (jitter alone lifts the smallest sample of a round that
+// far above the smallest of all), with at least queueTarget packets of ours in it.
+func (cc *congestion) queueAt(d time.Duration, r rtt) (size int, queued bool) {
 	base := r.smallest
 	if d == 0 || base == 0 {
-		return false
+		return 0, false
 	}
-	size := int64(cc.window()) * int64(d-base) / int64(d)
-	return d-base >= max(queueMinDelay, 2*r.variation) && size >= int64(queueTarget*cc.mtu)
+	size = int(int64(cc.window()) * int64(d-base) / int64(d))
+	return size, d-base >= max(queueMinDelay, 2*r.variation) && size >= queueTarget*cc.mtu
 }
 
 // lost takes the loss of a content packet of size bytes.
@@ -291,7 +312,7 @@ func (cc *congestion) lost(seq uint16, size int, r rtt) {
 		d = r.latest
 	}
 	beta := betaNoise
-	if cc.queued(d, r) {
+	if _, queued := cc.queueAt(d, r); queued {
 		beta = betaCongestion
 		cc.stats.CongestionCuts++
 	} else {

@@ -1,6 +1,7 @@
 package message
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -47,7 +48,7 @@ func (s *ccSim) round(d time.Duration, limit int, lose ...int) {
 		if s.base == 0 || p.rtt < s.base {
 			s.base = p.rtt
 		}
-		if slicesContains(lose, i) {
+		if slices.Contains(lose, i) {
 			s.cc.lost(p.seq, s.mtu, rtt{latest: p.rtt, smallest: s.base, samples: s.samples})
 		} else {
 			s.samples++
@@ -70,15 +71,6 @@ func (s *ccSim) fill(d time.Duration, limit int, sent *int) {
 		s.seq++
 		*sent++
 	}
-}
-
-func slicesContains(s []int, v int) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 func (s *ccSim) packets() int { return s.cc.window() / s.mtu }
@@ -175,17 +167,27 @@ func TestCongestionBacksOffAsTheRTTGrows(t *testing.T) {
 }
 
 // TestCongestionAppLimited: a sender that uses a fraction of its window (a game) does not
-// grow it, and is never held back by it.
+// grow it, and is never held back by it. The window is cut first, by losses, so that it has
+// room to grow: at its ceiling it could not, and the test could not fail.
 func TestCongestionAppLimited(t *testing.T) {
+	const lan = 10 * time.Millisecond
 	s := newCCSim(Config{})
+	for range 3 {
+		s.round(lan, 0, 0) // three losses without a queue, a fifth off each
+	}
+	s.round(lan, 2) // the last full window's acks come back; from now on 2 packets a round
+	cut := s.cc.window()
+	if cut > initialWindowPackets*s.mtu*3/4 {
+		t.Fatalf("window %d bytes after three losses, want at most three quarters of 32 packets", cut)
+	}
 	for range 50 {
-		s.round(100*time.Millisecond, 2)
+		s.round(lan, 2)
 	}
 	if n := len(s.flight); n != 2 {
 		t.Fatalf("%d packets in flight, want the 2 the application sent", n)
 	}
-	if got := s.packets(); got != initialWindowPackets {
-		t.Fatalf("window %d packets after 50 rounds of 2, want it left at %d", got, initialWindowPackets)
+	if got := s.cc.window(); got != cut {
+		t.Fatalf("window %d bytes after 50 rounds of 2 packets, want it left at %d", got, cut)
 	}
 }
 
@@ -200,7 +202,7 @@ func TestCongestionPacing(t *testing.T) {
 	srtt := 100 * time.Millisecond // 32 packets per 100 ms at 1.25: 480 kB/s
 	now := s.now.Add(time.Second)  // a full budget
 	sent := 0
-	for s.cc.canSend(now, srtt) {
+	for s.cc.holds(now, srtt) == holdNone {
 		s.cc.sent(now, uint16(sent), s.mtu, srtt)
 		sent++
 	}
@@ -211,7 +213,88 @@ func TestCongestionPacing(t *testing.T) {
 	if wait := next.Sub(now); wait != 2500*time.Microsecond {
 		t.Fatalf("next packet in %v, want one packet's time at the rate: 2.5 ms", wait)
 	}
-	if !s.cc.canSend(next, srtt) {
+	if s.cc.holds(next, srtt) != holdNone {
 		t.Fatal("the pacer holds the packet at the time it named")
+	}
+}
+
+// TestCongestionCountsHeldPackets: WindowWaits and PacedWaits count the packets with messages
+// due that the window or the pacer held back, one for each AppendPacket that had something to
+// send and sent nothing; an AppendPacket with nothing to send counts nothing, however often it
+// is called while the window is full or the pacer's budget is spent.
+func TestCongestionCountsHeldPackets(t *testing.T) {
+	cfg := Config{}.withDefaults()
+	full := make([]byte, cfg.room()-5) // a message that fills a packet
+	queue := func(t *testing.T, c *Conn, now time.Time, n int) {
+		t.Helper()
+		for range n {
+			if _, err := c.SendGuaranteed(now, full, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// drain sends what the connection lets go at now and returns how many packets that was.
+	drain := func(c *Conn, now time.Time) (sent int) {
+		for {
+			if _, ok := c.AppendPacket(nil, now, false); !ok {
+				return sent
+			}
+			sent++
+		}
+	}
+	for _, tt := range []struct {
+		name  string
+		start func(t *testing.T) (*Conn, time.Time)
+		sent  int  // the packets that leave before the hold
+		hold  hold // what holds the next
+	}{
+		// Before a round trip is measured only the window decides: 32 full packets leave and
+		// nothing comes back.
+		{"window", func(*testing.T) (*Conn, time.Time) { return New(cfg, func(*Message) {}), base }, initialWindowPackets, holdWindow},
+		// One message there and its ack back over 100 ms measure the round trip; the pacer
+		// then lets a burst of 10 full packets go, and no more at that instant.
+		{"pacer", func(t *testing.T) (*Conn, time.Time) {
+			a, b := New(cfg, func(*Message) {}), New(cfg, func(*Message) {})
+			queue(t, a, base, 1)
+			d, _ := a.AppendPacket(nil, base, false)
+			if err := b.Receive(base.Add(50*time.Millisecond), d); err != nil {
+				t.Fatal(err)
+			}
+			ack, _ := b.AppendPacket(nil, base.Add(50*time.Millisecond), true)
+			now := base.Add(100 * time.Millisecond)
+			if err := a.Receive(now, ack); err != nil {
+				t.Fatal(err)
+			}
+			return a, now
+		}, maxBurstPackets, holdPacer},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, now := tt.start(t)
+			check := func(what string, held uint64) {
+				t.Helper()
+				want := [2]uint64{held, 0} // window, paced
+				if tt.hold == holdPacer {
+					want = [2]uint64{0, held}
+				}
+				st := c.Stats().Congestion
+				if got := [2]uint64{st.WindowWaits, st.PacedWaits}; got != want {
+					t.Errorf("%s: window and paced waits %v, want %v", what, got, want)
+				}
+			}
+			queue(t, c, now, tt.sent)
+			if n := drain(c, now); n != tt.sent {
+				t.Fatalf("%d packets sent, want %d", n, tt.sent)
+			}
+			if h := c.held(now); h != tt.hold {
+				t.Fatalf("held by %d, want %d", h, tt.hold)
+			}
+			for range 100 {
+				c.AppendPacket(nil, now, false)
+			}
+			check("held, nothing queued, 100 calls", 0)
+			queue(t, c, now, 1)
+			drain(c, now)
+			check("held, a message queued", 1)
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package message
 
 import (
+	"slices"
 	"time"
 
 	"github.com/ackattack/ackattack/net/depgraph"
@@ -224,7 +225,7 @@ func (c *Conn) recordQueued(now time.Time, m *outMsg, named, wireDeps []uint16) 
 	e, ref := c.hist.add(&c.hist.out, m.seq, m.payload, m.sync, len(m.units))
 	e.Outgoing, e.Queued = true, now
 	for _, seq := range named {
-		e.addDep(Edge{Seq: seq, Pruned: !containsSeq(wireDeps, seq)})
+		e.addDep(Edge{Seq: seq, Pruned: !slices.Contains(wireDeps, seq)})
 	}
 	m.hist = ref
 }
@@ -241,7 +242,7 @@ func (c *Conn) recordSent(now time.Time, m *outMsg, wireDeps []uint16) {
 	}
 	e.Sends++
 	for i := range e.deps[:e.nDeps] {
-		if !containsSeq(wireDeps, e.deps[i].Seq) {
+		if !slices.Contains(wireDeps, e.deps[i].Seq) {
 			e.deps[i].Pruned = true
 		}
 	}
@@ -278,15 +279,6 @@ func (c *Conn) recordExecuted(ref histRef) {
 	if e := c.hist.in.at(ref); e != nil {
 		c.hist.in.executed(e, c.lastNow)
 	}
-}
-
-func containsSeq(s []uint16, v uint16) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // historyViews fills d's Outgoing and Incoming from the rings.

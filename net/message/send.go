@@ -103,9 +103,15 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 	}
 	force = force || c.packetDue(now)
 	start := len(b)
-	paced := c.held(now)
-	if paced && !force {
-		return b, false // wait for acks (or the pacer) before more content goes out
+	heldBy := c.held(now)
+	paced := heldBy != holdNone
+	if paced {
+		if due := c.contentDue(now); !due.IsZero() && !due.After(now) {
+			c.cc.countHold(heldBy) // a packet with messages that has to wait
+		}
+		if !force {
+			return b, false // wait for acks (or the pacer) before more content goes out
+		}
 	}
 	b = c.cfg.Frame.Begin(b)
 	h := c.pkt.NextHeader()
@@ -253,13 +259,32 @@ func (c *Conn) sentUnit(now time.Time, pkt uint16, m *outMsg, i int) {
 // syncBlocking reports whether a sync message is out and unacknowledged.
 func (c *Conn) syncBlocking() bool { return c.syncBlock != nil }
 
-// held reports whether content must wait now: the packets in flight are at the cap, or the
-// congestion window is full, or the pacer has no budget. Resends wait too: they are content.
-func (c *Conn) held(now time.Time) bool {
+// held reports what makes content wait now: the packets in flight at the cap or the congestion
+// window full (holdWindow), or the pacer without budget (holdPacer). Resends wait too: they are
+// content.
+func (c *Conn) held(now time.Time) hold {
 	if c.contentInFlight >= c.cfg.MaxInFlight {
-		return true
+		return holdWindow
 	}
-	return !c.cc.canSend(now, c.pacingRTT())
+	return c.cc.holds(now, c.pacingRTT())
+}
+
+// contentDue is when messages are next due to go out, whatever the window and the pacer say:
+// now if a new guaranteed message (not behind a sync message) or an unreliable one waits or a
+// resend is overdue, else the time of the next resend; zero if there is nothing to send.
+func (c *Conn) contentDue(now time.Time) time.Time {
+	if (c.queue.len() > 0 && !c.syncBlocking()) || len(c.unrel) > 0 {
+		return now
+	}
+	if !c.trimResend() {
+		return time.Time{}
+	}
+	ref := c.resend.front()
+	due := c.resendAt(&ref.m.units[ref.idx])
+	if due.Before(now) {
+		due = now // lost: due at once
+	}
+	return due
 }
 
 // pacingRTT is the smoothed round trip the pacer paces by, 0 before the first sample (the

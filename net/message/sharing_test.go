@@ -482,7 +482,7 @@ func runShared(t *testing.T, queue int, warm, measure time.Duration, flows ...si
 				}
 			}
 			slices.Sort(r.game)
-			r.gameHeld = g.a.cc.stats.PacedWaits
+			r.gameHeld = g.a.cc.stats.WindowWaits + g.a.cc.stats.PacedWaits
 		}
 	}
 	return r

@@ -109,18 +109,7 @@ func (c *Conn) NextDeadline(now time.Time) time.Time {
 	// the very goroutines bringing the acks. While the pacer holds them, they are due when it
 	// lets the next packet go.
 	if c.contentInFlight < c.cfg.MaxInFlight && c.cc.inFlight < c.cc.window() {
-		var due time.Time
-		if c.trimResend() {
-			ref := c.resend.front()
-			due = c.resendAt(&ref.m.units[ref.idx])
-			if due.Before(now) {
-				due = now // lost: due at once
-			}
-		}
-		if (c.queue.len() > 0 && !c.syncBlocking()) || len(c.unrel) > 0 {
-			due = now // something new to send right away
-		}
-		if !due.IsZero() {
+		if due := c.contentDue(now); !due.IsZero() {
 			if paced := c.cc.nextSend(now, c.pacingRTT()); paced.After(due) {
 				due = paced
 			}

@@ -59,5 +59,7 @@
 // direction, rebuilding its 64-bit counter from the 16 bits that travel as a receiver does
 // (wire.ExpandCounter), for the datagrams the link dropped too. What comes out is a Datagram:
 // its time, direction, fate, addresses, bytes as they traveled, and the packet inside (type
-// byte and body), ready for net/wire's parsers and a game's messages.
+// byte and body), ready for net/wire's parsers and a game's messages. A key line that breaks
+// the format is skipped and counted (Reader.SkippedKeyLines): the datagrams it was for stay
+// sealed, as without a key file, and the rest of the capture reads.
 package record

@@ -72,30 +72,52 @@ var ErrKeyFile = errors.New("record: bad key file")
 // ParseKeys reads a key file. An error names the line that breaks the format; a file of more
 // than 100,000 key lines, or with a line longer than 512 bytes, is refused.
 func ParseKeys(r io.Reader) ([]Key, error) {
+	keys, bad, err := parseKeys(r)
+	if err == nil {
+		err = bad.first
+	}
+	if err != nil {
+		return nil, err
+	}
+	return keys, nil
+}
+
+// badLines counts the key lines that break the format, and keeps the first one's error.
+type badLines struct {
+	n     int
+	first error
+}
+
+// parseKeys reads a key file, going past the lines that break the format (bad). err is what
+// ends the reading early: more than 100,000 key lines, good or bad, a line longer than 512
+// bytes, a failed read.
+func parseKeys(r io.Reader) (keys []Key, bad badLines, err error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, maxKeyLineLen), maxKeyLineLen)
-	var keys []Key
 	for line := 1; sc.Scan(); line++ {
 		text := strings.TrimSpace(sc.Text())
 		if text == "" || text[0] == '#' {
 			continue
 		}
-		if len(keys) == maxKeyLines {
-			return nil, fmt.Errorf("%w: more than %d key lines", ErrKeyFile, maxKeyLines)
+		if len(keys)+bad.n == maxKeyLines {
+			return nil, bad, fmt.Errorf("%w: more than %d key lines", ErrKeyFile, maxKeyLines)
 		}
 		k, err := parseKeyLine(text)
 		if err != nil {
-			return nil, fmt.Errorf("%w: line %d: %v", ErrKeyFile, line, err)
+			if bad.n++; bad.first == nil {
+				bad.first = fmt.Errorf("%w: line %d: %v", ErrKeyFile, line, err)
+			}
+			continue
 		}
 		keys = append(keys, k)
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, fmt.Errorf("%w: a line longer than %d bytes", ErrKeyFile, maxKeyLineLen)
+			return nil, bad, fmt.Errorf("%w: a line longer than %d bytes", ErrKeyFile, maxKeyLineLen)
 		}
-		return nil, fmt.Errorf("%w: %v", ErrKeyFile, err)
+		return nil, bad, fmt.Errorf("%w: %v", ErrKeyFile, err)
 	}
-	return keys, nil
+	return keys, bad, nil
 }
 
 // parseKeyLine reads one key line, without its line feed.

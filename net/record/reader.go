@@ -48,23 +48,27 @@ type Reader struct {
 	next  []uint64            // per key: the counter after the largest it opened
 	index int                 // the number of the datagram read last, from 1, for errors
 	open  []byte
+	bad   badLines // the key file's lines that Open skipped
 }
 
 // direction is a datagram's source and destination.
 type direction struct{ from, to netip.AddrPort }
 
 // Open reads the capture at path and the key file beside it (KeysPath). A missing key file is
-// no error: the sealed datagrams then stay closed. Close closes the capture.
+// no error: the sealed datagrams then stay closed. Nor is a key line that breaks the format:
+// Open skips it (SkippedKeyLines), and the datagrams it was for stay closed. A key file that
+// cannot be read, is too long, or has a line too long is an error. Close closes the capture.
 func Open(path string) (*Reader, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	var keys []Key
+	var bad badLines
 	kf, err := os.Open(KeysPath(path))
 	switch {
 	case err == nil:
-		keys, err = ParseKeys(kf)
+		keys, bad, err = parseKeys(kf)
 		kf.Close()
 		if err != nil {
 			f.Close()
@@ -79,9 +83,13 @@ func Open(path string) (*Reader, error) {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	r.file = f
+	r.file, r.bad = f, bad
 	return r, nil
 }
+
+// SkippedKeyLines is how many lines of the key file Open skipped because they broke the
+// format, with the first one's error (naming its line); 0 and nil when none.
+func (r *Reader) SkippedKeyLines() (int, error) { return r.bad.n, r.bad.first }
 
 // NewReader reads the capture from capture, opening sealed datagrams with keys (ParseKeys).
 func NewReader(capture io.Reader, keys []Key) (*Reader, error) {

@@ -124,7 +124,21 @@ type Recorder struct {
 	keyBuf  []byte
 	keyN    atomic.Uint64
 	keyErr  error
+	// early holds the keys logged before any datagram showed the socket's address, until one
+	// does (at most maxEarlyKeys connections).
+	early []earlyKey
 }
+
+// earlyKey is a connection's keys that wait for the socket's address.
+type earlyKey struct {
+	at   time.Time
+	keys transport.ConnKeys
+}
+
+// maxEarlyKeys bounds the connections whose keys wait for the socket's address. A host shows
+// its recorder the handshake's datagrams before it learns any key, so a key comes first only
+// from a recorder that was given as a KeyLog but not as the same socket's Tap.
+const maxEarlyKeys = 64
 
 // errLimit marks a capture that stopped at its limit: not an error of the recording.
 var errLimit = errors.New("record: the capture reached its size limit")
@@ -221,7 +235,9 @@ func (r *Recorder) Tapped(d transport.TappedDatagram) {
 	}
 	if r.local.Load() == nil {
 		local := d.Local
-		r.local.CompareAndSwap(nil, &local)
+		if r.local.CompareAndSwap(nil, &local) {
+			r.writeEarlyKeys(local)
+		}
 	}
 	bp := r.pool.Get().(*[]byte)
 	n := min(len(d.Data), maxPayload)
@@ -236,21 +252,62 @@ func (r *Recorder) Tapped(d transport.TappedDatagram) {
 
 // KeyLog writes the two keys of a connection to the key file (transport.Config.KeyLog). The
 // local address is the socket's, as the datagrams the recorder was shown carry it: the
-// handshake's come before any key.
+// handshake's come before any key. Keys that come before any datagram wait for the first one
+// (Tapped), so that their lines name the address the capture's datagrams carry.
 func (r *Recorder) KeyLog(k transport.ConnKeys) {
-	var local netip.AddrPort
-	if l := r.local.Load(); l != nil {
-		local = *l
-	}
 	now := time.Now()
-	out, in := endpoints(true, local, k.Peer)
 	r.keyMu.Lock()
 	defer r.keyMu.Unlock()
 	if r.keys == nil || r.keyErr != nil {
 		return
 	}
-	r.keyBuf = appendKeyLine(r.keyBuf[:0], Key{At: now, From: out, To: in, Key: k.Send})
-	r.keyBuf = appendKeyLine(r.keyBuf, Key{At: now, From: in, To: out, Key: k.Recv})
+	// Read under the lock: Tapped sets the address before it takes the lock to write what
+	// waited, so a key either sees the address or waits and is written by it.
+	l := r.local.Load()
+	if l == nil && len(r.early) < maxEarlyKeys {
+		r.early = append(r.early, earlyKey{now, k})
+		return
+	}
+	local := noAddress(k.Peer)
+	if l != nil {
+		local = *l
+	}
+	r.writeKeys(now, local, k)
+}
+
+// writeEarlyKeys writes the keys that waited for the socket's address, now local.
+func (r *Recorder) writeEarlyKeys(local netip.AddrPort) {
+	r.keyMu.Lock()
+	defer r.keyMu.Unlock()
+	r.flushEarly(func(netip.AddrPort) netip.AddrPort { return local })
+}
+
+// flushEarly writes the keys that waited, each with the local address local gives for its
+// peer. The caller holds keyMu.
+func (r *Recorder) flushEarly(local func(peer netip.AddrPort) netip.AddrPort) {
+	for _, e := range r.early {
+		if r.keys == nil || r.keyErr != nil {
+			break
+		}
+		r.writeKeys(e.at, local(e.keys.Peer), e.keys)
+	}
+	r.early = nil
+}
+
+// noAddress is the local address of a key line when no datagram ever showed the socket's: the
+// unspecified address of the peer's family, port 0. The line reads, and opens nothing.
+func noAddress(peer netip.AddrPort) netip.AddrPort {
+	if peer.Addr().Unmap().Is4() {
+		return netip.AddrPortFrom(netip.IPv4Unspecified(), 0)
+	}
+	return netip.AddrPortFrom(netip.IPv6Unspecified(), 0)
+}
+
+// writeKeys writes the two lines of a connection's keys. The caller holds keyMu.
+func (r *Recorder) writeKeys(at time.Time, local netip.AddrPort, k transport.ConnKeys) {
+	out, in := endpoints(true, local, k.Peer)
+	r.keyBuf = appendKeyLine(r.keyBuf[:0], Key{At: at, From: out, To: in, Key: k.Send})
+	r.keyBuf = appendKeyLine(r.keyBuf, Key{At: at, From: in, To: out, Key: k.Recv})
 	// Written at once and unbuffered: a key comes once per connection, and a capture whose
 	// process died must still be readable.
 	if _, err := r.keys.Write(r.keyBuf); err != nil {
@@ -285,6 +342,7 @@ func (r *Recorder) Close() error {
 		errs = append(errs, r.writeErr)
 	}
 	r.keyMu.Lock()
+	r.flushEarly(noAddress) // no datagram ever came: the keys are kept all the same
 	errs = append(errs, r.keyErr)
 	r.keyMu.Unlock()
 	if r.capture != nil {

@@ -77,13 +77,36 @@ func newConversation(t *testing.T) *conversation {
 	return c
 }
 
-// record gives the conversation and the keys to r, as a socket and an endpoint would.
-func (c *conversation) record(r *Recorder) {
-	for i, d := range c.tapped {
-		if i == 2 { // the first sealed datagram: the keys are known by now
-			r.KeyLog(transport.ConnKeys{Peer: serverAddr, Send: exampleKeys[0].Key, Recv: exampleKeys[1].Key})
+// record gives the conversation and the keys to r, as a socket and an endpoint would: the
+// keys before the first sealed datagram.
+func (c *conversation) record(r *Recorder) { c.recordKeysAt(r, 2) }
+
+// recordKeysAt gives the conversation to r with the keys before datagram i.
+func (c *conversation) recordKeysAt(r *Recorder, i int) {
+	for k, d := range c.tapped {
+		if k == i {
+			logKeys(r)
 		}
 		r.Tapped(d)
+	}
+}
+
+// logKeys gives r the keys of the conversation's connection.
+func logKeys(r *Recorder) {
+	r.KeyLog(transport.ConnKeys{Peer: serverAddr, Send: exampleKeys[0].Key, Recv: exampleKeys[1].Key})
+}
+
+// checkOpened checks that the sealed datagrams of the conversation read back opened, and the
+// plain ones read.
+func checkOpened(t *testing.T, all []Datagram, c *conversation) {
+	t.Helper()
+	if len(all) != len(c.tapped) {
+		t.Fatalf("%d datagrams, want %d", len(all), len(c.tapped))
+	}
+	for i, d := range all {
+		if !bytes.Equal(d.Packet, c.packets[i]) || d.Sealed != c.sealed[i] {
+			t.Errorf("datagram %d: packet %x (sealed %v), want %x (sealed %v)", i, d.Packet, d.Sealed, c.packets[i], c.sealed[i])
+		}
 	}
 }
 
@@ -211,6 +234,77 @@ func TestReadWithoutKeys(t *testing.T) {
 			t.Errorf("datagram %d: opened %v (sealed %v) without keys; want only the plain ones opened", i, opened, d.Sealed)
 		}
 	}
+}
+
+// TestKeysBeforeAnyDatagram: keys logged before the recorder saw a datagram wait for the
+// first one, whose address their lines then name, so the capture opens as if they had come
+// later; keys of a recorder that never saw a datagram are written at Close with an
+// unspecified local address, and the key file still reads.
+func TestKeysBeforeAnyDatagram(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	path := filepath.Join(t.TempDir(), "game.pcapng")
+	r, err := Create(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newConversation(t)
+	c.recordKeysAt(r, 0)
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st := r.Stats(); st.Keys != 2 {
+		t.Errorf("%d key lines, want 2", st.Keys)
+	}
+	all, err := ReadAll(path, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkOpened(t, all, c)
+
+	var keys bytes.Buffer
+	r, err = New(io.Discard, &keys, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logKeys(r)
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ParseKeys(&keys)
+	local := netip.MustParseAddrPort("0.0.0.0:0")
+	if err != nil || len(got) != 2 || got[0].From != local || got[0].To != serverAddr || got[1].From != serverAddr || got[1].To != local {
+		t.Errorf("keys of a recorder without datagrams: %+v, %v; want two lines between %v and %v", got, err, local, serverAddr)
+	}
+}
+
+// TestOpenSkipsABadKeyLine: a key line that breaks the format (here one with an empty address,
+// as an older recorder wrote for keys logged before any datagram) is skipped and counted, and
+// the rest of the key file still opens the capture.
+func TestOpenSkipsABadKeyLine(t *testing.T) {
+	path, _, c := recordToFile(t, Options{})
+	f, err := os.OpenFile(KeysPath(path), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := "ACKATTACK_KEY 1700000000000000000 127.0.0.1:7777 " + strings.Repeat("00", 32) + "\n"
+	if _, err := f.WriteString(bad); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	r, err := Open(path)
+	if err != nil {
+		t.Fatalf("Open refuses the capture for one bad key line: %v", err)
+	}
+	n, lineErr := r.SkippedKeyLines()
+	r.Close()
+	if n != 1 || !errors.Is(lineErr, ErrKeyFile) || !strings.Contains(lineErr.Error(), "line 6") {
+		t.Errorf("skipped %d key lines (%v), want 1 naming line 6", n, lineErr)
+	}
+	all, err := ReadAll(path, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkOpened(t, all, c)
 }
 
 // TestRecorderLimit: a capture stops at its limit, counts what it could not hold, and is whole.

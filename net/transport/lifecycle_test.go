@@ -418,3 +418,23 @@ func TestDebugViewsOnlyWhenAsked(t *testing.T) {
 		p.close()
 	}
 }
+
+// TestTickForgetsDepartedPeers: the copy of the peer list that Tick walks keeps its backing
+// array between ticks (so that a Tick allocates nothing), and must not keep a peer that has
+// left reachable from it, with its connection's tables.
+func TestTickForgetsDepartedPeers(t *testing.T) {
+	p := newPair(t, ServerConfig{})
+	p.dial(ClientConfig{Name: "stays"})
+	p.dial(ClientConfig{Name: "leaves"})
+	p.sl.call(func(now time.Time) {
+		p.srv.Tick(now) // both peers in the copy
+		p.srv.Kick(p.srv.Peers()[1], now, "")
+		p.srv.Tick(now)
+		for i, peer := range p.srv.ticking[:cap(p.srv.ticking)] {
+			if peer != nil {
+				t.Errorf("after the tick, slot %d of the tick's copy still holds %s", i, peer.Name())
+			}
+		}
+	})
+	p.close()
+}

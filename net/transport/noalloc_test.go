@@ -85,7 +85,8 @@ func TestLoopbackSteadyStateNoAlloc(t *testing.T) {
 		}
 	}
 	// Warm up past two wraps of the message numbers, so that every table has reached the
-	// size it keeps: the receiver's graph holds the window, the sender's the whole circle.
+	// size it keeps (under the window rule both graphs keep an executed message as a bit, and
+	// nodes only for the messages not executed yet).
 	for range 5000 {
 		round()
 	}

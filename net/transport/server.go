@@ -487,6 +487,9 @@ func (s *Server) Tick(now time.Time) {
 		s.pump(p, now)
 		s.checkConn(p, now)
 	}
+	// Forget the copy's pointers: a peer that has left would otherwise stay reachable from
+	// the backing array, and with it its connection's tables, until its slot is overwritten.
+	clear(s.ticking)
 	for tag, exp := range s.usedTags {
 		if now.After(exp) {
 			delete(s.usedTags, tag)

@@ -133,7 +133,7 @@ func (s *Socket) recycle(b []byte) {
 func (s *Socket) readFrom(b []byte) (n int, from netip.AddrPort, ok bool, err error) {
 	if s.apr != nil {
 		n, from, err = s.apr.ReadFromUDPAddrPort(b)
-		return n, netip.AddrPortFrom(from.Addr().Unmap(), from.Port()), from.IsValid(), err
+		return n, unmapped(from), from.IsValid(), err
 	}
 	n, addr, err := s.pc.ReadFrom(b)
 	_, ok = addr.(*net.UDPAddr)

@@ -99,7 +99,7 @@ func (s *Socket) observe(o linksim.Observation) {
 	case linksim.Duplicated:
 		fate = TapDuplicated
 	}
-	s.tap.Tapped(TappedDatagram{At: o.At, Out: o.Outgoing, Fate: fate, Local: s.local, Peer: addrPortOf(o.Addr), Data: o.Data})
+	s.tap.Tapped(TappedDatagram{At: o.At, Out: o.Outgoing, Fate: fate, Local: s.local, Peer: unmapped(o.Addr), Data: o.Data})
 }
 
 // addrPortOf is a UDP address as an AddrPort, IPv4-mapped addresses unmapped (the zero value
@@ -109,6 +109,10 @@ func addrPortOf(a net.Addr) netip.AddrPort {
 	if !ok {
 		return netip.AddrPort{}
 	}
-	ap := ua.AddrPort()
+	return unmapped(ua.AddrPort())
+}
+
+// unmapped is ap with an IPv4-mapped address unmapped: the form a host keys its peers by.
+func unmapped(ap netip.AddrPort) netip.AddrPort {
 	return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
 }

@@ -46,8 +46,11 @@ const (
 // ProtocolVersion is the version a client announces in its ConnectRequest.
 // A server that speaks another version answers DenyVersion. Later versions
 // keep the ConnectRequest layout and ProtocolID, so that this answer stays
-// possible.
-const ProtocolVersion = 1
+// possible. Version 2 brought the key exchange (a public key in the
+// ChallengeResponse and the Accepted), the sealed frame and the role byte:
+// a client of version 1 could not read the Accepted, so it is told
+// DenyVersion instead of waiting for a connection that never opens.
+const ProtocolVersion = 2
 
 // HandshakeSize is the size of a whole ConnectRequest or ChallengeResponse
 // datagram, checksum included. Every reply the server sends before the
@@ -80,8 +83,7 @@ type PlayerID [16]byte
 // Role is what a client asks to be on the server: the transport carries it and hands it to
 // the server's owner, which decides what to make of it (a game seats a player, and lets an
 // observer watch without a seat). It is the last field of the client's handshake packets,
-// where the packets had zero padding before it existed: a client that sends no role sends
-// RolePlayer.
+// before their zero padding.
 type Role uint8
 
 const (
@@ -146,7 +148,7 @@ type Accepted struct {
 type DenyReason uint8
 
 const (
-	DenyServerFull DenyReason = 1 // every seat is taken
+	DenyServerFull DenyReason = 1 // no connection is free, or the server's owner refuses the player
 	DenyVersion    DenyReason = 2 // the client speaks another ProtocolVersion
 	DenyChallenge  DenyReason = 3 // the tag is invalid, expired or already used
 	DenyBadRequest DenyReason = 4 // the request breaks a rule of the protocol
@@ -522,10 +524,6 @@ func checkPublicKey(k *PublicKey, t PacketType) error {
 //	43+L    32  the client's public key
 //	75+L    1   role (0 player, 1 observer)
 //	76+L    …   zeros up to byte 1195
-//
-// The role comes last, after the fields that were there before it, so that
-// a packet of a client that sends none (its zero padding) still reads as a
-// player's.
 func AppendChallengeResponse(b []byte, m *ChallengeResponse) ([]byte, error) {
 	if err := CheckName(m.Name); err != nil {
 		return b, err

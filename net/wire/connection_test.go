@@ -128,28 +128,28 @@ var connectionPacketTests = []struct {
 	m    any    // a pointer to the packet
 	hex  string // from the type byte on
 }{
-	{"connect request", &ConnectRequest{Version: 1, Player: testPlayer, Name: "Ada"},
-		padded("02 01 " + testPlayerHex + " 03 416461")},
+	{"connect request", &ConnectRequest{Version: 2, Player: testPlayer, Name: "Ada"},
+		padded("02 02 " + testPlayerHex + " 03 416461")},
 	{"connect request, other version", &ConnectRequest{Version: 7, Player: testPlayer, Name: "Ada"},
 		padded("02 07 " + testPlayerHex + " 03 416461")},
-	{"connect request, UTF-8 name", &ConnectRequest{Version: 1, Name: "Zoë"},
-		padded("02 01 00000000000000000000000000000000 04 5a6fc3ab")},
-	{"connect request, CJK name", &ConnectRequest{Version: 1, Player: testPlayer, Name: "玩家"},
-		padded("02 01 " + testPlayerHex + " 06 e78ea9e5aeb6")},
-	{"connect request, longest name", &ConnectRequest{Version: 1, Player: testPlayer, Name: strings.Repeat("n", MaxNameLen)},
-		padded("02 01 " + testPlayerHex + " 20 " + strings.Repeat("6e", 32))},
-	{"connect request, an observer", &ConnectRequest{Version: 1, Player: testPlayer, Name: "Ada", Role: RoleObserver},
-		padded("02 01 " + testPlayerHex + " 03 416461 01")},
+	{"connect request, UTF-8 name", &ConnectRequest{Version: 2, Name: "Zoë"},
+		padded("02 02 00000000000000000000000000000000 04 5a6fc3ab")},
+	{"connect request, CJK name", &ConnectRequest{Version: 2, Player: testPlayer, Name: "玩家"},
+		padded("02 02 " + testPlayerHex + " 06 e78ea9e5aeb6")},
+	{"connect request, longest name", &ConnectRequest{Version: 2, Player: testPlayer, Name: strings.Repeat("n", MaxNameLen)},
+		padded("02 02 " + testPlayerHex + " 20 " + strings.Repeat("6e", 32))},
+	{"connect request, an observer", &ConnectRequest{Version: 2, Player: testPlayer, Name: "Ada", Role: RoleObserver},
+		padded("02 02 " + testPlayerHex + " 03 416461 01")},
 	{"challenge", &Challenge{Issued: 1_700_000_000_000, Tag: testTag},
 		"03 0000018bcfe56800 " + testTagHex},
 	{"challenge, zero", &Challenge{},
 		"03 0000000000000000 00000000000000000000000000000000"},
-	{"challenge response", &ChallengeResponse{Version: 1, Player: testPlayer, Name: "Ada", Challenge: Challenge{Issued: 1_700_000_000_000, Tag: testTag}, PublicKey: testClientKey},
-		padded("04 01 " + testPlayerHex + " 03 416461 0000018bcfe56800 " + testTagHex + " " + rfcClientPublic)},
-	{"challenge response, longest name", &ChallengeResponse{Version: 1, Player: testPlayer, Name: strings.Repeat("n", MaxNameLen), Challenge: Challenge{Issued: 1<<64 - 1, Tag: testTag}, PublicKey: PublicKey{31: 1}},
-		padded("04 01 " + testPlayerHex + " 20 " + strings.Repeat("6e", 32) + " ffffffffffffffff " + testTagHex + " " + strings.Repeat("00", 31) + "01")},
-	{"challenge response, an observer", &ChallengeResponse{Version: 1, Player: testPlayer, Name: "Ada", Challenge: Challenge{Issued: 1_700_000_000_000, Tag: testTag}, PublicKey: testClientKey, Role: RoleObserver},
-		padded("04 01 " + testPlayerHex + " 03 416461 0000018bcfe56800 " + testTagHex + " " + rfcClientPublic + " 01")},
+	{"challenge response", &ChallengeResponse{Version: 2, Player: testPlayer, Name: "Ada", Challenge: Challenge{Issued: 1_700_000_000_000, Tag: testTag}, PublicKey: testClientKey},
+		padded("04 02 " + testPlayerHex + " 03 416461 0000018bcfe56800 " + testTagHex + " " + rfcClientPublic)},
+	{"challenge response, longest name", &ChallengeResponse{Version: 2, Player: testPlayer, Name: strings.Repeat("n", MaxNameLen), Challenge: Challenge{Issued: 1<<64 - 1, Tag: testTag}, PublicKey: PublicKey{31: 1}},
+		padded("04 02 " + testPlayerHex + " 20 " + strings.Repeat("6e", 32) + " ffffffffffffffff " + testTagHex + " " + strings.Repeat("00", 31) + "01")},
+	{"challenge response, an observer", &ChallengeResponse{Version: 2, Player: testPlayer, Name: "Ada", Challenge: Challenge{Issued: 1_700_000_000_000, Tag: testTag}, PublicKey: testClientKey, Role: RoleObserver},
+		padded("04 02 " + testPlayerHex + " 03 416461 0000018bcfe56800 " + testTagHex + " " + rfcClientPublic + " 01")},
 	{"accepted", &Accepted{PublicKey: testServerKey},
 		"05 " + rfcServerPublic},
 	{"accepted, key of ones", &Accepted{PublicKey: PublicKey{0: 0xff, 31: 0xff}},
@@ -251,12 +251,12 @@ func TestNoAmplification(t *testing.T) {
 func TestAppendConnectionPacketVersionZero(t *testing.T) {
 	got, err := AppendConnectRequest(nil, &ConnectRequest{Player: testPlayer, Name: "Ada"})
 	checkErr(t, err, nil)
-	if want := unhex(t, padded("02 01 "+testPlayerHex+" 03 416461")); !bytes.Equal(got, want) {
+	if want := unhex(t, padded("02 02 "+testPlayerHex+" 03 416461")); !bytes.Equal(got, want) {
 		t.Errorf("request with version 0 = %x, want %x", got, want)
 	}
 	got, err = AppendChallengeResponse(nil, &ChallengeResponse{Player: testPlayer, Name: "Ada", PublicKey: testClientKey})
 	checkErr(t, err, nil)
-	if want := unhex(t, padded("04 01 "+testPlayerHex+" 03 416461 0000000000000000 00000000000000000000000000000000 "+rfcClientPublic)); !bytes.Equal(got, want) {
+	if want := unhex(t, padded("04 02 "+testPlayerHex+" 03 416461 0000000000000000 00000000000000000000000000000000 "+rfcClientPublic)); !bytes.Equal(got, want) {
 		t.Errorf("response with version 0 = %x, want %x", got, want)
 	}
 }
@@ -297,8 +297,8 @@ func TestAppendConnectionPacketRejects(t *testing.T) {
 
 func TestParseConnectionPacketRejects(t *testing.T) {
 	const (
-		request  = "02 01 " + testPlayerHex
-		response = "04 01 " + testPlayerHex
+		request  = "02 02 " + testPlayerHex
+		response = "04 02 " + testPlayerHex
 		size     = HandshakeSize - ChecksumSize
 	)
 	tests := []struct {

@@ -178,9 +178,9 @@
 //	Data, Ping, Pong, Disconnect: sealed with the connection's keys, both ways
 //
 //	type                   body
-//	2  ConnectRequest      version u8 ‖ player id [16] ‖ name ‖ zero padding
+//	2  ConnectRequest      version u8 ‖ player id [16] ‖ name ‖ role u8 ‖ zero padding
 //	3  Challenge           issued u64 ‖ tag [16]
-//	4  ChallengeResponse   version u8 ‖ player id [16] ‖ name ‖ issued u64 ‖ tag [16] ‖ public key [32] ‖ zero padding
+//	4  ChallengeResponse   version u8 ‖ player id [16] ‖ name ‖ issued u64 ‖ tag [16] ‖ public key [32] ‖ role u8 ‖ zero padding
 //	5  Accepted            public key [32]
 //	6  Denied              reason u8
 //	7  Disconnect          reason u8 ‖ text

@@ -106,6 +106,6 @@ func ExampleParseConnectRequest() {
 	fmt.Printf("challenge: %d bytes\n", len(reply))
 	// Output:
 	// request: 1200 bytes
-	// "Ada", version 1, player 00112233445566778899aabbccddeeff
+	// "Ada", version 2, player 00112233445566778899aabbccddeeff
 	// challenge: 29 bytes
 }

@@ -111,15 +111,22 @@ func TestProtocolDocWorkedExample(t *testing.T) {
 	if !bytes.Equal(fromDoc, d) {
 		t.Fatalf("the document's example is\n% x\nbut the packet is\n% x", fromDoc, d)
 	}
-	whole := regexp.MustCompile("The whole datagram is ([0-9]+) bytes: `([0-9a-f ]+)`").FindStringSubmatch(doc)
+	checkOneLine(t, doc, "The whole datagram is ([0-9]+) bytes: `([0-9a-f ]+)`", d)
+}
+
+// checkOneLine checks the one-line form of an example in doc, which form matches with the
+// size in bytes and the hex as its two groups, against the datagram d.
+func checkOneLine(t *testing.T, doc, form string, d []byte) {
+	t.Helper()
+	whole := regexp.MustCompile(form).FindStringSubmatch(doc)
 	if whole == nil {
-		t.Fatal("the one-line form of the example is missing")
+		t.Fatalf("the one-line form %q is missing", form)
 	}
 	if n, _ := strconv.Atoi(whole[1]); n != len(d) {
-		t.Errorf("the document says %s bytes, the packet has %d", whole[1], len(d))
+		t.Errorf("the document says %s bytes, the datagram has %d", whole[1], len(d))
 	}
 	if got := strings.ReplaceAll(whole[2], " ", ""); got != hex.EncodeToString(d) {
-		t.Errorf("one-line form %s, packet %x", got, d)
+		t.Errorf("one-line form %s, datagram %x", got, d)
 	}
 }
 
@@ -199,16 +206,7 @@ func TestProtocolDocSealedExample(t *testing.T) {
 	if !bytes.Equal(fromDoc, d) {
 		t.Fatalf("the document's sealed datagram is\n% x\nbut the datagram is\n% x", fromDoc, d)
 	}
-	whole := regexp.MustCompile("the sealed datagram is ([0-9]+) bytes:\\s+`([0-9a-f ]+)`").FindStringSubmatch(doc)
-	if whole == nil {
-		t.Fatal("the one-line form of the sealed datagram is missing")
-	}
-	if n, _ := strconv.Atoi(whole[1]); n != len(d) {
-		t.Errorf("the document says %s bytes, the datagram has %d", whole[1], len(d))
-	}
-	if got := strings.ReplaceAll(whole[2], " ", ""); got != hex.EncodeToString(d) {
-		t.Errorf("one-line form %s, datagram %x", got, d)
-	}
+	checkOneLine(t, doc, "the sealed datagram is ([0-9]+) bytes:\\s+`([0-9a-f ]+)`", d)
 	for next, opens := range map[uint64]bool{37_231: false, 37_232: true, 70_000: true, 102_767: true, 102_768: false} {
 		got, c, err := k.Open(nil, d, next)
 		if opens != (err == nil) || opens && (c != counter || !bytes.Equal(got, packet)) {
