@@ -63,7 +63,7 @@ func run(args []string) int {
 	inject := fs.Duration("inject-desync", 0, "corrupt one of your units every this long (to watch detection and repair)")
 	quiet := fs.Bool("quiet", false, "print no status lines (--headless)")
 	replayPath := fs.String("replay", "", "play back this `capture` (written by --record, with its .keys file beside it) in the terminal UI: the debug panel, pause, step, speed, seek to the next re-sync; headless, print it; no game is played")
-	identityPath := fs.String("identity", "", "keep your player id, and the secret a server gives you on your first join, in this `file` (created with mode 0600), so that a restart gets your seat back; without it a restart is a new player")
+	identityPath := fs.String("identity", "", "keep your player id, and the secret a server gives you on your first join, in this `file` (created with mode 0600), so that a restart gets your seat back; without it a restart is a new player (an embedded game or a lesson neither reads nor writes it: their server is not the one of --connect)")
 	lessonArg := fs.String("lesson", "", "play lesson `N` (1-9), or a lesson script FILE: an embedded game scripted for one idea, with a panel that explains it step by step (F4 in the UI lists the lessons)")
 	if exit, ok := cmd.Parse(args); !ok {
 		return exit
@@ -241,7 +241,10 @@ func (g *gameSetup) play(ctx context.Context) (c *hostloop.Client, addr string, 
 	}
 	cfg := game.ClientConfig{Connect: addr, Listen: g.listen, Name: g.name, Bot: g.bot, Seed: g.seed, InjectDesync: g.inject, Late: cmd.Late,
 		Spectate: g.spectate, Logger: logger}
-	if g.identityPath != "" {
+	// The identity is the one a real server knows: an embedded game (a lesson too) hands out
+	// a secret of its own, which must not overwrite the class server's in the file, or the
+	// student comes back from a lesson to a seat that no longer opens.
+	if g.identityPath != "" && g.connect != "" {
 		cfg.PlayerID, cfg.Secret = g.id.Player, g.id.Secret
 		path := g.identityPath
 		cfg.OnSecret = func(player uuid.UUID, secret game.Secret) {
