@@ -37,6 +37,9 @@ type graphHistory struct {
 	last    *message.Debug   // the latest snapshot merged
 	none    bool             // the latest snapshot had no history (the debug views keep none)
 	held    int              // records not kept because the store was full while frozen
+	// heldTop is, per direction, the latest serial counted in held: the snapshots overlap,
+	// and a record dropped from one comes again in the next ones, to be counted once.
+	heldTop [2]uint64 // out, in
 }
 
 // reset forgets every record.
@@ -61,8 +64,8 @@ func (h *graphHistory) merge(source string, d *message.Debug, hold bool) {
 		h.reset(source)
 		h.last = d
 	}
-	h.out = h.mergeSide(h.out, d.Outgoing, hold)
-	h.in = h.mergeSide(h.in, d.Incoming, hold)
+	h.out = h.mergeSide(h.out, d.Outgoing, hold, &h.heldTop[0])
+	h.in = h.mergeSide(h.in, d.Incoming, hold, &h.heldTop[1])
 }
 
 func lastSerial(recs []message.Record) uint64 {
@@ -72,15 +75,20 @@ func lastSerial(recs []message.Record) uint64 {
 	return recs[len(recs)-1].Serial
 }
 
-// mergeSide puts each record in its place by serial, replacing the older copy of it.
-func (h *graphHistory) mergeSide(side, recs []message.Record, hold bool) []message.Record {
+// mergeSide puts each record in its place by serial, replacing the older copy of it. A record
+// dropped because hold is on is counted in held once, however many snapshots bring it: top is
+// the latest serial of the side counted.
+func (h *graphHistory) mergeSide(side, recs []message.Record, hold bool, top *uint64) []message.Record {
 	for _, r := range recs {
 		i := sort.Search(len(side), func(i int) bool { return side[i].Serial >= r.Serial })
 		switch {
 		case i < len(side) && side[i].Serial == r.Serial:
 			side[i] = r
 		case hold && len(side) >= graphKept:
-			h.held++
+			if r.Serial > *top {
+				*top = r.Serial
+				h.held++
+			}
 		default:
 			side = slices.Insert(side, i, r)
 		}

@@ -99,7 +99,7 @@ func (g *GraphView) Frozen() bool { return g.frozen }
 
 // Freeze stops the view at the latest step it knows (on), or makes it live again.
 func (g *GraphView) Freeze(on bool) {
-	g.frozen, g.stepped, g.hist.held = on, "", 0
+	g.frozen, g.stepped, g.hist.held, g.hist.heldTop = on, "", 0, [2]uint64{}
 	if on {
 		g.at = g.hist.latest()
 		g.frozenAt = g.at.t
