@@ -25,7 +25,7 @@ import (
 //	│ datagram 222 of 293 · 3.512 s of 6.120 s · 1× · paused · server link: c1 127.0.0.1:7777│
 //	│ in  ← 127.0.0.1:7777  Data 31 B  received: accepted                                  │
 //	│ seq 97 ack 96 bits 0111… · sync #24 Pause                                            │
-//	│ space play/pause  . step  +/- speed  n next re-sync  r restart  c connection  q quit │
+//	│ space play/pause  . step  +/- speed  n next re-sync  r restart  c connection  f , graph │
 //	└────────────────────────────────────────────────────────────────────────────────────┘
 //
 // The debug panel is the live game's own, fed the snapshots the replay rebuilds
@@ -41,11 +41,12 @@ var ReplayKeys = []KeyHelp{
 	{"r", "restart from the first datagram"},
 	{"c", "next connection"},
 	{"1-4", "debug panel view; ↑ ↓ scroll the graph"},
+	{"f ,", "freeze the graph; step it one message at a time"},
 	{"q", "quit"},
 }
 
 // replayHint is the keys in one line, under the timeline.
-const replayHint = "space play/pause  . step  +/- speed  n next re-sync  r restart  c connection  1-4 view  q quit"
+const replayHint = "space play/pause  . step  +/- speed  n next re-sync  r restart  c connection  1-4 view  f , graph  q quit"
 
 // replaySideWidth is the events pane's width beside the panel on a wide terminal.
 const replaySideWidth = 44
@@ -98,7 +99,8 @@ type ReplayScreen struct {
 // NewReplayScreen returns a screen before the first datagram of m, paused.
 func NewReplayScreen(name string, m *replay.Model, note string) *ReplayScreen {
 	s := &ReplayScreen{name: name, player: replay.NewPlayer(m), note: note, wide: true}
-	s.panel = NewDebugPanel().SetHint("F3: next view  f: freeze graph")
+	// '.' steps a datagram here, so the frozen graph steps with ','.
+	s.panel = NewDebugPanel().SetHint("F3: view  f: freeze  ,: step").SetStepKey(',')
 	s.panel.SetBorder(true).SetTitle(" debug panel ")
 	s.events = &replayEvents{Box: tview.NewBox()}
 	s.events.SetBorder(true).SetTitle(" events ")
@@ -222,8 +224,12 @@ func (s *ReplayScreen) HandleKey(ev *tcell.EventKey, quit func()) *tcell.EventKe
 		s.msg = "restarted: space plays, . steps"
 	case r == 'c':
 		s.nextConn()
-	case r >= '1' && r <= '4' || r == 'f':
-		s.panelKey(ev) // the views; freezing the graph
+	case r == 'f':
+		s.msg = s.panel.ToggleFreeze()
+	case r == ',':
+		s.msg = s.panel.Step()
+	case r >= '1' && r <= '4':
+		s.panelKey(ev) // the views
 	default:
 		return nil
 	}
