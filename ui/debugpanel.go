@@ -81,7 +81,6 @@ type DebugPanel struct {
 
 	view     int
 	hint     string // the keys at the right of the tab bar
-	stepKey  rune   // the key that steps the frozen graph ('.' unless a screen says)
 	data     DebugData
 	graph    *GraphView
 	acks     *AckView
@@ -102,14 +101,13 @@ type DebugPanel struct {
 // link.
 func NewDebugPanel() *DebugPanel {
 	return &DebugPanel{
-		Box:     tview.NewBox(),
-		graph:   NewGraphView().SetNamer(msgName),
-		acks:    NewAckView(),
-		hashes:  NewMismatchView(),
-		pauses:  NewPauseView(),
-		tabRow:  -1,
-		hint:    debugHint,
-		stepKey: '.',
+		Box:    tview.NewBox(),
+		graph:  NewGraphView().SetNamer(msgName),
+		acks:   NewAckView(),
+		hashes: NewMismatchView(),
+		pauses: NewPauseView(),
+		tabRow: -1,
+		hint:   debugHint,
 	}
 }
 
@@ -117,7 +115,6 @@ func NewDebugPanel() *DebugPanel {
 // and the graph's footer, for a screen whose '.' does something else (a replay's steps a
 // datagram).
 func (p *DebugPanel) SetStepKey(key rune) *DebugPanel {
-	p.stepKey = key
 	p.graph.SetStepKey(key)
 	return p
 }
@@ -207,7 +204,7 @@ func (p *DebugPanel) ToggleFreeze() string {
 
 // frozenNotice is what to tell the user when the graph freezes.
 func (p *DebugPanel) frozenNotice() string {
-	return fmt.Sprintf("graph frozen: %c steps one message at a time, f goes live", p.stepKey)
+	return fmt.Sprintf("graph frozen: %c steps one message at a time, f goes live", p.graph.stepKey)
 }
 
 // Step moves the frozen graph view one step (freezing it first if it is live) and returns
@@ -381,7 +378,7 @@ func (p *DebugPanel) InputHandler() func(event *tcell.EventKey, setFocus func(p 
 				p.NextView()
 			case r == 'f':
 				p.ToggleFreeze()
-			case r == p.stepKey:
+			case r == p.graph.stepKey:
 				p.Step()
 			}
 		}
