@@ -11,7 +11,6 @@ import (
 
 	"github.com/ackattack/ackattack/game"
 	"github.com/ackattack/ackattack/game/replay"
-	"github.com/ackattack/ackattack/net/record"
 )
 
 // The replay screen: a capture (--record) played back, for a teacher who walks a class
@@ -53,8 +52,8 @@ const replaySideWidth = 44
 
 // ReplayOptions configure the replay screen.
 type ReplayOptions struct {
-	Name      string            // the capture's name, in the title
-	Datagrams []record.Datagram // the capture (record.ReadAll)
+	Name  string        // the capture's name, in the title
+	Model *replay.Model // the capture, read (replay.New), before its first datagram
 	// Note, if set, is said under the timeline from the start: what the capture cannot show
 	// (no key file).
 	Note   string
@@ -65,11 +64,11 @@ type ReplayOptions struct {
 
 // RunReplay shows a capture until the user quits or ctx is done.
 func RunReplay(ctx context.Context, opts ReplayOptions) error {
-	if len(opts.Datagrams) == 0 {
+	if opts.Model == nil || opts.Model.Len() == 0 {
 		return errors.New("ui: the capture holds no datagram")
 	}
 	return runScreen(ctx, opts.Screen, opts.FPS, func(app *tview.Application) screenModel {
-		s := NewReplayScreen(opts.Name, replay.New(opts.Datagrams), opts.Note)
+		s := NewReplayScreen(opts.Name, opts.Model, opts.Note)
 		if !opts.Paused {
 			s.player.Play()
 		}
