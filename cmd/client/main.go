@@ -23,10 +23,8 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"strings"
 	"time"
@@ -68,7 +66,7 @@ func run(args []string) int {
 	if exit, ok := cmd.Parse(args); !ok {
 		return exit
 	}
-	if *replayPath != "" || given(fs, "replay") {
+	if given(fs, "replay") {
 		if *replayPath == "" {
 			return cmd.Fail(cli.ExitUsage, errors.New("--replay is empty: give the capture to play"))
 		}
@@ -101,9 +99,7 @@ func run(args []string) int {
 		*connect = a
 	}
 	if *name == "" {
-		named := false
-		fs.Visit(func(f *flag.Flag) { named = named || f.Name == "name" })
-		if named {
+		if given(fs, "name") {
 			// A script that passes an empty variable meant some name: it gets no default.
 			return cmd.Fail(cli.ExitUsage, errors.New(`--name is empty: give a name, or leave the flag out for the default (your user name, or "player")`))
 		}
@@ -112,10 +108,12 @@ func run(args []string) int {
 	if err := game.CheckPlayerName(*name); err != nil {
 		return cmd.Fail(cli.ExitUsage, fmt.Errorf("--name: %w", err))
 	}
-	if *listen != "" {
-		if _, err := net.ResolveUDPAddr("udp", *listen); err != nil {
-			return cmd.Fail(cli.ExitUsage, fmt.Errorf("--listen: %w", err))
+	if *listen != "" { // empty: the interface that reaches the server, any free port
+		a, err := cli.ListenAddr("listen", *listen)
+		if err != nil {
+			return cmd.Fail(cli.ExitUsage, err)
 		}
+		*listen = a
 	}
 	var id identity
 	if *identityPath != "" {
