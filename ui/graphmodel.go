@@ -322,9 +322,10 @@ func (n *graphNode) stateText() string {
 }
 
 // graphAt builds one direction's graph at m from recs (oldest first): the latest graphNodes
-// messages shown at m, and a node for each dependency not among them that has not executed
-// (on the received side: not arrived). Nodes are in sequence order, oldest first, across a
-// wrap of the 15-bit numbers.
+// messages shown at m, and a node for each dependency not among them that has not executed:
+// in the state its record has at m when recs hold it (a received one that arrived and waits),
+// else a placeholder, not arrived (received side) or earlier (sent side). Nodes are in
+// sequence order, oldest first, across a wrap of the 15-bit numbers.
 func graphAt(recs []message.Record, outgoing bool, m moment, name func(int16) string) []graphNode {
 	var shown []*message.Record
 	for i := range recs {
@@ -344,9 +345,7 @@ func graphAt(recs []message.Record, outgoing bool, m moment, name func(int16) st
 	for i := range recs {
 		bySeq[recs[i].Seq] = &recs[i]
 	}
-	nodes := make([]graphNode, 0, len(shown))
-	have := make(map[uint16]bool, len(shown))
-	for _, r := range shown {
+	node := func(r *message.Record) graphNode {
 		n := graphNode{seq: r.Seq, name: name(r.First), moreDeps: r.MoreDeps}
 		for _, e := range r.Deps {
 			done := e.Done
@@ -376,8 +375,13 @@ func graphAt(recs []message.Record, outgoing bool, m moment, name func(int16) st
 		default:
 			n.state = nodeQueued
 		}
+		return n
+	}
+	nodes := make([]graphNode, 0, len(shown))
+	have := make(map[uint16]bool, len(shown))
+	for _, r := range shown {
 		have[r.Seq] = true
-		nodes = append(nodes, n)
+		nodes = append(nodes, node(r))
 	}
 	for _, n := range slices.Clone(nodes) {
 		for _, w := range n.waits {
@@ -385,6 +389,10 @@ func graphAt(recs []message.Record, outgoing bool, m moment, name func(int16) st
 				continue
 			}
 			have[w] = true
+			if d := bySeq[w]; d != nil && m.shows(d) {
+				nodes = append(nodes, node(d)) // older than the messages shown, and known
+				continue
+			}
 			p := graphNode{seq: w, placeholder: true, state: nodeNotArrived}
 			if outgoing {
 				p.state = nodeEarlier

@@ -622,3 +622,33 @@ func TestGraphViewScrolls(t *testing.T) {
 		t.Errorf("End does not return to the latest messages:\n%s\nwant\n%s", got, latest)
 	}
 }
+
+// TestGraphDependencyOutsideShown: a received message older than the graphNodes shown, which
+// arrived and waits on a dependency of its own, is shown as waiting when a later message
+// depends on it, not as "not arrived"; one the history does not hold stays a placeholder.
+func TestGraphDependencyOutsideShown(t *testing.T) {
+	var recs []message.Record
+	for seq := range uint16(graphNodes + 1) {
+		r := message.Record{Serial: uint64(seq) + 1, Seq: seq, First: int16(game.MsgChat), Pieces: 1,
+			Arrived: graphBase.Add(time.Duration(seq) * time.Millisecond)}
+		switch seq {
+		case 0: // its dependency, #32760, never arrived
+			r.Deps = []message.Edge{{Seq: 32760}}
+		case graphNodes: // the latest depends on #0, outside the shown ones, and on #32761
+			r.Deps = []message.Edge{{Seq: 0}, {Seq: 32761}}
+		default:
+			r.Executed = r.Arrived
+		}
+		recs = append(recs, r)
+	}
+	in := graphAt(recs, false, liveMoment, msgName)
+	if n := nodeOf(t, in, 0); n.placeholder || n.stateText() != "waits on #32760" || n.name != "Chat" {
+		t.Errorf("#0, arrived and waiting, outside the shown messages: %+v (%q), want it waiting on #32760", n, n.stateText())
+	}
+	if n := nodeOf(t, in, 32761); !n.placeholder || n.stateText() != "not arrived" {
+		t.Errorf("#32761, not in the history: %+v (%q), want a placeholder, not arrived", n, n.stateText())
+	}
+	if n := nodeOf(t, in, graphNodes); n.stateText() != "waits on #0 #32761" {
+		t.Errorf("#%d: %q, want it waiting on #0 and #32761", graphNodes, n.stateText())
+	}
+}
