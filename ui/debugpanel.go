@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -110,6 +111,14 @@ func NewDebugPanel() *DebugPanel {
 	}
 }
 
+// SetStepKey makes key the one that steps the frozen graph, in the panel's keys, its notices
+// and the graph's footer, for a screen whose '.' does something else (a replay's steps a
+// datagram).
+func (p *DebugPanel) SetStepKey(key rune) *DebugPanel {
+	p.graph.SetStepKey(key)
+	return p
+}
+
 // SetHint replaces the keys drawn at the right of the tab bar, for a screen whose keys differ
 // (a replay's n seeks).
 func (p *DebugPanel) SetHint(hint string) *DebugPanel {
@@ -188,9 +197,14 @@ func (p *DebugPanel) Forget() {
 func (p *DebugPanel) ToggleFreeze() string {
 	p.graph.Freeze(!p.graph.Frozen())
 	if p.graph.Frozen() {
-		return "graph frozen: . steps one message at a time, f goes live"
+		return p.frozenNotice()
 	}
 	return "graph live"
+}
+
+// frozenNotice is what to tell the user when the graph freezes.
+func (p *DebugPanel) frozenNotice() string {
+	return fmt.Sprintf("graph frozen: %c steps one message at a time, f goes live", p.graph.stepKey)
 }
 
 // Step moves the frozen graph view one step (freezing it first if it is live) and returns
@@ -198,7 +212,7 @@ func (p *DebugPanel) ToggleFreeze() string {
 func (p *DebugPanel) Step() string {
 	if !p.graph.Frozen() {
 		p.graph.Freeze(true)
-		return "graph frozen: . steps one message at a time, f goes live"
+		return p.frozenNotice()
 	}
 	if what := p.graph.Step(); what != "" {
 		return "step: " + what
@@ -345,7 +359,8 @@ func (p *DebugPanel) tabAt(col int) int {
 
 // InputHandler switches views: 1 to 4 pick one, n and F3 go to the next. On the graph, Up and
 // Down scroll it a message back or forth, Home to the first and End to the latest; f freezes it
-// and . steps it (the screens handle these two before the panel sees them, and tell the user).
+// and . (SetStepKey) steps it (the screens handle these two before the panel sees them, and
+// tell the user).
 func (p *DebugPanel) InputHandler() func(event *tcell.EventKey, setFocus func(p tview.Primitive)) {
 	return p.WrapInputHandler(func(event *tcell.EventKey, setFocus func(p tview.Primitive)) {
 		switch event.Key() {
@@ -363,7 +378,7 @@ func (p *DebugPanel) InputHandler() func(event *tcell.EventKey, setFocus func(p 
 				p.NextView()
 			case r == 'f':
 				p.ToggleFreeze()
-			case r == '.':
+			case r == p.graph.stepKey:
 				p.Step()
 			}
 		}

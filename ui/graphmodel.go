@@ -37,6 +37,9 @@ type graphHistory struct {
 	last    *message.Debug   // the latest snapshot merged
 	none    bool             // the latest snapshot had no history (the debug views keep none)
 	held    int              // records not kept because the store was full while frozen
+	// heldTop is, per direction, the latest serial counted in held: the snapshots overlap,
+	// and a record dropped from one comes again in the next ones, to be counted once.
+	heldTop [2]uint64 // out, in
 }
 
 // reset forgets every record.
@@ -61,8 +64,8 @@ func (h *graphHistory) merge(source string, d *message.Debug, hold bool) {
 		h.reset(source)
 		h.last = d
 	}
-	h.out = h.mergeSide(h.out, d.Outgoing, hold)
-	h.in = h.mergeSide(h.in, d.Incoming, hold)
+	h.out = h.mergeSide(h.out, d.Outgoing, hold, &h.heldTop[0])
+	h.in = h.mergeSide(h.in, d.Incoming, hold, &h.heldTop[1])
 }
 
 func lastSerial(recs []message.Record) uint64 {
@@ -72,15 +75,20 @@ func lastSerial(recs []message.Record) uint64 {
 	return recs[len(recs)-1].Serial
 }
 
-// mergeSide puts each record in its place by serial, replacing the older copy of it.
-func (h *graphHistory) mergeSide(side, recs []message.Record, hold bool) []message.Record {
+// mergeSide puts each record in its place by serial, replacing the older copy of it. A record
+// dropped because hold is on is counted in held once, however many snapshots bring it: top is
+// the latest serial of the side counted.
+func (h *graphHistory) mergeSide(side, recs []message.Record, hold bool, top *uint64) []message.Record {
 	for _, r := range recs {
 		i := sort.Search(len(side), func(i int) bool { return side[i].Serial >= r.Serial })
 		switch {
 		case i < len(side) && side[i].Serial == r.Serial:
 			side[i] = r
 		case hold && len(side) >= graphKept:
-			h.held++
+			if r.Serial > *top {
+				*top = r.Serial
+				h.held++
+			}
 		default:
 			side = slices.Insert(side, i, r)
 		}
@@ -314,9 +322,10 @@ func (n *graphNode) stateText() string {
 }
 
 // graphAt builds one direction's graph at m from recs (oldest first): the latest graphNodes
-// messages shown at m, and a node for each dependency not among them that has not executed
-// (on the received side: not arrived). Nodes are in sequence order, oldest first, across a
-// wrap of the 15-bit numbers.
+// messages shown at m, and a node for each dependency not among them that has not executed:
+// in the state its record has at m when recs hold it (a received one that arrived and waits),
+// else a placeholder, not arrived (received side) or earlier (sent side). Nodes are in
+// sequence order, oldest first, across a wrap of the 15-bit numbers.
 func graphAt(recs []message.Record, outgoing bool, m moment, name func(int16) string) []graphNode {
 	var shown []*message.Record
 	for i := range recs {
@@ -336,9 +345,7 @@ func graphAt(recs []message.Record, outgoing bool, m moment, name func(int16) st
 	for i := range recs {
 		bySeq[recs[i].Seq] = &recs[i]
 	}
-	nodes := make([]graphNode, 0, len(shown))
-	have := make(map[uint16]bool, len(shown))
-	for _, r := range shown {
+	node := func(r *message.Record) graphNode {
 		n := graphNode{seq: r.Seq, name: name(r.First), moreDeps: r.MoreDeps}
 		for _, e := range r.Deps {
 			done := e.Done
@@ -368,8 +375,13 @@ func graphAt(recs []message.Record, outgoing bool, m moment, name func(int16) st
 		default:
 			n.state = nodeQueued
 		}
+		return n
+	}
+	nodes := make([]graphNode, 0, len(shown))
+	have := make(map[uint16]bool, len(shown))
+	for _, r := range shown {
 		have[r.Seq] = true
-		nodes = append(nodes, n)
+		nodes = append(nodes, node(r))
 	}
 	for _, n := range slices.Clone(nodes) {
 		for _, w := range n.waits {
@@ -377,6 +389,10 @@ func graphAt(recs []message.Record, outgoing bool, m moment, name func(int16) st
 				continue
 			}
 			have[w] = true
+			if d := bySeq[w]; d != nil && m.shows(d) {
+				nodes = append(nodes, node(d)) // older than the messages shown, and known
+				continue
+			}
 			p := graphNode{seq: w, placeholder: true, state: nodeNotArrived}
 			if outgoing {
 				p.state = nodeEarlier

@@ -53,6 +53,7 @@ type GraphView struct {
 	at       moment    // the moment shown while frozen
 	frozenAt time.Time // the moment of the freeze, for the "+0.120 s" of the steps
 	stepped  string    // what happened at the moment shown
+	stepKey  rune      // the key that steps it, for the footer ('.' unless a screen says)
 }
 
 // graphMinColumn is the narrowest column for one direction; a view narrower than two of
@@ -64,12 +65,19 @@ const graphMaxLanes = 4
 
 // NewGraphView returns an empty view whose nodes are named by their first payload byte.
 func NewGraphView() *GraphView {
-	return &GraphView{Box: tview.NewBox(), name: func(first int16) string {
+	return &GraphView{Box: tview.NewBox(), stepKey: '.', name: func(first int16) string {
 		if first < 0 {
 			return ""
 		}
 		return fmt.Sprintf("0x%02x", first)
 	}}
+}
+
+// SetStepKey sets the key the footer names for Step, for a screen whose '.' does something
+// else (a replay's steps a datagram).
+func (g *GraphView) SetStepKey(key rune) *GraphView {
+	g.stepKey = key
+	return g
 }
 
 // SetNamer sets how a message is named from the first byte of its payload (-1: empty), such
@@ -99,7 +107,7 @@ func (g *GraphView) Frozen() bool { return g.frozen }
 
 // Freeze stops the view at the latest step it knows (on), or makes it live again.
 func (g *GraphView) Freeze(on bool) {
-	g.frozen, g.stepped, g.hist.held = on, "", 0
+	g.frozen, g.stepped, g.hist.held, g.hist.heldTop = on, "", 0, [2]uint64{}
 	if on {
 		g.at = g.hist.latest()
 		g.frozenAt = g.at.t
@@ -212,9 +220,9 @@ func (g *GraphView) Draw(screen tcell.Screen) {
 // wrapped between messages to width, in at most graphStepRows rows.
 func (g *GraphView) footer(width int) []string {
 	if !g.frozen {
-		return []string{"live  f: freeze  .: step   ─▶ depends on  ┄ pruned (left off the wire)"}
+		return []string{fmt.Sprintf("live  f: freeze  %c: step   ─▶ depends on  ┄ pruned (left off the wire)", g.stepKey)}
 	}
-	lines := []string{"FROZEN " + g.since() + "  .: step  f: live"}
+	lines := []string{fmt.Sprintf("FROZEN %s  %c: step  f: live", g.since(), g.stepKey)}
 	if g.hist.held > 0 {
 		lines[0] += fmt.Sprintf("  (%d newer messages not kept)", g.hist.held)
 	}

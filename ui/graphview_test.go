@@ -392,7 +392,7 @@ func TestGraphDOTGolden(t *testing.T) {
 }
 
 // TestGraphHistoryBounded: the view keeps at most graphKept records per direction; frozen, it
-// keeps the old ones and counts the new ones it could not keep.
+// keeps the old ones and counts the new ones it could not keep, each once.
 func TestGraphHistoryBounded(t *testing.T) {
 	recs := func(from, n int) *message.Debug {
 		d := &message.Debug{Incoming: []message.Record{}}
@@ -409,9 +409,13 @@ func TestGraphHistoryBounded(t *testing.T) {
 	if len(h.out) != graphKept || h.out[0].Serial != graphKept+1 {
 		t.Fatalf("%d records from serial %d, want the latest %d", len(h.out), h.out[0].Serial, graphKept)
 	}
-	h.merge("link", recs(2*graphKept+1, 32), true)
-	if len(h.out) != graphKept || h.out[0].Serial != graphKept+1 || h.held != 32 {
-		t.Fatalf("frozen: %d records from serial %d, %d held back; want the same records and 32 held", len(h.out), h.out[0].Serial, h.held)
+	// Frozen: the snapshots overlap as a connection's do (each a fresh copy of its latest
+	// records), and a record dropped from one is counted once, not again in each later one.
+	for _, from := range []int{2*graphKept + 1, 2*graphKept + 17, 2*graphKept + 17} {
+		h.merge("link", recs(from, 32), true)
+	}
+	if len(h.out) != graphKept || h.out[0].Serial != graphKept+1 || h.held != 48 {
+		t.Fatalf("frozen: %d records from serial %d, %d held back; want the same records and 48 held", len(h.out), h.out[0].Serial, h.held)
 	}
 	// Another connection (its serials start again) starts the graph again.
 	h.merge("link", recs(1, 3), false)
@@ -616,5 +620,35 @@ func TestGraphViewScrolls(t *testing.T) {
 	waitRows("the latest again", "sent (8 of 32)")
 	if got := sa.text(); got != latest {
 		t.Errorf("End does not return to the latest messages:\n%s\nwant\n%s", got, latest)
+	}
+}
+
+// TestGraphDependencyOutsideShown: a received message older than the graphNodes shown, which
+// arrived and waits on a dependency of its own, is shown as waiting when a later message
+// depends on it, not as "not arrived"; one the history does not hold stays a placeholder.
+func TestGraphDependencyOutsideShown(t *testing.T) {
+	var recs []message.Record
+	for seq := range uint16(graphNodes + 1) {
+		r := message.Record{Serial: uint64(seq) + 1, Seq: seq, First: int16(game.MsgChat), Pieces: 1,
+			Arrived: graphBase.Add(time.Duration(seq) * time.Millisecond)}
+		switch seq {
+		case 0: // its dependency, #32760, never arrived
+			r.Deps = []message.Edge{{Seq: 32760}}
+		case graphNodes: // the latest depends on #0, outside the shown ones, and on #32761
+			r.Deps = []message.Edge{{Seq: 0}, {Seq: 32761}}
+		default:
+			r.Executed = r.Arrived
+		}
+		recs = append(recs, r)
+	}
+	in := graphAt(recs, false, liveMoment, msgName)
+	if n := nodeOf(t, in, 0); n.placeholder || n.stateText() != "waits on #32760" || n.name != "Chat" {
+		t.Errorf("#0, arrived and waiting, outside the shown messages: %+v (%q), want it waiting on #32760", n, n.stateText())
+	}
+	if n := nodeOf(t, in, 32761); !n.placeholder || n.stateText() != "not arrived" {
+		t.Errorf("#32761, not in the history: %+v (%q), want a placeholder, not arrived", n, n.stateText())
+	}
+	if n := nodeOf(t, in, graphNodes); n.stateText() != "waits on #0 #32761" {
+		t.Errorf("#%d: %q, want it waiting on #0 and #32761", graphNodes, n.stateText())
 	}
 }

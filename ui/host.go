@@ -145,9 +145,10 @@ type ServerHost interface {
 	// NewRound asks the server to start a new round; the ticket's frame is the frame it starts
 	// at, or the error why not (nil, false: the host's queue was full).
 	NewRound() (*OrderTicket, bool)
-	// PushLink gives every client the link settings s (game.Server.PushLink); the error is a
-	// setting beyond the sliders' ranges, or a host too busy to take it.
-	PushLink(s linksim.Settings) error
+	// PushLink gives every client the link settings s (game.Server.PushLink) and returns them
+	// as the clients will have them (rounded to the wire's units, game.ClassLinkOf); the error
+	// is a setting beyond the sliders' ranges, or a host too busy to take it.
+	PushLink(s linksim.Settings) (linksim.Settings, error)
 	// SetSpectatorChat turns the spectators' chat on or off (game.Server.SetSpectatorChat);
 	// the error is a host too busy to take it. The snapshot shows the change.
 	SetSpectatorChat(on bool) error
@@ -176,14 +177,18 @@ func (g gameServer) NewRound() (*OrderTicket, bool) {
 	return t, true
 }
 
-func (g gameServer) PushLink(ls linksim.Settings) error {
-	if _, err := game.ClassLinkOf(ls); err != nil {
-		return err // refused here, where the screen can say so at once
+func (g gameServer) PushLink(ls linksim.Settings) (linksim.Settings, error) {
+	// Checked here, where the screen can say at once what is refused: the owner loop's
+	// PushLink runs later, and its check of these rounded settings cannot fail.
+	m, err := game.ClassLinkOf(ls)
+	if err != nil {
+		return linksim.Settings{}, err
 	}
+	ls = m.Settings()
 	if !g.s.TryDo(func(s *game.Server, now time.Time) { s.PushLink(now, ls) }) {
-		return errBusy
+		return linksim.Settings{}, errBusy
 	}
-	return nil
+	return ls, nil
 }
 
 func (g gameServer) SetSpectatorChat(on bool) error {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/ackattack/ackattack/game"
 	"github.com/ackattack/ackattack/game/replay"
-	"github.com/ackattack/ackattack/net/record"
 )
 
 // The replay screen: a capture (--record) played back, for a teacher who walks a class
@@ -25,7 +24,7 @@ import (
 //	│ datagram 222 of 293 · 3.512 s of 6.120 s · 1× · paused · server link: c1 127.0.0.1:7777│
 //	│ in  ← 127.0.0.1:7777  Data 31 B  received: accepted                                  │
 //	│ seq 97 ack 96 bits 0111… · sync #24 Pause                                            │
-//	│ space play/pause  . step  +/- speed  n next re-sync  r restart  c connection  q quit │
+//	│ space play/pause  . step  +/- speed  n next re-sync  r restart  c connection  f , graph │
 //	└────────────────────────────────────────────────────────────────────────────────────┘
 //
 // The debug panel is the live game's own, fed the snapshots the replay rebuilds
@@ -41,19 +40,20 @@ var ReplayKeys = []KeyHelp{
 	{"r", "restart from the first datagram"},
 	{"c", "next connection"},
 	{"1-4", "debug panel view; ↑ ↓ scroll the graph"},
+	{"f ,", "freeze the graph; step it one message at a time"},
 	{"q", "quit"},
 }
 
 // replayHint is the keys in one line, under the timeline.
-const replayHint = "space play/pause  . step  +/- speed  n next re-sync  r restart  c connection  1-4 view  q quit"
+const replayHint = "space play/pause  . step  +/- speed  n next re-sync  r restart  c connection  1-4 view  f , graph  q quit"
 
 // replaySideWidth is the events pane's width beside the panel on a wide terminal.
 const replaySideWidth = 44
 
 // ReplayOptions configure the replay screen.
 type ReplayOptions struct {
-	Name      string            // the capture's name, in the title
-	Datagrams []record.Datagram // the capture (record.ReadAll)
+	Name  string        // the capture's name, in the title
+	Model *replay.Model // the capture, read (replay.New), before its first datagram
 	// Note, if set, is said under the timeline from the start: what the capture cannot show
 	// (no key file).
 	Note   string
@@ -64,11 +64,11 @@ type ReplayOptions struct {
 
 // RunReplay shows a capture until the user quits or ctx is done.
 func RunReplay(ctx context.Context, opts ReplayOptions) error {
-	if len(opts.Datagrams) == 0 {
+	if opts.Model == nil || opts.Model.Len() == 0 {
 		return errors.New("ui: the capture holds no datagram")
 	}
 	return runScreen(ctx, opts.Screen, opts.FPS, func(app *tview.Application) screenModel {
-		s := NewReplayScreen(opts.Name, replay.New(opts.Datagrams), opts.Note)
+		s := NewReplayScreen(opts.Name, opts.Model, opts.Note)
 		if !opts.Paused {
 			s.player.Play()
 		}
@@ -98,7 +98,8 @@ type ReplayScreen struct {
 // NewReplayScreen returns a screen before the first datagram of m, paused.
 func NewReplayScreen(name string, m *replay.Model, note string) *ReplayScreen {
 	s := &ReplayScreen{name: name, player: replay.NewPlayer(m), note: note, wide: true}
-	s.panel = NewDebugPanel().SetHint("F3: next view  f: freeze graph")
+	// '.' steps a datagram here, so the frozen graph steps with ','.
+	s.panel = NewDebugPanel().SetHint("F3: view  f: freeze  ,: step").SetStepKey(',')
 	s.panel.SetBorder(true).SetTitle(" debug panel ")
 	s.events = &replayEvents{Box: tview.NewBox()}
 	s.events.SetBorder(true).SetTitle(" events ")
@@ -222,8 +223,12 @@ func (s *ReplayScreen) HandleKey(ev *tcell.EventKey, quit func()) *tcell.EventKe
 		s.msg = "restarted: space plays, . steps"
 	case r == 'c':
 		s.nextConn()
-	case r >= '1' && r <= '4' || r == 'f':
-		s.panelKey(ev) // the views; freezing the graph
+	case r == 'f':
+		s.msg = s.panel.ToggleFreeze()
+	case r == ',':
+		s.msg = s.panel.Step()
+	case r >= '1' && r <= '4':
+		s.panelKey(ev) // the views
 	default:
 		return nil
 	}

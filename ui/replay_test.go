@@ -162,3 +162,32 @@ func TestReplayScreenGoldens(t *testing.T) {
 	narrow := playScript(t, 80, 30)
 	checkGolden(t, "replay_pause_80x30", narrow[6])
 }
+
+// TestReplayFreezeAndStepGraph: in the replay, f freezes the graph and says so, naming the
+// key that steps it, which is ',' (the replay's '.' steps a datagram); datagrams played while
+// frozen leave the graph where it was, and ',' then steps it one message at a time without
+// moving the replay.
+func TestReplayFreezeAndStepGraph(t *testing.T) {
+	sa, rc := startReplay(t, 120, 36)
+	rc.press(sa, runeKey('n'))
+	rc.press(sa, runeKey('f'))
+	waitText(sa, "the freeze notice", "graph frozen: , steps one message at a time, f goes live")
+	waitText(sa, "the frozen footer", "FROZEN +0.000 s  ,: step  f: live")
+	for range 20 {
+		rc.press(sa, runeKey('.'))
+	}
+	var pos int
+	sa.do(func() { pos = rc.player.Model.Pos() })
+	rc.press(sa, runeKey(','))
+	waitText(sa, "the graph's step", "step: ")
+	sa.do(func() {
+		if got := rc.player.Model.Pos(); got != pos {
+			t.Errorf("stepping the graph moved the replay from datagram %d to %d", pos, got)
+		}
+		if !rc.panel.graph.Frozen() {
+			t.Error("the graph went live")
+		}
+	})
+	rc.press(sa, runeKey('f'))
+	waitText(sa, "live again", "graph live")
+}

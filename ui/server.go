@@ -163,6 +163,9 @@ func (s *ServerScreen) Refresh(now time.Time) {
 	s.mendFocus()
 	s.snap = s.host.Snapshot()
 	s.peers = s.host.Peers()
+	if a := s.classAsked; a != nil && s.snap != nil && s.snap.ClassLink != nil && *s.snap.ClassLink == *a {
+		s.classAsked = nil // the server has it
+	}
 	s.linkCtl.sync()
 	s.classCtl.sync()
 	snap := s.snap
@@ -620,32 +623,24 @@ func (s *ServerScreen) switchLink() {
 }
 
 // classLink is the class's link as the sliders should show it: what they last asked for,
-// until the server's snapshot has it (a push reaches the snapshot a frame or two later), then
-// the snapshot's.
+// until the frame's snapshot has it (a push reaches the snapshot a frame or two later; Refresh
+// lets go of it then), then the snapshot's.
 func (s *ServerScreen) classLink() (linksim.Settings, bool) {
-	var cur linksim.Settings
-	if snap := s.host.Snapshot(); snap != nil && snap.ClassLink != nil {
-		cur = *snap.ClassLink
+	switch {
+	case s.classAsked != nil:
+		return *s.classAsked, true
+	case s.snap != nil && s.snap.ClassLink != nil:
+		return *s.snap.ClassLink, true
 	}
-	if a := s.classAsked; a != nil {
-		if *a != cur {
-			return *a, true
-		}
-		s.classAsked = nil
-	}
-	return cur, true
+	return linksim.Settings{}, true
 }
 
 // pushLink gives every client the settings the class's sliders show.
 func (s *ServerScreen) pushLink(ls linksim.Settings) error {
-	m, err := game.ClassLinkOf(ls)
+	ls, err := s.host.PushLink(ls)
 	if err != nil {
 		return err
 	}
-	ls = m.Settings() // as the clients will have it
-	if err := s.host.PushLink(ls); err != nil {
-		return err
-	}
-	s.classAsked = &ls
+	s.classAsked = &ls // as the clients will have it
 	return nil
 }

@@ -126,16 +126,19 @@ func (f *fakeServer) NewRound() (*OrderTicket, bool) {
 	return t, true
 }
 
-// PushLink takes the setting at once, as a server whose snapshot shows it a frame later would.
-func (f *fakeServer) PushLink(s linksim.Settings) error {
-	if _, err := game.ClassLinkOf(s); err != nil {
-		return err
+// PushLink takes the setting at once, rounded as the wire rounds it, as a server whose
+// snapshot shows it a frame later would.
+func (f *fakeServer) PushLink(s linksim.Settings) (linksim.Settings, error) {
+	m, err := game.ClassLinkOf(s)
+	if err != nil {
+		return linksim.Settings{}, err
 	}
+	s = m.Settings()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.pushed = append(f.pushed, s)
 	f.snap.ClassLink = &s
-	return nil
+	return s, nil
 }
 
 // SetSpectatorChat takes the toggle at once, as a server whose snapshot shows it a frame later

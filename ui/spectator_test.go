@@ -28,9 +28,13 @@ func TestClientScreenSpectator(t *testing.T) {
 	waitText(sa, "the line under the map", "spectator 3: no orders; Enter chats, d shows your link")
 	checkGolden(t, "client_spectator", sa.text())
 
+	const hint = "a spectator gives no orders"
 	for _, r := range []rune{' ', 'm', 'a', 's', 'v', 'i', '1'} {
+		// The hint of the key before stays for seconds: gone first, so that each key shows it anew.
+		sa.do(func() { cs.notify("") })
+		sa.waitFor("the hint before "+string(r)+" to go", func() bool { return !strings.Contains(screenText(sa), hint) })
 		sa.rune(r)
-		waitText(sa, "the hint for "+string(r), "a spectator gives no orders")
+		waitText(sa, "the hint for "+string(r), hint)
 	}
 	f.mu.Lock()
 	orders, injects := len(f.orders), f.injects

@@ -55,8 +55,9 @@ func (l styledLine) draw(screen tcell.Screen, x, y, width int, bg tcell.Color) {
 func plain(text string) styledLine { return styledLine{{text: text}} }
 
 // fitLines keeps the lines that fit in height rows. When some are left out,
-// the last row says how many, as GraphView does, so a student knows the list
-// goes on.
+// the last row says how many ("... 3 more lines"), so a student knows the
+// list goes on. (GraphView, which scrolls, says it in its title instead:
+// "(12 of 30)".)
 func fitLines(lines []styledLine, height int) []styledLine {
 	if height <= 0 {
 		return nil

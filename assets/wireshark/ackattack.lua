@@ -641,7 +641,10 @@ local function add_connection_packet(tvb, tree, t)
 	return info
 end
 
-local function add_data_packet(tvb, tree, pinfo, dir, visited)
+-- dropped: the frame is on the capture's interface 1, a datagram the other side never got; its
+-- fragments are shown but not collected, so a message is reassembled only where the receiver
+-- could have put it together.
+local function add_data_packet(tvb, tree, pinfo, dir, visited, dropped)
 	local flags = tvb(1, 1):uint()
 	local ft = tree:add(F["flags"], tvb(1, 1))
 	ft:add(F["flags.ack_bytes"], tvb(1, 1))
@@ -736,7 +739,7 @@ local function add_data_packet(tvb, tree, pinfo, dir, visited)
 		if kind == 3 then
 			rt:add(F["payload"], payload)
 			label = label .. " fragment " .. frag.index .. "/" .. frag.count
-			if not visited then
+			if not visited and not dropped then
 				local id = dir .. "#" .. mseq .. "/" .. frag.total
 				local fr = fragments[id]
 				if not fr then
@@ -792,7 +795,8 @@ function ackattack.dissector(tvb, pinfo, tree)
 	local dir = addr_port(pinfo.src, pinfo.src_port) .. ">" .. addr_port(pinfo.dst, pinfo.dst_port)
 	local prefix = ""
 	local iface = f_iface()
-	if iface and iface.value == 1 then
+	local dropped = iface and iface.value == 1
+	if dropped then
 		root:add(F["dropped"], tvb(0, 0), true):add_proto_expert_info(ef_dropped)
 		prefix = "[dropped] "
 	end
@@ -837,7 +841,7 @@ function ackattack.dissector(tvb, pinfo, tree)
 	local pt = root:add(F["type"], ptvb(0, 1))
 	local ok, info = pcall(function()
 		if t == 1 then
-			return add_data_packet(ptvb, root, pinfo, dir, pinfo.visited)
+			return add_data_packet(ptvb, root, pinfo, dir, pinfo.visited, dropped)
 		elseif packet_types[t] then
 			return add_connection_packet(ptvb, root, t)
 		end

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -49,8 +50,8 @@ func TestBadListenExit2(t *testing.T) {
 		_, stderr := capture.Output(t, func() {
 			code = run([]string{"--listen", addr, "--connect", "127.0.0.1:9", "--headless", "--quiet", "--duration", "1s"})
 		})
-		if code != 2 || !strings.Contains(stderr, "--listen") {
-			t.Errorf("--listen %q: exit code %d, standard error %q: want 2 and a message naming --listen", addr, code, stderr)
+		if want := fmt.Sprintf("client: --listen %q: ", addr); code != 2 || !strings.HasPrefix(stderr, want) {
+			t.Errorf("--listen %q: exit code %d, standard error %q: want 2 and %q (the flag, then the address)", addr, code, stderr, want)
 		}
 	}
 }

@@ -190,3 +190,30 @@ func TestIdentityFlagKeepsTheSeat(t *testing.T) {
 		t.Errorf("the seats are %q, want the bot and ann once", seats)
 	}
 }
+
+// TestIdentityFlagEmbeddedLeavesTheFile: an embedded game and a lesson are games of their
+// own server, which hands out its own secret: with --identity they play under a fresh id and
+// leave the file, the class server's secret, byte for byte as it was.
+func TestIdentityFlagEmbeddedLeavesTheFile(t *testing.T) {
+	want := appendIdentity(nil, identity{Player: testPlayer, Secret: testSecret})
+	for _, tc := range []struct{ name, lesson string }{{"embedded game", ""}, {"lesson", "1"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "ann.id")
+			if err := os.WriteFile(path, want, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"--identity", path, "--name", "ann", "--headless", "--quiet", "--duration", "2s"}
+			if tc.lesson != "" {
+				args = append(args, "--lesson", tc.lesson)
+			}
+			var code int
+			_, stderr := capture.Output(t, func() { code = run(args) })
+			if code != 0 {
+				t.Fatalf("exit code %d:\n%s", code, stderr)
+			}
+			if got, _ := os.ReadFile(path); !bytes.Equal(got, want) {
+				t.Errorf("the identity file after the game:\n%s\nwant it unchanged:\n%s", got, want)
+			}
+		})
+	}
+}

@@ -23,10 +23,8 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"strings"
 	"time"
@@ -63,12 +61,12 @@ func run(args []string) int {
 	inject := fs.Duration("inject-desync", 0, "corrupt one of your units every this long (to watch detection and repair)")
 	quiet := fs.Bool("quiet", false, "print no status lines (--headless)")
 	replayPath := fs.String("replay", "", "play back this `capture` (written by --record, with its .keys file beside it) in the terminal UI: the debug panel, pause, step, speed, seek to the next re-sync; headless, print it; no game is played")
-	identityPath := fs.String("identity", "", "keep your player id, and the secret a server gives you on your first join, in this `file` (created with mode 0600), so that a restart gets your seat back; without it a restart is a new player")
+	identityPath := fs.String("identity", "", "keep your player id, and the secret a server gives you on your first join, in this `file` (created with mode 0600), so that a restart gets your seat back; without it a restart is a new player (an embedded game or a lesson neither reads nor writes it: their server is not the one of --connect)")
 	lessonArg := fs.String("lesson", "", "play lesson `N` (1-9), or a lesson script FILE: an embedded game scripted for one idea, with a panel that explains it step by step (F4 in the UI lists the lessons)")
 	if exit, ok := cmd.Parse(args); !ok {
 		return exit
 	}
-	if *replayPath != "" || given(fs, "replay") {
+	if given(fs, "replay") {
 		if *replayPath == "" {
 			return cmd.Fail(cli.ExitUsage, errors.New("--replay is empty: give the capture to play"))
 		}
@@ -101,9 +99,7 @@ func run(args []string) int {
 		*connect = a
 	}
 	if *name == "" {
-		named := false
-		fs.Visit(func(f *flag.Flag) { named = named || f.Name == "name" })
-		if named {
+		if given(fs, "name") {
 			// A script that passes an empty variable meant some name: it gets no default.
 			return cmd.Fail(cli.ExitUsage, errors.New(`--name is empty: give a name, or leave the flag out for the default (your user name, or "player")`))
 		}
@@ -112,10 +108,12 @@ func run(args []string) int {
 	if err := game.CheckPlayerName(*name); err != nil {
 		return cmd.Fail(cli.ExitUsage, fmt.Errorf("--name: %w", err))
 	}
-	if *listen != "" {
-		if _, err := net.ResolveUDPAddr("udp", *listen); err != nil {
-			return cmd.Fail(cli.ExitUsage, fmt.Errorf("--listen: %w", err))
+	if *listen != "" { // empty: the interface that reaches the server, any free port
+		a, err := cli.ListenAddr("listen", *listen)
+		if err != nil {
+			return cmd.Fail(cli.ExitUsage, err)
 		}
+		*listen = a
 	}
 	var id identity
 	if *identityPath != "" {
@@ -241,7 +239,10 @@ func (g *gameSetup) play(ctx context.Context) (c *hostloop.Client, addr string, 
 	}
 	cfg := game.ClientConfig{Connect: addr, Listen: g.listen, Name: g.name, Bot: g.bot, Seed: g.seed, InjectDesync: g.inject, Late: cmd.Late,
 		Spectate: g.spectate, Logger: logger}
-	if g.identityPath != "" {
+	// The identity is the one a real server knows: an embedded game (a lesson too) hands out
+	// a secret of its own, which must not overwrite the class server's in the file, or the
+	// student comes back from a lesson to a seat that no longer opens.
+	if g.identityPath != "" && g.connect != "" {
 		cfg.PlayerID, cfg.Secret = g.id.Player, g.id.Secret
 		path := g.identityPath
 		cfg.OnSecret = func(player uuid.UUID, secret game.Secret) {

@@ -70,7 +70,7 @@ func runReplay(cmd *cli.Command, path string) int {
 		return cli.ExitOK
 	}
 	if err := cmd.RunUI(func() error {
-		return ui.RunReplay(ctx, ui.ReplayOptions{Name: filepath.Base(path), Datagrams: all, Note: note})
+		return ui.RunReplay(ctx, ui.ReplayOptions{Name: filepath.Base(path), Model: m, Note: note})
 	}); err != nil {
 		return cli.ExitFailure
 	}

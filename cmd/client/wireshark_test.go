@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -187,9 +188,12 @@ func expectedFields(t *testing.T, path string) []string {
 					}
 				}
 				switch {
+				case r.Kind == wire.KindFragment && dropped != "":
+					// Never reached the other side: the dissector collects no fragment of it.
 				case r.Kind == wire.KindFragment:
 					// The dissector puts a message together from the fragments the capture
-					// holds, the first copy of each, and shows it where the last one came.
+					// holds that reached the other side, the first copy of each, and shows it
+					// where the last one came.
 					k := fragKey{dir, r.Seq, r.TotalLen}
 					if fragments[k] == nil {
 						fragments[k] = map[uint8][]byte{}
@@ -229,6 +233,58 @@ func gameType(t *testing.T, payload []byte) string {
 	return strconv.Itoa(int(m.Type()))
 }
 
+// fromHex reads hex digits, with or without spaces between them.
+func fromHex(t *testing.T, s string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// examplePacket is one datagram of a capture written by exampleCapture: a packet sealed with
+// its direction's key, or a plain datagram as it is.
+type examplePacket struct {
+	out   bool // client to server
+	plain bool // data is the whole datagram, sent as it is (the handshake's)
+	fate  transport.TapFate
+	data  []byte
+}
+
+// exampleCapture writes a capture at path of a client at 127.0.0.1:50432 and a server at
+// 127.0.0.1:7777 exchanging packets, a millisecond apart, with net/PROTOCOL.md section 9's keys
+// in its key file: each sealed packet at its direction's next counter, 0 first.
+func exampleCapture(t *testing.T, path string, packets []examplePacket) {
+	t.Helper()
+	var toServer, toClient [wire.KeySize]byte
+	copy(toServer[:], fromHex(t, "ec34ff33f467e85cd7a703c5f246a640090ff2c3087283a52e77ed70d2af4e2d"))
+	copy(toClient[:], fromHex(t, "811632324e87fbabc68fd6ac7e0f6e9051304502b08cabcc535c6456902a3ec8"))
+	r, err := record.Create(path, record.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, server := netip.MustParseAddrPort("127.0.0.1:50432"), netip.MustParseAddrPort("127.0.0.1:7777")
+	at := time.Unix(1700000000, 0)
+	counters := map[bool]uint64{}
+	for i, p := range packets {
+		b := p.data
+		if !p.plain {
+			key := map[bool]*[wire.KeySize]byte{true: &toServer, false: &toClient}[p.out]
+			b = wire.NewSealKey(key).Seal(append(wire.BeginSealed(nil), p.data...), 0, counters[p.out])
+			counters[p.out]++
+		}
+		r.Tapped(transport.TappedDatagram{At: at, Out: p.out, Fate: p.fate, Local: client, Peer: server, Data: b})
+		at = at.Add(time.Millisecond)
+		if i == 0 { // the recorder learns its local address from the first datagram
+			r.KeyLog(transport.ConnKeys{Peer: server, Send: toServer, Recv: toClient})
+		}
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestWiresharkDissectsTheProtocolExamples: the worked examples of net/PROTOCOL.md, sections 7
 // to 9, in a capture: the Challenge in the plain frame, and section 8's Data packet sealed with
 // section 9's keys at counters 0 and 1 each way. The dissector's ChaCha20 decrypts them to the
@@ -237,41 +293,14 @@ func TestWiresharkDissectsTheProtocolExamples(t *testing.T) {
 	if _, err := exec.LookPath("tshark"); err != nil && os.Getenv("CI") == "" {
 		t.Skip("tshark is not installed (apt-get install tshark)")
 	}
-	fromHex := func(s string) []byte {
-		b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	var toServer, toClient [wire.KeySize]byte
-	copy(toServer[:], fromHex("ec34ff33f467e85cd7a703c5f246a640090ff2c3087283a52e77ed70d2af4e2d"))
-	copy(toClient[:], fromHex("811632324e87fbabc68fd6ac7e0f6e9051304502b08cabcc535c6456902a3ec8"))
-	challenge := fromHex("3da97b30 03 0000018bcfe56800 f0e1d2c3b4a5968778695a4b3c2d1e0f")
-	data := fromHex("0110010001 0200050268 69028006000502796f") // section 8, without its checksum
-
+	challenge := fromHex(t, "3da97b30 03 0000018bcfe56800 f0e1d2c3b4a5968778695a4b3c2d1e0f")
+	data := fromHex(t, "0110010001 0200050268 69028006000502796f") // section 8, without its checksum
 	path := filepath.Join(t.TempDir(), "examples.pcapng")
-	r, err := record.Create(path, record.Options{})
-	if err != nil {
-		t.Fatal(err)
+	packets := []examplePacket{{plain: true, data: challenge}}
+	for range 2 {
+		packets = append(packets, examplePacket{out: true, data: data}, examplePacket{data: data})
 	}
-	client, server := netip.MustParseAddrPort("127.0.0.1:50432"), netip.MustParseAddrPort("127.0.0.1:7777")
-	at := time.Unix(1700000000, 0)
-	tap := func(out bool, b []byte) {
-		r.Tapped(transport.TappedDatagram{At: at, Out: out, Local: client, Peer: server, Data: b})
-		at = at.Add(time.Millisecond)
-	}
-	tap(false, challenge)
-	r.KeyLog(transport.ConnKeys{Peer: server, Send: toServer, Recv: toClient})
-	for counter := range uint64(2) {
-		for _, out := range []bool{true, false} {
-			key := map[bool]*[wire.KeySize]byte{true: &toServer, false: &toClient}[out]
-			tap(out, wire.NewSealKey(key).Seal(append(wire.BeginSealed(nil), data...), 0, counter))
-		}
-	}
-	if err := r.Close(); err != nil {
-		t.Fatal(err)
-	}
+	exampleCapture(t, path, packets)
 	got := tsharkFields(t, path, "frame.number", "ackattack.type", "ackattack.checksum", "ackattack.issued", "ackattack.counter",
 		"ackattack.seq", "ackattack.ack", "ackattack.ack_bits", "ackattack.msg.seq", "ackattack.msg.dep", "ackattack.payload")
 	// frame | type | checksum | issued | counter | seq | ack | ack bits | message seqs | deps | payloads
@@ -318,6 +347,200 @@ func TestDissectorKnowsEveryType(t *testing.T) {
 		}
 		if !strings.Contains(layouts, fmt.Sprintf("\t[%d] = {", i)) {
 			t.Errorf("game message %d %s has no layout in the dissector", i, name)
+		}
+	}
+}
+
+// gameExamples are the rows of game/PROTOCOL.md section 4: a whole game message each.
+func gameExamples(t *testing.T) []gameExample {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "game", "PROTOCOL.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	start := strings.Index(doc, "\n## 4. Examples")
+	end := strings.Index(doc, "\n## 5.")
+	if start < 0 || end < start {
+		t.Fatal("game/PROTOCOL.md has no section 4, Examples, before section 5")
+	}
+	var rows []gameExample
+	for _, m := range regexp.MustCompile("(?m)^\\| (\\w+) \\| ([^|]+) \\| `([0-9a-f ]+)` \\|$").FindAllStringSubmatch(doc[start:end], -1) {
+		rows = append(rows, gameExample{msg: m[1], value: m[2], bytes: fromHex(t, m[3])})
+	}
+	return rows
+}
+
+// gameExample is a row of game/PROTOCOL.md section 4.
+type gameExample struct {
+	msg, value string
+	bytes      []byte
+}
+
+// gameExampleFields are, for every row of game/PROTOCOL.md section 4 (by its message and value
+// columns), fields the dissector must show for the row's bytes, as tshark writes them (after
+// "ackattack."; a field that occurs several times has its values joined by commas): what the
+// value column says.
+var gameExampleFields = []struct {
+	msg, value string
+	fields     map[string]string
+}{
+	{"PlayerInfo", `seat 1, player 00112233…ff, "Ada", connected`, map[string]string{"game.playerinfo.seat": "1",
+		"game.playerinfo.player": "00112233445566778899aabbccddeeff", "game.playerinfo.name": "Ada",
+		"game.playerinfo.flags.connected": "1", "game.playerinfo.flags.bot": "0"}},
+	{"StartGame", `map "skirmish", seed 0x0123456789abcdef, frame 0, 100 ms, lead 3, seats 0, 2, 5`, map[string]string{
+		"game.startgame.map": "skirmish", "game.startgame.seed": "0x0123456789abcdef", "game.startgame.frame": "0",
+		"game.startgame.frame_ms": "100", "game.startgame.lead_frames": "3", "game.startgame.seats.seat": "0,2,5"}},
+	{"Command", "seat 2, id 5, frame 200, move units 3 and 4 to (40, 12)", map[string]string{"game.command.seat": "2",
+		"game.command.id": "5", "game.command.frame": "200", "game.command.kind": "1", "game.command.units.unit": "3,4",
+		"game.command.x": "40", "game.command.y": "12"}},
+	{"Command", "seat 7, id 16384, frame 1,073,741,823, attack: unit 10000 on 10001 (x and y 0)", map[string]string{
+		"game.command.seat": "7", "game.command.id": "16384", "game.command.frame": "1073741823", "game.command.kind": "2",
+		"game.command.units.unit": "10000", "game.command.target": "10001"}},
+	{"Command", "seat 1, id 1, frame 1, move unit 1 to (−64, 8191)", map[string]string{"game.command.x": "-64", "game.command.y": "8191"}},
+	{"SpawnEnemy", "frame 300, id 10000, kind 2 at (5, −3)", map[string]string{"game.spawnenemy.frame": "300",
+		"game.spawnenemy.id": "10000", "game.spawnenemy.kind": "2", "game.spawnenemy.x": "5", "game.spawnenemy.y": "-3"}},
+	{"KillEnemy", "frame 300, id 10000", map[string]string{"game.killenemy.frame": "300", "game.killenemy.id": "10000"}},
+	{"Chat", `seat 3, line 1, "gg"`, map[string]string{"game.chat.seat": "3", "game.chat.line": "1", "game.chat.text": "gg"}},
+	{"LeadTime", "from frame 250, 4 frames", map[string]string{"game.leadtime.frame": "250", "game.leadtime.lead_frames": "4"}},
+	{"PingSummary", "45 ms average, 30 ms smallest, 120 ms largest, 2.5 % loss", map[string]string{
+		"game.pingsummary.avg_rtt_us": "45000", "game.pingsummary.min_rtt_us": "30000",
+		"game.pingsummary.max_rtt_us": "120000", "game.pingsummary.loss_permille": "25"}},
+	{"HashReport", "frame 120: ids 1..10003 hash 0x1122334455667788, ids 10004..1,073,741,823 hash 0", map[string]string{
+		"game.hashreport.frame": "120", "game.hashreport.groups": "2", "game.hashreport.groups.start": "1,10004",
+		"game.hashreport.groups.end": "10003,1073741823", "game.hashreport.groups.hash": "0x1122334455667788,0x0000000000000000"}},
+	{"HashRequest", "frame 120, ids 1..5", map[string]string{"game.hashrequest.frame": "120",
+		"game.hashrequest.ranges.start": "1", "game.hashrequest.ranges.end": "5"}},
+	{"UnitHashes", "frame 120, unit 3 hash 0xdeadbeef00000001", map[string]string{"game.unithashes.frame": "120",
+		"game.unithashes.hashes.id": "3", "game.unithashes.hashes.hash": "0xdeadbeef00000001"}},
+	{"UnitUpdate", "frame 121, unit 3 moving to (12, 20); unit 10002 removed; found in seat 1's report of frame 118, where unit 3's hash was 0x0123456789abcdef",
+		map[string]string{"game.unitupdate.frame": "121", "unit.id": "3", "unit.x": "10", "unit.y": "20", "unit.hp": "50",
+			"unit.target_x": "12", "unit.target_y": "20", "unit.move_progress": "40", "game.unitupdate.removed.id": "10002",
+			"game.unitupdate.seat": "1", "game.unitupdate.checked": "118", "game.unitupdate.hashes.hash": "0x0123456789abcdef"}},
+	{"Pause", "frame 500", map[string]string{"game.pause.frame": "500"}},
+	{"WorldHashes", "frame 500, unit 1 hash 1, unit 2 hash 2, attacks hash all ones", map[string]string{
+		"game.worldhashes.frame": "500", "game.worldhashes.hashes.id": "1,2",
+		"game.worldhashes.hashes.hash": "0x0000000000000001,0x0000000000000002", "game.worldhashes.attacks_hash": "0xffffffffffffffff"}},
+	{"ResyncBatch", "frame 500, batch 0, no units, one attack in flight", map[string]string{"game.resyncbatch.frame": "500",
+		"game.resyncbatch.batch": "0", "game.resyncbatch.units": "0", "game.resyncbatch.flags.has_attacks": "1",
+		"game.resyncbatch.attacks": "1", "attack.id": "7", "attack.target": "10000", "attack.y": "-250", "attack.speed": "150"}},
+	{"ResyncBatch", "frame 500, batch 1, unit 5 removed, no attack list", map[string]string{"game.resyncbatch.batch": "1",
+		"game.resyncbatch.removed.id": "5", "game.resyncbatch.flags.has_attacks": "0", "game.resyncbatch.attacks": ""}},
+	{"BatchApplied", "frame 500, batch 1", map[string]string{"game.batchapplied.frame": "500", "game.batchapplied.batch": "1"}},
+	{"Resume", "frame 500, after 250 ms", map[string]string{"game.resume.frame": "500", "game.resume.after_ms": "250"}},
+	{"FrameSync", "frame 1000, clock 1,700,000,000.123456789 s", map[string]string{"game.framesync.frame": "1000",
+		"game.framesync.server_unix_ns": "1700000000123456789"}},
+	{"Peers", "seat 0 at 192.0.2.1:4000 with key 11 11 … 11, seat 3 at [2001:db8::1]:4001 with key 00 01 … 1f", map[string]string{
+		"game.peers.peers": "2", "game.peers.peers.seat": "0,3", "game.peers.peers.addr": "192.0.2.1,2001:db8::1",
+		"game.peers.peers.port": "4000,4001",
+		"game.peers.peers.key":  strings.Repeat("11", 32) + ",000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"}},
+	{"Peers", "none (a client's: it takes direct links)", map[string]string{"game.peers.peers": "0", "game.peers.peers.seat": ""}},
+	{"PlayerSecret", "secret 00 01 … 1f", map[string]string{"game.playersecret.secret": "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"}},
+	{"Challenge", "nonce 10 11 … 1f", map[string]string{"game.challenge.nonce": "101112131415161718191a1b1c1d1e1f"}},
+	{"Proof", "MAC 11 11 … 11", map[string]string{"game.proof.mac": strings.Repeat("11", 32)}},
+	{"Reinforce", "frame 300, seats 1 and 4", map[string]string{"game.reinforce.frame": "300", "game.reinforce.seats.seat": "1,4"}},
+	{"NewRound", "frame 1200, round 2, seed 0x0123456789abcdef, seats 0, 2, 5", map[string]string{"game.newround.frame": "1200",
+		"game.newround.round": "2", "game.newround.seed": "0x0123456789abcdef", "game.newround.seats.seat": "0,2,5"}},
+	{"ClassLink", "10% loss, 75 ms latency", map[string]string{"game.classlink.loss_permille": "100",
+		"game.classlink.burst_permille": "0", "game.classlink.latency_ms": "75", "game.classlink.jitter_ms": "0", "game.classlink.dup_permille": "0"}},
+	{"ClassLink", "bad Wi-Fi: 2% loss, bursts of 4 starting at 5%, 20 ms latency, 40 ms jitter, 1% duplication", map[string]string{
+		"game.classlink.loss_permille": "20", "game.classlink.burst_permille": "50", "game.classlink.burst_length": "4",
+		"game.classlink.latency_ms": "20", "game.classlink.jitter_ms": "40", "game.classlink.dup_permille": "10"}},
+	{"Spectate", "spectator 3, every seat was taken, spectator chat off", map[string]string{"game.spectate.number": "3",
+		"game.spectate.why": "2", "game.spectate.flags.chat_off": "1", "game.spectate.refused": "0", "game.spectate.refused_why": "0"}},
+	{"Spectate", "spectator 32, it asked, 5 lines refused, the latest too fast", map[string]string{"game.spectate.number": "32",
+		"game.spectate.why": "1", "game.spectate.flags.chat_off": "0", "game.spectate.refused": "5", "game.spectate.refused_why": "2"}},
+	{"SpectatorChat", `from spectator 3: line 1, "gg"`, map[string]string{"game.spectatorchat.spectator": "3",
+		"game.spectatorchat.name": "", "game.spectatorchat.line": "1", "game.spectatorchat.text": "gg"}},
+	{"SpectatorChat", `relayed: spectator 3, "eve", line 128, "gg"`, map[string]string{"game.spectatorchat.spectator": "3",
+		"game.spectatorchat.name": "eve", "game.spectatorchat.line": "128", "game.spectatorchat.text": "gg"}},
+}
+
+// TestWiresharkDissectsTheGameExamples: every example of game/PROTOCOL.md section 4, each the
+// payload of a guaranteed record in a sealed Data packet of a capture: the dissector names its
+// type, reads it to its end, and shows the field values its row says (gameExampleFields). The
+// capture ends with a message in two fragments whose second one the link dropped and sent
+// again: the dissector puts it together where the second copy arrived, not where it was
+// dropped.
+func TestWiresharkDissectsTheGameExamples(t *testing.T) {
+	if _, err := exec.LookPath("tshark"); err != nil && os.Getenv("CI") == "" {
+		t.Skip("tshark is not installed (apt-get install tshark)")
+	}
+	rows := gameExamples(t)
+	typeOf := map[string]int{}
+	for i := 1; i < 256; i++ {
+		typeOf[game.MsgType(i).String()] = i
+	}
+	// The fields to ask tshark for, and each row's expectations.
+	want := make([]map[string]string, len(rows))
+	asked := []string{"frame.number", "ackattack.game.type", "ackattack.malformed", "ackattack.dropped"}
+	for _, ex := range gameExampleFields {
+		i := slices.IndexFunc(rows, func(r gameExample) bool { return r.msg == ex.msg && r.value == ex.value })
+		if i < 0 {
+			t.Fatalf("game/PROTOCOL.md section 4 has no %s row %q", ex.msg, ex.value)
+		}
+		want[i] = ex.fields
+		for f := range ex.fields {
+			if !slices.Contains(asked, "ackattack."+f) {
+				asked = append(asked, "ackattack."+f)
+			}
+		}
+	}
+	var packets []examplePacket
+	data := func(seq int, r wire.Record) []byte {
+		b := wire.AppendHeader(nil, wire.Header{Type: wire.TypeData, Seq: uint16(seq), AckBits: 0})
+		b, err := wire.AppendRecord(b, &r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	for i, r := range rows {
+		if want[i] == nil {
+			t.Errorf("the %s row %q has no fields to check in gameExampleFields", r.msg, r.value)
+		}
+		packets = append(packets, examplePacket{out: true, data: data(i, wire.Record{Kind: wire.KindGuaranteed, Seq: uint16(i), Payload: r.bytes})})
+	}
+	// The first Peers row in two fragments; the second dropped, then sent again.
+	peers := rows[slices.IndexFunc(rows, func(r gameExample) bool { return r.msg == "Peers" })].bytes
+	frag := func(i int, fate transport.TapFate) examplePacket {
+		half := len(peers) / 2
+		piece := [][]byte{peers[:half], peers[half:]}[i]
+		return examplePacket{out: true, fate: fate, data: data(len(packets)+i, wire.Record{Kind: wire.KindFragment, Seq: 500,
+			FragIndex: uint8(i), FragCount: 2, TotalLen: uint32(len(peers)), Payload: piece})}
+	}
+	packets = append(packets, frag(0, transport.TapPassed), frag(1, transport.TapDropped), frag(1, transport.TapPassed))
+
+	path := filepath.Join(t.TempDir(), "game-examples.pcapng")
+	exampleCapture(t, path, packets)
+	lines := tsharkFields(t, path, asked...)
+	if len(lines) != len(packets) {
+		t.Fatalf("tshark shows %d frames, the capture holds %d", len(lines), len(packets))
+	}
+	got := make([]map[string]string, len(lines))
+	for i, l := range lines {
+		vals := strings.Split(l, "|")
+		got[i] = map[string]string{}
+		for j, f := range asked {
+			got[i][strings.TrimPrefix(f, "ackattack.")] = vals[j]
+		}
+	}
+	for i, r := range rows {
+		if g := got[i]; g["game.type"] != strconv.Itoa(typeOf[r.msg]) || g["malformed"] != "" {
+			t.Errorf("frame %d, %s %q: game message type %q, malformed %q; want %d and not malformed", i+1, r.msg, r.value, g["game.type"], g["malformed"], typeOf[r.msg])
+		}
+		for f, v := range want[i] {
+			if got[i][f] != v {
+				t.Errorf("frame %d, %s %q: %s is %q, want %q", i+1, r.msg, r.value, f, got[i][f], v)
+			}
+		}
+	}
+	// The fragments: whole nowhere but in the frame that completed them on the other side.
+	n := len(rows)
+	for i, w := range []struct{ typ, dropped string }{{"", ""}, {"", "1"}, {strconv.Itoa(typeOf["Peers"]), ""}} {
+		if g := got[n+i]; g["game.type"] != w.typ || g["dropped"] != w.dropped || g["malformed"] != "" {
+			t.Errorf("frame %d, fragment %d of Peers: game message type %q, dropped %q, malformed %q; want %q and %q",
+				n+i+1, min(i, 1), g["game.type"], g["dropped"], g["malformed"], w.typ, w.dropped)
 		}
 	}
 }

@@ -35,7 +35,8 @@
 //   - fragments: a 20 KB re-sync batch, per-fragment acks against resending every fragment.
 //   - resync: desyncs injected into a game of bots; how long the server takes to find and
 //     repair them, and how long the world stops.
-//   - scale: bytes per client and the server's work as clients and units grow.
+//   - scale: bytes per client and the server's work as clients and units grow; clients
+//     beyond the 8 seats join as spectators (up to 32), measured apart.
 //
 // Each experiment lives in a package that does no formatting (cmd/netlab/internal/stacklab
 // for the stack's, cmd/netlab/internal/gamelab for the game's); report renders what they

@@ -11,18 +11,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ackattack/ackattack/cmd/internal/cli"
 	"github.com/ackattack/ackattack/cmd/netlab/internal/gamelab"
 	"github.com/ackattack/ackattack/cmd/netlab/internal/report"
 	"github.com/ackattack/ackattack/cmd/netlab/internal/stacklab"
 	"github.com/ackattack/ackattack/game"
 	"github.com/ackattack/ackattack/net/linksim"
-)
-
-// Exit codes, as the game's binaries use them (cmd/internal/cli).
-const (
-	exitOK      = 0
-	exitFailure = 1 // an experiment failed
-	exitUsage   = 2 // a bad command line
 )
 
 // The markers around the generated section of a Markdown file (--into).
@@ -79,7 +73,13 @@ type experiment struct {
 	flags   func(fs *flag.FlagSet, o *options)
 	// args are the experiment's own flags as a command line (for the Command of its report).
 	args func(o *options) string
-	run  func(o *options, command string) ([]*report.Section, error)
+	run  func(o *options) (result, error)
+}
+
+// result is what an experiment's run returns: its report's section, under the command line
+// that made it.
+type result interface {
+	Section(command string) *report.Section
 }
 
 var experiments = []*experiment{
@@ -96,12 +96,8 @@ var experiments = []*experiment{
 			fs.BoolVar(&o.quic, "quic", o.quic, "add quic-go (a stream per message) on real loopback sockets, in wall-clock time")
 		},
 		args: func(o *options) string { return fmt.Sprintf("--rate %g --quic=%t", o.rate, o.quic && !o.deterministic) },
-		run: func(o *options, command string) ([]*report.Section, error) {
-			r, err := stacklab.RunHOL(stacklab.HOLConfig{Link: o.link(), Seed: o.seed, Messages: o.messages, Rate: o.rate, QUIC: o.quic && !o.deterministic})
-			if err != nil {
-				return nil, err
-			}
-			return []*report.Section{r.Section(command)}, nil
+		run: func(o *options) (result, error) {
+			return stacklab.RunHOL(stacklab.HOLConfig{Link: o.link(), Seed: o.seed, Messages: o.messages, Rate: o.rate, QUIC: o.quic && !o.deterministic})
 		},
 	},
 	{
@@ -116,12 +112,8 @@ var experiments = []*experiment{
 			fs.Float64Var(&o.rate, "rate", o.rate, "messages a second the game hands over")
 		},
 		args: func(o *options) string { return fmt.Sprintf("--rate %g", o.rate) },
-		run: func(o *options, command string) ([]*report.Section, error) {
-			r, err := stacklab.RunOverhead(stacklab.OverheadConfig{Link: o.link(), Seed: o.seed, Messages: o.messages, Rate: o.rate})
-			if err != nil {
-				return nil, err
-			}
-			return []*report.Section{r.Section(command)}, nil
+		run: func(o *options) (result, error) {
+			return stacklab.RunOverhead(stacklab.OverheadConfig{Link: o.link(), Seed: o.seed, Messages: o.messages, Rate: o.rate})
 		},
 	},
 	{
@@ -138,12 +130,8 @@ var experiments = []*experiment{
 			fs.DurationVar(&o.duration, "duration", o.duration, "virtual time the traffic lasts (--messages spread over it)")
 		},
 		args: func(o *options) string { return fmt.Sprintf("--duration %v", o.duration) },
-		run: func(o *options, command string) ([]*report.Section, error) {
-			r, err := stacklab.RunOldDep(stacklab.OldDepConfig{Link: o.link(), Seed: o.seed, Messages: o.messages, Duration: o.duration})
-			if err != nil {
-				return nil, err
-			}
-			return []*report.Section{r.Section(command)}, nil
+		run: func(o *options) (result, error) {
+			return stacklab.RunOldDep(stacklab.OldDepConfig{Link: o.link(), Seed: o.seed, Messages: o.messages, Duration: o.duration})
 		},
 	},
 	{
@@ -156,12 +144,8 @@ var experiments = []*experiment{
 		tiny:  func(o *options) { o.messages = 4 },
 		flags: func(fs *flag.FlagSet, o *options) { fs.IntVar(&o.size, "size", o.size, "bytes of the message") },
 		args:  func(o *options) string { return fmt.Sprintf("--size %d", o.size) },
-		run: func(o *options, command string) ([]*report.Section, error) {
-			r, err := stacklab.RunFragments(stacklab.FragmentsConfig{Link: o.link(), Seed: o.seed, Trials: o.messages, Size: o.size})
-			if err != nil {
-				return nil, err
-			}
-			return []*report.Section{r.Section(command)}, nil
+		run: func(o *options) (result, error) {
+			return stacklab.RunFragments(stacklab.FragmentsConfig{Link: o.link(), Seed: o.seed, Trials: o.messages, Size: o.size})
 		},
 	},
 	{
@@ -180,12 +164,8 @@ var experiments = []*experiment{
 		args: func(o *options) string {
 			return fmt.Sprintf("--clients %d --units %d --late %s", o.clients, o.units, o.late)
 		},
-		run: func(o *options, command string) ([]*report.Section, error) {
-			r, err := gamelab.RunResync(gamelab.ResyncConfig{Link: o.link(), Seed: o.seed, Injections: o.messages, Clients: o.clients, Units: o.units, Late: o.late})
-			if err != nil {
-				return nil, err
-			}
-			return []*report.Section{r.Section(command)}, nil
+		run: func(o *options) (result, error) {
+			return gamelab.RunResync(gamelab.ResyncConfig{Link: o.link(), Seed: o.seed, Injections: o.messages, Clients: o.clients, Units: o.units, Late: o.late})
 		},
 	},
 	{
@@ -193,15 +173,15 @@ var experiments = []*experiment{
 		summary: "bytes a second per client up and down, the server's work and missed frame deadlines, by clients and units (--messages frames)",
 		def: func(o *options) {
 			o.params = params{loss: 10, latency: 50 * time.Millisecond, seed: 1, messages: 100}
-			o.clientsL, o.unitsL = "2,4,8", "500,2000,5000"
+			o.clientsL, o.unitsL = "2,4,8,40", "500,2000,5000"
 		},
-		tiny: func(o *options) { o.messages, o.clientsL, o.unitsL = 20, "2", "100" },
+		tiny: func(o *options) { o.messages, o.clientsL, o.unitsL = 20, "2,10", "100" },
 		flags: func(fs *flag.FlagSet, o *options) {
-			fs.StringVar(&o.clientsL, "clients", o.clientsL, "numbers of bot clients, comma-separated (a game has 8 seats)")
+			fs.StringVar(&o.clientsL, "clients", o.clientsL, "numbers of bot clients, comma-separated (a game has 8 seats: the clients beyond them watch as spectators, 32 at most)")
 			fs.StringVar(&o.unitsL, "units", o.unitsL, "numbers of units, comma-separated")
 		},
 		args: func(o *options) string { return fmt.Sprintf("--clients %s --units %s", o.clientsL, o.unitsL) },
-		run: func(o *options, command string) ([]*report.Section, error) {
+		run: func(o *options) (result, error) {
 			clients, err := intList("--clients", o.clientsL)
 			if err != nil {
 				return nil, usageError{err}
@@ -210,11 +190,7 @@ var experiments = []*experiment{
 			if err != nil {
 				return nil, usageError{err}
 			}
-			r, err := gamelab.RunScale(gamelab.ScaleConfig{Link: o.link(), Seed: o.seed, Frames: o.messages, Clients: clients, Units: units, CPU: !o.deterministic})
-			if err != nil {
-				return nil, err
-			}
-			return []*report.Section{r.Section(command)}, nil
+			return gamelab.RunScale(gamelab.ScaleConfig{Link: o.link(), Seed: o.seed, Frames: o.messages, Clients: clients, Units: units, CPU: !o.deterministic})
 		},
 	},
 }
@@ -299,9 +275,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stderr)
 		if len(args) == 0 {
-			return exitUsage
+			return cli.ExitUsage
 		}
-		return exitOK
+		return cli.ExitOK
 	}
 	name := args[0]
 	var todo []*experiment
@@ -311,7 +287,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case find(name) != nil:
 		todo = []*experiment{find(name)}
 	default:
-		return fail(exitUsage, "unknown experiment %q (experiments: %s, all)", name, names())
+		return fail(cli.ExitUsage, "unknown experiment %q (experiments: %s, all)", name, names())
 	}
 
 	// Parse once per experiment, each with its own defaults, so that a flag given on the
@@ -345,25 +321,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 					fmt.Fprintf(stderr, "every experiment at its default size (an experiment's own flags are for running it alone)\n\nflags:\n")
 				}
 				fs.PrintDefaults()
-				return exitOK
+				return cli.ExitOK
 			}
-			return fail(exitUsage, "%v (see netlab %s --help)", err, name)
+			return fail(cli.ExitUsage, "%v (see netlab %s --help)", err, name)
 		}
 		if fs.NArg() > 0 {
-			return fail(exitUsage, "unexpected argument %q (see netlab %s --help)", fs.Arg(0), name)
+			return fail(cli.ExitUsage, "unexpected argument %q (see netlab %s --help)", fs.Arg(0), name)
 		}
 		if o.tiny {
 			e.tiny(&o)
 			// Flags given on the command line still win over the tiny size.
 			if err := fs.Parse(args[1:]); err != nil {
-				return fail(exitUsage, "%v", err)
+				return fail(cli.ExitUsage, "%v", err)
 			}
 		}
 		if err := o.link().Validate(); err != nil {
-			return fail(exitUsage, "link flags: %v", err)
+			return fail(cli.ExitUsage, "link flags: %v", err)
 		}
 		if o.messages < 1 {
-			return fail(exitUsage, "--messages must be at least 1")
+			return fail(cli.ExitUsage, "--messages must be at least 1")
 		}
 		jobs = append(jobs, job{e, o})
 		out = o
@@ -383,29 +359,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if out.into != "" {
 		// Before minutes of work: the file must have the markers.
 		if _, err := replaceSection(out.into, nil, true); err != nil {
-			return fail(exitFailure, "--into: %v", err)
+			return fail(cli.ExitFailure, "--into: %v", err)
 		}
 	}
 	began := time.Now()
 	var sections []*report.Section
 	for _, j := range jobs {
 		command := fmt.Sprintf("go run ./cmd/netlab %s %s %s", j.e.name, j.o.common(), j.e.args(&j.o))
-		s, err := j.e.run(&j.o, command)
+		r, err := j.e.run(&j.o)
 		if err != nil {
 			var ue usageError
 			if errors.As(err, &ue) || errors.Is(err, report.ErrSetting) {
-				return fail(exitUsage, "%v", err)
+				return fail(cli.ExitUsage, "%v", err)
 			}
-			return fail(exitFailure, "%v", err)
+			return fail(cli.ExitFailure, "%v", err)
 		}
-		sections = append(sections, s...)
+		sections = append(sections, r.Section(command))
 	}
 	wall := time.Since(began)
 
 	if out.svg != "" {
 		paths, err := report.WriteSVG(out.svg, sections)
 		if err != nil {
-			return fail(exitFailure, "--svg: %v", err)
+			return fail(cli.ExitFailure, "--svg: %v", err)
 		}
 		fmt.Fprintf(stderr, "netlab: wrote %d charts into %s\n", len(paths), out.svg)
 	}
@@ -420,22 +396,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = report.WriteText(&buf, sections)
 	}
 	if err != nil {
-		return fail(exitFailure, "%v", err)
+		return fail(cli.ExitFailure, "%v", err)
 	}
 	if out.into != "" {
 		if _, err := replaceSection(out.into, buf.Bytes(), false); err != nil {
-			return fail(exitFailure, "--into: %v", err)
+			return fail(cli.ExitFailure, "--into: %v", err)
 		}
 		fmt.Fprintf(stderr, "netlab: replaced the netlab section of %s (%d experiments, %v of wall time)\n", out.into, len(sections), wall.Round(time.Second))
-		return exitOK
+		return cli.ExitOK
 	}
 	if _, err := stdout.Write(buf.Bytes()); err != nil {
-		return fail(exitFailure, "%v", err)
+		return fail(cli.ExitFailure, "%v", err)
 	}
 	if !out.markdown && !out.deterministic {
 		fmt.Fprintf(stderr, "netlab: %v of wall time\n", wall.Round(100*time.Millisecond))
 	}
-	return exitOK
+	return cli.ExitOK
 }
 
 // replaceSection replaces what lies between the markers in the file at path with md and

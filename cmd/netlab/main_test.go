@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ackattack/ackattack/cmd/internal/cli"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/all-tiny.md from this run")
@@ -24,7 +26,7 @@ func TestAllTinyGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errs bytes.Buffer
-	if code := run([]string{"all", "--tiny", "--deterministic", "--into", path}, &out, &errs); code != exitOK {
+	if code := run([]string{"all", "--tiny", "--deterministic", "--into", path}, &out, &errs); code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, errs.String())
 	}
 	b, err := os.ReadFile(path)
@@ -75,21 +77,21 @@ func TestCommandLine(t *testing.T) {
 		code int
 		msg  string // in standard error
 	}{
-		{nil, exitUsage, "usage: netlab <experiment>"},
-		{[]string{"--help"}, exitOK, "experiments:"},
-		{[]string{"nope"}, exitUsage, `unknown experiment "nope" (experiments: hol, overhead, olddep, fragments, resync, scale, all)`},
-		{[]string{"hol", "--bogus"}, exitUsage, "flag provided but not defined: -bogus"},
-		{[]string{"hol", "--loss", "101"}, exitUsage, "LossPercent is 101, want 0..100"},
-		{[]string{"hol", "--latency", "-5ms"}, exitUsage, "Latency is -5ms"},
-		{[]string{"hol", "--messages", "0"}, exitUsage, "--messages must be at least 1"},
-		{[]string{"hol", "stray"}, exitUsage, `unexpected argument "stray"`},
-		{[]string{"hol", "--rate", "0", "--tiny"}, exitUsage, "--rate must be more than 0"},
-		{[]string{"fragments", "--size", "0"}, exitUsage, "--size must be"},
-		{[]string{"scale", "--clients", "2,x"}, exitUsage, `--clients "2,x"`},
-		{[]string{"scale", "--clients", "9", "--tiny"}, exitUsage, "a game has 8 seats"},
-		{[]string{"resync", "--late", "sideways"}, exitUsage, "sideways"},
-		{[]string{"all", "--rate", "5"}, exitUsage, "flag provided but not defined: -rate"},
-		{[]string{"olddep", "--help"}, exitOK, "-duration"},
+		{nil, cli.ExitUsage, "usage: netlab <experiment>"},
+		{[]string{"--help"}, cli.ExitOK, "experiments:"},
+		{[]string{"nope"}, cli.ExitUsage, `unknown experiment "nope" (experiments: hol, overhead, olddep, fragments, resync, scale, all)`},
+		{[]string{"hol", "--bogus"}, cli.ExitUsage, "flag provided but not defined: -bogus"},
+		{[]string{"hol", "--loss", "101"}, cli.ExitUsage, "LossPercent is 101, want 0..100"},
+		{[]string{"hol", "--latency", "-5ms"}, cli.ExitUsage, "Latency is -5ms"},
+		{[]string{"hol", "--messages", "0"}, cli.ExitUsage, "--messages must be at least 1"},
+		{[]string{"hol", "stray"}, cli.ExitUsage, `unexpected argument "stray"`},
+		{[]string{"hol", "--rate", "0", "--tiny"}, cli.ExitUsage, "--rate must be more than 0"},
+		{[]string{"fragments", "--size", "0"}, cli.ExitUsage, "--size must be"},
+		{[]string{"scale", "--clients", "2,x"}, cli.ExitUsage, `--clients "2,x"`},
+		{[]string{"scale", "--clients", "41", "--tiny"}, cli.ExitUsage, "a game has 8 seats for players and room for 32 spectators"},
+		{[]string{"resync", "--late", "sideways"}, cli.ExitUsage, "sideways"},
+		{[]string{"all", "--rate", "5"}, cli.ExitUsage, "flag provided but not defined: -rate"},
+		{[]string{"olddep", "--help"}, cli.ExitOK, "-duration"},
 	} {
 		var out, errs bytes.Buffer
 		code := run(c.args, &out, &errs)
@@ -107,11 +109,11 @@ func TestIntoNeedsTheMarkers(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errs bytes.Buffer
-	if code := run([]string{"hol", "--into", plain}, &out, &errs); code != exitUsage {
-		t.Errorf("--into for one experiment: exit %d, want %d", code, exitUsage)
+	if code := run([]string{"hol", "--into", plain}, &out, &errs); code != cli.ExitUsage {
+		t.Errorf("--into for one experiment: exit %d, want %d", code, cli.ExitUsage)
 	}
 	errs.Reset()
-	if code := run([]string{"all", "--into", plain}, &out, &errs); code != exitFailure || !strings.Contains(errs.String(), "no section between") {
+	if code := run([]string{"all", "--into", plain}, &out, &errs); code != cli.ExitFailure || !strings.Contains(errs.String(), "no section between") {
 		t.Errorf("--into a file without markers: exit %d, %q", code, errs.String())
 	}
 	if b, _ := os.ReadFile(plain); string(b) != "no markers\n" {
@@ -123,7 +125,7 @@ func TestIntoNeedsTheMarkers(t *testing.T) {
 func TestOneExperiment(t *testing.T) {
 	dir := t.TempDir()
 	var out, errs bytes.Buffer
-	if code := run([]string{"hol", "--tiny", "--deterministic", "--svg", dir}, &out, &errs); code != exitOK {
+	if code := run([]string{"hol", "--tiny", "--deterministic", "--svg", dir}, &out, &errs); code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, errs.String())
 	}
 	for _, name := range []string{"hol-1.svg", "hol-2.svg"} {
@@ -136,7 +138,7 @@ func TestOneExperiment(t *testing.T) {
 		t.Errorf("no text report with --svg:\n%s", out.String())
 	}
 	out.Reset()
-	if code := run([]string{"hol", "--tiny", "--deterministic", "--markdown", "--messages", "50"}, &out, &errs); code != exitOK ||
+	if code := run([]string{"hol", "--tiny", "--deterministic", "--markdown", "--messages", "50"}, &out, &errs); code != cli.ExitOK ||
 		!strings.HasPrefix(out.String(), "### netlab hol: head-of-line blocking") || !strings.Contains(out.String(), "--messages 50 ") {
 		t.Errorf("exit %d, Markdown:\n%s", code, out.String())
 	}

@@ -445,12 +445,13 @@ func attackJoinLockout(t *testing.T, server, client string) {
 // attackLookAlikeNames: the student joins under names that look like a player's or a bot's:
 // taken as it is, in capitals, with a zero-width space, behind a right-to-left override, with a
 // Cyrillic а, and a bot's name. Each is refused with the reason; then, under a name of its
-// own, it writes a chat line that turns the text around, which nobody gets.
+// own, it writes a chat line that turns the text around, which the server refuses as a bad
+// message (the one of the game) and nobody gets.
 func attackLookAlikeNames(t *testing.T, server, client string) {
 	c := startClass(t, server, client, classSpec{play: attackPlay})
 	c.join("ann", "bob")
 	eve := dialAttacker(t, c.addr, transport.ClientConfig{Name: "eve"}, nil)
-	eve.seated("ann", "bob", "bot1")
+	seats := eve.seated("ann", "bob", "bot1", "eve")
 	names := []string{"ann", "ANN", "an\u200bn", "\u202eann", "\u0430nn", "bot1"}
 	for _, name := range names {
 		a := dialAttacker(t, c.addr, transport.ClientConfig{Name: name}, nil)
@@ -460,7 +461,7 @@ func attackLookAlikeNames(t *testing.T, server, client string) {
 		}
 	}
 	// game's encoder refuses the line, so the student patches the bytes in: U+202E is E2 80 AE.
-	line, err := game.AppendMsg(nil, &game.Chat{Seat: seatOf(eve, "eve"), Line: 1, Text: "gg ~~~evil"})
+	line, err := game.AppendMsg(nil, &game.Chat{Seat: seats["eve"].Seat, Line: 1, Text: "gg ~~~evil"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -474,6 +475,9 @@ func attackLookAlikeNames(t *testing.T, server, client string) {
 	if srv.Game.JoinsRefused != uint64(len(names)) {
 		t.Errorf("server: %d joins refused, want %d", srv.Game.JoinsRefused, len(names))
 	}
+	if srv.Game.BadMessages != 1 {
+		t.Errorf("server: %d bad messages, want 1: the chat line with the override, refused", srv.Game.BadMessages)
+	}
 	for name, cl := range clients {
 		for _, l := range cl.Chat.Received {
 			if strings.ContainsRune(l.Text, '\u202e') {
@@ -482,14 +486,4 @@ func attackLookAlikeNames(t *testing.T, server, client string) {
 		}
 	}
 	checkHonest(t, srv, clients, false)
-}
-
-// seatOf is the seat of the player named name, as the attacker knows it.
-func seatOf(a *attacker, name string) uint8 {
-	for s, pi := range a.seats() {
-		if pi.Name == name {
-			return s
-		}
-	}
-	return 0
 }

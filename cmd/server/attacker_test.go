@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"errors"
+	"hash/fnv"
 	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -156,6 +158,19 @@ func dialAttacker(t *testing.T, addr string, cfg transport.ClientConfig, onMsg f
 	return dialAttackerFrom(t, "", addr, cfg, onMsg)
 }
 
+// attackerSeeds numbers each test's attacker connections, by the test's name.
+var attackerSeeds sync.Map // test name → *atomic.Uint64
+
+// attackerSeed is the link seed of the test's next attacker connection: derived from the
+// test's name and the connection's number in it, so that a run's seeds are the same every time
+// (the timing of real sockets still varies) and the log says which they were.
+func attackerSeed(t *testing.T) uint64 {
+	n, _ := attackerSeeds.LoadOrStore(t.Name(), new(atomic.Uint64))
+	h := fnv.New64a()
+	h.Write([]byte(t.Name()))
+	return h.Sum64() + n.(*atomic.Uint64).Add(1)
+}
+
 // dialAttackerFrom is dialAttacker from a socket on local ("127.0.20.1:0"; "": the default).
 func dialAttackerFrom(t *testing.T, local, addr string, cfg transport.ClientConfig, onMsg func(a *attacker, now time.Time, m game.Msg)) *attacker {
 	t.Helper()
@@ -168,7 +183,8 @@ func dialAttackerFrom(t *testing.T, local, addr string, cfg transport.ClientConf
 	}
 	link := attackerLink
 	cfg.Link = &link
-	cfg.LinkSeed = uint64(time.Now().UnixNano())
+	cfg.LinkSeed = attackerSeed(t)
+	t.Logf("attacker %q from %q: link seed %d", cfg.Name, local, cfg.LinkSeed)
 	cfg.OnMessage = func(_ *transport.Peer, now time.Time, m *message.Message) {
 		msg, err := game.ParseMsg(m.Payload)
 		if err != nil {

@@ -4,6 +4,9 @@ package capture
 import (
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -32,4 +35,23 @@ func Output(t testing.TB, f func()) (stdout, stderr string) {
 	doneOut, doneErr := read(&os.Stdout), read(&os.Stderr)
 	f()
 	return doneOut(), doneErr()
+}
+
+// ReportFilesRefused runs a binary's run function with args and a --stats, then a --trace,
+// file that cannot be created, and checks what the binary makes of the error
+// cli.TestOpenErrors checks (the flag and the file named): exit code 1, and one line on
+// standard error, "binary: --stats: " with the file, before the run, so nothing else is
+// printed: no game ran. args should make a run print something (not --quiet).
+func ReportFilesRefused(t *testing.T, binary string, run func(args []string) int, args ...string) {
+	t.Helper()
+	bad := filepath.Join(t.TempDir(), "no-such-dir", "file")
+	for _, flag := range []string{"--stats", "--trace"} {
+		var code int
+		stdout, stderr := Output(t, func() { code = run(append(slices.Clip(args), flag, bad)) })
+		lines := strings.SplitAfter(stderr, "\n")
+		if code != 1 || len(lines) != 2 || lines[1] != "" || !strings.HasPrefix(stderr, binary+": "+flag+": ") || !strings.Contains(stderr, bad) || stdout != "" {
+			t.Errorf("%s %s: exit code %d, standard error %q, standard output %q: want 1, one line naming %s and the file, and no run",
+				flag, bad, code, stderr, stdout, flag)
+		}
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -35,28 +36,78 @@ func Require(t testing.TB) {
 	}
 }
 
-// Build compiles the main package in the working directory (the test's package) into a
-// temporary directory and returns the binary's path. Under -race the binary is built with the
-// race detector too, which also reuses the packages the test binary was compiled with.
+// Build compiles the main package in the working directory (the test's package) and returns
+// the binary's path. Under -race the binary is built with the race detector too, which also
+// reuses the packages the test binary was compiled with.
 func Build(t testing.TB, name string) string {
 	t.Helper()
 	return BuildPackage(t, name, ".")
 }
 
 // BuildPackage is Build for another main package, named as go build names it (a path
-// relative to the test's package, such as "../server", or an import path).
+// relative to the test's package, such as "../server", or an import path). Each binary is
+// built once per test binary, into a directory that Main removes at the end: a package whose
+// tests build with it runs them through Main (TestMain).
 func BuildPackage(t testing.TB, name, pkg string) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), name)
-	args := []string{"build", "-o", bin}
-	if raceEnabled {
-		args = append(args, "-race")
+	builds.mu.Lock()
+	if builds.dir == "" {
+		dir, err := os.MkdirTemp("", "ackattack-test-bin-")
+		if err != nil {
+			builds.mu.Unlock()
+			t.Fatal(err)
+		}
+		builds.dir, builds.bins = dir, map[[2]string]*build{}
 	}
-	out, err := exec.Command("go", append(args, pkg)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	key := [2]string{name, pkg}
+	b := builds.bins[key]
+	if b == nil {
+		b = &build{path: filepath.Join(builds.dir, strconv.Itoa(len(builds.bins)), name)}
+		builds.bins[key] = b
 	}
-	return bin
+	builds.mu.Unlock()
+	b.once.Do(func() {
+		// A directory per binary: the binary keeps its name (a test may look for its process
+		// by it), and two of one name from two packages do not meet.
+		if b.err = os.MkdirAll(filepath.Dir(b.path), 0o755); b.err != nil {
+			return
+		}
+		args := []string{"build", "-o", b.path}
+		if raceEnabled {
+			args = append(args, "-race")
+		}
+		b.out, b.err = exec.Command("go", append(args, pkg)...).CombinedOutput()
+	})
+	if b.err != nil {
+		t.Fatalf("go build: %v\n%s", b.err, b.out)
+	}
+	return b.path
+}
+
+// builds are the binaries BuildPackage built, by name and package.
+var builds struct {
+	mu   sync.Mutex
+	dir  string // "" until the first build
+	bins map[[2]string]*build
+}
+
+// build is one binary, built once.
+type build struct {
+	once sync.Once
+	path string
+	out  []byte // go build's output
+	err  error
+}
+
+// Main runs the tests (from a package's TestMain) and then removes the binaries they built.
+func Main(m *testing.M) int {
+	code := m.Run()
+	builds.mu.Lock()
+	defer builds.mu.Unlock()
+	if builds.dir != "" {
+		os.RemoveAll(builds.dir)
+	}
+	return code
 }
 
 // Pane is one terminal running one command.

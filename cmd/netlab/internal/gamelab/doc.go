@@ -21,6 +21,8 @@
 // not state, so the bytes a client receives should barely depend on the units, while what it
 // sends (its hash reports) and what the server computes (every unit, every frame) grow with
 // them. The experiment puts the units in place at once (game.Populate) and measures a window
-// of play. The bytes are the game's, repeatable; the server's work is this machine's wall
-// time around each call into its session, and is labelled so.
+// of play. A game has 8 seats; the clients beyond them join the running game as spectators
+// (up to 32), which get every order through the server and give none, and are measured
+// apart from the players. The bytes are the game's, repeatable; the server's work is this
+// machine's wall time around each call into its session, and is labelled so.
 package gamelab

@@ -19,7 +19,8 @@ const unitsPerSquad = 5
 // gameSpec is a game of bot clients in virtual time.
 type gameSpec struct {
 	seed        uint64
-	clients     int
+	clients     int // bot players, 1..world.MaxPlayers
+	spectators  int // clients that watch (game.ClientConfig.Spectate), 0..game.MaxSpectators
 	units       int // about this many units once populated (at least a squad per seat)
 	link        linksim.Settings
 	late        game.LateMode
@@ -33,15 +34,20 @@ type vgame struct {
 	*game.Virtual
 	srv     *game.Server
 	srvAddr netip.AddrPort
-	clients []*game.Client
+	clients []*game.Client // the players, then the spectators
 	caddrs  []netip.AddrPort
+	players int // how many of clients play
 }
 
-// startGame starts the server and its clients, waits until every client plays, and puts the
-// spec's units in place. It returns once they are in every world.
+// startGame starts the server and its players, waits until every player plays, lets the
+// spectators join the running game, waits until they have its world, and puts the spec's
+// units in place. It returns once they are in every world.
 func startGame(sp gameSpec) (*vgame, error) {
 	if sp.clients < 1 || sp.clients > world.MaxPlayers {
 		return nil, fmt.Errorf("%w: --clients must be 1..%d (a game has %d seats)", report.ErrSetting, world.MaxPlayers, world.MaxPlayers)
+	}
+	if sp.spectators < 0 || sp.spectators > game.MaxSpectators {
+		return nil, fmt.Errorf("%w: %d spectators: a game admits 0..%d", report.ErrSetting, sp.spectators, game.MaxSpectators)
 	}
 	g := &vgame{Virtual: game.NewVirtual(sp.seed), srvAddr: netip.MustParseAddrPort("127.0.0.1:7777")}
 	cfg := game.ServerConfig{Map: sp.mapName, Seed: sp.seed, MinPlayers: sp.clients, StartDelay: 500 * time.Millisecond,
@@ -56,21 +62,39 @@ func startGame(sp gameSpec) (*vgame, error) {
 	}
 	g.srv = srv
 	g.Attach(g.srvAddr, srv)
-	for i := range sp.clients {
+	// join adds client i: a bot player, or a spectator that does nothing but watch.
+	join := func(i int, spectate bool) error {
 		addr := netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 1, byte(1 + i)}), uint16(40000+i))
-		cc := game.ClientConfig{Name: fmt.Sprintf("client%d", i+1), Bot: true, Seed: uint64(i + 1), Late: sp.late,
+		cc := game.ClientConfig{Name: fmt.Sprintf("client%d", i+1), Bot: !spectate, Spectate: spectate, Seed: uint64(i + 1), Late: sp.late,
 			PlayerID: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "netlab %d player %d", sp.seed, i))}
 		cc.Transport.Rand = game.SeededRand(sp.seed, uint64(i+1))
 		c, err := game.NewClient(cc, g.Writer(g.AddNode(addr, sp.link)), g.srvAddr)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		g.clients = append(g.clients, c)
 		g.caddrs = append(g.caddrs, addr)
 		g.Attach(addr, c)
+		return nil
 	}
+	for i := range sp.clients {
+		if err := join(i, false); err != nil {
+			return nil, err
+		}
+	}
+	g.players = sp.clients
 	if !g.RunUntil(g.Now().Add(30*time.Second), g.allStarted) {
 		return nil, fmt.Errorf("the game did not start within 30 s of game time")
+	}
+	if sp.spectators > 0 {
+		for i := range sp.spectators {
+			if err := join(sp.clients+i, true); err != nil {
+				return nil, err
+			}
+		}
+		if !g.RunUntil(g.Now().Add(30*time.Second), g.allStarted) {
+			return nil, fmt.Errorf("the spectators did not get the world within 30 s of game time")
+		}
 	}
 	enemies := sp.units / 50
 	squads := max(0, (sp.units-enemies)/(unitsPerSquad*sp.clients)-1)
@@ -84,13 +108,14 @@ func startGame(sp gameSpec) (*vgame, error) {
 	return g, nil
 }
 
-// allStarted reports whether the server runs and every client plays.
+// allStarted reports whether the server runs and every client plays, or watches: a
+// spectator joins a running game, whose world it has once its frame is past 0.
 func (g *vgame) allStarted() bool {
 	if s := g.srv.Snapshot(); s == nil || !s.Running {
 		return false
 	}
-	for _, c := range g.clients {
-		if s := c.Snapshot(); s == nil || !s.Started {
+	for i, c := range g.clients {
+		if s := c.Snapshot(); s == nil || !s.Started || i >= g.players && s.Frame == 0 {
 			return false
 		}
 	}

@@ -40,27 +40,37 @@ func TestResyncTiny(t *testing.T) {
 	}
 }
 
-// TestScaleTiny: one small game measured: bytes flow both ways, and without the CPU
+// TestScaleTiny: two small games measured, one with spectators beyond the seats: bytes flow
+// both ways for every player and every spectator, measured apart, and without the CPU
 // measurement nothing machine-dependent is filled in.
 func TestScaleTiny(t *testing.T) {
-	r, err := RunScale(ScaleConfig{Link: lossy, Seed: 1, Frames: 20, Clients: []int{2}, Units: []int{100}})
+	r, err := RunScale(ScaleConfig{Link: lossy, Seed: 1, Frames: 20, Clients: []int{2, 10}, Units: []int{100}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Rows) != 1 {
-		t.Fatalf("%d rows, want 1", len(r.Rows))
+	if len(r.Rows) != 2 {
+		t.Fatalf("%d rows, want 2", len(r.Rows))
 	}
-	row := r.Rows[0]
-	if row.Up.N() != 2 || row.Down.N() != 2 || !(row.Up.Mean() > 0) || !(row.Down.Mean() > 0) || !(row.DirectIn > 0) {
-		t.Errorf("bytes per second: up %v, down %v, direct %v; want some for each of 2 clients", row.Up.Mean(), row.Down.Mean(), row.DirectIn)
+	for i, want := range []struct{ players, spectators int }{{2, 0}, {8, 2}} {
+		row := r.Rows[i]
+		if row.Spectators != want.spectators || row.Up.N() != want.players || row.Down.N() != want.players ||
+			!(row.Up.Mean() > 0) || !(row.Down.Mean() > 0) || !(row.DirectIn > 0) {
+			t.Errorf("%d clients: %d spectators, up %v B/s (%d players), down %v B/s (%d), direct %v B/s; want %d spectators and bytes each way for %d players",
+				row.Clients, row.Spectators, row.Up.Mean(), row.Up.N(), row.Down.Mean(), row.Down.N(), row.DirectIn, want.spectators, want.players)
+		}
+		if row.SpecUp.N() != want.spectators || row.SpecDown.N() != want.spectators ||
+			want.spectators > 0 && !(row.SpecUp.Mean() > 0 && row.SpecDown.Mean() > 0) {
+			t.Errorf("%d clients: spectators up %v B/s (%d), down %v B/s (%d); want bytes each way for %d", row.Clients,
+				row.SpecUp.Mean(), row.SpecUp.N(), row.SpecDown.Mean(), row.SpecDown.N(), want.spectators)
+		}
+		if row.UnitsStart < 50 || row.Seconds != 2 {
+			t.Errorf("%d clients: %d units at the start, %v s measured; want about 100 units, 2 s", row.Clients, row.UnitsStart, row.Seconds)
+		}
+		if row.Periods != 0 || row.ServerMsPerSec != 0 {
+			t.Errorf("the server's work was measured without CPU: %d periods, %v ms/s", row.Periods, row.ServerMsPerSec)
+		}
 	}
-	if row.UnitsStart < 50 || row.Seconds != 2 {
-		t.Errorf("%d units at the start, %v s measured; want about 100 units, 2 s", row.UnitsStart, row.Seconds)
-	}
-	if row.Periods != 0 || row.ServerMsPerSec != 0 {
-		t.Errorf("the server's work was measured without CPU: %d periods, %v ms/s", row.Periods, row.ServerMsPerSec)
-	}
-	if _, err := RunScale(ScaleConfig{Frames: 1, Clients: []int{9}, Units: []int{10}}); err == nil {
-		t.Error("9 clients accepted; a game has 8 seats")
+	if _, err := RunScale(ScaleConfig{Frames: 1, Clients: []int{41}, Units: []int{10}}); err == nil {
+		t.Error("41 clients accepted; a game has 8 seats and room for 32 spectators")
 	}
 }

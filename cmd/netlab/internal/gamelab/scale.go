@@ -16,9 +16,11 @@ import (
 
 // ScaleConfig is the scale experiment's setting: one game per number of clients and of units.
 type ScaleConfig struct {
-	Link    linksim.Settings
-	Seed    uint64
-	Frames  int // frames measured per game (100 ms each)
+	Link   linksim.Settings
+	Seed   uint64
+	Frames int // frames measured per game (100 ms each)
+	// Clients are the games' numbers of bot clients: the first world.MaxPlayers play, those
+	// beyond them watch as spectators (up to game.MaxSpectators more).
 	Clients []int
 	Units   []int
 	// CPU times the server's calls by the wall clock: this machine's numbers, not the game's.
@@ -28,11 +30,13 @@ type ScaleConfig struct {
 // ScaleRow is one game's measurement over its window.
 type ScaleRow struct {
 	Clients, Units       int         // the game's setting
+	Spectators           int         // of the clients, those beyond the seats
 	UnitsStart, UnitsEnd int         // in the server's world when the window began and ended
 	Seconds              float64     // of game time measured
-	Up, Down             report.Dist // B/s per client: sent to the server, sent by the server to it
-	DirectIn             float64     // B/s per client received on the direct links from the other clients
-	PacketsDown          float64     // datagrams/s per client from the server
+	Up, Down             report.Dist // B/s per player: sent to the server, sent by the server to it
+	DirectIn             float64     // B/s per player received on the direct links from the other players
+	PacketsDown          float64     // datagrams/s per player from the server
+	SpecUp, SpecDown     report.Dist // B/s per spectator, as Up and Down
 	// With CPU: the server's work (every call into its session) per second of game time, per
 	// frame period, and how many frame periods took more work than the period lasts.
 	ServerMsPerSec float64
@@ -98,8 +102,8 @@ func RunScale(cfg ScaleConfig) (*ScaleResult, error) {
 	}
 	r := &ScaleResult{Config: cfg}
 	for _, n := range cfg.Clients {
-		if n < 1 || n > world.MaxPlayers {
-			return nil, fmt.Errorf("scale: %w: %d clients: a game has %d seats for players (more clients need spectators)", report.ErrSetting, n, world.MaxPlayers)
+		if most := world.MaxPlayers + game.MaxSpectators; n < 1 || n > most {
+			return nil, fmt.Errorf("scale: %w: %d clients: a game has %d seats for players and room for %d spectators, %d clients at most", report.ErrSetting, n, world.MaxPlayers, game.MaxSpectators, most)
 		}
 		for _, u := range cfg.Units {
 			row, err := scaleGame(cfg, n, u)
@@ -137,8 +141,9 @@ func (g *vgame) scaleCounts() scaleCounts {
 }
 
 func scaleGame(cfg ScaleConfig, clients, units int) (ScaleRow, error) {
-	row := ScaleRow{Clients: clients, Units: units}
-	g, err := startGame(gameSpec{seed: cfg.Seed, clients: clients, units: units, link: cfg.Link, mapName: "continent"})
+	players := min(clients, world.MaxPlayers)
+	row := ScaleRow{Clients: clients, Units: units, Spectators: clients - players}
+	g, err := startGame(gameSpec{seed: cfg.Seed, clients: players, spectators: row.Spectators, units: units, link: cfg.Link, mapName: "continent"})
 	if err != nil {
 		return row, err
 	}
@@ -177,12 +182,18 @@ func scaleGame(cfg ScaleConfig, clients, units int) (ScaleRow, error) {
 	row.UnitsEnd = g.units()
 	var sumDirect, sumPkt float64
 	for i := range clients {
-		row.Up.Add(float64(c1.up[i]-c0.up[i]) / row.Seconds)
-		row.Down.Add(float64(c1.down[i]-c0.down[i]) / row.Seconds)
+		up, down := float64(c1.up[i]-c0.up[i])/row.Seconds, float64(c1.down[i]-c0.down[i])/row.Seconds
+		if i >= players {
+			row.SpecUp.Add(up)
+			row.SpecDown.Add(down)
+			continue
+		}
+		row.Up.Add(up)
+		row.Down.Add(down)
 		sumPkt += float64(c1.pktDown[i]-c0.pktDown[i]) / row.Seconds
 		sumDirect += float64(direct[i]) / row.Seconds
 	}
-	row.DirectIn, row.PacketsDown = sumDirect/float64(clients), sumPkt/float64(clients)
+	row.DirectIn, row.PacketsDown = sumDirect/float64(players), sumPkt/float64(players)
 	if fd := g.srv.Snapshot().Game.FrameDeadlines; fd != nil && late0.FrameDeadlines != nil {
 		row.FramesLate = fd.FramesLate - late0.FramesLate
 	}
@@ -206,15 +217,15 @@ func scaleGame(cfg ScaleConfig, clients, units int) (ScaleRow, error) {
 func (r *ScaleResult) Section(command string) *report.Section {
 	c := r.Config
 	s := &report.Section{Name: "scale", Title: "netlab scale: bytes per client and the server's work as the game grows", Command: command}
-	s.Textf("One game per row on the continent map: bot clients (no bots on the server), every link at %s (seed %d), the units put in place at once (game.Populate: extra starting squads for every seat and a fiftieth of them as enemies), then %d frames (%v of game time) measured. Up is what a client sends the server, down what the server sends it (UDP payloads, the transport's counters: sent, so at loss more than arrives); direct is what a client receives from the others on the direct links. A game has %d seats for players, so this measures up to %d clients; more clients need spectators, which this branch does not have.",
-		report.Link(c.Link), c.Seed, c.Frames, time.Duration(c.Frames)*game.DefaultFrame, world.MaxPlayers, world.MaxPlayers)
-	head := []string{"clients", "units", "at the start", "at the end", "down B/s", "down max", "up B/s", "up max", "direct in B/s", "datagrams down/s"}
+	s.Textf("One game per row on the continent map: bot clients (no bots on the server), every link at %s (seed %d), the units put in place at once (game.Populate: extra starting squads for every seat and a fiftieth of them as enemies), then %d frames (%v of game time) measured. Up is what a client sends the server, down what the server sends it (UDP payloads, the transport's counters: sent, so at loss more than arrives); direct is what a player receives from the others on the direct links. A game has %d seats for players: the clients beyond them join as spectators (game.ClientConfig.Spectate, at most %d), which watch and give no orders, and are measured apart; the columns before theirs are per player.",
+		report.Link(c.Link), c.Seed, c.Frames, time.Duration(c.Frames)*game.DefaultFrame, world.MaxPlayers, game.MaxSpectators)
+	head := []string{"clients", "spectators", "units", "at the start", "at the end", "down B/s", "down max", "up B/s", "up max", "direct in B/s", "datagrams down/s", "spectator down B/s", "spectator up B/s"}
 	if c.CPU {
 		head = append(head, "server ms per game s", "work per frame p50 ms", "p99", "max", "periods over 100 ms")
 	}
-	t := &report.Table{Title: "Per client, over the measured window", Head: head}
-	down := &report.Chart{Title: "Bytes a second per client from the server", Kind: report.Lines, Unit: "B/s", XLabel: "units"}
-	up := &report.Chart{Title: "Bytes a second per client to the server", Kind: report.Lines, Unit: "B/s", XLabel: "units"}
+	t := &report.Table{Title: "Per player, and per spectator, over the measured window", Head: head}
+	down := &report.Chart{Title: "Bytes a second per player from the server", Kind: report.Lines, Unit: "B/s", XLabel: "units"}
+	up := &report.Chart{Title: "Bytes a second per player to the server", Kind: report.Lines, Unit: "B/s", XLabel: "units"}
 	cpu := &report.Chart{Title: "The server's work per second of game time (this machine)", Unit: "ms"}
 	var cpuSeries report.Series
 	units := []int{}
@@ -229,8 +240,12 @@ func (r *ScaleResult) Section(command string) *report.Section {
 	}
 	seriesOf := map[int]int{}
 	for _, row := range r.Rows {
-		cells := []string{fmt.Sprint(row.Clients), report.Int(row.Units), report.Int(row.UnitsStart), report.Int(row.UnitsEnd), report.F(row.Down.Mean(), 0), report.F(row.Down.Max(), 0),
-			report.F(row.Up.Mean(), 0), report.F(row.Up.Max(), 0), report.F(row.DirectIn, 0), report.F(row.PacketsDown, 1)}
+		specDown, specUp := "–", "–"
+		if row.Spectators > 0 {
+			specDown, specUp = report.F(row.SpecDown.Mean(), 0), report.F(row.SpecUp.Mean(), 0)
+		}
+		cells := []string{fmt.Sprint(row.Clients), fmt.Sprint(row.Spectators), report.Int(row.Units), report.Int(row.UnitsStart), report.Int(row.UnitsEnd), report.F(row.Down.Mean(), 0), report.F(row.Down.Max(), 0),
+			report.F(row.Up.Mean(), 0), report.F(row.Up.Max(), 0), report.F(row.DirectIn, 0), report.F(row.PacketsDown, 1), specDown, specUp}
 		if c.CPU {
 			cells = append(cells, report.F(row.ServerMsPerSec, 1), report.F(row.FrameWork.P(50), 2), report.F(row.FrameWork.P(99), 2),
 				report.F(row.FrameWork.Max(), 2), fmt.Sprintf("%d/%d", row.Missed, row.Periods))
