@@ -594,13 +594,13 @@ func (c *Client) Say(now time.Time, text string) error {
 	case c.cfg.Spectate:
 		return errNotSpectating
 	}
-	if !c.chatRate.fits(now, chatBurst) {
+	if !c.chatRate.fits(now, clientChat) {
 		return ErrChatTooFast
 	}
 	if _, err := c.sendGuaranteed(now, line, &c.chat); err != nil {
 		return err
 	}
-	c.chatRate.take(now, chatBurst)
+	c.chatRate.take(now, clientChat)
 	c.chatSent.add(text, maxChatReport)
 	c.chatLog.add(ChatLine{From: c.cfg.Name, Text: text, Own: true, Spectator: c.spectate != nil}, maxChatShown)
 	return nil

@@ -115,6 +115,9 @@ type Server struct {
 	// the teacher turned their chat off.
 	spectators       [MaxSpectators]*spectator
 	spectatorChatOff bool
+	// spectatorsChat is the one rate all the spectators' lines share (chat.go), on top of
+	// each spectator's own.
+	spectatorsChat chatRate
 	// claims are connections with a seated player's id that have not proved its secret yet,
 	// and linkSecret derives the keys of the direct links (identity.go).
 	claims     []*claim
@@ -992,7 +995,7 @@ func (s *Server) onMessage(p *transport.Peer, now time.Time, m *message.Message)
 			s.stats.BadMessages++
 			return
 		}
-		if !st.chatRate.take(now, serverChatBurst) {
+		if !st.chatRate.take(now, serverChat) {
 			s.stats.ChatRefused++ // faster than an honest client sends (chat.go)
 			return
 		}

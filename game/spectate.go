@@ -45,12 +45,13 @@ import (
 //     real-time repair (which would move every host's units) or a pause. A spectator that
 //     lies in its reports earns a copy of the world every 10 s, a few kilobytes of its own
 //     downlink.
-//   - Its traffic is bounded. Its chat has a player's rate (chat.go). What the server queues
-//     for it is bounded too: a spectator whose connection has more than spectatorBacklog
-//     messages unacknowledged or waiting (it stopped acknowledging, or its link cannot carry
-//     the game) is disconnected with the reason, rather than queued for without end; and the
-//     message layer's resend limit ends a connection whose messages go unacknowledged for the
-//     connection timeout.
+//   - Its traffic is bounded. Its chat has a player's rate, and all the spectators' chat
+//     together two players' (chat.go): a crowd of spectators cannot fill the players' links
+//     with chat. What the server queues for it is bounded too: a spectator whose connection
+//     has more than spectatorBacklog messages unacknowledged or waiting (it stopped
+//     acknowledging, or its link cannot carry the game) is disconnected with the reason,
+//     rather than queued for without end; and the message layer's resend limit ends a
+//     connection whose messages go unacknowledged for the connection timeout.
 //
 // Why 32 spectators (MaxSpectators): a class is up to 40 students, 8 of whom play. Each
 // spectator costs the server one more copy of the game's stream (BENCHMARKS.md measures it),
@@ -227,7 +228,7 @@ func (s *Server) spectatorSays(sp *spectator, now time.Time, text string) {
 	case s.spectatorChatOff:
 		s.refuseSpectatorLine(sp, RefusedChatOff)
 		return
-	case !sp.chatRate.take(now, serverChatBurst):
+	case !sp.chatRate.take(now, serverChat), !s.spectatorsChat.take(now, spectatorsChat):
 		s.refuseSpectatorLine(sp, RefusedTooFast)
 		return
 	}

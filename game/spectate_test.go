@@ -363,3 +363,57 @@ func TestSpectatorChatIsHeldToTheRate(t *testing.T) {
 		t.Errorf("the other spectator heard %d of the flood's lines, want some, at most %d", heard, max)
 	}
 }
+
+// TestSpectatorsShareOneChatRate: eight spectators chatting as fast as their clients let them
+// (80 lines a second) get no more through to the players than the one rate all the
+// spectators share: its burst, then a line every spectatorsChatEvery. Every line over it is
+// refused, counted, and its spectator told.
+func TestSpectatorsShareOneChatRate(t *testing.T) {
+	t.Parallel()
+	cl := smallClass(t, 47, 8, nil)
+	g := cl.vgame
+	player := cl.players[0]
+	relayed, refused, start := g.srv.stats.SpectatorChat, g.srv.stats.ChatRefused, g.now
+	offered, lastRelay, seen := 0, start, relayed
+	crowd := func() bool {
+		if g.srv.stats.SpectatorChat != seen {
+			seen, lastRelay = g.srv.stats.SpectatorChat, g.now
+		}
+		if g.now.Sub(start) < 5*time.Second {
+			for i, c := range cl.spectators {
+				for c.Say(g.now, fmt.Sprintf("crowd %d %d", i, offered)) == nil {
+					offered++
+				}
+			}
+		}
+		return false
+	}
+	g.runUntil(start.Add(5*time.Second), crowd)
+	g.waitFor(10*time.Second, "every line to reach the server", func() bool {
+		crowd()
+		return int(g.srv.stats.SpectatorChat-relayed+g.srv.stats.ChatRefused-refused) == offered
+	})
+	gotRelayed, gotRefused := g.srv.stats.SpectatorChat-relayed, g.srv.stats.ChatRefused-refused
+	bound := uint64(spectatorsChatBurst + int(lastRelay.Sub(start)/spectatorsChatEvery) + 1)
+	t.Logf("%d lines offered in 5 s, %d relayed by %v, %d refused; the shared rate allows %d",
+		offered, gotRelayed, lastRelay.Sub(start), gotRefused, bound)
+	if gotRelayed > bound || gotRelayed == 0 {
+		t.Errorf("%d spectator lines relayed in %v, want some and at most %d", gotRelayed, lastRelay.Sub(start), bound)
+	}
+	if gotRefused == 0 {
+		t.Errorf("none of %d lines refused", offered)
+	}
+	g.waitFor(5*time.Second, "every spectator to hear of its refused lines, and the player to hear the rest", func() bool {
+		told := uint64(0)
+		for _, c := range cl.spectators {
+			told += uint64(c.spectate.Refused)
+		}
+		heard := uint64(0)
+		for _, l := range player.chatReceived.items {
+			if strings.HasPrefix(l.Text, "crowd ") {
+				heard++
+			}
+		}
+		return told == gotRefused && heard == gotRelayed
+	})
+}
