@@ -324,6 +324,7 @@ func TestSpectatorChatIsHeldToTheRate(t *testing.T) {
 	cl := smallClass(t, 46, 2, nil)
 	g := cl.vgame
 	watcher, other := cl.spectators[0], cl.spectators[1]
+	relayed, refusedBefore := g.srv.stats.SpectatorChat, g.srv.stats.ChatRefused
 	var refused error
 	for i := range chatBurst + 1 {
 		if err := watcher.Say(g.now, fmt.Sprintf("line %d", i)); err != nil {
@@ -350,7 +351,16 @@ func TestSpectatorChatIsHeldToTheRate(t *testing.T) {
 	if got := g.srv.stats.BadMessages - bad; got != 2 {
 		t.Errorf("%d bad messages from a spectator speaking for another and giving an order, want 2", got)
 	}
-	heard := 0
+	// chatBurst lines through Say and serverChatBurst more straight to the connection, all at
+	// once: the server's bucket holds serverChatBurst, so some are refused there, each one
+	// counted and told, and the others relayed.
+	sent := uint64(chatBurst + serverChatBurst)
+	gotRelayed, gotRefused := g.srv.stats.SpectatorChat-relayed, g.srv.stats.ChatRefused-refusedBefore
+	if gotRefused == 0 || gotRelayed+gotRefused != sent || uint64(watcher.spectate.Refused) != gotRefused {
+		t.Errorf("of %d lines sent at once the server relayed %d and refused %d, and told the spectator of %d refused: want some refused, every line either way, and all told",
+			sent, gotRelayed, gotRefused, watcher.spectate.Refused)
+	}
+	heard := uint64(0)
 	for _, l := range other.chatLog.last(maxChatShown) {
 		if l.From == watcher.cfg.Name {
 			heard++
@@ -359,8 +369,8 @@ func TestSpectatorChatIsHeldToTheRate(t *testing.T) {
 			t.Errorf("a line in another spectator's name was relayed: %+v", l)
 		}
 	}
-	if max := chatBurst + serverChatBurst; heard > max || heard == 0 {
-		t.Errorf("the other spectator heard %d of the flood's lines, want some, at most %d", heard, max)
+	if heard != gotRelayed {
+		t.Errorf("the other spectator heard %d of the flood's lines, the server relayed %d", heard, gotRelayed)
 	}
 }
 
