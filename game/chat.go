@@ -46,34 +46,9 @@ var ErrChatTooFast = fmt.Errorf("chat: at most %d lines at once, then one every 
 // ErrSpectatorChatOff is a spectator's Say when the teacher turned spectator chat off.
 var ErrSpectatorChatOff = errors.New("spectator chat is off: the teacher turned it off")
 
-// chatLimit is a rate of lines: burst at once, then one every every.
-type chatLimit struct {
-	burst int
-	every time.Duration
-}
-
+// The rates of chat (rate.go).
 var (
-	clientChat     = chatLimit{chatBurst, chatEvery}                     // what a client holds itself to
-	serverChat     = chatLimit{serverChatBurst, chatEvery}               // what the server holds each origin to
-	spectatorsChat = chatLimit{spectatorsChatBurst, spectatorsChatEvery} // what the spectators together get
+	clientChat     = rateLimit{chatBurst, chatEvery}                     // what a client holds itself to
+	serverChat     = rateLimit{serverChatBurst, chatEvery}               // what the server holds each origin to
+	spectatorsChat = rateLimit{spectatorsChatBurst, spectatorsChatEvery} // what the spectators together get
 )
-
-// chatRate is a token bucket of lines, kept as the one time at which it will be full again
-// (the generic cell rate algorithm, as the transport's handshake budgets are kept): a line
-// fits while that time is at most (burst−1)·every ahead of now, and each line moves it every
-// on. The zero value is a full bucket.
-type chatRate struct{ full time.Time }
-
-// fits reports whether the bucket has a line for one more at now, under limit l.
-func (r *chatRate) fits(now time.Time, l chatLimit) bool {
-	return r.full.Sub(now) <= time.Duration(l.burst-1)*l.every
-}
-
-// take takes a line from the bucket at now, if it has one under limit l.
-func (r *chatRate) take(now time.Time, l chatLimit) bool {
-	if !r.fits(now, l) {
-		return false
-	}
-	r.full = maxTime(r.full, now).Add(l.every)
-	return true
-}

@@ -179,8 +179,8 @@ type Client struct {
 	secret   Secret // proves cfg.PlayerID (identity.go)
 	cmdID    uint32
 	chat     message.Chain
-	chatRate chatRate  // this player's own rate (chat.go)
-	spectate *Spectate // the server's latest word, when this client watches as a spectator
+	chatRate rateBucket // this player's own rate (chat.go)
+	spectate *Spectate  // the server's latest word, when this client watches as a spectator
 	bot      *Bot
 	nextPing time.Time
 	nextHurt time.Time

@@ -40,6 +40,11 @@ type downlink struct {
 
 	out        outbox       // messages refused by back-pressure, sent again later
 	pauseState *clientPause // during a stop-the-world re-sync
+
+	// reportRate: how fast this client's hash reports come; early: its reports of frames the
+	// server has not settled yet, waiting (server_sync.go).
+	reportRate rateBucket
+	early      []*HashReport
 }
 
 func (d *downlink) link() *downlink { return d }
@@ -56,7 +61,7 @@ type seat struct {
 	name      string
 	bot       *Bot // a server-side bot plays this seat
 	nextCmdID uint32
-	chatRate  chatRate // how fast its lines come (chat.go)
+	chatRate  rateBucket // how fast its lines come (chat.go)
 
 	// peersChain: each Peers sent on this connection replaces the one before, so it depends
 	// on it (a list that overtook a newer one would bring back a player who left).
@@ -117,7 +122,7 @@ type Server struct {
 	spectatorChatOff bool
 	// spectatorsChat is the one rate all the spectators' lines share (chat.go), on top of
 	// each spectator's own.
-	spectatorsChat chatRate
+	spectatorsChat rateBucket
 	// claims are connections with a seated player's id that have not proved its secret yet,
 	// and linkSecret derives the keys of the direct links (identity.go).
 	claims     []*claim
@@ -154,7 +159,6 @@ type Server struct {
 	pause         *pause
 	resumeAt      time.Time
 	pendingHashes []pendingHashes // WorldHashes that came before the server reached the pause
-	early         []earlyReport   // hash reports for frames the server has not reached yet
 
 	// The debug panel's logs (synclog.go): every mismatch found in any player's reports, and
 	// every stop-the-world pause.
@@ -507,7 +511,6 @@ func (s *Server) step(now time.Time) {
 	s.stats.Frame = s.w.Frame()
 	s.stats.lastStepAt = now
 	s.checkEarly(now)
-	s.checkEarlySpectators(now)
 	if f%frameSyncEvery == 0 {
 		fs := &FrameSync{Frame: s.w.Frame(), ServerUnixNanos: now.UnixNano()}
 		for d := range s.following {

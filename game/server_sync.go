@@ -9,21 +9,50 @@ import (
 	"github.com/ackattack/ackattack/world"
 )
 
-// hashReport checks a client's grouped hashes against the server's history of that frame. A
-// mismatched group is drilled into: the client is asked for the hash of each of its units.
+// hashReport takes a player's grouped hashes (reportArrived) and checks them against the
+// server's history of that frame, now or once the frame has settled here.
 func (s *Server) hashReport(now time.Time, st *seat, r *HashReport) {
-	s.stats.HashReports++
-	if s.pause != nil {
-		return
+	if s.reportArrived(now, &st.downlink, &s.stats.HashReports, r) {
+		s.checkHashReport(now, st, r)
 	}
-	if s.running && !s.settled(r.Frame) {
-		// The server's own copy of the frame may still change (a late command would run it
-		// again, resim.go), or the client is ahead of the server (clocks are never exactly
-		// aligned): check it when the frame has settled here.
-		if len(s.early) < maxEarlyReports {
-			s.early = append(s.early, earlyReport{st, r})
+}
+
+// reportArrived takes a client's hash report, a player's or a spectator's, counted in count,
+// and reports whether to check it now. Past the connection's report rate (reportLimit) it is
+// dropped and counted: checking one costs the server a search per group, and a client that
+// sent them without a limit would spend the server's time. A report of a frame the server has
+// not settled waits on its connection (checkEarly): the server's own copy of the frame may
+// still change (a late command would run it again, resim.go), or the client is ahead of the
+// server (clocks are never exactly aligned).
+func (s *Server) reportArrived(now time.Time, d *downlink, count *uint64, r *HashReport) bool {
+	*count++
+	if !d.reportRate.take(now, s.reportLimit()) {
+		s.stats.HashReportsDropped++
+		return false
+	}
+	if s.pause == nil && s.running && !s.settled(r.Frame) {
+		if len(d.early) == maxEarlyReports {
+			s.stats.HashReportsDropped++ // the oldest: the newer ones cover the same units
+			d.early = append(d.early[:0], d.early[1:]...)
 		}
-		return
+		d.early = append(d.early, r)
+		return false
+	}
+	return true
+}
+
+// reportLimit is the rate of hash reports the server checks from one connection: twice an
+// honest client's (one every hashReportEvery frames), and a burst of maxEarlyReports, the
+// reports a client that runs a settle window's frames at once (catching up) sends together.
+func (s *Server) reportLimit() rateLimit {
+	return rateLimit{burst: maxEarlyReports, every: hashReportEvery * s.cfg.Frame / 2}
+}
+
+// checkHashReport checks a player's grouped hashes against the server's history of that frame.
+// A mismatched group is drilled into: the client is asked for the hash of each of its units.
+func (s *Server) checkHashReport(now time.Time, st *seat, r *HashReport) {
+	if s.pause != nil {
+		return // the stop-the-world under way compares every unit anyway
 	}
 	mine, ok := s.hist.at(r.Frame)
 	if !ok {
@@ -542,14 +571,9 @@ func (s *Server) runningPause() *PauseRecord {
 	return nil
 }
 
-type earlyReport struct {
-	st *seat
-	r  *HashReport
-}
-
-// maxEarlyReports bounds the reports waiting for their frame to settle: one a frame from each
-// player, for as long as a frame can take to settle.
-const maxEarlyReports = world.MaxPlayers * (resimWindow + 2)
+// maxEarlyReports bounds the reports waiting on one connection for their frame to settle: one
+// every hashReportEvery frames for as long as a frame can take to settle, and one more.
+const maxEarlyReports = resimWindow/hashReportEvery + 2
 
 // settled reports whether the server's frame f can be checked: the world is settle frames
 // past it (resim.go).
@@ -558,17 +582,32 @@ func (s *Server) settled(f uint32) bool {
 	return f+s.rw.settle(cur) <= cur
 }
 
-// checkEarly checks the reports that came before their frame settled on the server.
+// checkEarly checks the reports, the players' and the spectators', that came before their
+// frame settled on the server and whose frame has settled since.
 func (s *Server) checkEarly(now time.Time) {
-	keep := s.early[:0]
-	for _, e := range s.early {
-		switch {
-		case s.settled(e.r.Frame):
-			s.stats.HashReports-- // counted again
-			s.hashReport(now, e.st, e.r)
-		default:
-			keep = append(keep, e)
+	for _, st := range s.seats {
+		if st != nil {
+			s.checkSettled(&st.downlink, func(r *HashReport) { s.checkHashReport(now, st, r) })
 		}
 	}
-	s.early = keep
+	for _, sp := range s.spectators {
+		if sp != nil {
+			s.checkSettled(&sp.downlink, func(r *HashReport) { s.checkSpectatorReport(now, sp, r) })
+		}
+	}
+}
+
+// checkSettled checks (with check) the reports waiting on d whose frame has settled, in the
+// order they came, and keeps the others waiting.
+func (s *Server) checkSettled(d *downlink, check func(*HashReport)) {
+	keep := d.early[:0]
+	for _, r := range d.early {
+		if s.settled(r.Frame) {
+			check(r)
+		} else {
+			keep = append(keep, r)
+		}
+	}
+	clear(d.early[len(keep):])
+	d.early = keep
 }

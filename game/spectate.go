@@ -84,7 +84,7 @@ type spectator struct {
 	why    uint8 // SpectateAsked or SpectateSeatsFull
 	joined time.Time
 
-	chatRate   chatRate
+	chatRate   rateBucket
 	chatLines  uint32 // lines relayed
 	refused    uint32 // lines refused (chat off, or too fast)
 	refusedWhy uint8  // why the latest was
@@ -94,8 +94,7 @@ type spectator struct {
 	notify      bool
 	noticeAt    time.Time
 
-	early      *HashReport // its latest report of a frame the server's world has not settled
-	resyncedAt time.Time   // when the server last sent it the whole world
+	resyncedAt time.Time // when the server last sent it the whole world
 	resyncs    int
 	lastHash   string
 }
@@ -344,17 +343,19 @@ func (s *Server) resumeSpectators(now time.Time, r *Resume) {
 	}
 }
 
-// spectatorReport checks a spectator's grouped hashes against the server's history of that
-// frame, as a player's are checked. A difference repairs the spectator's world alone: the
-// whole world, to it, at most once every spectatorResyncEvery. A report of a frame that has
-// not settled here waits, the latest one of each spectator (a bound of one per spectator).
+// spectatorReport takes a spectator's grouped hashes (reportArrived) and checks them against
+// the server's history of that frame, as a player's are checked, now or once the frame has
+// settled here.
 func (s *Server) spectatorReport(now time.Time, sp *spectator, r *HashReport) {
-	s.stats.SpectatorHashReports++
-	if !s.running || s.pause != nil {
-		return
+	if s.reportArrived(now, &sp.downlink, &s.stats.SpectatorHashReports, r) {
+		s.checkSpectatorReport(now, sp, r)
 	}
-	if !s.settled(r.Frame) {
-		sp.early = r
+}
+
+// checkSpectatorReport checks a spectator's report. A difference repairs the spectator's
+// world alone: the whole world, to it, at most once every spectatorResyncEvery.
+func (s *Server) checkSpectatorReport(now time.Time, sp *spectator, r *HashReport) {
+	if !s.running || s.pause != nil {
 		return
 	}
 	mine, ok := s.hist.at(r.Frame)
@@ -376,18 +377,6 @@ func (s *Server) spectatorReport(now time.Time, sp *spectator, r *HashReport) {
 	sp.lastHash = fmt.Sprintf("re-sync at frame %d", s.w.Frame())
 	s.event(now, "spectator re-sync", "number", sp.num, "name", sp.name, "drift at frame", r.Frame, "world of frame", s.w.Frame())
 	s.sendWorld(&sp.downlink, now, 0, nil, nil)
-}
-
-// checkEarlySpectators checks the spectators' reports whose frame has settled since.
-func (s *Server) checkEarlySpectators(now time.Time) {
-	for _, sp := range s.spectators {
-		if sp != nil && sp.early != nil && s.settled(sp.early.Frame) {
-			r := sp.early
-			sp.early = nil
-			s.stats.SpectatorHashReports-- // counted again
-			s.spectatorReport(now, sp, r)
-		}
-	}
 }
 
 // boundSpectators drops each spectator whose connection is more than spectatorBacklog

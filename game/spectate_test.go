@@ -126,10 +126,13 @@ func TestSpectatorsWatchAClass(t *testing.T) {
 		t.Errorf("the talker sent %d lines, want only the one after spectator chat came back", n)
 	}
 	st := g.srv.stats
-	t.Logf("server: %d spectators joined, %d spectator lines relayed, %d chat lines refused, %d spectator reports, %d drifts, %d copies of the world, %d dropped; pauses %d",
-		st.SpectatorJoins, st.SpectatorChat, st.ChatRefused, st.SpectatorHashReports, st.SpectatorDrifts, st.SpectatorResyncs, st.SpectatorsDropped, st.StopWorldResyncs)
+	t.Logf("server: %d spectators joined, %d spectator lines relayed, %d chat lines refused, %d spectator reports, %d drifts, %d copies of the world, %d dropped; pauses %d; %d hash reports dropped",
+		st.SpectatorJoins, st.SpectatorChat, st.ChatRefused, st.SpectatorHashReports, st.SpectatorDrifts, st.SpectatorResyncs, st.SpectatorsDropped, st.StopWorldResyncs, st.HashReportsDropped)
 	if st.SpectatorJoins != MaxSpectators || st.SpectatorsDropped != 0 || st.SpectatorChat == 0 {
 		t.Errorf("%d spectators joined, %d dropped, %d lines relayed: want %d, none, some", st.SpectatorJoins, st.SpectatorsDropped, st.SpectatorChat, MaxSpectators)
+	}
+	if st.HashReportsDropped != 0 {
+		t.Errorf("%d hash reports of honest clients dropped unchecked", st.HashReportsDropped)
 	}
 }
 
