@@ -169,6 +169,7 @@ type Client struct {
 	players   [world.MaxPlayers]PlayerInfo
 	started   bool
 	awaiting  bool // a snapshot is on its way (joined a running game)
+	copying   bool // a spectator's own copy of the world is on its way, the world waits (awaiting)
 	frameDur  time.Duration
 	lead      uint32
 	leadNext  []LeadTime
@@ -879,8 +880,13 @@ func (c *Client) resyncBatch(now time.Time, b *ResyncBatch) {
 		return
 	}
 	// A spectator's own copy of the world, sent to it alone while the game runs because its
-	// reports showed a drift (spectate.go): the whole world, which replaces its own at once.
-	fresh := c.spectating() && !c.awaiting && !c.pausing && len(b.State) > 0
+	// reports showed a drift (spectate.go): the whole world, which replaces its own. It comes
+	// in batches, a chain, the one with the state last: from the first batch on, the world
+	// waits, as a joining client's does, and it goes on from the state.
+	fresh := c.spectating() && !c.pausing && (c.copying || !c.awaiting)
+	if fresh && len(b.State) == 0 {
+		c.copying, c.awaiting = true, true
+	}
 	if !c.awaiting && !c.pausing && !fresh {
 		c.stats.BadMessages++ // no snapshot expected and no pause: a batch would rewrite a running world
 		return
@@ -922,12 +928,16 @@ func (c *Client) resyncBatch(now time.Time, b *ResyncBatch) {
 		// events at its next step, and sends them along.)
 		c.sched.dropBefore(b.Frame)
 	}
-	if fresh {
+	if fresh && len(b.State) > 0 {
 		c.stats.WorldCopies++
+		c.copying, c.awaiting = false, false
 		return
 	}
+	if fresh {
+		return // more of the copy to come
+	}
 	if c.awaiting && len(b.State) > 0 {
-		c.awaiting = false
+		c.awaiting, c.copying = false, false
 		c.syncFrame, c.syncAt = c.w.Frame(), now
 		return
 	}

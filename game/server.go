@@ -443,27 +443,41 @@ func (s *Server) following(yield func(*downlink) bool) {
 	}
 }
 
-// sendSnapshot sends a client the whole world (joining or coming back mid-game).
+// sendSnapshot sends a client the whole world (joining or coming back mid-game), after its
+// StartGame, and the events still to run.
 func (s *Server) sendSnapshot(st *downlink, now time.Time) {
-	units := s.w.Units()
-	state, err := s.w.AppendState(nil)
-	if err != nil {
-		// The joining client then waits for a state that never comes; say why.
-		s.cfg.Logger.Error("snapshot: the world's state cannot be sent", "to", st.who, "err", err)
-	}
-	for i := 0; i == 0 || i < len(units); i += resyncBatchUnits {
-		b := &ResyncBatch{Frame: s.w.Frame(), Batch: uint32(i / resyncBatchUnits), Units: slices.Clone(units[i:min(i+resyncBatchUnits, len(units))])}
-		if i+resyncBatchUnits >= len(units) {
-			b.HasAttacks, b.Attacks, b.State = true, slices.Clone(s.w.Attacks()), state
-		}
-		// After StartGame: a batch that ran first would find no world to go into.
-		s.send(st, now, b, []*depgraph.Dependency{&st.startDep}, nil, false)
-	}
+	s.sendWorld(st, now, &st.startDep) // after StartGame: a batch that ran first would find no world to go into
 	for _, e := range s.sched.all() {
 		s.sendEvent(st, now, &e)
 	}
 	for _, lt := range s.leadNext {
 		s.send(st, now, &lt, []*depgraph.Dependency{st.leadChain.Last()}, st.leadChain.Last(), false)
+	}
+}
+
+// sendWorld sends d the server's whole world at its frame, cut into ResyncBatches of
+// resyncBatchUnits units (in one message, a large world would pass the message layer's
+// largest), each after after (nil: nothing) and after the batch before it: a chain, so that
+// the last batch, which carries the attacks in flight and the world's state and so completes
+// the world, runs on the client only once every unit is in place.
+func (s *Server) sendWorld(d *downlink, now time.Time, after *depgraph.Dependency) {
+	units := s.w.Units()
+	state, err := s.w.AppendState(nil)
+	if err != nil {
+		// The client then waits for a state that never comes; say why.
+		s.cfg.Logger.Error("the world's state cannot be sent", "to", d.who, "err", err)
+	}
+	prev := new(depgraph.Dependency) // the batch before: none yet
+	for i := 0; i == 0 || i < len(units); i += resyncBatchUnits {
+		b := &ResyncBatch{Frame: s.w.Frame(), Batch: uint32(i / resyncBatchUnits), Units: slices.Clone(units[i:min(i+resyncBatchUnits, len(units))])}
+		if i+resyncBatchUnits >= len(units) {
+			b.HasAttacks, b.Attacks, b.State = true, slices.Clone(s.w.Attacks()), state
+		}
+		deps := []*depgraph.Dependency{prev}
+		if after != nil {
+			deps = append(deps, after)
+		}
+		s.send(d, now, b, deps, prev, false)
 	}
 }
 

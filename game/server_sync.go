@@ -404,7 +404,7 @@ func (s *Server) reachPause(now time.Time) {
 	}
 	for _, st := range s.seats {
 		if st != nil && st.pauseState != nil && st.peer != nil && len(ids) > 0 {
-			s.sendBatches(now, st, ids, nil, false)
+			s.sendBatches(now, &st.downlink, ids, nil, false, true)
 		}
 	}
 	s.spectatorsPaused(now)
@@ -454,7 +454,7 @@ func (s *Server) worldHashes(now time.Time, st *seat, wh *WorldHashes) {
 		}
 	}
 	s.stats.MismatchedUnits += uint64(len(removed))
-	s.sendBatches(now, st, ids, removed, true)
+	s.sendBatches(now, &st.downlink, ids, removed, true, true)
 }
 
 type pendingHashes struct {
@@ -462,10 +462,11 @@ type pendingHashes struct {
 	wh *WorldHashes
 }
 
-// sendBatches sends the server's state of ids (and removals) in batches; with final, the last
-// batch carries the whole world state.
-func (s *Server) sendBatches(now time.Time, st *seat, ids, removed []uint32, final bool) {
-	cp := st.pauseState
+// sendBatches sends d, in a stop-the-world re-sync, the server's state of ids (and removals) in
+// batches; with final, the last batch carries the whole world state. With count, the units go
+// into the pause's record: a player's repair (a spectator's copy of the world is not one).
+func (s *Server) sendBatches(now time.Time, d *downlink, ids, removed []uint32, final, count bool) {
+	cp := d.pauseState
 	for i := 0; i < len(ids) || (final && i == 0) || (i == 0 && len(removed) > 0); i += resyncBatchUnits {
 		b := &ResyncBatch{Frame: s.pause.frame, Batch: cp.sent}
 		for _, id := range ids[min(i, len(ids)):min(i+resyncBatchUnits, len(ids))] {
@@ -488,12 +489,12 @@ func (s *Server) sendBatches(now time.Time, st *seat, ids, removed []uint32, fin
 			}
 		}
 		cp.sent++
-		if pr := s.runningPause(); pr != nil {
+		if pr := s.runningPause(); pr != nil && count {
 			pr.Units += len(b.Units) + len(b.Removed)
 		}
-		d := new(depgraph.Dependency)
-		cp.batchDeps = append(cp.batchDeps, d)
-		s.send(st, now, b, []*depgraph.Dependency{&cp.pauseDep}, d, false)
+		out := new(depgraph.Dependency)
+		cp.batchDeps = append(cp.batchDeps, out)
+		s.send(d, now, b, []*depgraph.Dependency{&cp.pauseDep}, out, false)
 		if last {
 			break
 		}

@@ -430,3 +430,72 @@ func TestSpectatorsShareOneChatRate(t *testing.T) {
 		return told == gotRefused && heard == gotRelayed
 	})
 }
+
+// TestSpectatorsGetABigWorldInBatches: in a world of several resyncBatchUnits units, every
+// copy of the whole world a spectator gets comes in batches, as a player's does: the world of
+// a spectator that joins, its own copy after a drift, and the paused world of a stop-the-world.
+// Each leaves the spectator's world equal to the server's.
+func TestSpectatorsGetABigWorldInBatches(t *testing.T) {
+	t.Parallel()
+	cl := smallClass(t, 49, 1, func(c *ServerConfig) { c.ReinforceBelow = -1 })
+	g := cl.vgame
+	f, err := Populate(g.srv, g.live(), g.now, 40, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.waitFor(10*time.Second, "the populated frame", func() bool { return g.srv.w.Frame() > f+2 })
+	units := len(g.srv.w.Units())
+	perCopy := (units + resyncBatchUnits - 1) / resyncBatchUnits
+	if perCopy < 3 {
+		t.Fatalf("%d units: %d batches a copy, want at least 3", units, perCopy)
+	}
+	// A spectator that joins now gets the big world.
+	late := g.clients[g.joinWatcher(func(c *ClientConfig) { c.Name, c.Spectate, c.Bot = "late watcher", true, false })]
+	g.waitFor(20*time.Second, "the late spectator to get the world", func() bool { return clientRunning(late) })
+	// The first spectator drifts: its own copy of the world.
+	watcher := cl.spectators[0]
+	hurtUnit(watcher.w, watcher.w.Units()[0].ID)
+	g.waitFor(10*time.Second, "the spectator's copy of the world", func() bool { return watcher.stats.WorldCopies == 1 })
+	g.run(3 * time.Second)
+	// A stop-the-world: both spectators get the paused world.
+	stopAndWait(t, g)
+	g.run(10 * time.Second)
+	res := g.result()
+
+	batches := func(i int) (n int) {
+		for _, l := range strings.Split(g.traces[i].String(), "\n") {
+			if strings.Contains(l, `"type":"ResyncBatch"`) {
+				n++
+			}
+		}
+		return n
+	}
+	t.Logf("%d units, %d batches a copy: the drifted spectator applied %d ResyncBatches, the late one %d",
+		units, perCopy, batches(slices.Index(g.clients, watcher)), batches(slices.Index(g.clients, late)))
+	// The first spectator: a small world when it joined (one batch), then two big copies.
+	if got, want := batches(slices.Index(g.clients, watcher)), 1+2*(perCopy-1); got < want {
+		t.Errorf("the drifted spectator applied %d ResyncBatches, want at least %d (%d units, %d a batch)", got, want, units, resyncBatchUnits)
+	}
+	if got, want := batches(slices.Index(g.clients, late)), 2*(perCopy-1); got < want {
+		t.Errorf("the late spectator applied %d ResyncBatches, want at least %d (%d units, %d a batch)", got, want, units, resyncBatchUnits)
+	}
+	for _, c := range []*Client{watcher, late} {
+		r := res.clients[slices.Index(g.clients, c)]
+		common, differ := 0, 0
+		for f, h := range r.WorldHashes {
+			n, _ := strconv.Atoi(f)
+			if sh, ok := res.server.WorldHashes[f]; ok && uint32(n)+detectionFrames <= res.server.Frame && uint32(n) > res.server.Frame-80 {
+				common++
+				if sh != h {
+					differ++
+				}
+			}
+		}
+		if common == 0 || differ != 0 {
+			t.Errorf("%s: differs from the server at %d of its last %d settled frames", c.cfg.Name, differ, common)
+		}
+	}
+	if n := watcher.stats.BadMessages + late.stats.BadMessages; n != 0 {
+		t.Errorf("%d bad messages at the spectators", n)
+	}
+}
