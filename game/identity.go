@@ -157,17 +157,26 @@ func (s *Server) claimSeat(p *transport.Peer, now time.Time) {
 	}
 	s.claims = append(s.claims, c)
 	if len(s.claims) > maxClaims {
-		out := 0
-		for i, o := range s.claims[:len(s.claims)-1] {
-			if o.peer.Addr().Addr() == p.Addr().Addr() {
-				out = i
-				break
-			}
-		}
-		s.refuseClaim(s.claims[out], now, errSeatTaken+": too many claims at once")
+		out := toPushOut(s.claims[:len(s.claims)-1], p, func(c *claim) *transport.Peer { return c.peer })
+		s.refuseClaim(out, now, errSeatTaken+": too many claims at once")
 	}
 	s.event(now, "seat claimed", "seat", s.seatClaimed(p.PlayerID()).idx, "addr", p.Addr())
-	s.sendOnly(p, now, &Challenge{Nonce: c.nonce})
+	if err := sendFirst(p.Conn(), now, &Challenge{Nonce: c.nonce}, &s.stats.SendsRefused); err != nil {
+		s.cfg.Logger.Warn("send refused", "addr", p.Addr(), "type", MsgChallenge, "err", err)
+	}
+}
+
+// toPushOut is the connection a table of connections waiting to prove themselves (the
+// claims on seats, a client's unproved direct links) pushes out when a newcomer takes it past
+// its bound: of the older ones, oldest first, the oldest from the newcomer's address (IP), or
+// else the oldest, so that one source cannot crowd out everybody else's.
+func toPushOut[T any](older []T, newcomer *transport.Peer, peer func(T) *transport.Peer) T {
+	for _, o := range older {
+		if peer(o).Addr().Addr() == newcomer.Addr().Addr() {
+			return o
+		}
+	}
+	return older[0]
 }
 
 // claimOf is p's claim, or nil.
@@ -258,19 +267,6 @@ func (s *Server) nextClaimDeadline() time.Time {
 		next = transport.Earliest(next, c.deadline)
 	}
 	return next
-}
-
-// sendOnly sends m to a connection that has no seat (a claim): a fresh connection, so the
-// message layer takes it at once.
-func (s *Server) sendOnly(p *transport.Peer, now time.Time, m Msg) {
-	payload, err := AppendMsg(nil, m)
-	if err == nil {
-		err = sendOn(p.Conn(), now, payload, nil, nil, false)
-	}
-	if err != nil {
-		s.stats.SendsRefused++
-		s.cfg.Logger.Warn("send refused", "addr", p.Addr(), "type", m.Type(), "err", err)
-	}
 }
 
 // The client's side of its secret.
