@@ -147,9 +147,15 @@ type claim struct {
 // claimSeat answers a connection with the id of a seated player: a Challenge, and no seat
 // until its Proof. The player's open connection, if any, is left alone. Too many claims at
 // once: the oldest from the same address (IP) goes, or else the oldest, so that one source
-// cannot crowd out the player's own claim.
+// cannot crowd out the player's own claim. A bot's seat is refused at once: a bot has no
+// secret, so no proof can come, and the claim would hold one of the maxClaims places for
+// claimDeadline for nothing.
 func (s *Server) claimSeat(p *transport.Peer, now time.Time) {
 	c := &claim{peer: p, deadline: now.Add(claimDeadline)}
+	if s.seatClaimed(p.PlayerID()).bot != nil {
+		s.refuseClaim(c, now, errSeatTaken+": a bot plays it")
+		return
+	}
 	if _, err := io.ReadFull(s.cfg.Transport.Rand, c.nonce[:]); err != nil {
 		s.cfg.Logger.Error("claim: no randomness for a nonce", "err", err)
 		s.tr.Kick(p, now, "server error: no randomness")
