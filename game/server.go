@@ -762,7 +762,7 @@ func (s *Server) sendUnreliable(st *downlink, m Msg) {
 }
 
 // admits is the transport's Admit. It lets in every connection the transport has room for
-// (spectatorTransport counts that room), because onConnect answers each in words the player
+// (sizeTransport counts that room), because onConnect answers each in words the player
 // reads: a seat, a claim on a seat (identity.go), a place among the spectators, or a Kick
 // whose text says why not, "the game is full: 8 players and 32 spectators". A Denied would say
 // only "server full", and a client would not know whether to try again as a spectator.

@@ -329,9 +329,9 @@ func (s *Server) againTooSoon(now time.Time, st *seat, again, n int) int {
 }
 
 // pauseDeadline is when the clients still missing from a pause reached at reached are
-// dropped from it, for a Resume that waits after.
-func pauseDeadline(reached time.Time, after time.Duration) time.Time {
-	return reached.Add(max(pauseMinWait, pauseLimit-after-DefaultFrame))
+// dropped from it, for a Resume that waits after, in a game of frames of frame.
+func pauseDeadline(reached time.Time, after, frame time.Duration) time.Time {
+	return reached.Add(max(pauseMinWait, pauseLimit-after-frame))
 }
 
 // pauseOverdue drops from the pause the clients that have not finished by its deadline, and
@@ -376,7 +376,7 @@ func (s *Server) dropFromGame(now time.Time, st *seat, why string) {
 func (s *Server) reachPause(now time.Time) {
 	p := s.pause
 	p.reached = now
-	p.deadline = pauseDeadline(now, time.Duration(s.lead)*s.cfg.Frame)
+	p.deadline = pauseDeadline(now, time.Duration(s.lead)*s.cfg.Frame, s.cfg.Frame)
 	if pr := s.runningPause(); pr != nil {
 		pr.Start = now
 	}
