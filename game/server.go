@@ -519,8 +519,8 @@ func (s *Server) step(now time.Time) {
 			}
 		}
 	}
-	s.enemies(now, f)
-	s.reinforce(now, f)
+	armies := s.enemies(now, f)
+	s.reinforce(now, f, &armies)
 	s.endFrame()
 	s.stats.Frame = s.w.Frame()
 	s.stats.lastStepAt = now
@@ -579,11 +579,13 @@ func (s *Server) resimulate() {
 	s.rw.rerun(s.w, s.sched, func(w *world.World) { s.w = w }, func() { s.beginFrame(); s.endFrame() })
 }
 
-// enemies spawns an enemy now and then and kills the ones that fell.
-func (s *Server) enemies(now time.Time, f uint32) {
+// enemies spawns an enemy now and then and kills the ones that fell. It returns the number of
+// units each seat has, counted in the same pass over the units, for reinforce.
+func (s *Server) enemies(now time.Time, f uint32) (armies [world.MaxPlayers]int) {
 	live := 0
 	for _, u := range s.w.Units() {
 		if !u.IsEnemy() {
+			armies[u.Owner]++
 			continue
 		}
 		if u.Dead {
@@ -597,10 +599,11 @@ func (s *Server) enemies(now time.Time, f uint32) {
 	}
 	s.killDoomed(now, f)
 	if s.noSpawns || now.Before(s.nextSpawn) || live >= s.cfg.MaxEnemies {
-		return
+		return armies
 	}
 	s.nextSpawn = now.Add(s.cfg.EnemyEvery)
 	s.spawnEnemy(now, f)
+	return armies
 }
 
 // enemyKinds are the unit kinds the server spawns as enemies: those no player starts with.
