@@ -301,20 +301,25 @@ func TestDriftedSpectatorGetsTheWorld(t *testing.T) {
 			st.SpectatorResyncs, st.RealtimeResyncs, st.StopWorldResyncs)
 	}
 	res := g.result()
-	r := res.clients[len(cl.players)]
-	common, differ := 0, 0
+	differ, common := lastSettledDiffer(res.server, res.clients[len(cl.players)], 100)
+	if common == 0 || differ != 0 {
+		t.Errorf("after its copy of the world the spectator differs at %d of its last %d settled frames", differ, common)
+	}
+}
+
+// lastSettledDiffer compares r's world hashes with the server's at the last frames settled
+// frames of the server's (the ones after a repair): how many differ, of how many both have.
+func lastSettledDiffer(server, r Report, frames uint32) (differ, common int) {
 	for f, h := range r.WorldHashes {
 		n, _ := strconv.Atoi(f)
-		if sh, ok := res.server.WorldHashes[f]; ok && uint32(n)+detectionFrames <= res.server.Frame && uint32(n) > res.server.Frame-100 {
+		if sh, ok := server.WorldHashes[f]; ok && uint32(n)+detectionFrames <= server.Frame && uint32(n)+frames > server.Frame {
 			common++
 			if sh != h {
 				differ++
 			}
 		}
 	}
-	if common == 0 || differ != 0 {
-		t.Errorf("after its copy of the world the spectator differs at %d of its last %d settled frames", differ, common)
-	}
+	return differ, common
 }
 
 // TestSpectatorChatIsHeldToTheRate: a spectator's client refuses its own lines past the chat's
@@ -480,17 +485,7 @@ func TestSpectatorsGetABigWorldInBatches(t *testing.T) {
 		t.Errorf("the late spectator applied %d ResyncBatches, want at least %d (%d units, %d a batch)", got, want, units, resyncBatchUnits)
 	}
 	for _, c := range []*Client{watcher, late} {
-		r := res.clients[slices.Index(g.clients, c)]
-		common, differ := 0, 0
-		for f, h := range r.WorldHashes {
-			n, _ := strconv.Atoi(f)
-			if sh, ok := res.server.WorldHashes[f]; ok && uint32(n)+detectionFrames <= res.server.Frame && uint32(n) > res.server.Frame-80 {
-				common++
-				if sh != h {
-					differ++
-				}
-			}
-		}
+		differ, common := lastSettledDiffer(res.server, res.clients[slices.Index(g.clients, c)], 80)
 		if common == 0 || differ != 0 {
 			t.Errorf("%s: differs from the server at %d of its last %d settled frames", c.cfg.Name, differ, common)
 		}
