@@ -26,28 +26,29 @@ const (
 	serverChatBurst = 2 * chatBurst
 )
 
+// The spectators together share one more rate at the server (spectatorsChat), on top of each
+// one's own: 32 spectators at their own rate would be 320 lines a second into every player's
+// connection (some 75 KB/s), sharing its congestion window with the commands that keep the
+// game going. Together they get two players' worth: 20 lines a second, with a burst of twice
+// the server's slack for one client. So the chat a player's link carries from spectators is
+// never more than two more chatting players would send, whatever the number of spectators;
+// and two rather than one because a class that chats in earnest (32 students each typing a
+// line every two seconds: 16 a second) still gets every line through. A line over it is
+// refused as too fast, like a line over the spectator's own rate, and the spectator is told.
+const (
+	spectatorsChatBurst = 2 * serverChatBurst
+	spectatorsChatEvery = chatEvery / 2
+)
+
 // ErrChatTooFast is Say's refusal of a line over the chat's rate.
 var ErrChatTooFast = fmt.Errorf("chat: at most %d lines at once, then one every %v: wait a moment", chatBurst, chatEvery)
 
 // ErrSpectatorChatOff is a spectator's Say when the teacher turned spectator chat off.
 var ErrSpectatorChatOff = errors.New("spectator chat is off: the teacher turned it off")
 
-// chatRate is a token bucket of lines, kept as the one time at which it will be full again
-// (the generic cell rate algorithm, as the transport's handshake budgets are kept): a line
-// fits while that time is at most (burst−1)·chatEvery ahead of now, and each line moves it
-// chatEvery on. The zero value is a full bucket.
-type chatRate struct{ full time.Time }
-
-// fits reports whether a bucket of burst lines has a line for one more at now.
-func (r *chatRate) fits(now time.Time, burst int) bool {
-	return r.full.Sub(now) <= time.Duration(burst-1)*chatEvery
-}
-
-// take takes a line from the bucket at now, if it has one for a bucket of burst lines.
-func (r *chatRate) take(now time.Time, burst int) bool {
-	if !r.fits(now, burst) {
-		return false
-	}
-	r.full = maxTime(r.full, now).Add(chatEvery)
-	return true
-}
+// The rates of chat (rate.go).
+var (
+	clientChat     = rateLimit{chatBurst, chatEvery}                     // what a client holds itself to
+	serverChat     = rateLimit{serverChatBurst, chatEvery}               // what the server holds each origin to
+	spectatorsChat = rateLimit{spectatorsChatBurst, spectatorsChatEvery} // what the spectators together get
+)

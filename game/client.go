@@ -169,6 +169,7 @@ type Client struct {
 	players   [world.MaxPlayers]PlayerInfo
 	started   bool
 	awaiting  bool // a snapshot is on its way (joined a running game)
+	copying   bool // a spectator's own copy of the world is on its way, the world waits (awaiting)
 	frameDur  time.Duration
 	lead      uint32
 	leadNext  []LeadTime
@@ -179,8 +180,8 @@ type Client struct {
 	secret   Secret // proves cfg.PlayerID (identity.go)
 	cmdID    uint32
 	chat     message.Chain
-	chatRate chatRate  // this player's own rate (chat.go)
-	spectate *Spectate // the server's latest word, when this client watches as a spectator
+	chatRate rateBucket // this player's own rate (chat.go)
+	spectate *Spectate  // the server's latest word, when this client watches as a spectator
 	bot      *Bot
 	nextPing time.Time
 	nextHurt time.Time
@@ -498,12 +499,15 @@ func (c *Client) reportHashes(now uint32) {
 		return
 	}
 	f := now - settle
+	if f%hashReportEvery != 0 {
+		return // not this frame's turn: grouping walks every unit, so only for a report
+	}
 	hs, ok := c.hist.at(f)
 	if !ok {
 		return // before the start, or before the world was put in place by a re-sync
 	}
 	c.groups = world.GroupUnitHashes(hs, reportGroupSize(len(hs), c.cfg.GroupSize), c.groups)
-	if f%hashReportEvery != 0 || len(c.groups) == 0 {
+	if len(c.groups) == 0 {
 		return
 	}
 	c.stats.HashReports++
@@ -511,12 +515,13 @@ func (c *Client) reportHashes(now uint32) {
 }
 
 // reportGroupSize is how many units one group hash covers in a world of n units: at least
-// min, and enough that the world makes at most hashReportEvery groups, so a report carries one
-// group hash whatever the world's size (a two-level hash tree: a group's hash at the top, its
-// units' hashes below, which the server asks for when a group differs). At 2000 units a report
-// is one 12-byte group of 200 units instead of twelve groups of 16: the upload stops growing
-// with the world, and the one drill-down of a mismatch still names the unit, one round trip
-// later, with a 2 KB answer that only a mismatch costs.
+// min, and enough that the world makes at most hashReportEvery groups, so a report carries at
+// most ten group hashes whatever the world's size (a two-level hash tree: the groups' hashes
+// at the top, their units' hashes below, which the server asks for when a group differs). At
+// 2000 units a report is ten groups of 200 units, about 12 bytes each (120 bytes), instead of
+// 125 groups of 16 (1.5 KB): the upload stops growing with the world, and the drill-down of a
+// mismatched group still names the unit, one round trip later, with a 2 KB answer that only a
+// mismatch costs.
 func reportGroupSize(n, min int) int {
 	return max(min, (n+hashReportEvery-1)/hashReportEvery)
 }
@@ -590,13 +595,13 @@ func (c *Client) Say(now time.Time, text string) error {
 	case c.cfg.Spectate:
 		return errNotSpectating
 	}
-	if !c.chatRate.fits(now, chatBurst) {
+	if !c.chatRate.fits(now, clientChat) {
 		return ErrChatTooFast
 	}
 	if _, err := c.sendGuaranteed(now, line, &c.chat); err != nil {
 		return err
 	}
-	c.chatRate.take(now, chatBurst)
+	c.chatRate.take(now, clientChat)
 	c.chatSent.add(text, maxChatReport)
 	c.chatLog.add(ChatLine{From: c.cfg.Name, Text: text, Own: true, Spectator: c.spectate != nil}, maxChatShown)
 	return nil
@@ -875,8 +880,13 @@ func (c *Client) resyncBatch(now time.Time, b *ResyncBatch) {
 		return
 	}
 	// A spectator's own copy of the world, sent to it alone while the game runs because its
-	// reports showed a drift (spectate.go): the whole world, which replaces its own at once.
-	fresh := c.spectating() && !c.awaiting && !c.pausing && len(b.State) > 0
+	// reports showed a drift (spectate.go): the whole world, which replaces its own. It comes
+	// in batches, a chain, the one with the state last: from the first batch on, the world
+	// waits, as a joining client's does, and it goes on from the state.
+	fresh := c.spectating() && !c.pausing && (c.copying || !c.awaiting)
+	if fresh && len(b.State) == 0 {
+		c.copying, c.awaiting = true, true
+	}
 	if !c.awaiting && !c.pausing && !fresh {
 		c.stats.BadMessages++ // no snapshot expected and no pause: a batch would rewrite a running world
 		return
@@ -918,12 +928,16 @@ func (c *Client) resyncBatch(now time.Time, b *ResyncBatch) {
 		// events at its next step, and sends them along.)
 		c.sched.dropBefore(b.Frame)
 	}
-	if fresh {
+	if fresh && len(b.State) > 0 {
 		c.stats.WorldCopies++
+		c.copying, c.awaiting = false, false
 		return
 	}
+	if fresh {
+		return // more of the copy to come
+	}
 	if c.awaiting && len(b.State) > 0 {
-		c.awaiting = false
+		c.awaiting, c.copying = false, false
 		c.syncFrame, c.syncAt = c.w.Frame(), now
 		return
 	}

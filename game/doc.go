@@ -89,12 +89,12 @@
 // spectators (spectate.go), clients that asked to watch (cmd/client --spectate) or found
 // every seat taken. Each gets the world as a late joiner does and every event on the
 // players' frames, and runs its own copy in lockstep, so its map is the game and its debug
-// panel its own link. It chats at a player's rate (chat.go), marked as a spectator's, unless
-// the teacher turns spectator chat off. Nothing it does reaches the players: it gets no link,
-// key or secret, the lead time ignores its link, the server waits for it in no pause (it is
-// sent the paused world instead), a drift in its reports is repaired by a copy of the world
-// to it alone, and a connection that falls spectatorBacklog messages behind is dropped with
-// the reason. A client the server cannot admit is told why: "the game is full: 8 players and
+// panel its own link. It chats at a player's rate, all the spectators together at two
+// players' (chat.go), marked as a spectator's, unless the teacher turns spectator chat off.
+// Nothing it does reaches the players: it gets no link, key or secret, the lead time ignores
+// its link, the server waits for it in no pause (it is sent the paused world instead), a
+// drift in its reports is repaired by a copy of the world to it alone, and a connection that
+// falls spectatorBacklog messages behind is dropped with the reason. A client the server cannot admit is told why: "the game is full: 8 players and
 // 32 spectators".
 //
 // # Finding and repairing drift

@@ -71,9 +71,12 @@ func (rs graphRecords) prunedChat() *message.Record {
 
 // spawnNow has the server spawn an enemy at once, as its own spawning does, and returns the
 // enemy's id and the frame it appears at.
-func spawnNow(s *Server, now time.Time, rng *rand.Rand) (id, frame uint32) {
+func spawnNow(t testing.TB, s *Server, now time.Time, rng *rand.Rand) (id, frame uint32) {
+	t.Helper()
 	id, frame = s.nextEnemyID, s.w.Frame()+s.lead+1
-	spawnEnemies(s, now, frame, 1, rng)
+	if err := spawnEnemies(s, now, frame, 1, rng); err != nil {
+		t.Fatal(err)
+	}
 	return id, frame
 }
 
@@ -102,7 +105,7 @@ func TestGraphHistoryAtTenPercentLoss(t *testing.T) {
 			killID = 0
 		}
 		if !g.now.Before(nextSpawn) {
-			killID, killFrame = spawnNow(g.srv, g.now, rng)
+			killID, killFrame = spawnNow(t, g.srv, g.now, rng)
 			nextSpawn = g.now.Add(300 * time.Millisecond)
 		}
 		if !g.now.Before(nextLine) {

@@ -1,6 +1,9 @@
 package game
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/ackattack/ackattack/world"
 )
 
@@ -36,13 +39,14 @@ func (h *hashHistory) at(f uint32) ([]world.UnitHash, bool) {
 // clear forgets everything (after a re-sync rewrites the past).
 func (h *hashHistory) clear() { h.valid = [historyFrames]bool{} }
 
-// rangeHash is the XOR of the hashes of units with ids in [start, end] (the group hash).
+// rangeHash is the XOR of the hashes of units with ids in [start, end] (the group hash). hs
+// is in id order, as the history keeps it, so the range is found by a binary search: a check
+// costs log n plus the units in the range, not a pass over the world per group.
 func rangeHash(hs []world.UnitHash, start, end uint32) uint64 {
+	i, _ := slices.BinarySearchFunc(hs, start, func(u world.UnitHash, id uint32) int { return cmp.Compare(u.ID, id) })
 	var x uint64
-	for _, u := range hs {
-		if u.ID >= start && u.ID <= end {
-			x ^= u.Hash
-		}
+	for ; i < len(hs) && hs[i].ID <= end; i++ {
+		x ^= hs[i].Hash
 	}
 	return x
 }

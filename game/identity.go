@@ -147,9 +147,15 @@ type claim struct {
 // claimSeat answers a connection with the id of a seated player: a Challenge, and no seat
 // until its Proof. The player's open connection, if any, is left alone. Too many claims at
 // once: the oldest from the same address (IP) goes, or else the oldest, so that one source
-// cannot crowd out the player's own claim.
+// cannot crowd out the player's own claim. A bot's seat is refused at once: a bot has no
+// secret, so no proof can come, and the claim would hold one of the maxClaims places for
+// claimDeadline for nothing.
 func (s *Server) claimSeat(p *transport.Peer, now time.Time) {
 	c := &claim{peer: p, deadline: now.Add(claimDeadline)}
+	if s.seatClaimed(p.PlayerID()).bot != nil {
+		s.refuseClaim(c, now, errSeatTaken+": a bot plays it")
+		return
+	}
 	if _, err := io.ReadFull(s.cfg.Transport.Rand, c.nonce[:]); err != nil {
 		s.cfg.Logger.Error("claim: no randomness for a nonce", "err", err)
 		s.tr.Kick(p, now, "server error: no randomness")
@@ -157,17 +163,26 @@ func (s *Server) claimSeat(p *transport.Peer, now time.Time) {
 	}
 	s.claims = append(s.claims, c)
 	if len(s.claims) > maxClaims {
-		out := 0
-		for i, o := range s.claims[:len(s.claims)-1] {
-			if o.peer.Addr().Addr() == p.Addr().Addr() {
-				out = i
-				break
-			}
-		}
-		s.refuseClaim(s.claims[out], now, errSeatTaken+": too many claims at once")
+		out := toPushOut(s.claims[:len(s.claims)-1], p, func(c *claim) *transport.Peer { return c.peer })
+		s.refuseClaim(out, now, errSeatTaken+": too many claims at once")
 	}
 	s.event(now, "seat claimed", "seat", s.seatClaimed(p.PlayerID()).idx, "addr", p.Addr())
-	s.sendOnly(p, now, &Challenge{Nonce: c.nonce})
+	if err := sendFirst(p.Conn(), now, &Challenge{Nonce: c.nonce}, &s.stats.SendsRefused); err != nil {
+		s.cfg.Logger.Warn("send refused", "addr", p.Addr(), "type", MsgChallenge, "err", err)
+	}
+}
+
+// toPushOut is the connection a table of connections waiting to prove themselves (the
+// claims on seats, a client's unproved direct links) pushes out when a newcomer takes it past
+// its bound: of the older ones, oldest first, the oldest from the newcomer's address (IP), or
+// else the oldest, so that one source cannot crowd out everybody else's.
+func toPushOut[T any](older []T, newcomer *transport.Peer, peer func(T) *transport.Peer) T {
+	for _, o := range older {
+		if peer(o).Addr().Addr() == newcomer.Addr().Addr() {
+			return o
+		}
+	}
+	return older[0]
 }
 
 // claimOf is p's claim, or nil.
@@ -258,19 +273,6 @@ func (s *Server) nextClaimDeadline() time.Time {
 		next = transport.Earliest(next, c.deadline)
 	}
 	return next
-}
-
-// sendOnly sends m to a connection that has no seat (a claim): a fresh connection, so the
-// message layer takes it at once.
-func (s *Server) sendOnly(p *transport.Peer, now time.Time, m Msg) {
-	payload, err := AppendMsg(nil, m)
-	if err == nil {
-		err = sendOn(p.Conn(), now, payload, nil, nil, false)
-	}
-	if err != nil {
-		s.stats.SendsRefused++
-		s.cfg.Logger.Warn("send refused", "addr", p.Addr(), "type", m.Type(), "err", err)
-	}
 }
 
 // The client's side of its secret.

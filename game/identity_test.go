@@ -89,14 +89,23 @@ func TestSeatHijackFails(t *testing.T) {
 		g.clients[g.join(func(c *ClientConfig) { c.Name, c.PlayerID, c.Secret = "eve", ann.cfg.PlayerID, wrong })],
 		g.clients[g.join(func(c *ClientConfig) { c.Name, c.PlayerID = "mallory", g.srv.seats[0].player })], // the bot's
 	}
+	came, ended := g.now, make([]time.Time, len(thieves))
 	g.waitFor(15*time.Second, "every thief refused", func() bool {
-		for _, th := range thieves {
-			if th.Ended() == nil {
-				return false
+		all := true
+		for i, th := range thieves {
+			switch {
+			case th.Ended() == nil:
+				all = false
+			case ended[i].IsZero():
+				ended[i] = g.now
 			}
 		}
-		return true
+		return all
 	})
+	// Nobody can prove a bot's seat: its thief is refused at once, not at the claim's deadline.
+	if took := ended[2].Sub(came); took >= claimDeadline {
+		t.Errorf("the claim on the bot's seat refused after %v, want at once (well before %v)", took, claimDeadline)
+	}
 	for i, th := range thieves {
 		if err := th.Ended(); !strings.Contains(err.Error(), errSeatTaken) {
 			t.Errorf("thief %d ended with %v, want %q", i, err, errSeatTaken)

@@ -39,7 +39,9 @@ func Populate(s *Server, clients []*Client, now time.Time, squads, enemies int) 
 			return 0, fmt.Errorf("populate: client %d is not before frame %d", i+1, f)
 		}
 	}
-	spawnEnemies(s, now, f, enemies, rand.New(rand.NewPCG(2000, 2000)))
+	if err := spawnEnemies(s, now, f, enemies, rand.New(rand.NewPCG(2000, 2000))); err != nil {
+		return 0, err
+	}
 	s.sched.add(event{frame: up.Frame, kind: evUpdate, update: up})
 	for _, c := range clients {
 		c.sched.add(event{frame: up.Frame, kind: evUpdate, update: up})
@@ -70,23 +72,37 @@ func extraSquads(mapName string, seed uint64, seats []uint8, squads int, frame u
 	return &UnitUpdate{Frame: frame, Units: slices.Clone(w.Units()[first:])}, nil
 }
 
+// spawnTries is how many random cells spawnEnemies tries for each enemy before it gives up:
+// a map with any reachable ground to speak of has some in far fewer.
+const spawnTries = 1000
+
 // spawnEnemies spawns n enemies at frame on random ground reachable from seat 0's spawn, the
-// way the server's enemies do: scheduled on the server, a SpawnEnemy to every client.
-func spawnEnemies(s *Server, now time.Time, frame uint32, n int, rng *rand.Rand) {
+// way the server's enemies do: scheduled on the server, a SpawnEnemy to every client. It fails
+// when there is no enemy kind, or when spawnTries cells in a row are no reachable ground.
+func spawnEnemies(s *Server, now time.Time, frame uint32, n int, rng *rand.Rand) error {
 	kinds := enemyKinds()
-	sx, sy, _ := s.w.Spawn(0)
-	for placed := 0; placed < n; {
-		x, y := rng.Int32N(s.w.Width()), rng.Int32N(s.w.Height())
-		if s.w.Terrain(x, y) != world.Ground || !s.w.Reachable(sx, sy, x, y) {
-			continue
-		}
-		sp := &SpawnEnemy{Frame: frame, ID: s.nextEnemyID, Kind: kinds[rng.IntN(len(kinds))], X: x, Y: y}
-		s.nextEnemyID++
-		s.stats.EnemiesSpawned++
-		s.sched.add(event{frame: sp.Frame, kind: evSpawn, id: sp.ID, spawn: sp})
-		for d := range s.following {
-			s.sendSpawn(d, now, sp)
-		}
-		placed++
+	if len(kinds) == 0 && n > 0 {
+		return fmt.Errorf("populate: no unit kind is an enemy's")
 	}
+	sx, sy, _ := s.w.Spawn(0)
+	reachable := func(x, y int32) bool { return s.w.Terrain(x, y) == world.Ground && s.w.Reachable(sx, sy, x, y) }
+	for placed := range n {
+		x, y, ok := randomCell(rng, s.w.Width(), s.w.Height(), reachable)
+		if !ok {
+			return fmt.Errorf("populate: %d of %d enemies placed, then %d cells in a row were no ground reachable from seat 0's spawn", placed, n, spawnTries)
+		}
+		s.announceSpawn(now, &SpawnEnemy{Frame: frame, Kind: kinds[rng.IntN(len(kinds))], X: x, Y: y})
+	}
+	return nil
+}
+
+// randomCell draws cells of a w×h map from rng until ok holds for one, at most spawnTries.
+func randomCell(rng *rand.Rand, w, h int32, ok func(x, y int32) bool) (x, y int32, found bool) {
+	for range spawnTries {
+		x, y = rng.Int32N(w), rng.Int32N(h)
+		if ok(x, y) {
+			return x, y, true
+		}
+	}
+	return 0, 0, false
 }

@@ -895,15 +895,14 @@ func (m *Peers) check() error {
 	if len(m.List) > world.MaxPlayers {
 		return msgErrorf(t, wire.ErrTooLong, "%d peers, at most %d", len(m.List), world.MaxPlayers)
 	}
+	var seats [world.MaxPlayers]uint8
 	for i, p := range m.List {
-		if err := checkMsgSeat(t, "seat", p.Seat); err != nil {
-			return err
-		}
-		if i > 0 {
-			if err := checkMsgSeatOrder(t, "seat", p.Seat, m.List[i-1].Seat); err != nil {
-				return err
-			}
-		}
+		seats[i] = p.Seat
+	}
+	if err := checkMsgSeats(t, seats[:len(m.List)], 0); err != nil {
+		return err
+	}
+	for _, p := range m.List {
 		a := p.Addr.Addr()
 		if !a.IsValid() || a.Zone() != "" {
 			return msgErrorf(t, wire.ErrRange, "seat %d: address %v, want an IPv4 or IPv6 address without a zone", p.Seat, p.Addr)

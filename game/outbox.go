@@ -89,3 +89,18 @@ func sendOn(c *message.Conn, now time.Time, payload []byte, deps []*depgraph.Dep
 	_, err := c.SendGuaranteed(now, payload, deps, out)
 	return err
 }
+
+// sendFirst sends m, guaranteed and depending on nothing, on a connection that carries nothing
+// else yet (a claim on a seat, a direct link before its proofs: their Challenge and Proof), so
+// the message layer takes it at once and no outbox is needed. A refusal is counted in refused
+// and returned.
+func sendFirst(c *message.Conn, now time.Time, m Msg, refused *uint64) error {
+	payload, err := AppendMsg(nil, m)
+	if err == nil {
+		err = sendOn(c, now, payload, nil, nil, false)
+	}
+	if err != nil {
+		*refused++
+	}
+	return err
+}

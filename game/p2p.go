@@ -302,17 +302,11 @@ func (c *Client) startProof(now time.Time, p *transport.Peer, seat uint8, dialle
 			}
 		}
 		if len(waiting) > maxUnprovedLinks {
-			out := waiting[0]
-			for _, o := range waiting[:len(waiting)-1] {
-				if o.peer.Addr().Addr() == p.Addr().Addr() {
-					out = o
-					break
-				}
-			}
+			out := toPushOut(waiting[:len(waiting)-1], p, func(lc *linkConn) *transport.Peer { return lc.peer })
 			c.refuseLink(now, out, "too many direct connections waiting to prove themselves")
 		}
 	}
-	c.sendOnLink(now, lc, &Challenge{Nonce: lc.nonce})
+	sendFirst(lc.peer.Conn(), now, &Challenge{Nonce: lc.nonce}, &c.stats.SendsRefused)
 }
 
 // linkConnOf is the direct connection p, or nil.
@@ -323,18 +317,6 @@ func (c *Client) linkConnOf(p *transport.Peer) *linkConn {
 		}
 	}
 	return nil
-}
-
-// sendOnLink sends a Challenge or a Proof on a direct connection: a new connection, so the
-// message layer takes it at once.
-func (c *Client) sendOnLink(now time.Time, lc *linkConn, m Msg) {
-	payload, err := AppendMsg(nil, m)
-	if err == nil {
-		err = sendOn(lc.peer.Conn(), now, payload, nil, nil, false)
-	}
-	if err != nil {
-		c.stats.SendsRefused++
-	}
 }
 
 // linkProved: the other side of lc proved the pair's key. It becomes seat's link, in place of
@@ -407,7 +389,7 @@ func (c *Client) onDirect(p *transport.Peer, now time.Time, m *message.Message) 
 			return
 		}
 		lc.answered = true
-		c.sendOnLink(now, lc, &Proof{MAC: linkMAC(key, c.seat, lc.seat, v.Nonce)})
+		sendFirst(lc.peer.Conn(), now, &Proof{MAC: linkMAC(key, c.seat, lc.seat, v.Nonce)}, &c.stats.SendsRefused)
 	case *Proof:
 		switch {
 		case lc.proved:

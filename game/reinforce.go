@@ -45,16 +45,11 @@ func (s *Server) reinforceDelay() uint32 {
 }
 
 // reinforce announces a squad for every seat whose army runs low, at frame f (after the
-// frame's events ran, before its step).
-func (s *Server) reinforce(now time.Time, f uint32) {
+// frame's events ran, before its step). units is the number of units of each seat, which
+// enemies counted in its pass over the world.
+func (s *Server) reinforce(now time.Time, f uint32, units *[world.MaxPlayers]int) {
 	if s.cfg.ReinforceBelow <= 0 || s.roundNext != nil {
 		return // none, or the new round on its way gives squads itself
-	}
-	var units [world.MaxPlayers]int
-	for _, u := range s.w.Units() {
-		if !u.IsEnemy() {
-			units[u.Owner]++
-		}
 	}
 	var seats []uint8
 	for _, st := range s.seats {

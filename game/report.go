@@ -147,6 +147,9 @@ type SyncReport struct {
 	// RepairsDeferred counts real-time re-syncs the server put off: the player's units had
 	// been repaired less than a second before (server only).
 	RepairsDeferred uint64 `json:"repairs_deferred,omitempty"`
+	// ReportsDropped counts the hash reports the server dropped unchecked: faster than twice
+	// an honest client's rate, or more than a few waiting for their frame (server only).
+	ReportsDropped uint64 `json:"hash_reports_dropped,omitempty"`
 	// Late events run again exactly (resim.go): how many times the world went back, how many
 	// frames it ran again, the latest event so run (frames after its frame), and the late
 	// events beyond the window that fell back to the fast-forward.

@@ -105,7 +105,9 @@ func BenchmarkResimulateWindow(b *testing.B) {
 	s.start(now)
 	s.StopBots()
 	s.StopSpawning()
-	spawnEnemies(s, now, 1, 2000-len(s.w.Units()), rand.New(rand.NewPCG(1, 1)))
+	if err := spawnEnemies(s, now, 1, 2000-len(s.w.Units()), rand.New(rand.NewPCG(1, 1))); err != nil {
+		b.Fatal(err)
+	}
 	for s.w.Frame() < 2*resimWindow {
 		s.step(now)
 	}

@@ -40,6 +40,11 @@ type downlink struct {
 
 	out        outbox       // messages refused by back-pressure, sent again later
 	pauseState *clientPause // during a stop-the-world re-sync
+
+	// reportRate: how fast this client's hash reports come; early: its reports of frames the
+	// server has not settled yet, waiting (server_sync.go).
+	reportRate rateBucket
+	early      []*HashReport
 }
 
 func (d *downlink) link() *downlink { return d }
@@ -56,7 +61,7 @@ type seat struct {
 	name      string
 	bot       *Bot // a server-side bot plays this seat
 	nextCmdID uint32
-	chatRate  chatRate // how fast its lines come (chat.go)
+	chatRate  rateBucket // how fast its lines come (chat.go)
 
 	// peersChain: each Peers sent on this connection replaces the one before, so it depends
 	// on it (a list that overtook a newer one would bring back a player who left).
@@ -115,6 +120,9 @@ type Server struct {
 	// the teacher turned their chat off.
 	spectators       [MaxSpectators]*spectator
 	spectatorChatOff bool
+	// spectatorsChat is the one rate all the spectators' lines share (chat.go), on top of
+	// each spectator's own.
+	spectatorsChat rateBucket
 	// claims are connections with a seated player's id that have not proved its secret yet,
 	// and linkSecret derives the keys of the direct links (identity.go).
 	claims     []*claim
@@ -151,7 +159,6 @@ type Server struct {
 	pause         *pause
 	resumeAt      time.Time
 	pendingHashes []pendingHashes // WorldHashes that came before the server reached the pause
-	early         []earlyReport   // hash reports for frames the server has not reached yet
 
 	// The debug panel's logs (synclog.go): every mismatch found in any player's reports, and
 	// every stop-the-world pause.
@@ -436,27 +443,41 @@ func (s *Server) following(yield func(*downlink) bool) {
 	}
 }
 
-// sendSnapshot sends a client the whole world (joining or coming back mid-game).
+// sendSnapshot sends a client the whole world (joining or coming back mid-game), after its
+// StartGame, and the events still to run.
 func (s *Server) sendSnapshot(st *downlink, now time.Time) {
-	units := s.w.Units()
-	state, err := s.w.AppendState(nil)
-	if err != nil {
-		// The joining client then waits for a state that never comes; say why.
-		s.cfg.Logger.Error("snapshot: the world's state cannot be sent", "to", st.who, "err", err)
-	}
-	for i := 0; i == 0 || i < len(units); i += resyncBatchUnits {
-		b := &ResyncBatch{Frame: s.w.Frame(), Batch: uint32(i / resyncBatchUnits), Units: slices.Clone(units[i:min(i+resyncBatchUnits, len(units))])}
-		if i+resyncBatchUnits >= len(units) {
-			b.HasAttacks, b.Attacks, b.State = true, slices.Clone(s.w.Attacks()), state
-		}
-		// After StartGame: a batch that ran first would find no world to go into.
-		s.send(st, now, b, []*depgraph.Dependency{&st.startDep}, nil, false)
-	}
+	s.sendWorld(st, now, &st.startDep) // after StartGame: a batch that ran first would find no world to go into
 	for _, e := range s.sched.all() {
 		s.sendEvent(st, now, &e)
 	}
 	for _, lt := range s.leadNext {
 		s.send(st, now, &lt, []*depgraph.Dependency{st.leadChain.Last()}, st.leadChain.Last(), false)
+	}
+}
+
+// sendWorld sends d the server's whole world at its frame, cut into ResyncBatches of
+// resyncBatchUnits units (in one message, a large world would pass the message layer's
+// largest), each after after (nil: nothing) and after the batch before it: a chain, so that
+// the last batch, which carries the attacks in flight and the world's state and so completes
+// the world, runs on the client only once every unit is in place.
+func (s *Server) sendWorld(d *downlink, now time.Time, after *depgraph.Dependency) {
+	units := s.w.Units()
+	state, err := s.w.AppendState(nil)
+	if err != nil {
+		// The client then waits for a state that never comes; say why.
+		s.cfg.Logger.Error("the world's state cannot be sent", "to", d.who, "err", err)
+	}
+	prev := new(depgraph.Dependency) // the batch before: none yet
+	for i := 0; i == 0 || i < len(units); i += resyncBatchUnits {
+		b := &ResyncBatch{Frame: s.w.Frame(), Batch: uint32(i / resyncBatchUnits), Units: slices.Clone(units[i:min(i+resyncBatchUnits, len(units))])}
+		if i+resyncBatchUnits >= len(units) {
+			b.HasAttacks, b.Attacks, b.State = true, slices.Clone(s.w.Attacks()), state
+		}
+		deps := []*depgraph.Dependency{prev}
+		if after != nil {
+			deps = append(deps, after)
+		}
+		s.send(d, now, b, deps, prev, false)
 	}
 }
 
@@ -498,13 +519,12 @@ func (s *Server) step(now time.Time) {
 			}
 		}
 	}
-	s.enemies(now, f)
-	s.reinforce(now, f)
+	armies := s.enemies(now, f)
+	s.reinforce(now, f, &armies)
 	s.endFrame()
 	s.stats.Frame = s.w.Frame()
 	s.stats.lastStepAt = now
 	s.checkEarly(now)
-	s.checkEarlySpectators(now)
 	if f%frameSyncEvery == 0 {
 		fs := &FrameSync{Frame: s.w.Frame(), ServerUnixNanos: now.UnixNano()}
 		for d := range s.following {
@@ -559,11 +579,13 @@ func (s *Server) resimulate() {
 	s.rw.rerun(s.w, s.sched, func(w *world.World) { s.w = w }, func() { s.beginFrame(); s.endFrame() })
 }
 
-// enemies spawns an enemy now and then and kills the ones that fell.
-func (s *Server) enemies(now time.Time, f uint32) {
+// enemies spawns an enemy now and then and kills the ones that fell. It returns the number of
+// units each seat has, counted in the same pass over the units, for reinforce.
+func (s *Server) enemies(now time.Time, f uint32) (armies [world.MaxPlayers]int) {
 	live := 0
 	for _, u := range s.w.Units() {
 		if !u.IsEnemy() {
+			armies[u.Owner]++
 			continue
 		}
 		if u.Dead {
@@ -577,10 +599,11 @@ func (s *Server) enemies(now time.Time, f uint32) {
 	}
 	s.killDoomed(now, f)
 	if s.noSpawns || now.Before(s.nextSpawn) || live >= s.cfg.MaxEnemies {
-		return
+		return armies
 	}
 	s.nextSpawn = now.Add(s.cfg.EnemyEvery)
 	s.spawnEnemy(now, f)
+	return armies
 }
 
 // enemyKinds are the unit kinds the server spawns as enemies: those no player starts with.
@@ -742,7 +765,7 @@ func (s *Server) sendUnreliable(st *downlink, m Msg) {
 }
 
 // admits is the transport's Admit. It lets in every connection the transport has room for
-// (spectatorTransport counts that room), because onConnect answers each in words the player
+// (sizeTransport counts that room), because onConnect answers each in words the player
 // reads: a seat, a claim on a seat (identity.go), a place among the spectators, or a Kick
 // whose text says why not, "the game is full: 8 players and 32 spectators". A Denied would say
 // only "server full", and a client would not know whether to try again as a spectator.
@@ -992,7 +1015,7 @@ func (s *Server) onMessage(p *transport.Peer, now time.Time, m *message.Message)
 			s.stats.BadMessages++
 			return
 		}
-		if !st.chatRate.take(now, serverChatBurst) {
+		if !st.chatRate.take(now, serverChat) {
 			s.stats.ChatRefused++ // faster than an honest client sends (chat.go)
 			return
 		}

@@ -25,20 +25,24 @@ type ServerStats struct {
 	LeadChanges          uint64
 	HashReports          uint64
 	HashReportsTooOld    uint64
-	MismatchedGroups     uint64
-	MismatchedUnits      uint64
-	RealtimeResyncs      uint64
-	StopWorldResyncs     uint64
-	PauseMillis          []int64
-	PauseDropouts        uint64 // clients dropped from a stop-the-world round at its deadline
-	RepairsDeferred      uint64 // real-time re-syncs put off: the player's units were repaired less than a second ago
-	PlayersDropped       uint64 // clients disconnected for keeping the game from going on
-	Joins, Leaves        uint64
-	JoinsRefused         uint64 // connections kicked at once for their name (names.go)
-	ClaimsRefused        uint64 // connections with a seated player's id that did not prove its secret (identity.go)
-	SeatsReclaimed       uint64 // connections that proved it and took their player's seat back
-	SeatsFreed           uint64 // seats freed after their player was gone for SeatHold
-	SendsRefused         uint64 // messages to a client refused by back-pressure (outbox.go)
+	// HashReportsDropped counts the reports, a player's or a spectator's, the server dropped
+	// unchecked: over the connection's report rate, or pushed out of those waiting for their
+	// frame to settle by newer ones (server_sync.go).
+	HashReportsDropped uint64
+	MismatchedGroups   uint64
+	MismatchedUnits    uint64
+	RealtimeResyncs    uint64
+	StopWorldResyncs   uint64
+	PauseMillis        []int64
+	PauseDropouts      uint64 // clients dropped from a stop-the-world round at its deadline
+	RepairsDeferred    uint64 // real-time re-syncs put off: the player's units were repaired less than a second ago
+	PlayersDropped     uint64 // clients disconnected for keeping the game from going on
+	Joins, Leaves      uint64
+	JoinsRefused       uint64 // connections kicked at once for their name (names.go)
+	ClaimsRefused      uint64 // connections with a seated player's id that did not prove its secret (identity.go)
+	SeatsReclaimed     uint64 // connections that proved it and took their player's seat back
+	SeatsFreed         uint64 // seats freed after their player was gone for SeatHold
+	SendsRefused       uint64 // messages to a client refused by back-pressure (outbox.go)
 	// ChatRefused counts chat lines refused: over the chat's rate (chat.go), or a spectator's
 	// while spectator chat is off.
 	ChatRefused uint64
@@ -198,7 +202,7 @@ func (s *Server) counters(st transport.ServerStats) (NetReport, RejectedReport, 
 	sy := SyncReport{HashReports: s.stats.HashReports, MismatchedGroups: s.stats.MismatchedGroups, MismatchedUnits: s.stats.MismatchedUnits,
 		RealtimeResyncs: s.stats.RealtimeResyncs, StopWorldResyncs: s.stats.StopWorldResyncs, PauseMillis: append([]int64{}, s.stats.PauseMillis...),
 		LastResyncFrame: s.stats.lastResync, PauseDropouts: s.stats.PauseDropouts, PlayersDropped: s.stats.PlayersDropped,
-		RepairsDeferred: s.stats.RepairsDeferred}
+		RepairsDeferred: s.stats.RepairsDeferred, ReportsDropped: s.stats.HashReportsDropped}
 	sy.addResim(&s.rw, s.w)
 	return netReport(t), rejectedReport(st.Rejected), g, sy
 }

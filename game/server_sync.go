@@ -9,21 +9,50 @@ import (
 	"github.com/ackattack/ackattack/world"
 )
 
-// hashReport checks a client's grouped hashes against the server's history of that frame. A
-// mismatched group is drilled into: the client is asked for the hash of each of its units.
+// hashReport takes a player's grouped hashes (reportArrived) and checks them against the
+// server's history of that frame, now or once the frame has settled here.
 func (s *Server) hashReport(now time.Time, st *seat, r *HashReport) {
-	s.stats.HashReports++
-	if s.pause != nil {
-		return
+	if s.reportArrived(now, &st.downlink, &s.stats.HashReports, r) {
+		s.checkHashReport(now, st, r)
 	}
-	if s.running && !s.settled(r.Frame) {
-		// The server's own copy of the frame may still change (a late command would run it
-		// again, resim.go), or the client is ahead of the server (clocks are never exactly
-		// aligned): check it when the frame has settled here.
-		if len(s.early) < maxEarlyReports {
-			s.early = append(s.early, earlyReport{st, r})
+}
+
+// reportArrived takes a client's hash report, a player's or a spectator's, counted in count,
+// and reports whether to check it now. Past the connection's report rate (reportLimit) it is
+// dropped and counted: checking one costs the server a search per group, and a client that
+// sent them without a limit would spend the server's time. A report of a frame the server has
+// not settled waits on its connection (checkEarly): the server's own copy of the frame may
+// still change (a late command would run it again, resim.go), or the client is ahead of the
+// server (clocks are never exactly aligned).
+func (s *Server) reportArrived(now time.Time, d *downlink, count *uint64, r *HashReport) bool {
+	*count++
+	if !d.reportRate.take(now, s.reportLimit()) {
+		s.stats.HashReportsDropped++
+		return false
+	}
+	if s.pause == nil && s.running && !s.settled(r.Frame) {
+		if len(d.early) == maxEarlyReports {
+			s.stats.HashReportsDropped++ // the oldest: the newer ones cover the same units
+			d.early = append(d.early[:0], d.early[1:]...)
 		}
-		return
+		d.early = append(d.early, r)
+		return false
+	}
+	return true
+}
+
+// reportLimit is the rate of hash reports the server checks from one connection: twice an
+// honest client's (one every hashReportEvery frames), and a burst of maxEarlyReports, the
+// reports a client that runs a settle window's frames at once (catching up) sends together.
+func (s *Server) reportLimit() rateLimit {
+	return rateLimit{burst: maxEarlyReports, every: hashReportEvery * s.cfg.Frame / 2}
+}
+
+// checkHashReport checks a player's grouped hashes against the server's history of that frame.
+// A mismatched group is drilled into: the client is asked for the hash of each of its units.
+func (s *Server) checkHashReport(now time.Time, st *seat, r *HashReport) {
+	if s.pause != nil {
+		return // the stop-the-world under way compares every unit anyway
 	}
 	mine, ok := s.hist.at(r.Frame)
 	if !ok {
@@ -300,9 +329,9 @@ func (s *Server) againTooSoon(now time.Time, st *seat, again, n int) int {
 }
 
 // pauseDeadline is when the clients still missing from a pause reached at reached are
-// dropped from it, for a Resume that waits after.
-func pauseDeadline(reached time.Time, after time.Duration) time.Time {
-	return reached.Add(max(pauseMinWait, pauseLimit-after-DefaultFrame))
+// dropped from it, for a Resume that waits after, in a game of frames of frame.
+func pauseDeadline(reached time.Time, after, frame time.Duration) time.Time {
+	return reached.Add(max(pauseMinWait, pauseLimit-after-frame))
 }
 
 // pauseOverdue drops from the pause the clients that have not finished by its deadline, and
@@ -347,7 +376,7 @@ func (s *Server) dropFromGame(now time.Time, st *seat, why string) {
 func (s *Server) reachPause(now time.Time) {
 	p := s.pause
 	p.reached = now
-	p.deadline = pauseDeadline(now, time.Duration(s.lead)*s.cfg.Frame)
+	p.deadline = pauseDeadline(now, time.Duration(s.lead)*s.cfg.Frame, s.cfg.Frame)
 	if pr := s.runningPause(); pr != nil {
 		pr.Start = now
 	}
@@ -375,7 +404,7 @@ func (s *Server) reachPause(now time.Time) {
 	}
 	for _, st := range s.seats {
 		if st != nil && st.pauseState != nil && st.peer != nil && len(ids) > 0 {
-			s.sendBatches(now, st, ids, nil, false)
+			s.sendBatches(now, &st.downlink, ids, nil, false, true)
 		}
 	}
 	s.spectatorsPaused(now)
@@ -425,7 +454,7 @@ func (s *Server) worldHashes(now time.Time, st *seat, wh *WorldHashes) {
 		}
 	}
 	s.stats.MismatchedUnits += uint64(len(removed))
-	s.sendBatches(now, st, ids, removed, true)
+	s.sendBatches(now, &st.downlink, ids, removed, true, true)
 }
 
 type pendingHashes struct {
@@ -433,10 +462,11 @@ type pendingHashes struct {
 	wh *WorldHashes
 }
 
-// sendBatches sends the server's state of ids (and removals) in batches; with final, the last
-// batch carries the whole world state.
-func (s *Server) sendBatches(now time.Time, st *seat, ids, removed []uint32, final bool) {
-	cp := st.pauseState
+// sendBatches sends d, in a stop-the-world re-sync, the server's state of ids (and removals) in
+// batches; with final, the last batch carries the whole world state. With count, the units go
+// into the pause's record: a player's repair (a spectator's copy of the world is not one).
+func (s *Server) sendBatches(now time.Time, d *downlink, ids, removed []uint32, final, count bool) {
+	cp := d.pauseState
 	for i := 0; i < len(ids) || (final && i == 0) || (i == 0 && len(removed) > 0); i += resyncBatchUnits {
 		b := &ResyncBatch{Frame: s.pause.frame, Batch: cp.sent}
 		for _, id := range ids[min(i, len(ids)):min(i+resyncBatchUnits, len(ids))] {
@@ -459,12 +489,12 @@ func (s *Server) sendBatches(now time.Time, st *seat, ids, removed []uint32, fin
 			}
 		}
 		cp.sent++
-		if pr := s.runningPause(); pr != nil {
+		if pr := s.runningPause(); pr != nil && count {
 			pr.Units += len(b.Units) + len(b.Removed)
 		}
-		d := new(depgraph.Dependency)
-		cp.batchDeps = append(cp.batchDeps, d)
-		s.send(st, now, b, []*depgraph.Dependency{&cp.pauseDep}, d, false)
+		out := new(depgraph.Dependency)
+		cp.batchDeps = append(cp.batchDeps, out)
+		s.send(d, now, b, []*depgraph.Dependency{&cp.pauseDep}, out, false)
 		if last {
 			break
 		}
@@ -542,14 +572,9 @@ func (s *Server) runningPause() *PauseRecord {
 	return nil
 }
 
-type earlyReport struct {
-	st *seat
-	r  *HashReport
-}
-
-// maxEarlyReports bounds the reports waiting for their frame to settle: one a frame from each
-// player, for as long as a frame can take to settle.
-const maxEarlyReports = world.MaxPlayers * (resimWindow + 2)
+// maxEarlyReports bounds the reports waiting on one connection for their frame to settle: one
+// every hashReportEvery frames for as long as a frame can take to settle, and one more.
+const maxEarlyReports = resimWindow/hashReportEvery + 2
 
 // settled reports whether the server's frame f can be checked: the world is settle frames
 // past it (resim.go).
@@ -558,17 +583,32 @@ func (s *Server) settled(f uint32) bool {
 	return f+s.rw.settle(cur) <= cur
 }
 
-// checkEarly checks the reports that came before their frame settled on the server.
+// checkEarly checks the reports, the players' and the spectators', that came before their
+// frame settled on the server and whose frame has settled since.
 func (s *Server) checkEarly(now time.Time) {
-	keep := s.early[:0]
-	for _, e := range s.early {
-		switch {
-		case s.settled(e.r.Frame):
-			s.stats.HashReports-- // counted again
-			s.hashReport(now, e.st, e.r)
-		default:
-			keep = append(keep, e)
+	for _, st := range s.seats {
+		if st != nil {
+			s.checkSettled(&st.downlink, func(r *HashReport) { s.checkHashReport(now, st, r) })
 		}
 	}
-	s.early = keep
+	for _, sp := range s.spectators {
+		if sp != nil {
+			s.checkSettled(&sp.downlink, func(r *HashReport) { s.checkSpectatorReport(now, sp, r) })
+		}
+	}
+}
+
+// checkSettled checks (with check) the reports waiting on d whose frame has settled, in the
+// order they came, and keeps the others waiting.
+func (s *Server) checkSettled(d *downlink, check func(*HashReport)) {
+	keep := d.early[:0]
+	for _, r := range d.early {
+		if s.settled(r.Frame) {
+			check(r)
+		} else {
+			keep = append(keep, r)
+		}
+	}
+	clear(d.early[len(keep):])
+	d.early = keep
 }

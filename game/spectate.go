@@ -36,21 +36,22 @@ import (
 //   - The lead time comes from the players' links alone: a spectator on a bad link has late
 //     events, which its client runs again (resim.go) or, past the window, fast-forwards.
 //   - The server never waits for a spectator. In a stop-the-world pause it sends each spectator
-//     the whole paused world in one ResyncBatch, instead of asking for its hashes, and resumes
+//     the whole paused world in ResyncBatches, instead of asking for its hashes, and resumes
 //     it with the players, whatever it applied. A spectator that never acknowledges its Pause
 //     (a sync message, stop-and-wait on its own connection) holds up only its own connection.
 //   - Its hash reports are checked like a player's, but a difference repairs its own world and
-//     nobody else's: the server sends it the whole world (a ResyncBatch with the state, to it
-//     alone), at most once every spectatorResyncEvery. It never leads to a drill-down, a
-//     real-time repair (which would move every host's units) or a pause. A spectator that
-//     lies in its reports earns a copy of the world every 10 s, a few kilobytes of its own
-//     downlink.
-//   - Its traffic is bounded. Its chat has a player's rate (chat.go). What the server queues
-//     for it is bounded too: a spectator whose connection has more than spectatorBacklog
-//     messages unacknowledged or waiting (it stopped acknowledging, or its link cannot carry
-//     the game) is disconnected with the reason, rather than queued for without end; and the
-//     message layer's resend limit ends a connection whose messages go unacknowledged for the
-//     connection timeout.
+//     nobody else's: the server sends it the whole world (ResyncBatches as a joining client
+//     gets them, the last with the state, to it alone), at most once every
+//     spectatorResyncEvery. It never leads to a drill-down, a real-time repair (which would
+//     move every host's units) or a pause. A spectator that lies in its reports earns a copy
+//     of the world every 10 s, a few kilobytes of its own downlink.
+//   - Its traffic is bounded. Its chat has a player's rate, and all the spectators' chat
+//     together two players' (chat.go): a crowd of spectators cannot fill the players' links
+//     with chat. What the server queues for it is bounded too: a spectator whose connection
+//     has more than spectatorBacklog messages unacknowledged or waiting (it stopped
+//     acknowledging, or its link cannot carry the game) is disconnected with the reason,
+//     rather than queued for without end; and the message layer's resend limit ends a
+//     connection whose messages go unacknowledged for the connection timeout.
 //
 // Why 32 spectators (MaxSpectators): a class is up to 40 students, 8 of whom play. Each
 // spectator costs the server one more copy of the game's stream (BENCHMARKS.md measures it),
@@ -83,7 +84,7 @@ type spectator struct {
 	why    uint8 // SpectateAsked or SpectateSeatsFull
 	joined time.Time
 
-	chatRate   chatRate
+	chatRate   rateBucket
 	chatLines  uint32 // lines relayed
 	refused    uint32 // lines refused (chat off, or too fast)
 	refusedWhy uint8  // why the latest was
@@ -93,8 +94,7 @@ type spectator struct {
 	notify      bool
 	noticeAt    time.Time
 
-	early      *HashReport // its latest report of a frame the server's world has not settled
-	resyncedAt time.Time   // when the server last sent it the whole world
+	resyncedAt time.Time // when the server last sent it the whole world
 	resyncs    int
 	lastHash   string
 }
@@ -227,7 +227,7 @@ func (s *Server) spectatorSays(sp *spectator, now time.Time, text string) {
 	case s.spectatorChatOff:
 		s.refuseSpectatorLine(sp, RefusedChatOff)
 		return
-	case !sp.chatRate.take(now, serverChatBurst):
+	case !sp.chatRate.take(now, serverChat), !s.spectatorsChat.take(now, spectatorsChat):
 		s.refuseSpectatorLine(sp, RefusedTooFast)
 		return
 	}
@@ -299,36 +299,26 @@ func (s *Server) SetSpectatorChat(now time.Time, on bool) {
 // copy).
 func (s *Server) SpectatorChat() bool { return !s.spectatorChatOff }
 
-// sendWorld sends d the whole world at the server's frame in one ResyncBatch (fragmented as it
-// needs): every unit, the attacks in flight and the world's state.
-func (s *Server) sendWorld(d *downlink, now time.Time, batch uint32, deps []*depgraph.Dependency, out *depgraph.Dependency) {
-	state, err := s.w.AppendState(nil)
-	if err != nil {
-		s.cfg.Logger.Error("the world's state cannot be sent", "to", d.who, "err", err)
-		return
-	}
-	b := &ResyncBatch{Frame: s.w.Frame(), Batch: batch, Units: slices.Clone(s.w.Units()), HasAttacks: true,
-		Attacks: slices.Clone(s.w.Attacks()), State: state}
-	s.send(d, now, b, deps, out, false)
-}
-
 // spectatorsPaused: the server's world reached the paused frame. Each spectator paused too (its
 // Pause came with the players'); it sends no hashes, so it gets the whole paused world, after
 // the Pause, and is resumed with the players whatever it did with it.
 func (s *Server) spectatorsPaused(now time.Time) {
+	var ids []uint32 // every unit: made for the first spectator that needs them
 	for _, sp := range s.spectators {
 		if sp == nil || sp.peer == nil || sp.pauseState == nil {
 			continue
 		}
-		cp := sp.pauseState
-		d := new(depgraph.Dependency)
-		cp.batchDeps = append(cp.batchDeps, d)
-		s.sendWorld(&sp.downlink, now, cp.sent, []*depgraph.Dependency{&cp.pauseDep}, d)
-		cp.sent++
+		if ids == nil {
+			ids = make([]uint32, 0, len(s.w.Units()))
+			for _, u := range s.w.Units() {
+				ids = append(ids, u.ID)
+			}
+		}
+		s.sendBatches(now, &sp.downlink, ids, nil, true, false)
 	}
 }
 
-// resumeSpectators sends each paused spectator the players' Resume, after its world batch (or
+// resumeSpectators sends each paused spectator the players' Resume, after its world's batches (or
 // its Pause, for one that joined after the batches went out).
 func (s *Server) resumeSpectators(now time.Time, r *Resume) {
 	for _, sp := range s.spectators {
@@ -343,17 +333,19 @@ func (s *Server) resumeSpectators(now time.Time, r *Resume) {
 	}
 }
 
-// spectatorReport checks a spectator's grouped hashes against the server's history of that
-// frame, as a player's are checked. A difference repairs the spectator's world alone: the
-// whole world, to it, at most once every spectatorResyncEvery. A report of a frame that has
-// not settled here waits, the latest one of each spectator (a bound of one per spectator).
+// spectatorReport takes a spectator's grouped hashes (reportArrived) and checks them against
+// the server's history of that frame, as a player's are checked, now or once the frame has
+// settled here.
 func (s *Server) spectatorReport(now time.Time, sp *spectator, r *HashReport) {
-	s.stats.SpectatorHashReports++
-	if !s.running || s.pause != nil {
-		return
+	if s.reportArrived(now, &sp.downlink, &s.stats.SpectatorHashReports, r) {
+		s.checkSpectatorReport(now, sp, r)
 	}
-	if !s.settled(r.Frame) {
-		sp.early = r
+}
+
+// checkSpectatorReport checks a spectator's report. A difference repairs the spectator's
+// world alone: the whole world, to it, at most once every spectatorResyncEvery.
+func (s *Server) checkSpectatorReport(now time.Time, sp *spectator, r *HashReport) {
+	if !s.running || s.pause != nil {
 		return
 	}
 	mine, ok := s.hist.at(r.Frame)
@@ -374,19 +366,7 @@ func (s *Server) spectatorReport(now time.Time, sp *spectator, r *HashReport) {
 	s.stats.SpectatorResyncs++
 	sp.lastHash = fmt.Sprintf("re-sync at frame %d", s.w.Frame())
 	s.event(now, "spectator re-sync", "number", sp.num, "name", sp.name, "drift at frame", r.Frame, "world of frame", s.w.Frame())
-	s.sendWorld(&sp.downlink, now, 0, nil, nil)
-}
-
-// checkEarlySpectators checks the spectators' reports whose frame has settled since.
-func (s *Server) checkEarlySpectators(now time.Time) {
-	for _, sp := range s.spectators {
-		if sp != nil && sp.early != nil && s.settled(sp.early.Frame) {
-			r := sp.early
-			sp.early = nil
-			s.stats.SpectatorHashReports-- // counted again
-			s.spectatorReport(now, sp, r)
-		}
-	}
+	s.sendWorld(&sp.downlink, now, nil)
 }
 
 // boundSpectators drops each spectator whose connection is more than spectatorBacklog

@@ -126,10 +126,13 @@ func TestSpectatorsWatchAClass(t *testing.T) {
 		t.Errorf("the talker sent %d lines, want only the one after spectator chat came back", n)
 	}
 	st := g.srv.stats
-	t.Logf("server: %d spectators joined, %d spectator lines relayed, %d chat lines refused, %d spectator reports, %d drifts, %d copies of the world, %d dropped; pauses %d",
-		st.SpectatorJoins, st.SpectatorChat, st.ChatRefused, st.SpectatorHashReports, st.SpectatorDrifts, st.SpectatorResyncs, st.SpectatorsDropped, st.StopWorldResyncs)
+	t.Logf("server: %d spectators joined, %d spectator lines relayed, %d chat lines refused, %d spectator reports, %d drifts, %d copies of the world, %d dropped; pauses %d; %d hash reports dropped",
+		st.SpectatorJoins, st.SpectatorChat, st.ChatRefused, st.SpectatorHashReports, st.SpectatorDrifts, st.SpectatorResyncs, st.SpectatorsDropped, st.StopWorldResyncs, st.HashReportsDropped)
 	if st.SpectatorJoins != MaxSpectators || st.SpectatorsDropped != 0 || st.SpectatorChat == 0 {
 		t.Errorf("%d spectators joined, %d dropped, %d lines relayed: want %d, none, some", st.SpectatorJoins, st.SpectatorsDropped, st.SpectatorChat, MaxSpectators)
+	}
+	if st.HashReportsDropped != 0 {
+		t.Errorf("%d hash reports of honest clients dropped unchecked", st.HashReportsDropped)
 	}
 }
 
@@ -298,20 +301,25 @@ func TestDriftedSpectatorGetsTheWorld(t *testing.T) {
 			st.SpectatorResyncs, st.RealtimeResyncs, st.StopWorldResyncs)
 	}
 	res := g.result()
-	r := res.clients[len(cl.players)]
-	common, differ := 0, 0
+	differ, common := lastSettledDiffer(res.server, res.clients[len(cl.players)], 100)
+	if common == 0 || differ != 0 {
+		t.Errorf("after its copy of the world the spectator differs at %d of its last %d settled frames", differ, common)
+	}
+}
+
+// lastSettledDiffer compares r's world hashes with the server's at the last frames settled
+// frames of the server's (the ones after a repair): how many differ, of how many both have.
+func lastSettledDiffer(server, r Report, frames uint32) (differ, common int) {
 	for f, h := range r.WorldHashes {
 		n, _ := strconv.Atoi(f)
-		if sh, ok := res.server.WorldHashes[f]; ok && uint32(n)+detectionFrames <= res.server.Frame && uint32(n) > res.server.Frame-100 {
+		if sh, ok := server.WorldHashes[f]; ok && uint32(n)+detectionFrames <= server.Frame && uint32(n)+frames > server.Frame {
 			common++
 			if sh != h {
 				differ++
 			}
 		}
 	}
-	if common == 0 || differ != 0 {
-		t.Errorf("after its copy of the world the spectator differs at %d of its last %d settled frames", differ, common)
-	}
+	return differ, common
 }
 
 // TestSpectatorChatIsHeldToTheRate: a spectator's client refuses its own lines past the chat's
@@ -324,6 +332,7 @@ func TestSpectatorChatIsHeldToTheRate(t *testing.T) {
 	cl := smallClass(t, 46, 2, nil)
 	g := cl.vgame
 	watcher, other := cl.spectators[0], cl.spectators[1]
+	relayed, refusedBefore := g.srv.stats.SpectatorChat, g.srv.stats.ChatRefused
 	var refused error
 	for i := range chatBurst + 1 {
 		if err := watcher.Say(g.now, fmt.Sprintf("line %d", i)); err != nil {
@@ -350,7 +359,16 @@ func TestSpectatorChatIsHeldToTheRate(t *testing.T) {
 	if got := g.srv.stats.BadMessages - bad; got != 2 {
 		t.Errorf("%d bad messages from a spectator speaking for another and giving an order, want 2", got)
 	}
-	heard := 0
+	// chatBurst lines through Say and serverChatBurst more straight to the connection, all at
+	// once: the server's bucket holds serverChatBurst, so some are refused there, each one
+	// counted and told, and the others relayed.
+	sent := uint64(chatBurst + serverChatBurst)
+	gotRelayed, gotRefused := g.srv.stats.SpectatorChat-relayed, g.srv.stats.ChatRefused-refusedBefore
+	if gotRefused == 0 || gotRelayed+gotRefused != sent || uint64(watcher.spectate.Refused) != gotRefused {
+		t.Errorf("of %d lines sent at once the server relayed %d and refused %d, and told the spectator of %d refused: want some refused, every line either way, and all told",
+			sent, gotRelayed, gotRefused, watcher.spectate.Refused)
+	}
+	heard := uint64(0)
 	for _, l := range other.chatLog.last(maxChatShown) {
 		if l.From == watcher.cfg.Name {
 			heard++
@@ -359,7 +377,120 @@ func TestSpectatorChatIsHeldToTheRate(t *testing.T) {
 			t.Errorf("a line in another spectator's name was relayed: %+v", l)
 		}
 	}
-	if max := chatBurst + serverChatBurst; heard > max || heard == 0 {
-		t.Errorf("the other spectator heard %d of the flood's lines, want some, at most %d", heard, max)
+	if heard != gotRelayed {
+		t.Errorf("the other spectator heard %d of the flood's lines, the server relayed %d", heard, gotRelayed)
+	}
+}
+
+// TestSpectatorsShareOneChatRate: eight spectators chatting as fast as their clients let them
+// (80 lines a second) get no more through to the players than the one rate all the
+// spectators share: its burst, then a line every spectatorsChatEvery. Every line over it is
+// refused, counted, and its spectator told.
+func TestSpectatorsShareOneChatRate(t *testing.T) {
+	t.Parallel()
+	cl := smallClass(t, 47, 8, nil)
+	g := cl.vgame
+	player := cl.players[0]
+	relayed, refused, start := g.srv.stats.SpectatorChat, g.srv.stats.ChatRefused, g.now
+	offered, lastRelay, seen := 0, start, relayed
+	crowd := func() bool {
+		if g.srv.stats.SpectatorChat != seen {
+			seen, lastRelay = g.srv.stats.SpectatorChat, g.now
+		}
+		if g.now.Sub(start) < 5*time.Second {
+			for i, c := range cl.spectators {
+				for c.Say(g.now, fmt.Sprintf("crowd %d %d", i, offered)) == nil {
+					offered++
+				}
+			}
+		}
+		return false
+	}
+	g.runUntil(start.Add(5*time.Second), crowd)
+	g.waitFor(10*time.Second, "every line to reach the server", func() bool {
+		crowd()
+		return int(g.srv.stats.SpectatorChat-relayed+g.srv.stats.ChatRefused-refused) == offered
+	})
+	gotRelayed, gotRefused := g.srv.stats.SpectatorChat-relayed, g.srv.stats.ChatRefused-refused
+	bound := uint64(spectatorsChatBurst + int(lastRelay.Sub(start)/spectatorsChatEvery) + 1)
+	t.Logf("%d lines offered in 5 s, %d relayed by %v, %d refused; the shared rate allows %d",
+		offered, gotRelayed, lastRelay.Sub(start), gotRefused, bound)
+	if gotRelayed > bound || gotRelayed == 0 {
+		t.Errorf("%d spectator lines relayed in %v, want some and at most %d", gotRelayed, lastRelay.Sub(start), bound)
+	}
+	if gotRefused == 0 {
+		t.Errorf("none of %d lines refused", offered)
+	}
+	g.waitFor(5*time.Second, "every spectator to hear of its refused lines, and the player to hear the rest", func() bool {
+		told := uint64(0)
+		for _, c := range cl.spectators {
+			told += uint64(c.spectate.Refused)
+		}
+		heard := uint64(0)
+		for _, l := range player.chatReceived.items {
+			if strings.HasPrefix(l.Text, "crowd ") {
+				heard++
+			}
+		}
+		return told == gotRefused && heard == gotRelayed
+	})
+}
+
+// TestSpectatorsGetABigWorldInBatches: in a world of several resyncBatchUnits units, every
+// copy of the whole world a spectator gets comes in batches, as a player's does: the world of
+// a spectator that joins, its own copy after a drift, and the paused world of a stop-the-world.
+// Each leaves the spectator's world equal to the server's.
+func TestSpectatorsGetABigWorldInBatches(t *testing.T) {
+	t.Parallel()
+	cl := smallClass(t, 49, 1, func(c *ServerConfig) { c.ReinforceBelow = -1 })
+	g := cl.vgame
+	f, err := Populate(g.srv, g.live(), g.now, 40, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.waitFor(10*time.Second, "the populated frame", func() bool { return g.srv.w.Frame() > f+2 })
+	units := len(g.srv.w.Units())
+	perCopy := (units + resyncBatchUnits - 1) / resyncBatchUnits
+	if perCopy < 3 {
+		t.Fatalf("%d units: %d batches a copy, want at least 3", units, perCopy)
+	}
+	// A spectator that joins now gets the big world.
+	late := g.clients[g.joinWatcher(func(c *ClientConfig) { c.Name, c.Spectate, c.Bot = "late watcher", true, false })]
+	g.waitFor(20*time.Second, "the late spectator to get the world", func() bool { return clientRunning(late) })
+	// The first spectator drifts: its own copy of the world.
+	watcher := cl.spectators[0]
+	hurtUnit(watcher.w, watcher.w.Units()[0].ID)
+	g.waitFor(10*time.Second, "the spectator's copy of the world", func() bool { return watcher.stats.WorldCopies == 1 })
+	g.run(3 * time.Second)
+	// A stop-the-world: both spectators get the paused world.
+	stopAndWait(t, g)
+	g.run(10 * time.Second)
+	res := g.result()
+
+	batches := func(i int) (n int) {
+		for _, l := range strings.Split(g.traces[i].String(), "\n") {
+			if strings.Contains(l, `"type":"ResyncBatch"`) {
+				n++
+			}
+		}
+		return n
+	}
+	t.Logf("%d units, %d batches a copy: the drifted spectator applied %d ResyncBatches, the late one %d",
+		units, perCopy, batches(slices.Index(g.clients, watcher)), batches(slices.Index(g.clients, late)))
+	// The first spectator: a small world when it joined (one batch), then two big copies.
+	if got, want := batches(slices.Index(g.clients, watcher)), 1+2*(perCopy-1); got < want {
+		t.Errorf("the drifted spectator applied %d ResyncBatches, want at least %d (%d units, %d a batch)", got, want, units, resyncBatchUnits)
+	}
+	if got, want := batches(slices.Index(g.clients, late)), 2*(perCopy-1); got < want {
+		t.Errorf("the late spectator applied %d ResyncBatches, want at least %d (%d units, %d a batch)", got, want, units, resyncBatchUnits)
+	}
+	for _, c := range []*Client{watcher, late} {
+		differ, common := lastSettledDiffer(res.server, res.clients[slices.Index(g.clients, c)], 80)
+		if common == 0 || differ != 0 {
+			t.Errorf("%s: differs from the server at %d of its last %d settled frames", c.cfg.Name, differ, common)
+		}
+	}
+	if n := watcher.stats.BadMessages + late.stats.BadMessages; n != 0 {
+		t.Errorf("%d bad messages at the spectators", n)
 	}
 }

@@ -159,15 +159,22 @@ func (s *Server) spawnEnemy(now time.Time, f uint32) (*SpawnEnemy, bool) {
 		if s.w.Terrain(x, y) != world.Ground {
 			continue
 		}
-		sp := &SpawnEnemy{Frame: f + s.lead + 1, ID: s.nextEnemyID, Kind: kinds[s.rng.IntN(len(kinds))], X: x, Y: y}
-		s.nextEnemyID++
-		s.stats.EnemiesSpawned++
+		sp := &SpawnEnemy{Frame: f + s.lead + 1, Kind: kinds[s.rng.IntN(len(kinds))], X: x, Y: y}
+		s.announceSpawn(now, sp)
 		s.event(now, "spawn", "enemy", sp.ID, "at frame", sp.Frame, "x", x, "y", y)
-		s.sched.add(event{frame: sp.Frame, kind: evSpawn, id: sp.ID, spawn: sp})
-		for d := range s.following {
-			s.sendSpawn(d, now, sp)
-		}
 		return sp, true
 	}
 	return nil, false
+}
+
+// announceSpawn gives sp the next enemy id and announces it: an event of its frame here, and a
+// SpawnEnemy to every client that follows the game.
+func (s *Server) announceSpawn(now time.Time, sp *SpawnEnemy) {
+	sp.ID = s.nextEnemyID
+	s.nextEnemyID++
+	s.stats.EnemiesSpawned++
+	s.sched.add(event{frame: sp.Frame, kind: evSpawn, id: sp.ID, spawn: sp})
+	for d := range s.following {
+		s.sendSpawn(d, now, sp)
+	}
 }

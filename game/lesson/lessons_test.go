@@ -116,7 +116,7 @@ func TestBuiltinLessons(t *testing.T) {
 					t.Fatalf("lesson %d has no check of what it teaches", s.Number)
 				}
 				g := newVLesson(t, s, autoplay)
-				start := g.now
+				start := g.now()
 				if !g.run(lessonLimit) {
 					p := g.progress
 					t.Fatalf("lesson %d not over after %v: at step %d (%q), goals %+v", s.Number, lessonLimit, p.Current+1, p.Steps[min(p.Current, len(p.Steps)-1)], p.Goals)
@@ -129,7 +129,7 @@ func TestBuiltinLessons(t *testing.T) {
 					}
 					last = at
 				}
-				t.Logf("lesson %d over after %v of game time", s.Number, g.now.Sub(start).Round(time.Millisecond))
+				t.Logf("lesson %d over after %v of game time", s.Number, g.now().Sub(start).Round(time.Millisecond))
 				check(t, g)
 			})
 		}
@@ -157,12 +157,12 @@ func TestLessonsAcrossSeeds(t *testing.T) {
 				sc := *s
 				sc.Setup.Seed = 1000 + seed
 				g := newVLesson(t, &sc, autoplay)
-				start := g.now
+				start := g.now()
 				if !g.run(lessonLimit) {
 					t.Errorf("lesson %d, seed %d, autoplay %v: not over after %v, at step %d", s.Number, sc.Setup.Seed, autoplay, lessonLimit, g.progress.Current+1)
 					continue
 				}
-				times = append(times, g.now.Sub(start))
+				times = append(times, g.now().Sub(start))
 				c := g.drv.Counters()
 				graph, ordered = graph+c[Key{Event: "graph-wait-ms"}], ordered+c[Key{Event: "ordered-wait-ms"}]
 				compared, held = compared+c[Key{Event: "messages-compared"}], held+c[Key{Event: "hol-avoided"}]

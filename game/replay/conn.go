@@ -84,8 +84,10 @@ func newConn(peer netip.AddrPort, decode func(c *conn, out bool, payload []byte)
 	cfg := message.Config{History: historyKept}
 	c.in = message.New(cfg, func(m *message.Message) { c.decode(c, false, m.Payload) })
 	// The sender's local graph keeps its unacknowledged messages (the message layer's resend
-	// limit governs them) and lets executed ones go as the receiver's graph does.
-	c.loc = depgraph.New(depgraph.Config{Expiry: cfg.Expiry(), KeepUnexecuted: true}, func(seq uint16, m *outMsg) {
+	// limit governs them) and lets executed ones go as the receiver's graph does. It keeps the
+	// window rule, as the message layer's sender does (depgraph.NewWindowSender): a host that
+	// sends fast reuses a number long before its old node would expire.
+	c.loc = depgraph.New(depgraph.Config{Expiry: cfg.Expiry(), KeepUnexecuted: true, Window: true}, func(seq uint16, m *outMsg) {
 		m.rec.Executed = c.now
 	})
 	return c

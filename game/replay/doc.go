@@ -19,10 +19,12 @@
 //     send, the resends, the dependencies each send carried (one dropped between two sends was
 //     pruned by the sender's local graph), and, from the packet acknowledgements, when every
 //     piece was acknowledged. A net/depgraph Graph plays the sender's local graph: it executes
-//     a message once it is acknowledged and its dependencies have executed, as the sender's.
+//     a message once it is acknowledged and its dependencies have executed, as the sender's,
+//     and keeps the sender's window rule, so a number reused soon after is a new message.
 //   - The game's registry of message types (game.ParseMsg) names and decodes every message
-//     payload: chat lines, and the re-sync messages a class wants to find (Pause, ResyncBatch,
-//     Resume; UnitUpdate, the real-time re-sync; HashRequest, the drill-down).
+//     payload: chat lines, the players' and the spectators', and the re-sync messages a class
+//     wants to find (Pause, ResyncBatch, Resume; UnitUpdate, the real-time re-sync;
+//     HashRequest, the drill-down).
 //
 // Nothing is parsed twice or by a second parser: net/wire reads the headers and records,
 // net/record opens the datagrams, game reads the game messages.

@@ -12,21 +12,26 @@ import (
 	"github.com/ackattack/ackattack/net/record"
 	"github.com/ackattack/ackattack/net/transport"
 	"github.com/ackattack/ackattack/net/wire"
+	"github.com/ackattack/ackattack/world"
 )
 
 // Bounds of what a Model keeps as it plays: a capture is bounded by its recorder's limit,
 // and what grows with it here is bounded again, so that a long capture plays in constant
-// memory beyond its datagrams.
+// memory beyond its datagrams and their index (each parsed once, and the re-sync marks).
 const (
 	// MaxDatagrams is the most datagrams a replay loads: far more than the default
 	// --record-limit of 256 MiB holds of a client's game (some 16 hours).
 	MaxDatagrams = 4_000_000
 	// maxConns bounds the connections a Model follows (a server's capture has one per client
 	// that ever came); the datagrams of more are shown, not followed.
-	maxConns          = 1024
-	maxEvents         = 1024
-	maxChat           = 256
-	maxSyncKept       = 32 // pauses and real-time re-syncs, as the game's own sync log keeps
+	maxConns    = 1024
+	maxEvents   = 1024
+	maxChat     = 256
+	maxSyncKept = 32 // pauses and real-time re-syncs, as the game's own sync log keeps
+	// maxSeen bounds the chat lines and re-sync batches remembered to tell their copies (a
+	// server relays each line to every client, a client may be sent a batch twice) from new
+	// ones: copies come within moments of each other, far fewer keys apart than this.
+	maxSeen           = 1024
 	resyncForgetAfter = 10 * time.Second
 )
 
@@ -50,12 +55,14 @@ type Event struct {
 	Text  string
 }
 
-// ChatLine is one line of the game's chat, as the capture shows it.
+// ChatLine is one line of the game's chat, as the capture shows it: a player's, or a
+// spectator's.
 type ChatLine struct {
-	At   time.Time
-	Seat uint8
-	From string // the seat's player name, when a PlayerInfo named it
-	Text string
+	At        time.Time
+	Seat      uint8 // the player's seat; for a spectator's line, its number (1..32)
+	Spectator bool
+	From      string // the player's name, when a PlayerInfo named it; the spectator's, when the server's relay did
+	Text      string
 }
 
 // Model is a capture and the state of the recorded host after its first Pos datagrams.
@@ -70,14 +77,14 @@ type Model struct {
 	byPeer map[netip.AddrPort]*conn
 	over   int // datagrams of connections beyond maxConns
 
-	events     []Event
-	chat       []ChatLine
-	chatSeen   map[[2]uint32]bool // (seat, line) of the chat lines seen: a server relays each to every client
-	names      [8]string
-	pauses     []game.PauseRecord
-	mismatches []game.SyncRecord
-	batches    map[[2]uint32]bool // (frame, batch) of the re-sync batches counted
-	sealed     int                // datagrams no key opened
+	events     ring[Event]
+	chat       ring[ChatLine]
+	chatSeen   recentSet[[3]uint32] // (0 for a seat or 1 for a spectator, its number, line) of the latest chat lines seen
+	names      [world.MaxPlayers]string
+	pauses     ring[game.PauseRecord]
+	mismatches ring[game.SyncRecord]
+	batches    recentSet[[2]uint32] // (frame, batch) of the latest re-sync batches counted
+	sealed     int                  // datagrams no key opened
 }
 
 // New returns a Model of the capture's datagrams (record.ReadAll), before the first.
@@ -112,8 +119,7 @@ func New(datagrams []record.Datagram) *Model {
 
 // Reset goes back to before the first datagram.
 func (m *Model) Reset() {
-	*m = Model{raw: m.raw, parsed: m.parsed, marks: m.marks, byPeer: map[netip.AddrPort]*conn{},
-		chatSeen: map[[2]uint32]bool{}, batches: map[[2]uint32]bool{}}
+	*m = Model{raw: m.raw, parsed: m.parsed, marks: m.marks, byPeer: map[netip.AddrPort]*conn{}}
 }
 
 // Len is the number of datagrams in the capture.
@@ -319,27 +325,36 @@ func (m *Model) decode(c *conn, out bool, payload []byte) {
 			m.names[v.Seat] = v.Name
 		}
 	case *game.Chat:
-		key := [2]uint32{uint32(v.Seat), v.Line}
-		if m.chatSeen[key] {
+		if !m.chatSeen.add([3]uint32{0, uint32(v.Seat), v.Line}, maxSeen) {
 			return
 		}
-		m.chatSeen[key] = true
 		line := ChatLine{At: c.now, Seat: v.Seat, Text: v.Text}
 		if int(v.Seat) < len(m.names) {
 			line.From = m.names[v.Seat]
 		}
-		m.chat = appendBounded(m.chat, line, maxChat)
+		m.chat.push(line, maxChat)
 		who := line.From
 		if who == "" {
 			who = fmt.Sprintf("seat %d", v.Seat)
 		}
 		m.event(d, EventChat, v.Type(), fmt.Sprintf("<%s> %s", who, v.Text))
+	case *game.SpectatorChat:
+		// A spectator sends its line without its name; the server's relay names it.
+		if !m.chatSeen.add([3]uint32{1, v.Spectator, v.Line}, maxSeen) {
+			return
+		}
+		m.chat.push(ChatLine{At: c.now, Seat: uint8(v.Spectator), Spectator: true, From: v.Name, Text: v.Text}, maxChat)
+		who := v.Name
+		if who == "" {
+			who = fmt.Sprintf("spectator %d", v.Spectator)
+		}
+		m.event(d, EventChat, v.Type(), fmt.Sprintf("<%s (spectator)> %s", who, v.Text))
 	case *game.HashRequest:
 		m.event(d, EventResync, v.Type(), fmt.Sprintf("HashRequest: drill-down into %d id ranges at frame %d", len(v.Ranges), v.Frame))
 	case *game.UnitHashes:
 		m.event(d, EventResync, v.Type(), fmt.Sprintf("UnitHashes: %d unit hashes at frame %d", len(v.Hashes), v.Frame))
 	case *game.UnitUpdate:
-		if slices.ContainsFunc(m.mismatches, func(r game.SyncRecord) bool {
+		if slices.ContainsFunc(m.mismatches.buf, func(r game.SyncRecord) bool {
 			return r.Action == game.ActionRealtime && r.Seat == v.Seat && r.At == v.Frame && r.Frame == v.Checked
 		}) {
 			break // a server sends the same repair to every client
@@ -348,21 +363,20 @@ func (m *Model) decode(c *conn, out bool, payload []byte) {
 		for _, h := range v.Hashes {
 			rec.Units = append(rec.Units, game.UnitMismatch{ID: h.ID, Server: h.Hash})
 		}
-		m.mismatches = appendBounded(m.mismatches, rec, maxSyncKept)
+		m.mismatches.push(rec, maxSyncKept)
 		m.event(d, EventResync, v.Type(), fmt.Sprintf("UnitUpdate: real-time re-sync of %d units of seat %d, checked at frame %d, applied at frame %d",
 			len(v.Units)+len(v.Removed), v.Seat, v.Checked, v.Frame))
 	case *game.Pause:
-		if !slices.ContainsFunc(m.pauses, func(p game.PauseRecord) bool { return p.Frame == v.Frame }) {
+		if m.pause(v.Frame) == nil {
 			// (No hash-mismatch record: a Pause does not say whose units drifted.)
-			m.pauses = appendBounded(m.pauses, game.PauseRecord{Frame: v.Frame, Start: c.now, Running: true}, maxSyncKept)
+			m.pauses.push(game.PauseRecord{Frame: v.Frame, Start: c.now, Running: true}, maxSyncKept)
 		}
 		m.event(d, EventResync, v.Type(), fmt.Sprintf("Pause: stop the world at frame %d", v.Frame))
 	case *game.WorldHashes:
 		m.event(d, EventResync, v.Type(), fmt.Sprintf("WorldHashes: %d unit hashes at the paused frame %d", len(v.Hashes), v.Frame))
 	case *game.ResyncBatch:
 		units := len(v.Units) + len(v.Removed)
-		if k := [2]uint32{v.Frame, v.Batch}; !m.batches[k] {
-			m.batches[k] = true
+		if m.batches.add([2]uint32{v.Frame, v.Batch}, maxSeen) {
 			if p := m.pause(v.Frame); p != nil {
 				p.Units += units
 			}
@@ -381,9 +395,9 @@ func (m *Model) decode(c *conn, out bool, payload []byte) {
 
 // pause is the record of the pause at frame, or nil.
 func (m *Model) pause(frame uint32) *game.PauseRecord {
-	for i := range m.pauses {
-		if m.pauses[i].Frame == frame {
-			return &m.pauses[i]
+	for i := range m.pauses.buf {
+		if m.pauses.buf[i].Frame == frame {
+			return &m.pauses.buf[i]
 		}
 	}
 	return nil
@@ -391,28 +405,22 @@ func (m *Model) pause(frame uint32) *game.PauseRecord {
 
 // event notes an event of datagram d.
 func (m *Model) event(d *Datagram, kind EventKind, t game.MsgType, text string) {
-	m.events = appendBounded(m.events, Event{Index: d.Index, At: d.At, Peer: d.Peer, Out: d.Out, Kind: kind, Type: t, Text: text}, maxEvents)
+	m.events.push(Event{Index: d.Index, At: d.At, Peer: d.Peer, Out: d.Out, Kind: kind, Type: t, Text: text}, maxEvents)
 }
 
-func appendBounded[T any](s []T, v T, limit int) []T {
-	if len(s) == limit {
-		s = slices.Delete(s, 0, 1)
-	}
-	return append(s, v)
-}
+// Events are the latest events of the datagrams applied, oldest first (at most 1024), in a
+// slice of the caller's own.
+func (m *Model) Events() []Event { return m.events.all() }
 
-// Events are the latest events of the datagrams applied, oldest first (at most 1024).
-func (m *Model) Events() []Event { return m.events }
+// Chat is the latest chat lines, players' and spectators', oldest first (at most 256).
+func (m *Model) Chat() []ChatLine { return m.chat.all() }
 
-// Chat is the latest chat lines, oldest first.
-func (m *Model) Chat() []ChatLine { return m.chat }
+// Pauses are the latest stop-the-world re-syncs seen (at most 32), as the debug panel's pauses
+// view reads them; Mismatches the re-syncs, as its hashes view reads them.
+func (m *Model) Pauses() []game.PauseRecord { return m.pauses.all() }
 
-// Pauses are the stop-the-world re-syncs seen so far, as the debug panel's pauses view reads
-// them; Mismatches the re-syncs, as its hashes view reads them.
-func (m *Model) Pauses() []game.PauseRecord { return m.pauses }
-
-// Mismatches are the real-time re-syncs seen so far, oldest first.
-func (m *Model) Mismatches() []game.SyncRecord { return m.mismatches }
+// Mismatches are the latest real-time re-syncs seen (at most 32), oldest first.
+func (m *Model) Mismatches() []game.SyncRecord { return m.mismatches.all() }
 
 // Conn is one connection of the recorded host, as a replay lists them.
 type Conn struct {

@@ -1,0 +1,70 @@
+package game
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/ackattack/ackattack/world"
+)
+
+// unitHashesOf is a world's unit hashes as the history keeps them: n units with ids 1..n.
+func unitHashesOf(n int) []world.UnitHash {
+	hs := make([]world.UnitHash, n)
+	for i := range hs {
+		hs[i] = world.UnitHash{ID: uint32(i + 1), Hash: uint64(i+1) * 0x9e3779b97f4a7c15}
+	}
+	return hs
+}
+
+// TestRangeHash: the group hash of a range is the XOR of the units in it, wherever the range
+// falls: before the first unit, across gaps, past the last.
+func TestRangeHash(t *testing.T) {
+	hs := []world.UnitHash{{ID: 3, Hash: 1}, {ID: 5, Hash: 2}, {ID: 9, Hash: 4}, {ID: 10, Hash: 8}}
+	tests := []struct {
+		start, end uint32
+		want       uint64
+	}{
+		{1, world.MaxUnitID, 15},
+		{1, 2, 0},
+		{3, 3, 1},
+		{4, 9, 6},
+		{6, 8, 0},
+		{10, 10, 8},
+		{11, world.MaxUnitID, 0},
+		{5, 5, 2},
+	}
+	for _, tt := range tests {
+		if got := rangeHash(hs, tt.start, tt.end); got != tt.want {
+			t.Errorf("rangeHash(%d, %d) = %d, want %d", tt.start, tt.end, got, tt.want)
+		}
+	}
+	if got := rangeHash(nil, 1, world.MaxUnitID); got != 0 {
+		t.Errorf("rangeHash of no units = %d", got)
+	}
+}
+
+// BenchmarkCheckReport: the cost of checking one hash report against a world of 2000 units:
+// an honest one (ten groups that tile the ids) and a hostile one (as many groups as fit in a
+// packet, each covering every unit).
+func BenchmarkCheckReport(b *testing.B) {
+	mine := unitHashesOf(2000)
+	honest := world.GroupUnitHashes(mine, reportGroupSize(len(mine), DefaultGroupSize), nil)
+	hostile := make([]world.GroupHash, 90)
+	for i := range hostile {
+		hostile[i] = world.GroupHash{Start: 1, End: world.MaxUnitID, Hash: uint64(i)}
+	}
+	narrow := make([]world.GroupHash, 90)
+	for i := range narrow {
+		narrow[i] = world.GroupHash{Start: uint32(1000 + i), End: uint32(1000 + i), Hash: uint64(i)}
+	}
+	for _, c := range []struct {
+		name   string
+		groups []world.GroupHash
+	}{{"honest", honest}, {"hostile-wide", hostile}, {"hostile-narrow", narrow}} {
+		b.Run(fmt.Sprintf("%s/%d-groups", c.name, len(c.groups)), func(b *testing.B) {
+			for b.Loop() {
+				mismatchedRanges(mine, c.groups)
+			}
+		})
+	}
+}

@@ -1,0 +1,90 @@
+package replay
+
+import (
+	"fmt"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/ackattack/ackattack/game"
+)
+
+// decodeAll hands m the payloads of msgs as a connection to the server received them.
+func decodeAll(t *testing.T, m *Model, c *conn, msgs ...game.Msg) {
+	t.Helper()
+	for _, msg := range msgs {
+		b, err := game.AppendMsg(nil, msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.now = c.now.Add(time.Millisecond)
+		m.decode(c, false, b)
+	}
+}
+
+// TestChatOfPlayersAndSpectators: a replay's chat has the players' lines and the spectators'
+// (named by the server's relay, marked as a spectator's), each once however many copies the
+// capture holds.
+func TestChatOfPlayersAndSpectators(t *testing.T) {
+	m := New(nil)
+	c := m.conn(netip.MustParseAddrPort("127.0.0.1:7777"))
+	c.now = time.Unix(1000, 0)
+	decodeAll(t, m, c,
+		&game.PlayerInfo{Seat: 2, Name: "ann"},
+		&game.Chat{Seat: 2, Line: 1, Text: "hello"},
+		&game.SpectatorChat{Spectator: 3, Name: "eve", Line: 1, Text: "gg"},
+		&game.Chat{Seat: 2, Line: 1, Text: "hello"},                         // a copy
+		&game.SpectatorChat{Spectator: 3, Name: "eve", Line: 1, Text: "gg"}, // a copy
+		&game.SpectatorChat{Spectator: 2, Name: "bob", Line: 1, Text: "hi"}, // spectator 2 is not seat 2
+	)
+	want := []ChatLine{
+		{Seat: 2, From: "ann", Text: "hello"},
+		{Seat: 3, Spectator: true, From: "eve", Text: "gg"},
+		{Seat: 2, Spectator: true, From: "bob", Text: "hi"},
+	}
+	got := m.Chat()
+	if len(got) != len(want) {
+		t.Fatalf("chat %+v, want %d lines", got, len(want))
+	}
+	for i := range want {
+		got[i].At = time.Time{}
+		if got[i] != want[i] {
+			t.Errorf("line %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	var texts []string
+	for _, e := range m.Events() {
+		if e.Kind == EventChat {
+			texts = append(texts, e.Text)
+		}
+	}
+	if fmt.Sprint(texts) != "[<ann> hello <eve (spectator)> gg <bob (spectator)> hi]" {
+		t.Errorf("chat events %q", texts)
+	}
+}
+
+// TestModelMemoryIsBounded: a long capture's chat, re-sync batches and events leave a Model
+// holding no more than its bounds, and a copy of a recent line is still known as one.
+func TestModelMemoryIsBounded(t *testing.T) {
+	m := New(nil)
+	c := m.conn(netip.MustParseAddrPort("127.0.0.1:7777"))
+	c.now = time.Unix(1000, 0)
+	decodeAll(t, m, c, &game.Pause{Frame: 7})
+	const n = 20 * maxSeen
+	for i := range n {
+		decodeAll(t, m, c,
+			&game.Chat{Seat: uint8(i % 8), Line: uint32(i/8 + 1), Text: "x"},
+			&game.ResyncBatch{Frame: 7, Batch: uint32(i)})
+	}
+	decodeAll(t, m, c, &game.Chat{Seat: uint8((n - 1) % 8), Line: uint32((n-1)/8 + 1), Text: "x"}) // a copy of the last
+	if len(m.chatSeen.has) > maxSeen || len(m.batches.has) > maxSeen || len(m.events.buf) > maxEvents || len(m.chat.buf) > maxChat {
+		t.Errorf("after %d lines and batches: %d lines and %d batches remembered, %d events, %d chat lines kept",
+			n, len(m.chatSeen.has), len(m.batches.has), len(m.events.buf), len(m.chat.buf))
+	}
+	if got := m.Chat(); len(got) != maxChat || got[len(got)-1].Seat != uint8((n-1)%8) {
+		t.Errorf("%d chat lines kept, the last from seat %d", len(got), got[len(got)-1].Seat)
+	}
+	if ev := m.Events(); ev[len(ev)-1].Kind != EventResync {
+		t.Errorf("the copy of the last line became an event: %+v", ev[len(ev)-1])
+	}
+}
