@@ -88,6 +88,9 @@ type ClientStats struct {
 	DirectRedials    uint64 // dials of a direct link tried again after it ended
 	DirectSilent     uint64 // dials that never got an answer: not tried again until the server lists the player anew
 	DirectRefused    uint64 // direct connections dropped for not proving the pair's key (a wrong proof, or none in time)
+	DirectLost       uint64 // direct connections that ended, each told to the server (LinkLost)
+	DirectQuiet      uint64 // direct links that fell quiet for linkQuiet, each told to the server (LinkLost)
+	DirectStalled    uint64 // direct links whose oldest command went unacknowledged for stallAfter, each told to the server (LinkLost)
 	// CommandsDirectFirst counts other players' commands that arrived on a direct link before
 	// the server's relay.
 	CommandsDirectFirst uint64
@@ -570,6 +573,7 @@ func (c *Client) issueFrame(now time.Time) uint32 {
 // connection refuses is not scheduled either: a command must run on every host or on none.
 func (c *Client) issue(now time.Time, cmd *Command) error {
 	cmd.Seat, cmd.ID = c.seat, c.cmdID+1
+	cmd.Direct = c.directSeats(now)
 	payload, err := c.sendGuaranteed(now, cmd, nil)
 	if err != nil {
 		return err
@@ -579,7 +583,7 @@ func (c *Client) issue(now time.Time, cmd *Command) error {
 	c.sched.add(event{frame: cmd.Frame, kind: evCommand, seat: cmd.Seat, id: cmd.ID, cmd: cmd})
 	c.pending = append(c.pending, PendingOrder{ID: cmd.ID, Frame: cmd.Frame, Kind: uint8(cmd.Kind), Units: slices.Clone(cmd.Units),
 		X: cmd.X, Y: cmd.Y, Target: cmd.Target})
-	c.sendDirect(now, payload)
+	c.sendDirect(now, payload, cmd.Direct)
 	return nil
 }
 
@@ -1020,7 +1024,8 @@ func (c *Client) counters(server transport.PeerStats) (NetReport, GameReport, Sy
 	g := GameReport{LeadTimeMillis: int64(c.lead) * c.frameDur.Milliseconds(), CommandsIssued: c.stats.CommandsIssued,
 		CommandsLate: c.stats.CommandsLate, EnemiesSpawned: c.stats.EnemiesSpawned, EnemiesKilled: c.stats.EnemiesKilled,
 		Reinforcements: c.stats.Squads, NewRounds: c.stats.Rounds, LeadTimeChanges: c.stats.LeadTimes, SendsRefused: c.stats.SendsRefused, BadMessages: c.stats.BadMessages, DirectLinks: c.stats.DirectLinks, DirectRedials: c.stats.DirectRedials,
-		DirectSilent: c.stats.DirectSilent, DirectRefused: c.stats.DirectRefused, WorldCopies: c.stats.WorldCopies}
+		DirectSilent: c.stats.DirectSilent, DirectRefused: c.stats.DirectRefused, DirectQuiet: c.stats.DirectQuiet,
+		DirectStalled: c.stats.DirectStalled, DirectLost: c.stats.DirectLost, WorldCopies: c.stats.WorldCopies}
 	sy := SyncReport{HashReports: c.stats.HashReports, MismatchedGroups: c.stats.MismatchedGroups, MismatchedUnits: c.stats.MismatchedUnits,
 		RealtimeResyncs: c.stats.RealtimeResyncs, StopWorldResyncs: c.stats.StopWorldResyncs, PauseMillis: append([]int64{}, c.stats.PauseMillis...)}
 	sy.addResim(&c.rw, c.w)

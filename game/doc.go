@@ -129,4 +129,9 @@
 // server's relay hop; every host takes a command once, whichever path brought it first. The
 // server says where each player is (the address it sees its connection come from) and gives
 // each pair a key, which both sides of a link prove before it carries a command (p2p.go).
+// A command names the players it went to directly, and the server relays it to the others
+// only: the link is a guaranteed connection, so the relay would be a second copy. When a link
+// stops delivering (no datagram for 1.5 s, or a command unacknowledged for the lead time),
+// either end tells the server, which sends both ends each other's recent commands and relays
+// them again for a while: a cut cable costs late commands, run again exactly, not a drift.
 package game

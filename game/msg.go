@@ -71,6 +71,8 @@ const (
 	// MsgSpectatorChat: client→server (a spectator's line), server→client (relay); guaranteed,
 	// a chain per origin spectator.
 	MsgSpectatorChat MsgType = 27
+	// MsgLinkLost: client→server; guaranteed, no deps.
+	MsgLinkLost MsgType = 28
 )
 
 // msgTypes is the one home of every message type: indexed by its MsgType, the
@@ -110,6 +112,7 @@ var msgTypes = [...]struct {
 	MsgClassLink:     {"ClassLink", func() msgCodec { return new(ClassLink) }},
 	MsgSpectate:      {"Spectate", func() msgCodec { return new(Spectate) }},
 	MsgSpectatorChat: {"SpectatorChat", func() msgCodec { return new(SpectatorChat) }},
+	MsgLinkLost:      {"LinkLost", func() msgCodec { return new(LinkLost) }},
 }
 
 // maxMsgType is the largest type in the table; 1..maxMsgType are all known.
@@ -194,6 +197,11 @@ type Command struct {
 	Units  []uint32 // 1..world.MaxCommandUnits unit ids
 	X, Y   int32    // CommandMove: the destination cell
 	Target uint32   // CommandAttack: the enemy to attack
+	// Direct is the seats (bit s for seat s) its player sent it to over a proved direct link
+	// as well (p2p.go). The server does not relay it to them: the link is guaranteed, and the
+	// relay would be a second copy that the seed's direct links exist to save. It never has
+	// the player's own bit; the server's relay to the others carries it unchanged.
+	Direct uint8
 }
 
 // SpawnEnemy places an enemy at the start of Frame.
@@ -421,6 +429,15 @@ type SpectatorChat struct {
 	Text      string // as in Chat
 }
 
+// LinkLost tells the server that this client's direct link with a seat's player ended. The
+// commands that player sent over it with this client's bit in Direct may never have arrived,
+// and the server did not relay them; it sends this client every command of that seat it
+// still holds, and relays the seat's commands to it whatever their Direct says for a while
+// (server.go, relayAgain). The client drops the copies it already has.
+type LinkLost struct {
+	Seat uint8 // 0..7, the other end of the link
+}
+
 // Each struct's Type method is what makes it a Msg, and Go cannot derive a
 // method from a table, so they are written out here. msgTypes stays the one
 // list of types: TestMsgTypesTable checks that the constructor at each index
@@ -453,6 +470,7 @@ func (*NewRound) Type() MsgType      { return MsgNewRound }
 func (*ClassLink) Type() MsgType     { return MsgClassLink }
 func (*Spectate) Type() MsgType      { return MsgSpectate }
 func (*SpectatorChat) Type() MsgType { return MsgSpectatorChat }
+func (*LinkLost) Type() MsgType      { return MsgLinkLost }
 
 // msgCodec is what every message type implements besides Type: its checks
 // and its two halves of the codec.

@@ -445,7 +445,7 @@ func (d *msgReader) seats() []uint8 {
 	return seats
 }
 
-// Command: seat ‖ id u30 ‖ frame u30 ‖ kind u8 ‖ units list of u30 ‖ x i30 ‖ y i30 ‖ target u30.
+// Command: seat ‖ id u30 ‖ frame u30 ‖ kind u8 ‖ units list of u30 ‖ x i30 ‖ y i30 ‖ target u30 ‖ direct u8 (seat bits).
 
 func (m *Command) check() error {
 	t := m.Type()
@@ -468,6 +468,9 @@ func (m *Command) check() error {
 	if m.Kind != world.CommandAttack && m.Target != 0 {
 		return msgErrorf(t, wire.ErrNonCanonical, "%v with target %d, want 0", m.Kind, m.Target)
 	}
+	if m.Direct&(1<<m.Seat) != 0 {
+		return msgErrorf(t, wire.ErrNonCanonical, "direct to its own seat %d", m.Seat)
+	}
 	return nil
 }
 
@@ -480,6 +483,7 @@ func (m *Command) encode(e msgWriter) msgWriter {
 	e.i30("x", m.X)
 	e.i30("y", m.Y)
 	e.u30("target", m.Target)
+	e.u8(m.Direct)
 	return e
 }
 
@@ -495,6 +499,7 @@ func (m *Command) decode(d msgReader) msgReader {
 	m.X = d.i30("x")
 	m.Y = d.i30("y")
 	m.Target = d.u30("target")
+	m.Direct = d.u8("direct")
 	return d
 }
 
@@ -1176,5 +1181,19 @@ func (m *SpectatorChat) decode(d msgReader) msgReader {
 	m.Name = d.str("name", wire.MaxNameLen)
 	m.Line = d.u30("line")
 	m.Text = d.str("text", MaxChatLen)
+	return d
+}
+
+// LinkLost: seat.
+
+func (m *LinkLost) check() error { return checkMsgSeat(m.Type(), "seat", m.Seat) }
+
+func (m *LinkLost) encode(e msgWriter) msgWriter {
+	e.u8(m.Seat)
+	return e
+}
+
+func (m *LinkLost) decode(d msgReader) msgReader {
+	m.Seat = d.u8("seat")
 	return d
 }

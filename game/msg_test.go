@@ -59,16 +59,19 @@ var msgEncodingTests = []struct {
 		// type | map | seed | frame 0 | 100 ms | lead 3 | seats 0, 2, 5
 		"02 08 736b69726d697368 0123456789abcdef 00 64 03 03 000205"},
 	{"command, move", &Command{Seat: 2, ID: 5, Frame: 200, Kind: world.CommandMove, Units: []uint32{3, 4}, X: 40, Y: 12},
-		// type | seat | id | frame 200 | move | units 3, 4 | x 40 | y 12 | target 0
-		"03 02 05 80c8 01 02 0304 28 0c 00"},
+		// type | seat | id | frame 200 | move | units 3, 4 | x 40 | y 12 | target 0 | direct none
+		"03 02 05 80c8 01 02 0304 28 0c 00 00"},
+	{"command, sent directly to seats 0, 1 and 7", &Command{Seat: 2, ID: 5, Frame: 200, Kind: world.CommandStop, Units: []uint32{3}, Direct: 0x83},
+		// type | seat | id | frame 200 | stop | unit 3 | x 0 | y 0 | target 0 | direct 0b10000011
+		"03 02 05 80c8 03 01 03 00 00 00 83"},
 	{"command, attack, wide values", &Command{Seat: 7, ID: 16384, Frame: int30.MaxUInt30, Kind: world.CommandAttack, Units: []uint32{10000}, Target: 10001},
 		// type | seat | id 16384 | frame max | attack | unit 10000 | x 0 | y 0 | target 10001
-		"03 07 c0004000 ffffffff 02 01 a710 00 00 a711"},
+		"03 07 c0004000 ffffffff 02 01 a710 00 00 a711 00"},
 	{"command, move, wide cell", &Command{Seat: 1, ID: 1, Frame: 1, Kind: world.CommandMove, Units: []uint32{1}, X: -64, Y: 8191},
 		// type | seat | id | frame | move | unit 1 | x −64 | y 8191 | target 0
-		"03 01 01 01 01 01 01 a040 9fff 00"},
+		"03 01 01 01 01 01 01 a040 9fff 00 00"},
 	{"command, stop", &Command{Kind: world.CommandStop, Units: []uint32{1}},
-		"03 00 00 00 03 01 01 00 00 00"},
+		"03 00 00 00 03 01 01 00 00 00 00"},
 	{"spawn enemy", &SpawnEnemy{Frame: 300, ID: 10000, Kind: 2, X: 5, Y: -3},
 		// type | frame 300 | id 10000 | kind | x 5 | y −3
 		"04 812c a710 02 05 43"},
@@ -147,6 +150,9 @@ var msgEncodingTests = []struct {
 	{"spectator chat, relayed", &SpectatorChat{Spectator: 3, Name: "eve", Line: 128, Text: "gg"},
 		// type | spectator 3 | "eve" | line 128 | "gg"
 		"1b 03 03 657665 8080 02 6767"},
+	{"link lost", &LinkLost{Seat: 5},
+		// type | seat 5
+		"1c 05"},
 }
 
 // Keys of the examples: 32 bytes of 0x11, and the bytes 0x00 to 0x1f.
@@ -278,7 +284,7 @@ func msgEdgeValues() []Msg {
 		&PlayerInfo{Name: strings.Repeat("n", wire.MaxNameLen)},
 		&StartGame{Map: strings.Repeat("m", MaxMapNameLen), Seed: math.MaxUint64, Frame: int30.MaxUInt30, FrameMillis: int30.MaxUInt30, LeadFrames: int30.MaxUInt30, Seats: []uint8{0, 1, 2, 3, 4, 5, 6, 7}},
 		&StartGame{Map: "é"},
-		&Command{Seat: 7, ID: int30.MaxUInt30, Frame: int30.MaxUInt30, Kind: world.CommandAttack, Units: maxUnits, Target: int30.MaxUInt30},
+		&Command{Seat: 7, ID: int30.MaxUInt30, Frame: int30.MaxUInt30, Kind: world.CommandAttack, Units: maxUnits, Target: int30.MaxUInt30, Direct: 0x7f},
 		&Command{Seat: 7, ID: int30.MaxUInt30, Frame: int30.MaxUInt30, Kind: world.CommandMove, Units: maxUnits, X: -int30.MaxInt30, Y: int30.MaxInt30},
 		&Command{Kind: world.CommandMove, Units: []uint32{0, 0}, X: 8192, Y: -8192},
 		&SpawnEnemy{Frame: int30.MaxUInt30, ID: int30.MaxUInt30, Kind: 255, X: int30.MaxInt30, Y: -int30.MaxInt30},
@@ -326,6 +332,8 @@ func msgEdgeValues() []Msg {
 		&Spectate{Number: 1, Why: SpectateAsked},
 		&SpectatorChat{Spectator: MaxSpectators, Name: strings.Repeat("n", wire.MaxNameLen), Line: int30.MaxUInt30, Text: strings.Repeat("ü", MaxChatLen/2)},
 		&SpectatorChat{Spectator: 1},
+		&LinkLost{Seat: 7},
+		&LinkLost{},
 	}
 }
 
@@ -432,6 +440,8 @@ func TestMsgAppendRejects(t *testing.T) {
 		{"stop with a target", &Command{Kind: world.CommandStop, Units: []uint32{1}, Target: 5}, wire.ErrNonCanonical},
 		{"command y most negative", &Command{Kind: world.CommandMove, Units: []uint32{1}, Y: math.MinInt32}, wire.ErrRange},
 		{"command target too large", &Command{Kind: world.CommandAttack, Units: []uint32{1}, Target: int30.MaxUInt30 + 1}, wire.ErrRange},
+		{"command sent directly to its own seat", &Command{Seat: 3, Kind: world.CommandStop, Units: []uint32{1}, Direct: 0x08}, wire.ErrNonCanonical},
+		{"link lost with seat 8", &LinkLost{Seat: 8}, wire.ErrRange},
 		{"spawn x too small", &SpawnEnemy{X: -int30.MaxInt30 - 1}, wire.ErrRange},
 		{"spawn id too large", &SpawnEnemy{ID: int30.MaxUInt30 + 1}, wire.ErrRange},
 		{"kill frame too large", &KillEnemy{Frame: math.MaxUint32}, wire.ErrRange},
@@ -575,18 +585,21 @@ func TestMsgParseRejects(t *testing.T) {
 		{"start seat 8", "02 01 6d 0000000000000000 00 64 03 01 08", wire.ErrRange},
 		{"start seats descending", "02 01 6d 0000000000000000 00 64 03 02 0503", wire.ErrNonCanonical},
 		{"start seats beyond the bytes", "02 01 6d 0000000000000000 00 64 03 03 0001", wire.ErrShort},
-		{"command seat 8", "03 08 00 00 01 01 01 00 00 00", wire.ErrRange},
-		{"command kind 0", "03 00 00 00 00 01 01 00 00 00", wire.ErrRange},
-		{"command kind 4", "03 00 00 00 04 01 01 00 00 00", wire.ErrRange},
-		{"command without units", "03 00 00 00 01 00 00 00 00", wire.ErrRange},
+		{"command seat 8", "03 08 00 00 01 01 01 00 00 00 00", wire.ErrRange},
+		{"command kind 0", "03 00 00 00 00 01 01 00 00 00 00", wire.ErrRange},
+		{"command kind 4", "03 00 00 00 04 01 01 00 00 00 00", wire.ErrRange},
+		{"command without units", "03 00 00 00 01 00 00 00 00 00", wire.ErrRange},
 		{"command with 1025 units", "03 00 00 00 01 8401", wire.ErrTooLong},
 		{"command units beyond the bytes", "03 00 00 00 01 8400 01 02 03", wire.ErrShort},
 		{"command x negative zero", "03 00 00 00 01 01 01 40 00 00", wire.ErrNonCanonical},
-		{"attack with a cell", "03 00 00 00 02 01 01 01 00 05", wire.ErrNonCanonical},
-		{"stop with a cell", "03 00 00 00 03 01 01 00 41 00", wire.ErrNonCanonical},
-		{"move with a target", "03 00 00 00 01 01 01 01 01 05", wire.ErrNonCanonical},
-		{"stop with a target", "03 00 00 00 03 01 01 00 00 05", wire.ErrNonCanonical},
-		{"command y in a longer form", "03 00 00 00 01 01 01 00 8001 00", wire.ErrNonCanonical},
+		{"attack with a cell", "03 00 00 00 02 01 01 01 00 05 00", wire.ErrNonCanonical},
+		{"stop with a cell", "03 00 00 00 03 01 01 00 41 00 00", wire.ErrNonCanonical},
+		{"move with a target", "03 00 00 00 01 01 01 01 01 05 00", wire.ErrNonCanonical},
+		{"stop with a target", "03 00 00 00 03 01 01 00 00 05 00", wire.ErrNonCanonical},
+		{"command y in a longer form", "03 00 00 00 01 01 01 00 8001 00 00", wire.ErrNonCanonical},
+		{"command sent directly to its own seat", "03 02 00 00 03 01 01 00 00 00 04", wire.ErrNonCanonical},
+		{"command without its direct seats", "03 00 00 00 03 01 01 00 00 00", wire.ErrShort},
+		{"link lost seat 8", "1c 08", wire.ErrRange},
 		{"chat seat 8", "06 08 00 00", wire.ErrRange},
 		{"chat too long", "06 00 00 80c9", wire.ErrTooLong},
 		{"chat line break", "06 00 00 03 610a62", wire.ErrBadName},

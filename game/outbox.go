@@ -47,17 +47,24 @@ type outbox struct {
 // waiting. The error is ErrOutboxFull or one of the message layer's other refusals (too large,
 // connection failed); nil means it is sent or will be.
 func (o *outbox) send(c *message.Conn, now time.Time, payload []byte, deps []*depgraph.Dependency, out *depgraph.Dependency, sync bool) error {
+	_, _, err := o.sendSeq(c, now, payload, deps, out, sync)
+	return err
+}
+
+// sendSeq is send that also says whether the message went to the connection at once, and
+// its sequence number if it did (sent false: it waits in the outbox).
+func (o *outbox) sendSeq(c *message.Conn, now time.Time, payload []byte, deps []*depgraph.Dependency, out *depgraph.Dependency, sync bool) (seq uint16, sent bool, err error) {
 	if len(o.queue) == 0 {
-		err := sendOn(c, now, payload, deps, out, sync)
+		seq, err := sendSeqOn(c, now, payload, deps, out, sync)
 		if !errors.Is(err, message.ErrBackpressure) {
-			return err
+			return seq, err == nil, err
 		}
 	}
 	if len(o.queue) >= maxOutbox {
-		return fmt.Errorf("%w (%d waiting)", ErrOutboxFull, len(o.queue))
+		return 0, false, fmt.Errorf("%w (%d waiting)", ErrOutboxFull, len(o.queue))
 	}
 	o.queue = append(o.queue, pendingSend{payload: append([]byte(nil), payload...), deps: deps, out: out, sync: sync})
-	return nil
+	return 0, false, nil
 }
 
 // flush sends what c takes again, in order.
@@ -81,13 +88,19 @@ func (o *outbox) reset() { clear(o.queue); o.queue = o.queue[:0] }
 // waiting is how many messages wait.
 func (o *outbox) waiting() int { return len(o.queue) }
 
+// full reports whether a send now would be refused (ErrOutboxFull).
+func (o *outbox) full() bool { return len(o.queue) >= maxOutbox }
+
 func sendOn(c *message.Conn, now time.Time, payload []byte, deps []*depgraph.Dependency, out *depgraph.Dependency, sync bool) error {
-	if sync {
-		_, err := c.SendSync(now, payload, deps, out)
-		return err
-	}
-	_, err := c.SendGuaranteed(now, payload, deps, out)
+	_, err := sendSeqOn(c, now, payload, deps, out, sync)
 	return err
+}
+
+func sendSeqOn(c *message.Conn, now time.Time, payload []byte, deps []*depgraph.Dependency, out *depgraph.Dependency, sync bool) (uint16, error) {
+	if sync {
+		return c.SendSync(now, payload, deps, out)
+	}
+	return c.SendGuaranteed(now, payload, deps, out)
 }
 
 // sendFirst sends m, guaranteed and depending on nothing, on a connection that carries nothing

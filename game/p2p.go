@@ -13,7 +13,7 @@ import (
 	"github.com/ackattack/ackattack/world"
 )
 
-// Peer-to-peer (seed 002's hybrid). The server hosts the game and relays every command, but a
+// Peer-to-peer (seed 002's hybrid). The server hosts the game and relays commands, but a
 // command relayed by the server travels two hops. So each client also takes direct
 // connections from the other clients, tells the server that it does (an empty Peers, client →
 // server), learns where the others are (Peers, server → client: the addresses the server sees
@@ -21,6 +21,13 @@ import (
 // one with the lower. Commands then go straight to every directly connected player as well
 // as to the server; every host takes a command once, whichever path brought it first, and
 // validates it the same way (a player commands only its own units).
+//
+// The seed's point of the links is that the server need not relay (its bytes are the class's
+// bytes too): a command says which players it went to directly (Command.Direct), and the
+// server relays it to the rest only. A link is a guaranteed connection, so only its end can
+// lose a command, and the server must then hear of it: a link that is quiet for linkQuiet,
+// whose oldest command goes unacknowledged for stallAfter, or that ends, is told to the server
+// in a LinkLost (server.go, linkLost), and carries no command until it is healthy again.
 //
 // A client has one socket for all of it. Its direct links are transport endpoints without a
 // socket of their own that write through the client's writer: a transport.Server that accepts
@@ -55,9 +62,17 @@ type p2p struct {
 	// backoff the wait before that try: it doubles from a second up to maxRedialBackoff.
 	redialAt [world.MaxPlayers]time.Time
 	backoff  [world.MaxPlayers]time.Duration
-	told     bool             // our address went to the server
-	out      transport.Writer // the client's one socket
-	cfg      transport.Config // for the dials
+	told     bool // our address went to the server
+	// quiet[s]: the link with seat s has been quiet for linkQuiet, and the server was told
+	// (LinkLost); cleared when it is heard again.
+	quiet [world.MaxPlayers]bool
+	// sent[s] are the commands sent over seat s's link and not yet seen acknowledged, oldest
+	// first (at most maxWatchedSends); stalled[s]: the oldest went unacknowledged for
+	// stallAfter, and the server was told (LinkLost). Cleared when every one is acknowledged.
+	sent    [world.MaxPlayers][]directSend
+	stalled [world.MaxPlayers]bool
+	out     transport.Writer // the client's one socket
+	cfg     transport.Config // for the dials
 }
 
 // openP2P makes the acceptor for direct links; dials come when the server says where the
@@ -190,8 +205,8 @@ func (c *Client) dial(now time.Time, seat uint8) {
 // redial tries again, after a growing wait, each dial that ended: the other player may have
 // refused it because it had not yet heard of us from the server, or the handshake may have
 // been lost on a lossy link. A dial that no answer ever came to is not tried again: the
-// address is silent until the server lists it anew. The server relays every command anyway,
-// so a missing direct link only costs time.
+// address is silent until the server lists it anew. The server relays the commands of a player
+// without a link, so a missing direct link only costs time.
 func (c *Client) redial(now time.Time) {
 	for s, d := range c.p2p.dials {
 		if d == nil || d.State() != transport.Disconnected || !c.p2p.known[s].Addr.IsValid() || c.p2p.silent[s] {
@@ -250,11 +265,13 @@ func (c *Client) onDirectConnect(p *transport.Peer, now time.Time) {
 	c.startProof(now, p, s, false)
 }
 
-func (c *Client) onDirectDisconnect(p *transport.Peer, _ time.Time, _ wire.DisconnectReason, _ string) {
+func (c *Client) onDirectDisconnect(p *transport.Peer, now time.Time, _ wire.DisconnectReason, _ string) {
 	for s := range c.p2p.links {
 		c.dropLink(uint8(s), p)
 	}
-	c.p2p.conns = slices.DeleteFunc(c.p2p.conns, func(lc *linkConn) bool { return lc.peer == p })
+	if lc := c.linkConnOf(p); lc != nil {
+		c.forgetLinkConn(now, lc)
+	}
 }
 
 // The proof of a direct link (identity.go).
@@ -276,11 +293,17 @@ type linkConn struct {
 	deadline time.Time
 	proved   bool // it proved the key: the link counts
 	answered bool // we answered its Challenge (once per connection)
-	// early counts the commands that came before it proved the key, dropped (the server
-	// relays them): the other side may have taken our proof first and sent at once. They
-	// count as bad messages if it never proves.
-	early uint64
+	// held are the commands that came before it proved the key: the other side may have
+	// taken our proof first and sent at once, and the server did not relay those to us. They
+	// run once it proves (at most maxHeldCommands), and count as bad messages if it never
+	// does (then the link is lost, and LinkLost has the server send them).
+	held []*Command
 }
+
+// maxHeldCommands bounds the commands a direct connection may bring before it proved the
+// key. An honest player sends a few in the round trip of the proofs; one that sends more
+// loses the rest, which the server sends again when the link is lost.
+const maxHeldCommands = 64
 
 // startProof begins the proofs of a new direct connection with seat: our Challenge goes out,
 // and the connection carries nothing else until the other side has answered it.
@@ -332,14 +355,39 @@ func (c *Client) linkProved(now time.Time, lc *linkConn) {
 	}
 	c.p2p.links[s] = lc.peer
 	c.p2p.outs[s].reset()
+	c.p2p.quiet[s], c.p2p.stalled[s], c.p2p.sent[s] = false, false, c.p2p.sent[s][:0]
 	c.p2p.backoff[s] = 0
 	c.stats.DirectLinks++
+	for _, v := range lc.held {
+		c.directCommand(v)
+	}
+	lc.held = nil
+}
+
+// directCommand schedules a command that came over a proved direct link from its player.
+func (c *Client) directCommand(v *Command) {
+	if c.schedule(event{frame: v.Frame, kind: evCommand, seat: v.Seat, id: v.ID, cmd: v}) {
+		c.stats.CommandsDirectFirst++
+	}
+}
+
+// forgetLinkConn removes a direct connection that ended. The commands its player sent over
+// it and we never got were not relayed to us either (Command.Direct), so the server is told
+// (LinkLost): it sends that player's recent commands again, and relays the next ones.
+func (c *Client) forgetLinkConn(now time.Time, lc *linkConn) {
+	n := len(c.p2p.conns)
+	c.p2p.conns = slices.DeleteFunc(c.p2p.conns, func(o *linkConn) bool { return o == lc })
+	if len(c.p2p.conns) == n {
+		return // already forgotten
+	}
+	c.stats.DirectLost++
+	c.sendGuaranteed(now, &LinkLost{Seat: lc.seat}, nil)
 }
 
 // refuseLink ends a direct connection that did not prove the pair's key, and counts it.
 func (c *Client) refuseLink(now time.Time, lc *linkConn, why string) {
 	c.stats.DirectRefused++
-	c.stats.BadMessages += lc.early
+	c.stats.BadMessages += uint64(len(lc.held))
 	c.cfg.Logger.Warn("direct link refused", "seat", lc.seat, "addr", lc.peer.Addr(), "why", why)
 	c.endLinkConn(now, lc, why)
 }
@@ -347,7 +395,7 @@ func (c *Client) refuseLink(now time.Time, lc *linkConn, why string) {
 // endLinkConn ends a direct connection: our dial disconnects (and is dialled again later), an
 // accepted one is kicked.
 func (c *Client) endLinkConn(now time.Time, lc *linkConn, why string) {
-	c.p2p.conns = slices.DeleteFunc(c.p2p.conns, func(o *linkConn) bool { return o == lc })
+	c.forgetLinkConn(now, lc)
 	c.dropLink(lc.seat, lc.peer)
 	if !lc.dialled {
 		c.p2p.acceptor.Kick(lc.peer, now, why)
@@ -403,33 +451,124 @@ func (c *Client) onDirect(p *transport.Peer, now time.Time, m *message.Message) 
 		// The link's seat, as proved, not its peer's player id (on a link this client dialled,
 		// the transport names the peer with our own id).
 		switch {
-		case !lc.proved:
-			lc.early++
+		case !lc.proved && v.Seat == lc.seat:
+			if len(lc.held) < maxHeldCommands {
+				lc.held = append(lc.held, v)
+			} else {
+				c.stats.BadMessages++
+			}
 			return
-		case c.p2p.links[lc.seat] != p || v.Seat != lc.seat:
+		case !lc.proved || c.p2p.links[lc.seat] != p || v.Seat != lc.seat:
 			c.stats.BadMessages++ // another player's command
 			return
 		}
-		if c.schedule(event{frame: v.Frame, kind: evCommand, seat: v.Seat, id: v.ID, cmd: v}) {
-			c.stats.CommandsDirectFirst++
-		}
+		c.directCommand(v)
 	default:
 		c.stats.BadMessages++
 	}
 }
 
-// sendDirect sends a command payload on every direct link, through each link's outbox. A
-// refusal loses nothing: the server relays every command too. It is counted.
-func (c *Client) sendDirect(now time.Time, payload []byte) {
+// directSeats are the seats a command issued now goes to over a direct link: every proved,
+// connected link whose outbox has room (so that sendDirect cannot refuse it) and that is not
+// quiet (linkQuiet: the other side may be gone, and the server's relay is the sure way). The
+// command says so (Command.Direct), and the server does not relay it to them.
+func (c *Client) directSeats(now time.Time) uint8 {
+	var seats uint8
+	if c.p2p == nil {
+		return 0
+	}
+	for s, p := range c.p2p.links {
+		if p != nil && p.Connected() && !c.p2p.outs[s].full() && now.Sub(p.LastHeard()) < linkQuiet && !c.p2p.stalled[s] {
+			seats |= 1 << s
+		}
+	}
+	return seats
+}
+
+// sendDirect sends a command payload on the direct links of seats (directSeats), through
+// each link's outbox. The server relays the command to every other client.
+func (c *Client) sendDirect(now time.Time, payload []byte, seats uint8) {
 	if c.p2p == nil {
 		return
 	}
 	for s, p := range c.p2p.links {
-		if p != nil && p.Connected() {
-			if err := c.p2p.outs[s].send(p.Conn(), now, payload, nil, nil, false); err != nil {
-				c.stats.SendsRefused++
-			}
+		if seats&(1<<s) == 0 || p == nil {
+			continue
 		}
+		seq, went, err := c.p2p.outs[s].sendSeq(p.Conn(), now, payload, nil, nil, false)
+		switch {
+		case err != nil:
+			// directSeats saw room; nothing between the two calls takes it. Should it happen,
+			// the command is missing at that seat until the hashes find the drift.
+			c.stats.SendsRefused++
+			c.cfg.Logger.Error("direct send refused after directSeats", "seat", s, "err", err)
+		case went:
+			w := c.p2p.sent[s]
+			if len(w) == maxWatchedSends {
+				w = append(w[:0], w[1:]...) // the oldest goes unwatched; the quiet still shows a dead link
+			}
+			c.p2p.sent[s] = append(w, directSend{seq: seq, at: now})
+		}
+	}
+}
+
+// linkQuiet is how long a direct link may go without a datagram before this client stops
+// sending commands over it and tells the server (LinkLost), which then relays the other
+// side's commands again. A live link carries pings every second each way and the acks of its
+// commands, so 1.5 s of silence is three missed pings; the transport would wait 5 s to end
+// it, and a command that late is past the 3 s a host can still run again exactly (resim.go).
+const linkQuiet = 1500 * time.Millisecond
+
+// directSend is a command sent over a direct link: its message's sequence number and when.
+type directSend struct {
+	seq uint16
+	at  time.Time
+}
+
+// maxWatchedSends bounds the commands watched per link.
+const maxWatchedSends = 64
+
+// stallAfter is how long a command may go unacknowledged on a direct link before the link
+// counts as stalled: the command lead time, at least 200 ms. A command not acknowledged by
+// then arrives after its frame anyway, and the server is the other way to the player.
+func (c *Client) stallAfter() time.Duration {
+	return max(time.Duration(c.lead)*c.frameDur, 200*time.Millisecond)
+}
+
+// watchStall tells the server once when the oldest command sent over seat's link p went
+// unacknowledged for stallAfter: the link may have died, with that command and the ones after
+// it, which the server did not relay (LinkLost has it send them). The link carries no command
+// until everything sent over it is acknowledged.
+func (c *Client) watchStall(now time.Time, seat uint8, p *transport.Peer) {
+	w := c.p2p.sent[seat]
+	n := 0
+	for n < len(w) && !p.Conn().Unacknowledged(w[n].seq) {
+		n++
+	}
+	if n > 0 {
+		w = append(w[:0], w[n:]...)
+		c.p2p.sent[seat] = w
+	}
+	switch {
+	case len(w) == 0:
+		c.p2p.stalled[seat] = false
+	case !c.p2p.stalled[seat] && now.Sub(w[0].at) >= c.stallAfter():
+		c.p2p.stalled[seat] = true
+		c.stats.DirectStalled++
+		c.sendGuaranteed(now, &LinkLost{Seat: seat}, nil)
+	}
+}
+
+// watchQuiet tells the server once when seat's link p falls quiet, and forgets it once the
+// link is heard again.
+func (c *Client) watchQuiet(now time.Time, seat uint8, p *transport.Peer) {
+	switch quiet := now.Sub(p.LastHeard()) >= linkQuiet; {
+	case quiet && !c.p2p.quiet[seat]:
+		c.p2p.quiet[seat] = true
+		c.stats.DirectQuiet++
+		c.sendGuaranteed(now, &LinkLost{Seat: seat}, nil)
+	case !quiet:
+		c.p2p.quiet[seat] = false
 	}
 }
 
@@ -441,6 +580,8 @@ func (c *Client) tickP2P(now time.Time) {
 	for s, p := range c.p2p.links {
 		if p != nil && p.Connected() {
 			c.p2p.outs[s].flush(p.Conn(), now)
+			c.watchQuiet(now, uint8(s), p)
+			c.watchStall(now, uint8(s), p)
 		}
 	}
 	c.expireLinkProofs(now)
@@ -462,6 +603,14 @@ func (c *Client) nextP2P(now time.Time) time.Time {
 	for _, lc := range c.p2p.conns {
 		if !lc.proved {
 			next = transport.Earliest(next, lc.deadline)
+		}
+	}
+	for s, p := range c.p2p.links {
+		if p != nil && p.Connected() && !c.p2p.quiet[s] {
+			next = transport.Earliest(next, p.LastHeard().Add(linkQuiet))
+		}
+		if w := c.p2p.sent[s]; p != nil && len(w) > 0 && !c.p2p.stalled[s] {
+			next = transport.Earliest(next, w[0].at.Add(c.stallAfter()))
 		}
 	}
 	for s, d := range c.p2p.dials {

@@ -85,6 +85,20 @@ type GameReport struct {
 	// gave the pair: a wrong proof (somebody dialling as another player), or none in time.
 	// Clients only.
 	DirectRefused uint64 `json:"direct_refused,omitempty"`
+	// DirectQuiet counts the direct links that went 1.5 s without a datagram, DirectStalled
+	// the ones whose oldest command went unacknowledged for the lead time, and DirectLost the
+	// ones that ended; each was told to the server (LinkLost), which relayed that player's
+	// commands again (p2p.go). Clients only.
+	DirectQuiet   uint64 `json:"direct_quiet,omitempty"`
+	DirectStalled uint64 `json:"direct_stalled,omitempty"`
+	DirectLost    uint64 `json:"direct_lost,omitempty"`
+	// RelaysSaved counts the copies of commands the server did not relay, because their
+	// player had sent them to that client over a direct link; LinksLost the clients' word that
+	// a direct link stopped delivering, and CommandsRelayedAgain the commands it sent again
+	// for them (server.go). Servers only.
+	RelaysSaved          uint64 `json:"relays_saved,omitempty"`
+	LinksLost            uint64 `json:"links_lost,omitempty"`
+	CommandsRelayedAgain uint64 `json:"commands_relayed_again,omitempty"`
 	// JoinsRefused counts connections the server turned away at once for their name: it
 	// broke a rule, or was a bot's or another seat's (names.go). Servers only.
 	JoinsRefused uint64 `json:"joins_refused,omitempty"`

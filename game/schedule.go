@@ -105,6 +105,17 @@ func (s *schedule) insert(e event) {
 	s.pending = slices.Insert(s.pending, i, e)
 }
 
+// each calls f with every event kept: the ones that have run and may still run again
+// (done, oldest first), then the pending ones in order.
+func (s *schedule) each(f func(*event)) {
+	for i := range s.done {
+		f(&s.done[i])
+	}
+	for i := range s.pending {
+		f(&s.pending[i])
+	}
+}
+
 // due removes and returns the events for frames up to and including frame, in order.
 func (s *schedule) due(frame uint32, dst []event) []event {
 	n := 0

@@ -77,6 +77,11 @@ type seat struct {
 	peersSent    []PeerAddr    // the Peers list this client has last been sent
 	left         time.Time     // when its player went away (the seat is held SeatHold from then)
 
+	// relayAgain[o]: until then, seat o's commands are relayed to this client even when o
+	// sent them over its direct link (the client's LinkLost); lostRate bounds its LinkLosts.
+	relayAgain [world.MaxPlayers]time.Time
+	lostRate   rateBucket
+
 	// For the player table only (SeatInfo): the latest hash check of this player's reports,
 	// and why its connection ended (kept until it comes back).
 	lastHash string
@@ -661,10 +666,71 @@ func (s *Server) command(now time.Time, c *Command, from *seat) {
 		s.stats.CommandsLateAtServer++
 	}
 	for d := range s.following {
-		if from == nil || d != &from.downlink {
+		switch {
+		case from != nil && d == &from.downlink:
+		case s.sentDirect(now, c, d):
+			s.stats.RelaysSaved++
+		default:
 			s.send(d, now, c, nil, nil, false)
 		}
 	}
+}
+
+// sentDirect reports whether c's player sent it to the client of d over their direct link
+// (c.Direct), so that the relay would be a second copy, and that client has not lost that
+// link lately (relayAgain). Spectators have no links: they get every command from the server.
+func (s *Server) sentDirect(now time.Time, c *Command, d *downlink) bool {
+	if c.Direct == 0 {
+		return false
+	}
+	for i, st := range s.seats {
+		if st != nil && d == &st.downlink {
+			return c.Direct&(1<<i) != 0 && !now.Before(st.relayAgain[c.Seat])
+		}
+	}
+	return false
+}
+
+// relayAgainFor is how long after a LinkLost the server relays each end of the link the
+// other's commands whatever their Direct: twice linkQuiet. The end that did not tell stops
+// sending over the link within linkQuiet (it hears nothing) or stallAfter (its command goes
+// unacknowledged), whichever comes first, and what it sent over it before then has reached the
+// server by the end of this.
+const relayAgainFor = 2 * linkQuiet
+
+// lostLimit bounds a client's LinkLosts: one per other seat at once, then one a second. Each
+// costs the server a walk of its schedule and the client the commands it gets again.
+var lostLimit = rateLimit{burst: world.MaxPlayers, every: time.Second}
+
+// linkLost: the direct link between st and seat o stopped delivering (it ended, fell quiet, or
+// a command on it went unacknowledged: p2p.go), so commands either sent the other over it may
+// be lost, and the server did not relay them. Either end's word is enough: the server sends
+// each of the two every command of the other's it still holds (the frames a late command can
+// still change: the schedule's recent and pending events), and relays each the other's
+// commands whatever their Direct, for relayAgainFor. Each drops the copies it already has.
+func (s *Server) linkLost(now time.Time, st *seat, o uint8) {
+	other := s.seats[o]
+	if o == st.idx || other == nil || !st.lostRate.take(now, lostLimit) {
+		s.stats.BadMessages++
+		return
+	}
+	s.stats.LinksLost++
+	st.relayAgain[o], other.relayAgain[st.idx] = now.Add(relayAgainFor), now.Add(relayAgainFor)
+	s.sched.each(func(e *event) {
+		if e.kind != evCommand || e.cmd == nil {
+			return
+		}
+		switch e.seat {
+		case o:
+			s.stats.CommandsRelayedAgain++
+			s.send(&st.downlink, now, e.cmd, nil, nil, false)
+		case st.idx:
+			if other.peer != nil && other.started {
+				s.stats.CommandsRelayedAgain++
+				s.send(&other.downlink, now, e.cmd, nil, nil, false)
+			}
+		}
+	})
 }
 
 // chat relays a line to every other client, spectators included: a chain per origin seat on
@@ -1029,6 +1095,8 @@ func (s *Server) onMessage(p *transport.Peer, now time.Time, m *message.Message)
 		}
 		st.direct = true
 		s.sendPeers(now)
+	case *LinkLost:
+		s.linkLost(now, st, v.Seat)
 	case *PingSummary:
 		st.reportedRTT = time.Duration(v.AvgRTTMicros) * time.Microsecond
 		st.reportedLoss = v.LossPermille

@@ -16,6 +16,13 @@ type ServerStats struct {
 	CommandsRelayed      uint64
 	CommandsLate         uint64 // applied after their frame (and fast-forwarded)
 	CommandsLateAtServer uint64 // arrived at the server after their frame
+	// RelaysSaved counts the copies of commands the server did not relay, because their
+	// player sent them to that client over a direct link (Command.Direct); LinksLost the
+	// clients' LinkLosts it acted on, and CommandsRelayedAgain the commands it sent again
+	// for them (server.go).
+	RelaysSaved          uint64
+	LinksLost            uint64
+	CommandsRelayedAgain uint64
 	EnemiesSpawned       uint64
 	EnemiesKilled        uint64
 	Squads               uint64 // starting squads announced as reinforcements (reinforce.go)
@@ -195,6 +202,7 @@ func (s *Server) counters(st transport.ServerStats) (NetReport, RejectedReport, 
 		CommandsLate: s.stats.CommandsLate, EnemiesSpawned: s.stats.EnemiesSpawned, EnemiesKilled: s.stats.EnemiesKilled,
 		Reinforcements: s.stats.Squads, NewRounds: s.stats.Rounds, LeadTimeChanges: s.stats.LeadChanges, SendsRefused: s.stats.SendsRefused, BadMessages: s.stats.BadMessages,
 		JoinsRefused: s.stats.JoinsRefused, SeatClaimsRefused: s.stats.ClaimsRefused, SeatsReclaimed: s.stats.SeatsReclaimed,
+		RelaysSaved: s.stats.RelaysSaved, LinksLost: s.stats.LinksLost, CommandsRelayedAgain: s.stats.CommandsRelayedAgain,
 		ChatRefused: s.stats.ChatRefused, Spectators: &SpectatorReport{Joins: s.stats.SpectatorJoins, Leaves: s.stats.SpectatorLeaves,
 			ChatRelayed: s.stats.SpectatorChat, HashReports: s.stats.SpectatorHashReports, Drifts: s.stats.SpectatorDrifts,
 			WorldCopies: s.stats.SpectatorResyncs, Dropped: s.stats.SpectatorsDropped},

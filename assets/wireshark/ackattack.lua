@@ -291,7 +291,7 @@ local msg_types = {
 	[11] = "UnitHashes", [12] = "UnitUpdate", [13] = "Pause", [14] = "WorldHashes",
 	[15] = "ResyncBatch", [16] = "BatchApplied", [17] = "Resume", [18] = "FrameSync", [19] = "Peers",
 	[20] = "PlayerSecret", [21] = "Challenge", [22] = "Proof", [23] = "Reinforce", [24] = "NewRound",
-	[25] = "ClassLink", [26] = "Spectate", [27] = "SpectatorChat",
+	[25] = "ClassLink", [26] = "Spectate", [27] = "SpectatorChat", [28] = "LinkLost",
 }
 field("game.type", "uint8", "Game message", base.DEC, msg_types)
 field("game.count", "uint32", "Count")
@@ -302,13 +302,17 @@ local unit_orders = { [0] = "none", [1] = "move", [2] = "attack" }
 local spectate_why = { [1] = "asked", [2] = "seats full" }
 local refused_why = { [0] = "none", [1] = "chat off", [2] = "too fast" }
 local id_hash = { { "id", "u30" }, { "hash", "u64" } }
+-- A command's direct: bit s set when its player sent it to seat s over a direct link.
+local direct_seats = { { "seat0", 0x01 }, { "seat1", 0x02 }, { "seat2", 0x04 }, { "seat3", 0x08 },
+	{ "seat4", 0x10 }, { "seat5", 0x20 }, { "seat6", 0x40 }, { "seat7", 0x80 } }
 local layouts = {
 	[1] = { { "seat", "seat" }, { "player", "bytes16" }, { "name", "string" },
 		{ "flags", "u8", bits = { { "bot", 0x01 }, { "connected", 0x02 } } } },
 	[2] = { { "map", "string" }, { "seed", "u64" }, { "frame", "u30" }, { "frame_ms", "u30" },
 		{ "lead_frames", "u30" }, { "seats", { list = { { "seat", "seat" } } } } },
 	[3] = { { "seat", "seat" }, { "id", "u30" }, { "frame", "u30" }, { "kind", "u8", names = command_kinds },
-		{ "units", { list = { { "unit", "u30" } } } }, { "x", "i30" }, { "y", "i30" }, { "target", "u30" } },
+		{ "units", { list = { { "unit", "u30" } } } }, { "x", "i30" }, { "y", "i30" }, { "target", "u30" },
+		{ "direct", "u8", bits = direct_seats } },
 	[4] = { { "frame", "u30" }, { "id", "u30" }, { "kind", "u8" }, { "x", "i30" }, { "y", "i30" } },
 	[5] = { { "frame", "u30" }, { "id", "u30" } },
 	[6] = { { "seat", "seat" }, { "line", "u30" }, { "text", "string" } },
@@ -342,6 +346,7 @@ local layouts = {
 		{ "flags", "u8", bits = { { "chat_off", 0x01 } } }, { "refused", "u30" },
 		{ "refused_why", "u8", names = refused_why } },
 	[27] = { { "spectator", "u30" }, { "name", "string" }, { "line", "u30" }, { "text", "string" } },
+	[28] = { { "seat", "seat" } },
 }
 
 local unit_layout = {

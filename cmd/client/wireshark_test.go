@@ -398,6 +398,9 @@ var gameExampleFields = []struct {
 		"game.command.seat": "7", "game.command.id": "16384", "game.command.frame": "1073741823", "game.command.kind": "2",
 		"game.command.units.unit": "10000", "game.command.target": "10001"}},
 	{"Command", "seat 1, id 1, frame 1, move unit 1 to (−64, 8191)", map[string]string{"game.command.x": "-64", "game.command.y": "8191"}},
+	{"Command", "seat 2, id 5, frame 200, stop unit 3, sent directly to seats 0, 1 and 7", map[string]string{"game.command.kind": "3",
+		"game.command.direct": "131", "game.command.direct.seat0": "1", "game.command.direct.seat1": "1",
+		"game.command.direct.seat2": "0", "game.command.direct.seat7": "1"}},
 	{"SpawnEnemy", "frame 300, id 10000, kind 2 at (5, −3)", map[string]string{"game.spawnenemy.frame": "300",
 		"game.spawnenemy.id": "10000", "game.spawnenemy.kind": "2", "game.spawnenemy.x": "5", "game.spawnenemy.y": "-3"}},
 	{"KillEnemy", "frame 300, id 10000", map[string]string{"game.killenemy.frame": "300", "game.killenemy.id": "10000"}},
@@ -454,6 +457,7 @@ var gameExampleFields = []struct {
 		"game.spectatorchat.name": "", "game.spectatorchat.line": "1", "game.spectatorchat.text": "gg"}},
 	{"SpectatorChat", `relayed: spectator 3, "eve", line 128, "gg"`, map[string]string{"game.spectatorchat.spectator": "3",
 		"game.spectatorchat.name": "eve", "game.spectatorchat.line": "128", "game.spectatorchat.text": "gg"}},
+	{"LinkLost", "the link with seat 5", map[string]string{"game.linklost.seat": "5"}},
 }
 
 // TestWiresharkDissectsTheGameExamples: every example of game/PROTOCOL.md section 4, each the

@@ -67,6 +67,14 @@ type Stats struct {
 // (Stats.PendingGuaranteed), without the rest of a Stats: cheap enough to watch every tick.
 func (c *Conn) Pending() int { return c.nInflight }
 
+// Unacknowledged reports whether the guaranteed message seq (as SendGuaranteed returned it)
+// is still waiting for its acknowledgement. A game watches the age of the oldest one to tell
+// a link that has stopped delivering long before the connection's Timeout.
+func (c *Conn) Unacknowledged(seq uint16) bool {
+	m := c.inflight[seq&(inflightSlots-1)]
+	return m != nil && m.seq == seq
+}
+
 // PacketsAccepted is the number of packets the packet layer accepted (not stale, not duplicate,
 // not malformed): cheap, for a transport that wants to know whether a datagram counted.
 func (c *Conn) PacketsAccepted() uint64 { return c.pkt.Accepted() }

@@ -71,6 +71,10 @@ func (p *Peer) Role() wire.Role { return p.role }
 // it. Only from the owner loop.
 func (p *Peer) Conn() *message.Conn { return p.conn }
 
+// LastHeard is when the last datagram from the peer arrived (its connection's start before
+// one did). A game reads a quiet link from it long before the Timeout ends the connection.
+func (p *Peer) LastHeard() time.Time { return p.lastRecv }
+
 // Connected reports whether the connection is still up.
 func (p *Peer) Connected() bool { return !p.gone }
 

@@ -1,0 +1,150 @@
+package game
+
+import (
+	"testing"
+	"time"
+
+	"github.com/ackattack/ackattack/net/linksim"
+	"github.com/ackattack/ackattack/net/message"
+	"github.com/ackattack/ackattack/world"
+)
+
+// lossyLinks: 10% loss and 20 ms each way on every link, the server's and the direct ones.
+var lossyLinks = linksim.Settings{LossPercent: 10, Latency: 20 * time.Millisecond}
+
+// TestDirectCommandsAreNotRelayed: with every direct link up, a command goes to each other
+// player once, over its link, and the server relays it to nobody who has it that way; every
+// world still equals the server's, with nothing for the hashes to repair, at 10% loss on
+// every link with the bots playing throughout.
+func TestDirectCommandsAreNotRelayed(t *testing.T) {
+	t.Parallel()
+	g := newVGame(t, vspec{seed: 11, clients: 4, bots: 1, link: lossyLinks})
+	everyoneLinked(t, g, 20*time.Second)
+	st0 := g.srv.stats
+	var issued0, direct0 uint64
+	for _, c := range g.live() {
+		issued0 += c.stats.CommandsIssued
+		direct0 += c.stats.CommandsDirectFirst
+	}
+	g.run(20 * time.Second)
+	var issued, direct, stalled uint64
+	for _, c := range g.live() {
+		issued += c.stats.CommandsIssued
+		direct += c.stats.CommandsDirectFirst
+		stalled += c.stats.DirectStalled
+		if c.stats.DirectQuiet != 0 || c.stats.DirectLost != 0 {
+			t.Errorf("%s: %d links fell quiet, %d ended, on a link that loses 10%%", c.cfg.Name, c.stats.DirectQuiet, c.stats.DirectLost)
+		}
+	}
+	issued -= issued0
+	saved := g.srv.stats.RelaysSaved - st0.RelaysSaved
+	others := uint64(len(g.live()) - 1)
+	t.Logf("%d commands issued by the clients, %d relays saved (of %d), %d commands came first over a link; %d links stalled",
+		issued, saved, issued*others, direct-direct0, stalled)
+	if issued < 20 {
+		t.Fatalf("only %d commands issued in 20 s: the bots are not playing", issued)
+	}
+	// Each command of a client is saved a relay to each other client, but for the ones sent
+	// while a link counted as stalled: a command whose ack was lost, or lost twice, for the
+	// lead time (about one in a hundred at 10% loss, each relayed for relayAgainFor).
+	if saved < issued*others*9/10 || saved > issued*others+others*4 {
+		t.Errorf("%d relays saved, want %d (%d commands to %d other clients each) or a little fewer", saved, issued*others, issued, others)
+	}
+	if stalled > 3 {
+		t.Errorf("%d links stalled in 20 s on links that lose 10%%, want at most 3", stalled)
+	}
+	if direct-direct0 < issued*others*9/10 {
+		t.Errorf("%d commands came over a link, want about %d", direct-direct0, issued*others)
+	}
+	if st := g.srv.stats; st.RealtimeResyncs != st0.RealtimeResyncs || st.StopWorldResyncs != st0.StopWorldResyncs || st.MismatchedUnits != st0.MismatchedUnits {
+		t.Errorf("re-syncs: %d real-time, %d stop-the-world, %d units mismatched, want none",
+			st.RealtimeResyncs-st0.RealtimeResyncs, st.StopWorldResyncs-st0.StopWorldResyncs, st.MismatchedUnits-st0.MismatchedUnits)
+	}
+	checkAgree(t, g)
+	g.result()
+}
+
+// TestLinkLostCommandsComeAgain: a direct link that goes dead in the middle of the game (a
+// student pulls a cable between two machines) loses the commands in flight on it, which the
+// server did not relay. Both ends hear nothing for linkQuiet, stop using the link and tell the
+// server, which sends the lost commands again and relays the rest: every world still equals
+// the server's without a re-sync.
+func TestLinkLostCommandsComeAgain(t *testing.T) {
+	t.Parallel()
+	g := newVGame(t, vspec{seed: 12, clients: 3, link: lossyLinks})
+	everyoneLinked(t, g, 20*time.Second)
+	g.run(3 * time.Second)
+	st0 := g.srv.stats
+	a, b := g.clients[0], g.clients[1]
+	dead := linksim.Settings{LossPercent: 100}
+	if err := g.Network().SetLink(g.caddrs[0].String(), g.caddrs[1].String(), dead, dead); err != nil {
+		t.Fatal(err)
+	}
+	issuedB := b.stats.CommandsIssued
+	g.run(15 * time.Second)
+	st := g.srv.stats
+	t.Logf("a: quiet %d, lost %d; b: quiet %d, lost %d; server: %d LinkLost, %d commands sent again; b issued %d",
+		a.stats.DirectQuiet, a.stats.DirectLost, b.stats.DirectQuiet, b.stats.DirectLost, st.LinksLost-st0.LinksLost,
+		st.CommandsRelayedAgain-st0.CommandsRelayedAgain, b.stats.CommandsIssued-issuedB)
+	if a.stats.DirectQuiet == 0 || b.stats.DirectQuiet == 0 {
+		t.Errorf("the dead link fell quiet %d times at a, %d at b, want at least once at each", a.stats.DirectQuiet, b.stats.DirectQuiet)
+	}
+	if n := st.LinksLost - st0.LinksLost; n < 2 {
+		t.Errorf("the server acted on %d LinkLost, want at least 2 (one from each end)", n)
+	}
+	if st.CommandsRelayedAgain == st0.CommandsRelayedAgain {
+		t.Error("the server sent no command again")
+	}
+	if b.stats.CommandsIssued == issuedB {
+		t.Fatal("b issued no command while its link was dead: the test shows nothing")
+	}
+	if st.RealtimeResyncs != st0.RealtimeResyncs || st.StopWorldResyncs != st0.StopWorldResyncs || st.MismatchedUnits != st0.MismatchedUnits {
+		t.Errorf("re-syncs: %d real-time, %d stop-the-world, %d units mismatched, want none",
+			st.RealtimeResyncs-st0.RealtimeResyncs, st.StopWorldResyncs-st0.StopWorldResyncs, st.MismatchedUnits-st0.MismatchedUnits)
+	}
+	for _, c := range g.live() {
+		t.Logf("%s: late %d, max late frames %d, beyond window %d", c.cfg.Name, c.stats.CommandsLate, c.rw.stats.MaxLateFrames, c.rw.stats.LateBeyondWindow)
+	}
+	checkAgree(t, g)
+	g.result()
+}
+
+// TestCommandsBeforeTheLinkProvedWait: the other side may take our proof first and send a
+// command at once, which the server then does not relay to us: a command that comes before
+// the link proved waits for the proof (at most maxHeldCommands), then runs.
+func TestCommandsBeforeTheLinkProvedWait(t *testing.T) {
+	t.Parallel()
+	g := newVGame(t, vspec{seed: 13, clients: 2})
+	everyoneLinked(t, g, 20*time.Second)
+	a, b := g.clients[0], g.clients[1]
+	lc := a.linkConnOf(a.p2p.links[b.seat])
+	if lc == nil {
+		t.Fatal("no direct connection to b")
+	}
+	lc.proved = false // as it was before b's proof came
+	f := a.w.Frame() + 20
+	send := func(id uint32) {
+		payload, err := AppendMsg(nil, &Command{Seat: b.seat, ID: 1000 + id, Frame: f, Kind: world.CommandStop, Units: []uint32{1}, Direct: 1 << a.seat})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.onDirect(lc.peer, g.now, &message.Message{Payload: payload, Guaranteed: true})
+	}
+	first, bad := a.stats.CommandsDirectFirst, a.stats.BadMessages
+	for id := range uint32(maxHeldCommands + 1) {
+		send(id)
+	}
+	if n := a.stats.CommandsDirectFirst - first; n != 0 {
+		t.Fatalf("%d commands ran before the link proved", n)
+	}
+	if n := a.stats.BadMessages - bad; n != 1 {
+		t.Errorf("%d commands beyond the %d held counted as bad, want 1", n, maxHeldCommands)
+	}
+	a.linkProved(g.now, lc)
+	if n := a.stats.CommandsDirectFirst - first; n != maxHeldCommands {
+		t.Errorf("%d held commands ran once the link proved, want %d", n, maxHeldCommands)
+	}
+	if len(lc.held) != 0 {
+		t.Errorf("%d commands still held after the proof", len(lc.held))
+	}
+}
