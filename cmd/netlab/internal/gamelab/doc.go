@@ -6,9 +6,9 @@
 //
 // Lockstep hosts run the same simulation; only orders travel. A host whose world drifts (a
 // late command fast-forwarded, a bug, or the debug key that corrupts units on purpose) must be
-// found and repaired, or its player sees a different game. Clients report grouped hashes of
-// their units; the server compares them with its own history, asks for the units of a group
-// that differs, and repairs them in real time, or, when too many differ, stops the world and
+// found and repaired, or its player sees a different game. Clients report the root of a hash
+// tree over their units; the server compares it with its own history, drills down the tree to
+// the units that differ, and repairs them in real time, or, when too many differ, stops the world and
 // re-syncs everybody. The experiment injects desyncs with Client.InjectDesync, the same
 // machinery as the debug key, and measures what a player would: how long until the server
 // noticed, how long until the client's units were right again, how long everybody's game
