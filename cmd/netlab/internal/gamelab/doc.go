@@ -18,9 +18,9 @@
 // # Scale (scale.go)
 //
 // How do the bytes and the server's work grow with clients and units? Lockstep sends orders,
-// not state, so the bytes a client receives should barely depend on the units, while what it
-// sends (its hash reports) and what the server computes (every unit, every frame) grow with
-// them. The experiment puts the units in place at once (game.Populate) and measures a window
+// not state, so the bytes a client receives should barely depend on the units, nor should
+// what it sends (its orders, and one root hash of its units a second), while what the server
+// computes (every unit, every frame) grows with them. The experiment puts the units in place at once (game.Populate) and measures a window
 // of play. A game has 8 seats; the clients beyond them join the running game as spectators
 // (up to 32), which get every order through the server and give none, and are measured
 // apart from the players. The bytes are the game's, repeatable; the server's work is this
