@@ -55,8 +55,7 @@ type ClientConfig struct {
 	// says it is an observer. A spectator takes no direct links, gives no orders (a Bot only
 	// chats) and corrupts nothing. A client that does not ask may watch all the same, when
 	// every seat is taken.
-	Spectate  bool
-	GroupSize int
+	Spectate bool
 	// Late is what the client does with an event that arrives for a frame it already ran:
 	// re-simulate (the default) or the seed's fast-forward (resim.go).
 	Late      LateMode
@@ -233,9 +232,6 @@ type Client struct {
 // reach this client's direct links there). It starts connecting at its first Tick. The error
 // is a name the handshake cannot carry.
 func NewClient(cfg ClientConfig, out transport.Writer, server netip.AddrPort) (*Client, error) {
-	if cfg.GroupSize <= 0 {
-		cfg.GroupSize = DefaultGroupSize
-	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -490,12 +486,15 @@ func (c *Client) resimulate() {
 	c.rw.rerun(c.w, c.sched, func(w *world.World) { c.w = w }, func() { c.beginFrame(true); c.endFrame() })
 }
 
-// reportHashes sends the grouped unit hashes of every unit once a second, in one report: at
-// most hashReportEvery groups (reportGroupSize), about 130 bytes at 2000 units. One report a
-// second rather than a tenth every frame: each datagram with a record costs the server an
-// acknowledgement of its own, and ten a second cost more in headers than the hashes. At frame
-// now it reports the frame that has settled (resim.go): its hashes as they are after every
-// re-run, from the hash history.
+// reportHashes sends, once a second, the root of the hash tree over the units: one group, ids 1
+// to world.MaxUnitID, the XOR of every unit's hash, about 15 bytes whatever the world's size.
+// When it differs from the server's, the server asks for the next level down (a HashRequest
+// with its hashes of at most ten sub-ranges, drillRequest), and the client answers the units of
+// the sub-ranges that differ (hashRequest): the drifted unit is still named one round trip
+// after the report that found it, and only a mismatch costs more than the root. One report a
+// second rather than one every frame: each datagram with a record costs the server an
+// acknowledgement of its own. At frame now it reports the frame that has settled (resim.go):
+// its hashes as they are after every re-run, from the hash history.
 func (c *Client) reportHashes(now uint32) {
 	settle := c.rw.settle(now)
 	if now < settle {
@@ -503,30 +502,18 @@ func (c *Client) reportHashes(now uint32) {
 	}
 	f := now - settle
 	if f%hashReportEvery != 0 {
-		return // not this frame's turn: grouping walks every unit, so only for a report
+		return // not this frame's turn: the root walks every unit, so only for a report
 	}
 	hs, ok := c.hist.at(f)
 	if !ok {
 		return // before the start, or before the world was put in place by a re-sync
 	}
-	c.groups = world.GroupUnitHashes(hs, reportGroupSize(len(hs), c.cfg.GroupSize), c.groups)
+	c.groups = world.GroupUnitHashes(hs, len(hs), c.groups) // one group of every unit: the root
 	if len(c.groups) == 0 {
 		return
 	}
 	c.stats.HashReports++
 	c.sendUnreliable(&HashReport{Frame: f, Groups: c.groups})
-}
-
-// reportGroupSize is how many units one group hash covers in a world of n units: at least
-// min, and enough that the world makes at most hashReportEvery groups, so a report carries at
-// most ten group hashes whatever the world's size (a two-level hash tree: the groups' hashes
-// at the top, their units' hashes below, which the server asks for when a group differs). At
-// 2000 units a report is ten groups of 200 units, about 12 bytes each (120 bytes), instead of
-// 125 groups of 16 (1.5 KB): the upload stops growing with the world, and the drill-down of a
-// mismatched group still names the unit, one round trip later, with a 2 KB answer that only a
-// mismatch costs.
-func reportGroupSize(n, min int) int {
-	return max(min, (n+hashReportEvery-1)/hashReportEvery)
 }
 
 func (c *Client) sendPingSummary() {
@@ -825,31 +812,57 @@ func (c *Client) start(now time.Time, sg *StartGame) {
 	c.early = nil
 }
 
-// hashRequest answers the server's drill-down from the history of that frame.
+// hashRequest answers the server's drill-down from the history of that frame
+// (answerDrillDown).
 func (c *Client) hashRequest(now time.Time, r *HashRequest) {
 	c.stats.HashRequests++
-	c.stats.MismatchedGroups += uint64(len(r.Ranges))
-	rec := SyncRecord{When: now, Seat: c.seat, Frame: r.Frame, Groups: slices.Clone(r.Ranges), Action: ActionDrillDown}
+	rec := SyncRecord{When: now, Seat: c.seat, Frame: r.Frame, Action: ActionDrillDown}
 	hs, ok := c.hist.at(r.Frame)
 	if !ok {
+		if len(r.Hashes) == 0 {
+			rec.Groups = slices.Clone(r.Ranges) // with the server's hashes, which differ is unknown here
+		}
 		rec.Action = ActionNoDrillDown
 		c.syncLog = pushRecord(c.syncLog, rec)
 		return // too old: the next report will show the problem again
 	}
+	answer, differ := answerDrillDown(hs, r)
+	c.stats.MismatchedGroups += uint64(len(differ))
+	rec.Groups = slices.Clone(differ)
 	c.syncLog = pushRecord(c.syncLog, rec)
-	var out []world.UnitHash
-	for _, h := range hs {
-		if inRanges(r.Ranges, h.ID) {
-			out = append(out, h)
-		}
-	}
 	// Kept aside, not in the record: these are candidates, most of them equal to the server's.
 	// The server's UnitUpdate says which ones differed.
-	c.answers = append(c.answers, drillAnswer{frame: r.Frame, hashes: out})
+	c.answers = append(c.answers, drillAnswer{frame: r.Frame, hashes: answer.Hashes})
 	if len(c.answers) > maxAnswers {
 		c.answers = slices.Delete(c.answers, 0, len(c.answers)-maxAnswers)
 	}
-	c.sendGuaranteed(now, &UnitHashes{Frame: r.Frame, Hashes: out}, nil)
+	c.sendGuaranteed(now, answer, nil)
+}
+
+// answerDrillDown is the answer to the drill-down r from the unit hashes hs of its frame (id
+// order), and the ranges it answers. A request with the server's hash of each range is
+// answered with the units of the ranges whose hashes differ here, and lists the others as
+// skipped; one without, with every unit of every range. The work is a binary search and a walk
+// per range, and a pass over the units, for at most MaxHashRanges ranges.
+func answerDrillDown(hs []world.UnitHash, r *HashRequest) (*UnitHashes, []IDRange) {
+	answer := &UnitHashes{Frame: r.Frame}
+	differ := r.Ranges
+	if len(r.Hashes) > 0 && len(r.Hashes) == len(r.Ranges) {
+		differ = nil
+		for i, rg := range r.Ranges {
+			if rangeHash(hs, rg.Start, rg.End) == r.Hashes[i] {
+				answer.Skipped = append(answer.Skipped, rg)
+			} else {
+				differ = append(differ, rg)
+			}
+		}
+	}
+	for _, h := range hs {
+		if inRanges(differ, h.ID) {
+			answer.Hashes = append(answer.Hashes, h)
+		}
+	}
+	return answer, differ
 }
 
 // reachPause: the world is at the paused frame. The client sends the hash of every unit and of

@@ -12,7 +12,7 @@ import (
 // Defaults of the game's timing and sync.
 const (
 	DefaultFrame       = 100 * time.Millisecond // 10 frames a second
-	DefaultGroupSize   = 16                     // units per grouped hash
+	DefaultGroupSize   = 16                     // the fewest units one range of a drill-down covers
 	DefaultRealtimeMax = 24                     // more mismatched units than this: stop the world
 	DefaultStartDelay  = 2 * time.Second        // the lobby waits this long after the first player
 	DefaultEnemyEvery  = 3 * time.Second
@@ -45,7 +45,9 @@ type ServerConfig struct {
 	// MinPlayers: connected human players needed before the start countdown (0: none; a
 	// server with bots only starts at once).
 	MinPlayers int
-	GroupSize  int
+	// GroupSize: the fewest units one range of a drill-down covers (drillGroupSize); in a
+	// larger world, a tenth of the units. Default DefaultGroupSize.
+	GroupSize int
 	// RealtimeMax: a mismatch of more units than this goes straight to a stop-the-world re-sync.
 	RealtimeMax int
 	EnemyEvery  time.Duration

@@ -5,8 +5,9 @@ package game
 // them while every bot plays on and the server keeps spawning enemies, to the last frame.
 //
 // Every game here has one server bot and two bot clients: three players of five units, ids 1
-// to 15. With the default group size of 16 they all fall in the first hash group, which a
-// client reports at the frames that are multiples of hashReportEvery. The units a client
+// to 15. A client reports the root hash of all of them at the frames that are multiples of
+// hashReportEvery, and with the default group size of 16 the drill-down asks about one range,
+// every id, with the server's hash of it. The units a client
 // corrupts at once are reported together, drilled into by one HashRequest and answered by one
 // UnitHashes: the server sees all of them in one go, which is what decides between a
 // real-time and a stop-the-world re-sync.

@@ -99,16 +99,19 @@
 //
 // # Finding and repairing drift
 //
-// Clients report grouped unit hashes (id range, XOR of the units' hashes) of every unit once a
-// second, for the frame they describe, in at most ten groups: the top of a two-level hash tree
-// whose lower level, the units' own hashes, the server asks for when a group differs. A frame is reported, and checked, only once it
-// has settled: a late event would run it again, so each host waits a frame longer than the
-// latest event it ran again in the last 30 s (resim.go, settle). The hashes come from the
+// Clients report once a second the root of a hash tree over their units: one group hash (id
+// range 1 to world.MaxUnitID, XOR of every unit's hash) for the frame it describes, about 15
+// bytes. When it differs from the server's, the server splits its own units into at most ten
+// sub-ranges and sends each with its hash (a HashRequest); the client answers with its units'
+// own hashes in the sub-ranges whose hashes differ, and names the others as skipped (a
+// UnitHashes): the drifted unit is named one round trip after the report, from a tenth of the
+// units. A frame is reported, and checked, only once it has settled: a late event would run
+// it again, so each host waits a frame longer than the latest event it ran again in the last
+// 30 s (resim.go, settle). The hashes come from the
 // host's history, which every re-run rewrites, so they are the frame's final state: a
 // mismatch is a real drift, not an event one side has not seen yet. The server compares
-// them with its history of that frame, asks for the hash of every unit in a group that
-// differs, and repairs the units
-// that differ in real time: every host puts the server's state of them in place at a future
+// them with its history of that frame, drills down as above, and repairs the units that
+// differ in real time: every host puts the server's state of them in place at a future
 // frame, like a command. If a repaired unit is wrong again soon, or too many differ, the server
 // stops the world: every host pauses at a frame far enough ahead (the Pause is a sync message),
 // clients send the hash of every unit, the server sends what differs in batches, clients

@@ -6,12 +6,14 @@ import (
 	"time"
 
 	"github.com/ackattack/ackattack/net/linksim"
+	"github.com/ackattack/ackattack/world"
 )
 
 // TestDriftFoundAndNamedAtLoss: in a world of several hundred units, whose hash reports carry
-// one group hash per tenth of the units (reportGroupSize), a unit that drifts on a client is
-// found from the report of the next second, and the drill-down names it one round trip
-// later, with 10% loss each way on every link. A lost report or drill-down costs a resend,
+// one hash, the root of the hash tree, a unit that drifts on a client is found from the report
+// of the next second, and the drill-down (the server's hashes of a tenth of the units each,
+// drillGroupSize; the client answers the units of the tenth that differs) names it one round
+// trip later, with 10% loss each way on every link. A lost report or drill-down costs a resend,
 // so the medians are held to the bounds and every drift must be named within two seconds
 // more than its bound. It logs p50 and max of both times (BENCHMARKS.md).
 func TestDriftFoundAndNamedAtLoss(t *testing.T) {
@@ -23,8 +25,8 @@ func TestDriftFoundAndNamedAtLoss(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.waitFor(10*time.Second, "the populated frame", func() bool { return g.srv.w.Frame() > f+2 })
-	if size := reportGroupSize(len(g.srv.w.Units()), DefaultGroupSize); size <= DefaultGroupSize {
-		t.Fatalf("groups of %d units, want more than %d", size, DefaultGroupSize)
+	if size := drillGroupSize(len(g.srv.w.Units()), DefaultGroupSize); size <= DefaultGroupSize {
+		t.Fatalf("sub-ranges of %d units, want more than %d", size, DefaultGroupSize)
 	}
 	const drifts = 8
 	for i := range drifts {
@@ -42,6 +44,10 @@ func TestDriftFoundAndNamedAtLoss(t *testing.T) {
 		ids, _ := w.idsOf(inj)
 		if len(ch.rec.Units) != 1 || ch.rec.Units[0].ID != ids[0] {
 			t.Errorf("the check of frame %d names %+v, want unit %d", ch.rec.Frame, ch.rec.Units, ids[0])
+		}
+		// The client answered the one sub-range the unit is in, and skipped the others.
+		if g := ch.rec.Groups; len(g) != 1 || !inRanges(g, ids[0]) || g[0] == (IDRange{Start: 1, End: world.MaxUnitID}) {
+			t.Errorf("the check of frame %d compared ranges %v, want the one sub-range of unit %d", ch.rec.Frame, g, ids[0])
 		}
 	}
 	slices.Sort(found)

@@ -3,6 +3,7 @@ package game
 import (
 	"cmp"
 	"slices"
+	"sort"
 
 	"github.com/ackattack/ackattack/world"
 )
@@ -43,10 +44,16 @@ func (h *hashHistory) clear() { h.valid = [historyFrames]bool{} }
 // is in id order, as the history keeps it, so the range is found by a binary search: a check
 // costs log n plus the units in the range, not a pass over the world per group.
 func rangeHash(hs []world.UnitHash, start, end uint32) uint64 {
-	i, _ := slices.BinarySearchFunc(hs, start, func(u world.UnitHash, id uint32) int { return cmp.Compare(u.ID, id) })
 	var x uint64
-	for ; i < len(hs) && hs[i].ID <= end; i++ {
-		x ^= hs[i].Hash
+	for _, h := range unitsIn(hs, start, end) {
+		x ^= h.Hash
 	}
 	return x
+}
+
+// unitsIn is the part of hs (in id order) with ids in [start, end], found by binary search.
+func unitsIn(hs []world.UnitHash, start, end uint32) []world.UnitHash {
+	i, _ := slices.BinarySearchFunc(hs, start, func(u world.UnitHash, id uint32) int { return cmp.Compare(u.ID, id) })
+	j := i + sort.Search(len(hs)-i, func(k int) bool { return hs[i+k].ID > end })
+	return hs[i:j]
 }

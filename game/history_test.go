@@ -2,6 +2,7 @@ package game
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/ackattack/ackattack/world"
@@ -43,12 +44,16 @@ func TestRangeHash(t *testing.T) {
 	}
 }
 
-// BenchmarkCheckReport: the cost of checking one hash report against a world of 2000 units:
-// an honest one (ten groups that tile the ids) and a hostile one (as many groups as fit in a
-// packet, each covering every unit).
+// BenchmarkCheckReport: the cost of checking one hash report against a world of 2000 units,
+// with the drill-down request it leads to: an honest one (the root, one group over every
+// unit) that matches, the same with a drifted unit (the server splits its units into ten
+// sub-ranges and hashes each), and hostile ones (as many groups as fit in a packet, each
+// covering every unit, or each a single id).
 func BenchmarkCheckReport(b *testing.B) {
 	mine := unitHashesOf(2000)
-	honest := world.GroupUnitHashes(mine, reportGroupSize(len(mine), DefaultGroupSize), nil)
+	honest := world.GroupUnitHashes(mine, len(mine), nil)
+	drifted := slices.Clone(honest)
+	drifted[0].Hash ^= 1
 	hostile := make([]world.GroupHash, 90)
 	for i := range hostile {
 		hostile[i] = world.GroupHash{Start: 1, End: world.MaxUnitID, Hash: uint64(i)}
@@ -60,10 +65,12 @@ func BenchmarkCheckReport(b *testing.B) {
 	for _, c := range []struct {
 		name   string
 		groups []world.GroupHash
-	}{{"honest", honest}, {"hostile-wide", hostile}, {"hostile-narrow", narrow}} {
+	}{{"honest", honest}, {"drifted", drifted}, {"hostile-wide", hostile}, {"hostile-narrow", narrow}} {
 		b.Run(fmt.Sprintf("%s/%d-groups", c.name, len(c.groups)), func(b *testing.B) {
 			for b.Loop() {
-				mismatchedRanges(mine, c.groups)
+				if ranges := mismatchedRanges(mine, c.groups); len(ranges) > 0 {
+					drillRequest(1, mine, ranges, DefaultGroupSize)
+				}
 			}
 		})
 	}

@@ -250,15 +250,26 @@ type IDRange struct {
 
 // HashRequest asks a client for the hash of every unit in some id ranges at
 // Frame: the drill-down into groups whose hashes did not match.
+//
+// With Hashes, one per range (the server's XOR of its units' hashes in that
+// range at Frame), the request is a level of the hash tree as well: the client
+// compares its own XOR of each range with the server's and answers only the
+// units of the ranges that differ, listing the others in UnitHashes.Skipped.
+// Without, it asks for every unit in every range.
 type HashRequest struct {
 	Frame  uint32
 	Ranges []IDRange // at most MaxHashRanges, each with Start <= End
+	Hashes []uint64  // none, or one per range
 }
 
-// UnitHashes answers a HashRequest.
+// UnitHashes answers a HashRequest: the client's hash of every unit in the
+// ranges it answers. Skipped lists the ranges of the request it leaves out,
+// because their hashes matched the server's: no unit of theirs is in Hashes,
+// and none is missing. Empty, the answer covers every range of the request.
 type UnitHashes struct {
-	Frame  uint32
-	Hashes []world.UnitHash
+	Frame   uint32
+	Hashes  []world.UnitHash
+	Skipped []IDRange // at most MaxHashRanges, each with Start <= End
 }
 
 // UnitUpdate is the real-time re-sync: the server's state of some units.

@@ -23,6 +23,7 @@ const (
 	msgMinRange    = 1 + 1 // u30 start, u30 end
 	msgMinGroup    = 1 + 1 + 8
 	msgMinUnitHash = 1 + 8
+	msgMinHash     = 8 // u64
 	// A unit is at least its id, owner, kind and flags, then X, Y and HP:
 	// seven fields of one byte or more (world's unit codec).
 	msgMinUnit = 7
@@ -109,6 +110,14 @@ func (e *msgWriter) ids(field string, ids []uint32) {
 	e.count(field, len(ids))
 	for _, id := range ids {
 		e.u30(field, id)
+	}
+}
+
+func (e *msgWriter) ranges(field string, rs []IDRange) {
+	e.count(field, len(rs))
+	for _, r := range rs {
+		e.u30(field+" start", r.Start)
+		e.u30(field+" end", r.End)
 	}
 }
 
@@ -235,6 +244,21 @@ func (d *msgReader) count(field string, max, minSize int) int {
 	return int(c)
 }
 
+// optionalCount reads the count of a list that may end a message, and is left out when
+// empty: a message without it keeps the bytes of the message's older form, which had no such
+// list. No bytes left means no list (0). A list that is there has a count of at least 1: a
+// count of 0 would be a second spelling of the message without the list, and is refused.
+func (d *msgReader) optionalCount(field string, max, minSize int) int {
+	if d.err != nil || d.n == len(d.b) {
+		return 0
+	}
+	c := d.count(field, max, minSize)
+	if c == 0 && d.err == nil {
+		d.fail(field, fmt.Errorf("an empty list is left out, not sent with a count of 0: %w", wire.ErrNonCanonical))
+	}
+	return c
+}
+
 // str reads a string of at most max bytes. Its contents are checked by the
 // message's check method, the same one the sender runs.
 func (d *msgReader) str(field string, max int) string {
@@ -264,6 +288,16 @@ func (d *msgReader) ids(field string) []uint32 {
 		ids[i] = d.u30(field)
 	}
 	return ids
+}
+
+// ranges reads the n id ranges of a list whose count was read already.
+func (d *msgReader) ranges(field string, n int) []IDRange {
+	rs := makeMsgList[IDRange](n)
+	for i := range rs {
+		rs[i].Start = d.u30(field + " start")
+		rs[i].End = d.u30(field + " end")
+	}
+	return rs
 }
 
 func (d *msgReader) unitHashes(field string) []world.UnitHash {
@@ -336,6 +370,19 @@ func checkMsgSeatOrder(t MsgType, field string, seat, prev uint8) error {
 func checkMsgRange(t MsgType, field string, i int, start, end uint32) error {
 	if start > end {
 		return msgErrorf(t, wire.ErrRange, "%s[%d] starts at %d after its end %d", field, i, start, end)
+	}
+	return nil
+}
+
+// checkMsgRanges checks a list of id ranges: at most MaxHashRanges, none backwards.
+func checkMsgRanges(t MsgType, field string, rs []IDRange) error {
+	if len(rs) > MaxHashRanges {
+		return msgErrorf(t, wire.ErrTooLong, "%d %ss, at most %d", len(rs), field, MaxHashRanges)
+	}
+	for i, r := range rs {
+		if err := checkMsgRange(t, field, i, r.Start, r.End); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -658,54 +705,60 @@ func (m *HashReport) decode(d msgReader) msgReader {
 	return d
 }
 
-// HashRequest: frame u30 ‖ ranges list of (start u30 ‖ end u30).
+// HashRequest: frame u30 ‖ ranges list of (start u30 ‖ end u30) ‖ hashes list of u64, one
+// per range, left out when empty (optionalCount).
 
 func (m *HashRequest) check() error {
 	t := m.Type()
-	if len(m.Ranges) > MaxHashRanges {
-		return msgErrorf(t, wire.ErrTooLong, "%d ranges, at most %d", len(m.Ranges), MaxHashRanges)
+	if err := checkMsgRanges(t, "range", m.Ranges); err != nil {
+		return err
 	}
-	for i, r := range m.Ranges {
-		if err := checkMsgRange(t, "range", i, r.Start, r.End); err != nil {
-			return err
-		}
+	if len(m.Hashes) > 0 && len(m.Hashes) != len(m.Ranges) {
+		return msgErrorf(t, wire.ErrRange, "%d hashes for %d ranges, want none or one per range", len(m.Hashes), len(m.Ranges))
 	}
 	return nil
 }
 
 func (m *HashRequest) encode(e msgWriter) msgWriter {
 	e.u30("frame", m.Frame)
-	e.count("ranges", len(m.Ranges))
-	for _, r := range m.Ranges {
-		e.u30("range start", r.Start)
-		e.u30("range end", r.End)
+	e.ranges("ranges", m.Ranges)
+	if len(m.Hashes) > 0 {
+		e.count("hashes", len(m.Hashes))
+		for _, h := range m.Hashes {
+			e.u64(h)
+		}
 	}
 	return e
 }
 
 func (m *HashRequest) decode(d msgReader) msgReader {
 	m.Frame = d.u30("frame")
-	m.Ranges = makeMsgList[IDRange](d.count("ranges", MaxHashRanges, msgMinRange))
-	for i := range m.Ranges {
-		m.Ranges[i].Start = d.u30("range start")
-		m.Ranges[i].End = d.u30("range end")
+	m.Ranges = d.ranges("ranges", d.count("ranges", MaxHashRanges, msgMinRange))
+	m.Hashes = makeMsgList[uint64](d.optionalCount("hashes", MaxHashRanges, msgMinHash))
+	for i := range m.Hashes {
+		m.Hashes[i] = d.u64("hash")
 	}
 	return d
 }
 
-// UnitHashes: frame u30 ‖ hashes list of (id u30 ‖ hash u64).
+// UnitHashes: frame u30 ‖ hashes list of (id u30 ‖ hash u64) ‖ skipped list of (start u30 ‖
+// end u30), left out when empty (optionalCount).
 
-func (m *UnitHashes) check() error { return nil }
+func (m *UnitHashes) check() error { return checkMsgRanges(m.Type(), "skipped range", m.Skipped) }
 
 func (m *UnitHashes) encode(e msgWriter) msgWriter {
 	e.u30("frame", m.Frame)
 	e.unitHashes("hashes", m.Hashes)
+	if len(m.Skipped) > 0 {
+		e.ranges("skipped", m.Skipped)
+	}
 	return e
 }
 
 func (m *UnitHashes) decode(d msgReader) msgReader {
 	m.Frame = d.u30("frame")
 	m.Hashes = d.unitHashes("hashes")
+	m.Skipped = d.ranges("skipped", d.optionalCount("skipped", MaxHashRanges, msgMinRange))
 	return d
 }
 

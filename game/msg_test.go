@@ -85,8 +85,18 @@ var msgEncodingTests = []struct {
 		// type | frame | 2 groups | 1..10003 hash | 10004..max hash 0
 		"09 78 02 01 a713 1122334455667788 a714 ffffffff 0000000000000000"},
 	{"hash request", &HashRequest{Frame: 120, Ranges: []IDRange{{Start: 1, End: 5}}}, "0a 78 01 01 05"},
+	{"hash request with the server's hashes", &HashRequest{Frame: 120, Ranges: []IDRange{{Start: 1, End: 200}, {Start: 201, End: world.MaxUnitID}},
+		Hashes: []uint64{0x1122334455667788, 0}},
+		// type | frame | 2 ranges: 1..200, 201..max | 2 hashes
+		"0a 78 02 01 80c8 80c9 ffffffff 02 1122334455667788 0000000000000000"},
 	{"unit hashes", &UnitHashes{Frame: 120, Hashes: []world.UnitHash{{ID: 3, Hash: 0xdeadbeef00000001}}},
 		"0b 78 01 03 deadbeef00000001"},
+	{"unit hashes, two ranges skipped", &UnitHashes{Frame: 120, Hashes: []world.UnitHash{{ID: 3, Hash: 0xdeadbeef00000001}},
+		Skipped: []IDRange{{Start: 4, End: 200}, {Start: 201, End: world.MaxUnitID}}},
+		// type | frame | 1 hash: unit 3 | 2 ranges skipped: 4..200, 201..max
+		"0b 78 01 03 deadbeef00000001 02 04 80c8 80c9 ffffffff"},
+	{"unit hashes, every range skipped", &UnitHashes{Frame: 120, Skipped: []IDRange{{Start: 1, End: world.MaxUnitID}}},
+		"0b 78 00 01 01 ffffffff"},
 	{"unit update", &UnitUpdate{Frame: 121,
 		Units:   []world.Unit{{ID: 3, Kind: 1, X: 10, Y: 20, HP: 50, Order: world.OrderMove, TargetX: 12, TargetY: 20, MoveProgress: 40}},
 		Removed: []uint32{10002}, Seat: 1, Checked: 118, Hashes: []world.UnitHash{{ID: 3, Hash: 0x0123456789abcdef}}},
@@ -245,6 +255,10 @@ func msgEdgeValues() []Msg {
 		ranges[i] = IDRange{Start: uint32(i), End: uint32(i)}
 	}
 	groups[MaxHashGroups-1].End = int30.MaxUInt30
+	rangeHashes := make([]uint64, MaxHashRanges)
+	for i := range rangeHashes {
+		rangeHashes[i] = ^uint64(i) * 0x9e3779b97f4a7c15
+	}
 	hashes := make([]world.UnitHash, 3000)
 	for i := range hashes {
 		hashes[i] = world.UnitHash{ID: uint32(i) * 300_000, Hash: ^uint64(i)}
@@ -299,8 +313,12 @@ func msgEdgeValues() []Msg {
 		&HashReport{Frame: int30.MaxUInt30, Groups: groups},
 		&HashReport{Groups: []world.GroupHash{{Start: 5, End: 5}}},
 		&HashRequest{Frame: int30.MaxUInt30, Ranges: ranges},
+		&HashRequest{Frame: int30.MaxUInt30, Ranges: ranges, Hashes: rangeHashes},
 		&HashRequest{Ranges: []IDRange{{Start: 0, End: int30.MaxUInt30}}},
+		&HashRequest{Ranges: []IDRange{{Start: 0, End: int30.MaxUInt30}}, Hashes: []uint64{math.MaxUint64}},
 		&UnitHashes{Frame: int30.MaxUInt30, Hashes: hashes},
+		&UnitHashes{Frame: int30.MaxUInt30, Hashes: hashes, Skipped: ranges},
+		&UnitHashes{Skipped: []IDRange{{Start: 0, End: int30.MaxUInt30}}},
 		&UnitHashes{},
 		&UnitUpdate{Frame: int30.MaxUInt30, Units: units, Removed: []uint32{0, 1, int30.MaxUInt30}, Seat: 7, Checked: int30.MaxUInt30, Hashes: hashes},
 		&UnitUpdate{},
@@ -351,19 +369,56 @@ func TestMsgRoundTrip(t *testing.T) {
 			t.Fatalf("%v: parsed as %+v, want %+v", m.Type(), got, m)
 		}
 		// Cutting a message anywhere leaves it short, inside a unit or an
-		// attack too.
+		// attack too; except right before an optional last list, where
+		// what is left is the message without it.
+		head, tail := msgWithoutTail(m)
+		var headLen int
+		if tail {
+			hb, err := AppendMsg(nil, head)
+			checkMsgErr(t, err, nil)
+			headLen = len(hb)
+		}
 		for i := range msgCuts(len(b)) {
-			_, err := ParseMsg(b[:i])
+			got, err := ParseMsg(b[:i])
+			if tail && i == headLen {
+				checkMsgErr(t, err, nil)
+				if !reflect.DeepEqual(got, head) {
+					t.Fatalf("%v cut before its last list: parsed as %+v, want %+v", m.Type(), got, head)
+				}
+				continue
+			}
 			checkMsgErr(t, err, wire.ErrShort)
 		}
+		// A byte more is trailing; where an optional last list is left out,
+		// that byte is its count, and a count of 0 is not how to say "none".
+		want := wire.ErrTrailing
+		if tail && headLen == len(b) {
+			want = wire.ErrNonCanonical
+		}
 		_, err = ParseMsg(append(b, 0))
-		checkMsgErr(t, err, wire.ErrTrailing)
+		checkMsgErr(t, err, want)
 	}
 	for typ := MsgType(1); typ <= maxMsgType; typ++ {
 		if !seen[typ] {
 			t.Errorf("no edge values for %v", typ)
 		}
 	}
+}
+
+// msgWithoutTail returns, for a message whose last field is an optional list
+// (left out when empty), the message without that list, and true.
+func msgWithoutTail(m Msg) (Msg, bool) {
+	switch v := m.(type) {
+	case *HashRequest:
+		c := *v
+		c.Hashes = nil
+		return &c, true
+	case *UnitHashes:
+		c := *v
+		c.Skipped = nil
+		return &c, true
+	}
+	return nil, false
 }
 
 // msgCuts yields every length below n, or for a long message its first and
@@ -460,6 +515,11 @@ func TestMsgAppendRejects(t *testing.T) {
 		{"group end too large", &HashReport{Groups: []world.GroupHash{{Start: 1, End: math.MaxUint32}}}, wire.ErrRange},
 		{"too many ranges", &HashRequest{Ranges: make([]IDRange, MaxHashRanges+1)}, wire.ErrTooLong},
 		{"range backwards", &HashRequest{Ranges: []IDRange{{Start: 2, End: 1}}}, wire.ErrRange},
+		{"fewer hashes than ranges", &HashRequest{Ranges: []IDRange{{Start: 1, End: 1}, {Start: 2, End: 2}}, Hashes: []uint64{1}}, wire.ErrRange},
+		{"hashes without ranges", &HashRequest{Hashes: []uint64{1}}, wire.ErrRange},
+		{"too many skipped ranges", &UnitHashes{Skipped: make([]IDRange, MaxHashRanges+1)}, wire.ErrTooLong},
+		{"skipped range backwards", &UnitHashes{Skipped: []IDRange{{Start: 2, End: 1}}}, wire.ErrRange},
+		{"skipped range end too large", &UnitHashes{Skipped: []IDRange{{Start: 1, End: int30.MaxUInt30 + 1}}}, wire.ErrRange},
 		{"unit hash id too large", &UnitHashes{Hashes: []world.UnitHash{{ID: int30.MaxUInt30 + 1}}}, wire.ErrRange},
 		{"unit id 0", &UnitUpdate{Units: []world.Unit{{ID: 0}}}, wire.ErrRange},
 		{"unit owner 9", &UnitUpdate{Units: []world.Unit{{ID: 1, Owner: 9}}}, wire.ErrRange},
@@ -611,7 +671,15 @@ func TestMsgParseRejects(t *testing.T) {
 		{"group backwards", "09 00 01 02 01 0000000000000000", wire.ErrRange},
 		{"4097 ranges", "0a 00 9001", wire.ErrTooLong},
 		{"range backwards", "0a 00 01 05 04", wire.ErrRange},
+		{"hash request, hashes sent with a count of 0", "0a 00 01 01 05 00", wire.ErrNonCanonical},
+		{"hash request, more hashes than ranges", "0a 00 01 01 05 02 0000000000000001 0000000000000002", wire.ErrRange},
+		{"hash request, hashes beyond the bytes", "0a 00 01 01 05 01 00000000", wire.ErrShort},
+		{"hash request, 4097 hashes", "0a 00 01 01 05 9001", wire.ErrTooLong},
 		{"unit hashes beyond the bytes", "0b 00 ffffffff", wire.ErrShort},
+		{"unit hashes, skipped sent with a count of 0", "0b 00 00 00", wire.ErrNonCanonical},
+		{"unit hashes, skipped range backwards", "0b 00 00 01 05 04", wire.ErrRange},
+		{"unit hashes, skipped beyond the bytes", "0b 00 00 02 01 05", wire.ErrShort},
+		{"unit hashes, 4097 skipped", "0b 00 00 9001", wire.ErrTooLong},
 		{"units beyond the bytes", "0c 00 ffffffff", wire.ErrShort},
 		{"unit id 0", "0c 00 01 00 00 00 00 00 00 3c 00", wire.ErrRange},
 		{"unit reserved flag", "0c 00 01 01 00 00 80 00 00 3c 00", wire.ErrNonCanonical},
@@ -679,6 +747,8 @@ func TestMsgHugeCountsAllocateNothing(t *testing.T) {
 		"0e 00 ffffffff",             // a billion unit hashes
 		"0f 00 00 00 00 01 bfffff",   // 16,383 attacks
 		"09 00 9000",                 // 4096 groups
+		"0a 00 00 9000",              // 4096 hashes
+		"0b 00 00 9000",              // 4096 skipped ranges
 	} {
 		in := msgUnhex(t, h)
 		var before, after runtime.MemStats

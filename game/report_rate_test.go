@@ -29,7 +29,7 @@ func TestHashReportsHeldToARate(t *testing.T) {
 		for end := g.now.Add(flood); g.now.Before(end); g.run(50 * time.Millisecond) {
 			f := s.w.Frame() - resimWindow
 			mine, _ := s.hist.at(f)
-			groups := world.GroupUnitHashes(mine, reportGroupSize(len(mine), DefaultGroupSize), nil)
+			groups := world.GroupUnitHashes(mine, len(mine), nil) // the root, as a client reports it
 			groups[0].Hash ^= lie
 			c.sendUnreliable(&HashReport{Frame: f, Groups: groups})
 			sent++

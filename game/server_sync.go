@@ -49,7 +49,7 @@ func (s *Server) reportLimit() rateLimit {
 }
 
 // checkHashReport checks a player's grouped hashes against the server's history of that frame.
-// A mismatched group is drilled into: the client is asked for the hash of each of its units.
+// A mismatched group is drilled into, a level of the hash tree at a time (drillRequest).
 func (s *Server) checkHashReport(now time.Time, st *seat, r *HashReport) {
 	if s.pause != nil {
 		return // the stop-the-world under way compares every unit anyway
@@ -67,8 +67,8 @@ func (s *Server) checkHashReport(now time.Time, st *seat, r *HashReport) {
 	s.stats.MismatchedGroups += uint64(len(ranges))
 	s.event(now, "hash mismatch", "seat", st.idx, "frame", r.Frame, "groups", len(ranges))
 	st.lastHash = fmt.Sprintf("mismatch at frame %d: %d groups", r.Frame, len(ranges))
-	s.syncLog = pushRecord(s.syncLog, SyncRecord{When: now, Seat: st.idx, Frame: r.Frame, Groups: slices.Clone(ranges), Action: ActionDrillDown})
-	st.lastRequest = &HashRequest{Frame: r.Frame, Ranges: ranges}
+	st.lastRequest = drillRequest(r.Frame, mine, ranges, s.cfg.GroupSize)
+	s.syncLog = pushRecord(s.syncLog, SyncRecord{When: now, Seat: st.idx, Frame: r.Frame, Groups: slices.Clone(st.lastRequest.Ranges), Action: ActionDrillDown})
 	s.send(st, now, st.lastRequest, nil, nil, false)
 }
 
@@ -83,6 +83,47 @@ func mismatchedRanges(mine []world.UnitHash, groups []world.GroupHash) []IDRange
 		}
 	}
 	return ranges
+}
+
+// drillRanges is the most sub-ranges a drill-down splits a mismatched group into.
+const drillRanges = 10
+
+// drillRequest is the drill-down into the mismatched groups of a report of frame (at least
+// one): the next level of the hash tree. The server splits its own units of the frame (mine)
+// from the first mismatched id to the last into at most drillRanges sub-ranges
+// (drillGroupSize), which tile that span with no gap, and sends each with its own hash of it.
+// The client answers the units of the sub-ranges whose hashes differ from its own: at 2000
+// units, the 200 of the sub-range a drifted unit is in, one round trip after the report that
+// found it, where the report itself carried one hash, the root. The sub-ranges come from the
+// server's units alone, so a report of many groups, made up or not, costs a pass over the
+// units in their span and a request of at most drillRanges ranges. (A client reports one group;
+// with several, the span between them is drilled into as one.)
+func drillRequest(frame uint32, mine []world.UnitHash, mismatched []IDRange, minSize int) *HashRequest {
+	first, last := mismatched[0].Start, mismatched[0].End
+	for _, r := range mismatched[1:] {
+		first, last = min(first, r.Start), max(last, r.End)
+	}
+	units := unitsIn(mine, first, last)
+	groups := world.GroupUnitHashesIn(units, first, last, drillGroupSize(len(units), minSize), nil)
+	if len(groups) == 0 {
+		// No unit of the server's is there: only the client's can differ, and the one range
+		// with the hash of no unit asks for them.
+		groups = []world.GroupHash{{Start: first, End: last}}
+	}
+	req := &HashRequest{Frame: frame, Ranges: make([]IDRange, len(groups)), Hashes: make([]uint64, len(groups))}
+	for i, g := range groups {
+		req.Ranges[i], req.Hashes[i] = IDRange{Start: g.Start, End: g.End}, g.Hash
+	}
+	return req
+}
+
+// drillGroupSize is how many units one sub-range of a drill-down covers, of n units: at least
+// min, and enough that they make at most drillRanges sub-ranges whatever the world's size. At
+// 2000 units that is ten of 200: the request carries ten hashes (about 130 bytes), and the
+// answer to a drift in one unit the 200 hashes of its sub-range (about 2 KB), only when a
+// report differed.
+func drillGroupSize(n, min int) int {
+	return max(min, (n+drillRanges-1)/drillRanges)
 }
 
 // drillDown is the log's record of the drill-down into st's report of frame, made for it if
@@ -118,6 +159,59 @@ func unitMismatches(mine []world.UnitHash, theirs map[uint32]uint64, ids, remove
 	return out
 }
 
+// answerComparison is what a drill-down's answer showed: the ranges it answers, the client's
+// hash of each unit in them, the units of the server's that differ there or that the client
+// lacks (ids), and the units only the client has (removed), both in id order.
+type answerComparison struct {
+	answered     []IDRange
+	theirs       map[uint32]uint64
+	ids, removed []uint32
+}
+
+// compareAnswer compares the answer u to a drill-down into the ranges asked with the server's
+// unit hashes of its frame (mine, id order), in the ranges the answer covers alone
+// (answeredRanges).
+func compareAnswer(mine []world.UnitHash, asked []IDRange, u *UnitHashes) answerComparison {
+	c := answerComparison{answered: answeredRanges(asked, u.Skipped), theirs: make(map[uint32]uint64, len(u.Hashes))}
+	for _, h := range u.Hashes {
+		if inRanges(c.answered, h.ID) {
+			c.theirs[h.ID] = h.Hash
+		}
+	}
+	for _, h := range mine {
+		if !inRanges(c.answered, h.ID) {
+			continue
+		}
+		if th, ok := c.theirs[h.ID]; !ok || th != h.Hash {
+			c.ids = append(c.ids, h.ID)
+		}
+	}
+	for _, h := range u.Hashes {
+		if _, found := hashOf(mine, h.ID); !found && inRanges(c.answered, h.ID) {
+			c.removed = append(c.removed, h.ID)
+		}
+	}
+	slices.Sort(c.removed) // an honest client's are in order already; a unit listed twice counts once
+	c.removed = slices.Compact(c.removed)
+	return c
+}
+
+// answeredRanges are the ranges of a drill-down request (asked) that its answer covers: all but
+// those it lists as skipped, because their hashes matched. Only a range of the request, exactly,
+// is skipped: an answer cannot leave out part of a range, or ids it was not asked about.
+func answeredRanges(asked, skipped []IDRange) []IDRange {
+	if len(skipped) == 0 {
+		return asked
+	}
+	out := make([]IDRange, 0, len(asked))
+	for _, r := range asked {
+		if !slices.Contains(skipped, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 func inRanges(rs []IDRange, id uint32) bool {
 	for _, r := range rs {
 		if id >= r.Start && id <= r.End {
@@ -130,7 +224,9 @@ func inRanges(rs []IDRange, id uint32) bool {
 // unitHashes compares a client's per-unit hashes with the server's and repairs the units that
 // differ: a real-time re-sync (the server's state of those units, applied at a frame every
 // client reaches after the update arrives). If the same units were repaired recently and still
-// differ, or too many differ, it stops the world instead.
+// differ, or too many differ, it stops the world instead. It compares only the ranges the answer
+// covers (answeredRanges): a unit of a range the client skipped, its hashes equal, is not missing
+// there, and a unit only the client has, or only the server has, is found in a range it answers.
 func (s *Server) unitHashes(now time.Time, st *seat, u *UnitHashes) {
 	if s.pause != nil {
 		// The stop-the-world under way compares every unit anyway.
@@ -143,50 +239,40 @@ func (s *Server) unitHashes(now time.Time, st *seat, u *UnitHashes) {
 		s.closeDrillDown(st, u.Frame, ActionNoDrillDown, 0)
 		return
 	}
-	theirs := make(map[uint32]uint64, len(u.Hashes))
-	for _, h := range u.Hashes {
-		theirs[h.ID] = h.Hash
-	}
 	req := st.lastRequest
 	if req == nil || req.Frame != u.Frame {
 		s.closeDrillDown(st, u.Frame, ActionNoDrillDown, 0)
 		return // an answer to an older request
 	}
 	st.lastRequest = nil
-	var ids []uint32 // differ, or missing on the client, in id order
-	for _, h := range mine {
-		if !inRanges(req.Ranges, h.ID) {
-			continue
-		}
-		if th, ok := theirs[h.ID]; !ok || th != h.Hash {
-			ids = append(ids, h.ID)
-		}
+	compared := compareAnswer(mine, req.Ranges, u)
+	ids, removed := compared.ids, compared.removed
+	found := unitMismatches(mine, compared.theirs, ids, removed)
+	// decide records how the drill-down ended: the ranges the answer covers, the units found.
+	decide := func(action string, at uint32) {
+		rec := s.drillDown(now, st, u.Frame)
+		rec.Groups = slices.Clone(compared.answered)
+		rec.setUnits(found)
+		rec.Action, rec.At = action, at
 	}
-	var removed []uint32 // the client has them, the server does not
-	for _, h := range u.Hashes {
-		if _, found := slices.BinarySearchFunc(mine, h.ID, func(a world.UnitHash, id uint32) int { return int(a.ID) - int(id) }); !found {
-			removed = append(removed, h.ID)
-		}
+	if len(found) == 0 {
+		decide(ActionNoneDiffered, 0)
+		return
 	}
 	// A unit whose repair is already on its way, taking effect after the reported frame, is no
 	// new mismatch: the report predates the repair.
 	repairing := func(id uint32) bool { return s.fixAt[id] > u.Frame }
-	found := unitMismatches(mine, theirs, ids, removed)
 	ids = slices.DeleteFunc(ids, repairing)
 	removed = slices.DeleteFunc(removed, repairing)
 	if len(ids)+len(removed) == 0 {
-		rec := s.drillDown(now, st, u.Frame)
-		rec.setUnits(found)
-		rec.Action = ActionNoneLeft
+		decide(ActionNoneLeft, 0)
 		return
 	}
 	found = slices.DeleteFunc(found, func(m UnitMismatch) bool { return repairing(m.ID) })
 	s.stats.MismatchedUnits += uint64(len(ids) + len(removed))
 	if r := s.roundNext; r != nil {
 		// A repair would land in the new round, and put an old unit into it.
-		rec := s.drillDown(now, st, u.Frame)
-		rec.setUnits(found)
-		rec.Action, rec.At = ActionNewRound, r.Frame
+		decide(ActionNewRound, r.Frame)
 		return
 	}
 	again := 0
@@ -203,9 +289,7 @@ func (s *Server) unitHashes(now time.Time, st *seat, u *UnitHashes) {
 		st.stoppedWorld = now
 		s.event(now, "stop the world", "seat", st.idx, "units", len(ids)+len(removed), "failed real-time re-syncs", again)
 		s.stopTheWorld(now, append(ids, removed...))
-		rec := s.drillDown(now, st, u.Frame)
-		rec.setUnits(found)
-		rec.Action, rec.At = ActionStopWorld, s.pause.frame
+		decide(ActionStopWorld, s.pause.frame)
 		st.lastHash = fmt.Sprintf("stop-the-world at frame %d", s.pause.frame)
 		return
 	}
@@ -213,17 +297,13 @@ func (s *Server) unitHashes(now time.Time, st *seat, u *UnitHashes) {
 		// A report can be made up: repairing on every one would let a client make the server
 		// send up to RealtimeMax units to every player ten times a second. An honest client's
 		// next report of these groups comes within a second, and is repaired then.
-		rec := s.drillDown(now, st, u.Frame)
-		rec.setUnits(found)
-		rec.Action = ActionTooSoon
+		decide(ActionTooSoon, 0)
 		s.stats.RepairsDeferred++
 		return
 	}
 	st.repairedAt = now
 	at := s.realtimeResync(now, st, u.Frame, mine, ids, removed)
-	rec := s.drillDown(now, st, u.Frame)
-	rec.setUnits(found)
-	rec.Action, rec.At = ActionRealtime, at
+	decide(ActionRealtime, at)
 	st.lastHash = fmt.Sprintf("real-time re-sync at frame %d", at)
 }
 

@@ -25,13 +25,14 @@ const (
 
 // Actions a SyncRecord can end in.
 const (
-	ActionDrillDown   = "drill-down"                            // groups differed; per-unit hashes asked for
-	ActionRealtime    = "real-time re-sync"                     // the units' server state applied at Record.At on every host
-	ActionStopWorld   = "stop-the-world"                        // the game pauses at Record.At and every host re-syncs
-	ActionNoneLeft    = "already repairing"                     // every differing unit had a repair on its way
-	ActionNoDrillDown = "answer came too late"                  // the drill-down's answer did not match the request, or the frame was gone from the history
-	ActionTooSoon     = "repair waits: one a second per player" // this player's units were repaired less than a second ago
-	ActionNewRound    = "a new round replaces every world"      // a new round is announced: it repairs everything (round.go)
+	ActionDrillDown    = "drill-down"                            // groups differed; per-unit hashes asked for
+	ActionRealtime     = "real-time re-sync"                     // the units' server state applied at Record.At on every host
+	ActionStopWorld    = "stop-the-world"                        // the game pauses at Record.At and every host re-syncs
+	ActionNoneLeft     = "already repairing"                     // every differing unit had a repair on its way
+	ActionNoneDiffered = "no unit differed"                      // the answer's units, in the ranges it covers, were the server's
+	ActionNoDrillDown  = "answer came too late"                  // the drill-down's answer did not match the request, or the frame was gone from the history
+	ActionTooSoon      = "repair waits: one a second per player" // this player's units were repaired less than a second ago
+	ActionNewRound     = "a new round replaces every world"      // a new round is announced: it repairs everything (round.go)
 )
 
 // UnitMismatch is one unit whose hash differed.

@@ -119,6 +119,29 @@ func TestClientLogsRealtimeResync(t *testing.T) {
 	}
 }
 
+// TestClientLogsTheRangesThatDiffer: a drill-down with the server's hashes of two ranges, one
+// of them equal to the client's: the client records and counts only the other, and answers
+// with its units alone.
+func TestClientLogsTheRangesThatDiffer(t *testing.T) {
+	const checked = 8
+	c := startedOfflineClient(t)
+	hs, _ := c.hist.at(checked)
+	split := hs[len(hs)/2].ID
+	same, differs := IDRange{Start: 1, End: split}, IDRange{Start: split + 1, End: world.MaxUnitID}
+	deliver(t, c, &HashRequest{Frame: checked, Ranges: []IDRange{same, differs},
+		Hashes: []uint64{rangeHash(hs, same.Start, same.End), rangeHash(hs, differs.Start, differs.End) ^ 1}})
+	if len(c.syncLog) != 1 || !slices.Equal(c.syncLog[0].Groups, []IDRange{differs}) || c.syncLog[0].Action != ActionDrillDown {
+		t.Fatalf("log %+v, want one drill-down of %v", c.syncLog, differs)
+	}
+	if c.stats.MismatchedGroups != 1 {
+		t.Errorf("%d mismatched groups counted, want 1", c.stats.MismatchedGroups)
+	}
+	answer, ok := c.answer(checked)
+	if want := unitsIn(hs, differs.Start, differs.End); !ok || !slices.Equal(answer, want) {
+		t.Errorf("answered %v, want the units of %v: %v", answer, differs, want)
+	}
+}
+
 // TestClientLogsStopTheWorld: a Pause turns the open drill-down into a stop-the-world record,
 // which collects the units of the re-sync batches that differ from the hashes the client sent
 // (each unit once, at most maxRecordUnits of them); the pause record counts every unit of every
@@ -330,6 +353,14 @@ func TestServerLogsDrillDowns(t *testing.T) {
 	answer(st, f, []uint32{u(0)}, []uint32{u(1)}, 9999)
 	if got, want := last(), (SyncRecord{Seat: 1, Frame: f, Groups: all, Units: wantUnits, Action: ActionNoneLeft}); !reflect.DeepEqual(got, want) {
 		t.Errorf("the repeated report's record\n got %+v\nwant %+v", got, want)
+	}
+
+	// The other seat's report differs, and its answer's units are all the server's: nothing
+	// to do.
+	report(other, f, good^1)
+	answer(other, f, nil, nil, 0)
+	if got, want := last(), (SyncRecord{Seat: 0, Frame: f, Groups: all, Action: ActionNoneDiffered}); !reflect.DeepEqual(got, want) {
+		t.Errorf("the record of an answer without a difference\n got %+v\nwant %+v", got, want)
 	}
 
 	// Too many units for a real-time re-sync: the world stops. The other seat's drill-down,

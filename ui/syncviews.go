@@ -109,10 +109,12 @@ const ageColor = tcell.ColorGray
 //	  unit 17   local 0123456789abcdef   server fedcba9876543210
 //	  unit 40   local missing            server 00000000c0ffee00
 //
-// Every client hashes its units in groups of ids and reports the group hashes
-// to the server. When a group differs, the server asks for the hash of every
-// unit in it (the drill-down, "-> asked for unit hashes"), finds the units
-// that drifted, and repairs them: by sending their state to be applied at a
+// Every client reports the root of a hash tree over its units to the server.
+// When it differs, the server sends its hashes of up to ten groups of ids (the
+// drill-down, "-> asked for unit hashes"; the server's record lists those
+// groups), the client answers the hash of every unit in the groups that differ
+// from its own (its record, and then the server's, list those), the server finds
+// the units that drifted, and repairs them: by sending their state to be applied at a
 // frame every host has not reached yet ("-> real-time re-sync", in yellow),
 // or, when that frame cannot be reached in time, by pausing the game at a
 // frame and re-syncing every host while the world stands still

@@ -103,8 +103,10 @@
 // of the hashes of each run of, say, 10 units, with the range of ids it
 // covers. XOR makes a group's hash cheap to recompute over any id range
 // (RangeHash), and the ranges tile the whole id space, so a unit one side
-// lacks still lands in some group. The server drills into a group that
-// differs with UnitHashes, sends the units that differ (AppendUnit, applied
+// lacks still lands in some group. The groups are the top of a hash tree:
+// GroupUnitHashesIn splits a group that differs into smaller groups over the
+// same ids, with the same guarantee, and at the bottom the server compares
+// the units' own hashes (UnitHashes), sends the units that differ (AppendUnit, applied
 // with SetUnit) and, in a stop-the-world re-sync, the rest of the state
 // (World.AppendState, applied with ApplyState): which units exist, the attacks in
 // flight, the generator, the frame.

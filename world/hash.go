@@ -108,20 +108,30 @@ type GroupHash struct {
 // its own world with RangeHash even when the two disagree about which units
 // exist.
 func (w *World) GroupHashes(size int, dst []GroupHash) []GroupHash {
-	return groupHashes(len(w.units), func(i int) (uint32, uint64) { return w.units[i].ID, w.units[i].Hash() }, size, dst)
+	return groupHashes(len(w.units), func(i int) (uint32, uint64) { return w.units[i].ID, w.units[i].Hash() }, 1, MaxUnitID, size, dst)
 }
 
 // GroupUnitHashes is GroupHashes over unit hashes kept from an earlier frame (hs in id
 // order, as UnitHashes returns them): the same groups, without the world of that frame.
 func GroupUnitHashes(hs []UnitHash, size int, dst []GroupHash) []GroupHash {
-	return groupHashes(len(hs), func(i int) (uint32, uint64) { return hs[i].ID, hs[i].Hash }, size, dst)
+	return GroupUnitHashesIn(hs, 1, MaxUnitID, size, dst)
 }
 
-// groupHashes groups n units, the i-th of which has the id and hash unit(i), in id order.
-func groupHashes(n int, unit func(i int) (uint32, uint64), size int, dst []GroupHash) []GroupHash {
+// GroupUnitHashesIn is GroupUnitHashes over the ids first..last alone: hs holds the units
+// with ids in that range, in id order, and the groups tile first..last with no gap, the first
+// starting at first and the last ending at last. It splits one group that differs into
+// smaller ones, a level further down the hash tree, with the same guarantee: a unit only the
+// other side has still falls inside some group.
+func GroupUnitHashesIn(hs []UnitHash, first, last uint32, size int, dst []GroupHash) []GroupHash {
+	return groupHashes(len(hs), func(i int) (uint32, uint64) { return hs[i].ID, hs[i].Hash }, first, last, size, dst)
+}
+
+// groupHashes groups n units, the i-th of which has the id and hash unit(i), in id order,
+// into groups that tile the ids first..last.
+func groupHashes(n int, unit func(i int) (uint32, uint64), first, last uint32, size int, dst []GroupHash) []GroupHash {
 	dst = dst[:0]
 	size = max(size, 1)
-	next := uint32(1)
+	next := first
 	for start := 0; start < n; start += size {
 		end := min(start+size, n)
 		var x uint64
@@ -129,12 +139,12 @@ func groupHashes(n int, unit func(i int) (uint32, uint64), size int, dst []Group
 			_, h := unit(i)
 			x ^= h
 		}
-		last, _ := unit(end - 1)
+		upTo, _ := unit(end - 1)
 		if end == n {
-			last = MaxUnitID
+			upTo = last
 		}
-		dst = append(dst, GroupHash{Start: next, End: last, Hash: x})
-		next = last + 1
+		dst = append(dst, GroupHash{Start: next, End: upTo, Hash: x})
+		next = upTo + 1
 	}
 	return dst
 }

@@ -212,6 +212,32 @@ func TestGroupHashes(t *testing.T) {
 	}
 }
 
+// TestGroupUnitHashesIn: the groups of one id range tile it exactly, from its first id to its
+// last, whatever ids its units have; a range without units makes no group.
+func TestGroupUnitHashesIn(t *testing.T) {
+	hs := []UnitHash{{ID: 20, Hash: 1}, {ID: 21, Hash: 2}, {ID: 25, Hash: 4}, {ID: 30, Hash: 8}, {ID: 31, Hash: 16}}
+	for _, c := range []struct {
+		name        string
+		hs          []UnitHash
+		first, last uint32
+		size        int
+		want        []GroupHash
+	}{
+		{"two per group", hs, 11, 40, 2, []GroupHash{{11, 21, 3}, {22, 30, 12}, {31, 40, 16}}},
+		{"one group", hs, 20, 31, 5, []GroupHash{{20, 31, 31}}},
+		{"size 0 counts as 1", hs[:2], 1, MaxUnitID, 0, []GroupHash{{1, 20, 1}, {21, MaxUnitID, 2}}},
+		{"no units", nil, 5, 9, 3, nil},
+	} {
+		got := GroupUnitHashesIn(c.hs, c.first, c.last, c.size, nil)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+	if whole, in := GroupUnitHashes(hs, 2, nil), GroupUnitHashesIn(hs, 1, MaxUnitID, 2, nil); !slices.Equal(whole, in) {
+		t.Errorf("the whole id space: %v, GroupUnitHashes says %v", in, whole)
+	}
+}
+
 // The server's drill-down: compare a client's groups against its own world
 // over the same id ranges, then compare per-unit hashes in the groups that
 // differ. It finds exactly the changed unit and the missing one, wherever the

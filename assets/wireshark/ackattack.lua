@@ -283,7 +283,8 @@ field("ping.t2", "int64", "t2 (Unix ns)")
 -- Game messages (game/msg.go, game/PROTOCOL.md section 3), described as data: each message is
 -- a list of fields { name, type }, and decode_fields walks it. Types: u8, u16, u64, i64, u30,
 -- i30, seat, string, bytesN (N raw bytes), {list = fields} (a u30 count, then that many
--- elements), unit, attack, and the few fields that depend on others, as functions.
+-- elements), unit, attack, and the few fields that depend on others, as functions. A list
+-- marked optional ends its message and is left out when empty: no bytes left, no list.
 
 local msg_types = {
 	[1] = "PlayerInfo", [2] = "StartGame", [3] = "Command", [4] = "SpawnEnemy", [5] = "KillEnemy",
@@ -319,8 +320,10 @@ local layouts = {
 	[7] = { { "frame", "u30" }, { "lead_frames", "u30" } },
 	[8] = { { "avg_rtt_us", "u30" }, { "min_rtt_us", "u30" }, { "max_rtt_us", "u30" }, { "loss_permille", "u30" } },
 	[9] = { { "frame", "u30" }, { "groups", { list = { { "start", "u30" }, { "end", "u30" }, { "hash", "u64" } } } } },
-	[10] = { { "frame", "u30" }, { "ranges", { list = { { "start", "u30" }, { "end", "u30" } } } } },
-	[11] = { { "frame", "u30" }, { "hashes", { list = id_hash } } },
+	[10] = { { "frame", "u30" }, { "ranges", { list = { { "start", "u30" }, { "end", "u30" } } } },
+		{ "hashes", { list = { { "hash", "u64" } } }, optional = true } },
+	[11] = { { "frame", "u30" }, { "hashes", { list = id_hash } },
+		{ "skipped", { list = { { "start", "u30" }, { "end", "u30" } } }, optional = true } },
 	[12] = { { "frame", "u30" }, { "units", { list = "unit" } }, { "removed", { list = { { "id", "u30" } } } },
 		{ "seat", "seat" }, { "checked", "u30" }, { "hashes", { list = id_hash } } },
 	[13] = { { "frame", "u30" } },
@@ -445,6 +448,7 @@ local function decode_value(tvb, off, tree, name, f, parent)
 	if type(typ) == "table" then
 		local count, n = read_u30(tvb, off)
 		if count == nil then malformed(tree, tvb, off, name .. ": count cut short") end
+		if f.optional and count == 0 then malformed(tree, tvb, off, name .. ": an empty optional list is left out, not sent") end
 		local sub = tree:add(F[name], tvb(off, n), count)
 		sub:set_text(f[1]:gsub("_", " ") .. ": " .. count)
 		off = off + n
@@ -507,7 +511,7 @@ end
 decode_fields = function(tvb, off, tree, prefix, layout)
 	local seen = {}
 	for _, f in ipairs(layout) do
-		local skip = f.when and band(seen[f.when[1]] or 0, f.when[2]) == 0
+		local skip = (f.when and band(seen[f.when[1]] or 0, f.when[2]) == 0) or (f.optional and off >= tvb:len())
 		if not skip then
 			off, seen[f[1]] = decode_value(tvb, off, tree, prefix .. "." .. f[1], f, seen)
 		end

@@ -95,7 +95,7 @@ var events = []event{
 	{name: "resimulations", what: "times the world went back and ran again", read: func(o *Observation) uint64 { return o.Client.Sync.Resimulations }},
 	{name: "fast-forwards", what: "late events fast-forwarded", read: func(o *Observation) uint64 { return o.Client.Sync.LateBeyondWindow }},
 	{name: "hash-reports", what: "hash reports sent", read: func(o *Observation) uint64 { return o.Client.Sync.HashReports }},
-	{name: "mismatched-groups", what: "groups the server drilled into", read: func(o *Observation) uint64 { return o.Client.Sync.MismatchedGroups }},
+	{name: "mismatched-groups", what: "groups the server drilled into that differed", read: func(o *Observation) uint64 { return o.Client.Sync.MismatchedGroups }},
 	{name: "mismatched-units", what: "units repaired", read: func(o *Observation) uint64 { return o.Client.Sync.MismatchedUnits }},
 	{name: "realtime-resyncs", what: "real-time re-syncs", read: func(o *Observation) uint64 { return o.Client.Sync.RealtimeResyncs }},
 	{name: "stop-world-resyncs", what: "stop-the-world re-syncs", read: func(o *Observation) uint64 { return o.Client.Sync.StopWorldResyncs }},

@@ -350,9 +350,17 @@ func (m *Model) decode(c *conn, out bool, payload []byte) {
 		}
 		m.event(d, EventChat, v.Type(), fmt.Sprintf("<%s (spectator)> %s", who, v.Text))
 	case *game.HashRequest:
-		m.event(d, EventResync, v.Type(), fmt.Sprintf("HashRequest: drill-down into %d id ranges at frame %d", len(v.Ranges), v.Frame))
+		text := fmt.Sprintf("HashRequest: drill-down into %d id ranges at frame %d", len(v.Ranges), v.Frame)
+		if len(v.Hashes) > 0 {
+			text += ", with the server's hash of each"
+		}
+		m.event(d, EventResync, v.Type(), text)
 	case *game.UnitHashes:
-		m.event(d, EventResync, v.Type(), fmt.Sprintf("UnitHashes: %d unit hashes at frame %d", len(v.Hashes), v.Frame))
+		text := fmt.Sprintf("UnitHashes: %d unit hashes at frame %d", len(v.Hashes), v.Frame)
+		if len(v.Skipped) > 0 {
+			text += fmt.Sprintf(", id ranges skipped as their hashes matched: %d", len(v.Skipped))
+		}
+		m.event(d, EventResync, v.Type(), text)
 	case *game.UnitUpdate:
 		if slices.ContainsFunc(m.mismatches.buf, func(r game.SyncRecord) bool {
 			return r.Action == game.ActionRealtime && r.Seat == v.Seat && r.At == v.Frame && r.Frame == v.Checked

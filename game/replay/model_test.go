@@ -63,6 +63,35 @@ func TestChatOfPlayersAndSpectators(t *testing.T) {
 	}
 }
 
+// TestDrillDownEvents: a drill-down's request and answer become events that say what they
+// carry: the older request without the server's hashes, the one with them, and an answer with
+// and without skipped ranges.
+func TestDrillDownEvents(t *testing.T) {
+	m := New(nil)
+	c := m.conn(netip.MustParseAddrPort("127.0.0.1:7777"))
+	c.now = time.Unix(1000, 0)
+	ranges := []game.IDRange{{Start: 1, End: 200}, {Start: 201, End: 1 << 20}}
+	decodeAll(t, m, c,
+		&game.HashRequest{Frame: 40, Ranges: ranges},
+		&game.HashRequest{Frame: 50, Ranges: ranges, Hashes: []uint64{1, 2}},
+		&game.UnitHashes{Frame: 40},
+		&game.UnitHashes{Frame: 50, Skipped: ranges[1:]},
+	)
+	var texts []string
+	for _, e := range m.Events() {
+		texts = append(texts, e.Text)
+	}
+	want := []string{
+		"HashRequest: drill-down into 2 id ranges at frame 40",
+		"HashRequest: drill-down into 2 id ranges at frame 50, with the server's hash of each",
+		"UnitHashes: 0 unit hashes at frame 40",
+		"UnitHashes: 0 unit hashes at frame 50, id ranges skipped as their hashes matched: 1",
+	}
+	if fmt.Sprint(texts) != fmt.Sprint(want) {
+		t.Errorf("events %q, want %q", texts, want)
+	}
+}
+
 // TestModelMemoryIsBounded: a long capture's chat, re-sync batches and events leave a Model
 // holding no more than its bounds, and a copy of a recent line is still known as one.
 func TestModelMemoryIsBounded(t *testing.T) {

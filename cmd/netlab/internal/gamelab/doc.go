@@ -6,9 +6,9 @@
 //
 // Lockstep hosts run the same simulation; only orders travel. A host whose world drifts (a
 // late command fast-forwarded, a bug, or the debug key that corrupts units on purpose) must be
-// found and repaired, or its player sees a different game. Clients report grouped hashes of
-// their units; the server compares them with its own history, asks for the units of a group
-// that differs, and repairs them in real time, or, when too many differ, stops the world and
+// found and repaired, or its player sees a different game. Clients report the root of a hash
+// tree over their units; the server compares it with its own history, drills down the tree to
+// the units that differ, and repairs them in real time, or, when too many differ, stops the world and
 // re-syncs everybody. The experiment injects desyncs with Client.InjectDesync, the same
 // machinery as the debug key, and measures what a player would: how long until the server
 // noticed, how long until the client's units were right again, how long everybody's game
@@ -18,9 +18,9 @@
 // # Scale (scale.go)
 //
 // How do the bytes and the server's work grow with clients and units? Lockstep sends orders,
-// not state, so the bytes a client receives should barely depend on the units, while what it
-// sends (its hash reports) and what the server computes (every unit, every frame) grow with
-// them. The experiment puts the units in place at once (game.Populate) and measures a window
+// not state, so the bytes a client receives should barely depend on the units, nor should
+// what it sends (its orders, and one root hash of its units a second), while what the server
+// computes (every unit, every frame) grows with them. The experiment puts the units in place at once (game.Populate) and measures a window
 // of play. A game has 8 seats; the clients beyond them join the running game as spectators
 // (up to 32), which get every order through the server and give none, and are measured
 // apart from the players. The bytes are the game's, repeatable; the server's work is this
