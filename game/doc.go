@@ -135,6 +135,7 @@
 // A command names the players it went to directly, and the server relays it to the others
 // only: the link is a guaranteed connection, so the relay would be a second copy. When a link
 // stops delivering (no datagram for 1.5 s, or a command unacknowledged for the lead time),
-// either end tells the server, which sends both ends each other's recent commands and relays
-// them again for a while: a cut cable costs late commands, run again exactly, not a drift.
+// either end tells the server which way commands may be lost, and the server sends that way's
+// recent commands again and relays them for a while: a cut cable costs late commands, run
+// again exactly, not a drift.
 package game

@@ -440,14 +440,22 @@ type SpectatorChat struct {
 	Text      string // as in Chat
 }
 
-// LinkLost tells the server that this client's direct link with a seat's player ended. The
-// commands that player sent over it with this client's bit in Direct may never have arrived,
-// and the server did not relay them; it sends this client every command of that seat it
-// still holds, and relays the seat's commands to it whatever their Direct says for a while
-// (server.go, relayAgain). The client drops the copies it already has.
+// LinkLost tells the server that this client's direct link with a seat's player stopped
+// delivering (Why). Commands sent over it with the receiver's bit in Direct may never have
+// arrived, and the server did not relay them; it sends them again from what it still holds,
+// and relays that direction's commands whatever their Direct for a while (server.go,
+// linkLost). The receiver drops the copies it already has.
 type LinkLost struct {
 	Seat uint8 // 0..7, the other end of the link
+	Why  uint8 // LinkQuiet, LinkStalled or LinkEnded: which commands may be lost
 }
+
+// Why a direct link counts as lost (LinkLost.Why), and so whose commands the server sends again.
+const (
+	LinkQuiet   uint8 = 1 // nothing heard for linkQuiet: the other's commands to us may be lost
+	LinkStalled uint8 = 2 // our oldest command unacknowledged for stallAfter: ours to the other may be
+	LinkEnded   uint8 = 3 // the connection ended: either way
+)
 
 // Each struct's Type method is what makes it a Msg, and Go cannot derive a
 // method from a table, so they are written out here. msgTypes stays the one

@@ -1237,16 +1237,23 @@ func (m *SpectatorChat) decode(d msgReader) msgReader {
 	return d
 }
 
-// LinkLost: seat.
+// LinkLost: seat ‖ why u8 (1 quiet, 2 stalled, 3 ended).
 
-func (m *LinkLost) check() error { return checkMsgSeat(m.Type(), "seat", m.Seat) }
+func (m *LinkLost) check() error {
+	if m.Why < LinkQuiet || m.Why > LinkEnded {
+		return msgErrorf(m.Type(), wire.ErrRange, "why %d, want 1..3", m.Why)
+	}
+	return checkMsgSeat(m.Type(), "seat", m.Seat)
+}
 
 func (m *LinkLost) encode(e msgWriter) msgWriter {
 	e.u8(m.Seat)
+	e.u8(m.Why)
 	return e
 }
 
 func (m *LinkLost) decode(d msgReader) msgReader {
 	m.Seat = d.u8("seat")
+	m.Why = d.u8("why")
 	return d
 }

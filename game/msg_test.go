@@ -160,9 +160,9 @@ var msgEncodingTests = []struct {
 	{"spectator chat, relayed", &SpectatorChat{Spectator: 3, Name: "eve", Line: 128, Text: "gg"},
 		// type | spectator 3 | "eve" | line 128 | "gg"
 		"1b 03 03 657665 8080 02 6767"},
-	{"link lost", &LinkLost{Seat: 5},
-		// type | seat 5
-		"1c 05"},
+	{"link lost", &LinkLost{Seat: 5, Why: LinkStalled},
+		// type | seat 5 | stalled
+		"1c 05 02"},
 }
 
 // Keys of the examples: 32 bytes of 0x11, and the bytes 0x00 to 0x1f.
@@ -350,8 +350,8 @@ func msgEdgeValues() []Msg {
 		&Spectate{Number: 1, Why: SpectateAsked},
 		&SpectatorChat{Spectator: MaxSpectators, Name: strings.Repeat("n", wire.MaxNameLen), Line: int30.MaxUInt30, Text: strings.Repeat("ü", MaxChatLen/2)},
 		&SpectatorChat{Spectator: 1},
-		&LinkLost{Seat: 7},
-		&LinkLost{},
+		&LinkLost{Seat: 7, Why: LinkEnded},
+		&LinkLost{Why: LinkQuiet},
 	}
 }
 
@@ -496,7 +496,9 @@ func TestMsgAppendRejects(t *testing.T) {
 		{"command y most negative", &Command{Kind: world.CommandMove, Units: []uint32{1}, Y: math.MinInt32}, wire.ErrRange},
 		{"command target too large", &Command{Kind: world.CommandAttack, Units: []uint32{1}, Target: int30.MaxUInt30 + 1}, wire.ErrRange},
 		{"command sent directly to its own seat", &Command{Seat: 3, Kind: world.CommandStop, Units: []uint32{1}, Direct: 0x08}, wire.ErrNonCanonical},
-		{"link lost with seat 8", &LinkLost{Seat: 8}, wire.ErrRange},
+		{"link lost with seat 8", &LinkLost{Seat: 8, Why: LinkQuiet}, wire.ErrRange},
+		{"link lost without a why", &LinkLost{Seat: 1}, wire.ErrRange},
+		{"link lost why 4", &LinkLost{Seat: 1, Why: 4}, wire.ErrRange},
 		{"spawn x too small", &SpawnEnemy{X: -int30.MaxInt30 - 1}, wire.ErrRange},
 		{"spawn id too large", &SpawnEnemy{ID: int30.MaxUInt30 + 1}, wire.ErrRange},
 		{"kill frame too large", &KillEnemy{Frame: math.MaxUint32}, wire.ErrRange},
@@ -659,7 +661,8 @@ func TestMsgParseRejects(t *testing.T) {
 		{"command y in a longer form", "03 00 00 00 01 01 01 00 8001 00 00", wire.ErrNonCanonical},
 		{"command sent directly to its own seat", "03 02 00 00 03 01 01 00 00 00 04", wire.ErrNonCanonical},
 		{"command without its direct seats", "03 00 00 00 03 01 01 00 00 00", wire.ErrShort},
-		{"link lost seat 8", "1c 08", wire.ErrRange},
+		{"link lost seat 8", "1c 08 01", wire.ErrRange},
+		{"link lost why 0", "1c 01 00", wire.ErrRange},
 		{"chat seat 8", "06 08 00 00", wire.ErrRange},
 		{"chat too long", "06 00 00 80c9", wire.ErrTooLong},
 		{"chat line break", "06 00 00 03 610a62", wire.ErrBadName},

@@ -381,7 +381,7 @@ func (c *Client) forgetLinkConn(now time.Time, lc *linkConn) {
 		return // already forgotten
 	}
 	c.stats.DirectLost++
-	c.sendGuaranteed(now, &LinkLost{Seat: lc.seat}, nil)
+	c.sendGuaranteed(now, &LinkLost{Seat: lc.seat, Why: LinkEnded}, nil)
 }
 
 // refuseLink ends a direct connection that did not prove the pair's key, and counts it.
@@ -555,7 +555,7 @@ func (c *Client) watchStall(now time.Time, seat uint8, p *transport.Peer) {
 	case !c.p2p.stalled[seat] && now.Sub(w[0].at) >= c.stallAfter():
 		c.p2p.stalled[seat] = true
 		c.stats.DirectStalled++
-		c.sendGuaranteed(now, &LinkLost{Seat: seat}, nil)
+		c.sendGuaranteed(now, &LinkLost{Seat: seat, Why: LinkStalled}, nil)
 	}
 }
 
@@ -566,7 +566,7 @@ func (c *Client) watchQuiet(now time.Time, seat uint8, p *transport.Peer) {
 	case quiet && !c.p2p.quiet[seat]:
 		c.p2p.quiet[seat] = true
 		c.stats.DirectQuiet++
-		c.sendGuaranteed(now, &LinkLost{Seat: seat}, nil)
+		c.sendGuaranteed(now, &LinkLost{Seat: seat, Why: LinkQuiet}, nil)
 	case !quiet:
 		c.p2p.quiet[seat] = false
 	}

@@ -702,33 +702,42 @@ const relayAgainFor = 2 * linkQuiet
 // costs the server a walk of its schedule and the client the commands it gets again.
 var lostLimit = rateLimit{burst: world.MaxPlayers, every: time.Second}
 
-// linkLost: the direct link between st and seat o stopped delivering (it ended, fell quiet, or
-// a command on it went unacknowledged: p2p.go), so commands either sent the other over it may
-// be lost, and the server did not relay them. Either end's word is enough: the server sends
-// each of the two every command of the other's it still holds (the frames a late command can
-// still change: the schedule's recent and pending events), and relays each the other's
-// commands whatever their Direct, for relayAgainFor. Each drops the copies it already has.
-func (s *Server) linkLost(now time.Time, st *seat, o uint8) {
+// linkLost: the direct link between st and seat o stopped delivering (p2p.go), so commands
+// sent over it may be lost, and the server did not relay them. Why says which way: quiet, o's
+// commands to st (st hears nothing); stalled, st's to o (st's command went unacknowledged);
+// ended, both. For each such direction the server sends the receiver again the sender's
+// commands it still holds, back to resimWindow frames ago (an older one can no longer be run
+// exactly; the hashes repair what it changed), and relays the sender's commands to the
+// receiver whatever their Direct, for relayAgainFor. The receiver drops the copies it has.
+func (s *Server) linkLost(now time.Time, st *seat, m *LinkLost) {
+	o := m.Seat
 	other := s.seats[o]
 	if o == st.idx || other == nil || !st.lostRate.take(now, lostLimit) {
 		s.stats.BadMessages++
 		return
 	}
 	s.stats.LinksLost++
-	st.relayAgain[o], other.relayAgain[st.idx] = now.Add(relayAgainFor), now.Add(relayAgainFor)
+	if m.Why != LinkStalled {
+		s.relayAgain(now, other, st) // o's commands to st
+	}
+	if m.Why != LinkQuiet {
+		s.relayAgain(now, st, other) // st's commands to o
+	}
+}
+
+// relayAgain sends to's client the commands of from's seat the server still holds for the
+// last resimWindow frames and the ones still to run, and relays it from's commands whatever
+// their Direct for relayAgainFor.
+func (s *Server) relayAgain(now time.Time, from, to *seat) {
+	to.relayAgain[from.idx] = now.Add(relayAgainFor)
+	if to.peer == nil || !to.started || s.w == nil {
+		return
+	}
+	oldest := s.w.Frame() - min(s.w.Frame(), resimWindow)
 	s.sched.each(func(e *event) {
-		if e.kind != evCommand || e.cmd == nil {
-			return
-		}
-		switch e.seat {
-		case o:
+		if e.kind == evCommand && e.cmd != nil && e.seat == from.idx && e.frame >= oldest {
 			s.stats.CommandsRelayedAgain++
-			s.send(&st.downlink, now, e.cmd, nil, nil, false)
-		case st.idx:
-			if other.peer != nil && other.started {
-				s.stats.CommandsRelayedAgain++
-				s.send(&other.downlink, now, e.cmd, nil, nil, false)
-			}
+			s.send(&to.downlink, now, e.cmd, nil, nil, false)
 		}
 	})
 }
@@ -1096,7 +1105,7 @@ func (s *Server) onMessage(p *transport.Peer, now time.Time, m *message.Message)
 		st.direct = true
 		s.sendPeers(now)
 	case *LinkLost:
-		s.linkLost(now, st, v.Seat)
+		s.linkLost(now, st, v)
 	case *PingSummary:
 		st.reportedRTT = time.Duration(v.AvgRTTMicros) * time.Microsecond
 		st.reportedLoss = v.LossPermille

@@ -300,6 +300,7 @@ field("game.count", "uint32", "Count")
 local command_kinds = { [1] = "move", [2] = "attack", [3] = "stop" }
 local unit_orders = { [0] = "none", [1] = "move", [2] = "attack" }
 
+local link_lost_why = { [1] = "quiet", [2] = "stalled", [3] = "ended" }
 local spectate_why = { [1] = "asked", [2] = "seats full" }
 local refused_why = { [0] = "none", [1] = "chat off", [2] = "too fast" }
 local id_hash = { { "id", "u30" }, { "hash", "u64" } }
@@ -349,7 +350,7 @@ local layouts = {
 		{ "flags", "u8", bits = { { "chat_off", 0x01 } } }, { "refused", "u30" },
 		{ "refused_why", "u8", names = refused_why } },
 	[27] = { { "spectator", "u30" }, { "name", "string" }, { "line", "u30" }, { "text", "string" } },
-	[28] = { { "seat", "seat" } },
+	[28] = { { "seat", "seat" }, { "why", "u8", names = link_lost_why } },
 }
 
 local unit_layout = {

@@ -464,7 +464,7 @@ var gameExampleFields = []struct {
 		"game.spectatorchat.name": "", "game.spectatorchat.line": "1", "game.spectatorchat.text": "gg"}},
 	{"SpectatorChat", `relayed: spectator 3, "eve", line 128, "gg"`, map[string]string{"game.spectatorchat.spectator": "3",
 		"game.spectatorchat.name": "eve", "game.spectatorchat.line": "128", "game.spectatorchat.text": "gg"}},
-	{"LinkLost", "the link with seat 5", map[string]string{"game.linklost.seat": "5"}},
+	{"LinkLost", "the link with seat 5, stalled", map[string]string{"game.linklost.seat": "5", "game.linklost.why": "2"}},
 }
 
 // TestWiresharkDissectsTheGameExamples: every example of game/PROTOCOL.md section 4, each the
