@@ -87,7 +87,7 @@ type ClientStats struct {
 	DirectRedials    uint64 // dials of a direct link tried again after it ended
 	DirectSilent     uint64 // dials that never got an answer: not tried again until the server lists the player anew
 	DirectRefused    uint64 // direct connections dropped for not proving the pair's key (a wrong proof, or none in time)
-	DirectLost       uint64 // direct connections that ended, each told to the server (LinkLost)
+	DirectLost       uint64 // direct links (proved connections) that ended, each told to the server (LinkLost)
 	DirectQuiet      uint64 // direct links that fell quiet for linkQuiet, each told to the server (LinkLost)
 	DirectStalled    uint64 // direct links whose oldest command went unacknowledged for stallAfter, each told to the server (LinkLost)
 	// CommandsDirectFirst counts other players' commands that arrived on a direct link before
@@ -487,7 +487,7 @@ func (c *Client) resimulate() {
 }
 
 // reportHashes sends, once a second, the root of the hash tree over the units: one group, ids 1
-// to world.MaxUnitID, the XOR of every unit's hash, about 15 bytes whatever the world's size.
+// to world.MaxUnitID, the XOR of every unit's hash, about 19 bytes whatever the world's size.
 // When it differs from the server's, the server asks for the next level down (a HashRequest
 // with its hashes of at most ten sub-ranges, drillRequest), and the client answers the units of
 // the sub-ranges that differ (hashRequest): the drifted unit is still named one round trip

@@ -148,3 +148,47 @@ func TestCommandsBeforeTheLinkProvedWait(t *testing.T) {
 		t.Errorf("%d commands still held after the proof", len(lc.held))
 	}
 }
+
+// BenchmarkDirectLinksAtLoss: eight bot clients, every link at 10% loss and 50 ms each way,
+// 20 s of game time after every link is up: how many relays the direct links save, how often
+// a link stalls or falls quiet (LinkLost), and what the server sends again for it.
+func BenchmarkDirectLinksAtLoss(b *testing.B) {
+	for b.Loop() {
+		g := newVGame(b, vspec{seed: 1, clients: 8, link: linksim.Settings{LossPercent: 10, Latency: 50 * time.Millisecond}})
+		g.waitFor(30*time.Second, "every direct link up", func() bool {
+			for _, c := range g.live() {
+				if !clientRunning(c) || directLinks(c) != len(g.live())-1 {
+					return false
+				}
+			}
+			return true
+		})
+		// tally sums the clients' counters: commands issued, sent over links, stalls, quiets.
+		tally := func() (issued, sent, stalled, quiet uint64) {
+			for _, c := range g.live() {
+				issued += c.stats.CommandsIssued
+				stalled += c.stats.DirectStalled
+				quiet += c.stats.DirectQuiet
+				for _, p := range c.p2p.links {
+					if p != nil {
+						sent += p.Conn().Stats().GuaranteedSent
+					}
+				}
+			}
+			return
+		}
+		st0 := g.srv.stats
+		issued0, sent0, stalled0, quiet0 := tally()
+		g.run(20 * time.Second)
+		st := g.srv.stats
+		issued, sent, stalled, quiet := tally()
+		issued, sent, stalled, quiet = issued-issued0, sent-sent0, stalled-stalled0, quiet-quiet0
+		could := issued * uint64(len(g.live())-1)
+		saved, again := st.RelaysSaved-st0.RelaysSaved, st.CommandsRelayedAgain-st0.CommandsRelayedAgain
+		b.ReportMetric(100*float64(saved)/float64(max(could, 1)), "relays-saved-%")
+		b.ReportMetric(100*float64(stalled)/float64(max(sent, 1)), "stalls-per-100-direct-sends")
+		b.ReportMetric(float64(again), "commands-sent-again")
+		b.Logf("%d commands issued, %d relays they could save, %d saved, %d sent again; %d sent over links, %d stalls, %d quiet; %d LinkLost acted on, %d messages refused by the server, lead %d frames",
+			issued, could, saved, again, sent, stalled, quiet, st.LinksLost-st0.LinksLost, st.BadMessages-st0.BadMessages, g.srv.lead)
+	}
+}

@@ -454,6 +454,9 @@ func TestForgedDirectDialFails(t *testing.T) {
 	if ann.stats.DirectRefused != 2 {
 		t.Errorf("ann refused %d direct connections, want 2", ann.stats.DirectRefused)
 	}
+	if ann.stats.DirectLost != 0 {
+		t.Errorf("ann told the server of %d lost links: a refused forgery is no link, and must not spend her LinkLosts", ann.stats.DirectLost)
+	}
 	g.run(5 * time.Second) // past the forged commands' frames
 	if ann.p2p.links[bob.seat] != annLink || !annLink.Connected() || bob.p2p.links[ann.seat] != bobLink || !bobLink.Connected() {
 		t.Error("bob's link with ann was replaced or ended")

@@ -301,8 +301,8 @@ type linkConn struct {
 }
 
 // maxHeldCommands bounds the commands a direct connection may bring before it proved the
-// key. An honest player sends a few in the round trip of the proofs; one that sends more
-// loses the rest, which the server sends again when the link is lost.
+// key. An honest player sends a few in the round trip of the proofs; more are refused and
+// counted as bad messages (a drift they leave, the hashes find and repair).
 const maxHeldCommands = 64
 
 // startProof begins the proofs of a new direct connection with seat: our Challenge goes out,
@@ -371,14 +371,17 @@ func (c *Client) directCommand(v *Command) {
 	}
 }
 
-// forgetLinkConn removes a direct connection that ended. The commands its player sent over
-// it and we never got were not relayed to us either (Command.Direct), so the server is told
-// (LinkLost): it sends that player's recent commands again, and relays the next ones.
+// forgetLinkConn removes a direct connection that ended. If it was a link (it proved the
+// key), the commands its player sent over it and we never got were not relayed to us either
+// (Command.Direct), so the server is told (LinkLost): it sends that player's recent commands
+// again, and relays the next ones. One that never proved tells nothing: anybody can dial as a
+// player, and its end must not spend our LinkLosts; what the real player sent over it before
+// we refused it, that player's own end of the connection reports when it ends.
 func (c *Client) forgetLinkConn(now time.Time, lc *linkConn) {
 	n := len(c.p2p.conns)
 	c.p2p.conns = slices.DeleteFunc(c.p2p.conns, func(o *linkConn) bool { return o == lc })
-	if len(c.p2p.conns) == n {
-		return // already forgotten
+	if len(c.p2p.conns) == n || !lc.proved {
+		return // already forgotten, or never a link
 	}
 	c.stats.DirectLost++
 	c.sendGuaranteed(now, &LinkLost{Seat: lc.seat, Why: LinkEnded}, nil)

@@ -87,7 +87,7 @@ type GameReport struct {
 	DirectRefused uint64 `json:"direct_refused,omitempty"`
 	// DirectQuiet counts the direct links that went 1.5 s without a datagram, DirectStalled
 	// the ones whose oldest command went unacknowledged for the lead time, and DirectLost the
-	// ones that ended; each was told to the server (LinkLost), which relayed that player's
+	// proved ones that ended; each was told to the server (LinkLost), which relayed that way's
 	// commands again (p2p.go). Clients only.
 	DirectQuiet   uint64 `json:"direct_quiet,omitempty"`
 	DirectStalled uint64 `json:"direct_stalled,omitempty"`

@@ -698,9 +698,13 @@ func (s *Server) sentDirect(now time.Time, c *Command, d *downlink) bool {
 // server by the end of this.
 const relayAgainFor = 2 * linkQuiet
 
-// lostLimit bounds a client's LinkLosts: one per other seat at once, then one a second. Each
-// costs the server a walk of its schedule and the client the commands it gets again.
-var lostLimit = rateLimit{burst: world.MaxPlayers, every: time.Second}
+// lostLimit bounds the LinkLosts of a client the server sends commands again for: each costs
+// a walk of the schedule (a few hundred events) and the client the commands it gets again. An
+// honest client tells each link's stall at most once per stallAfter (200 ms or more) and its
+// quiet once per linkQuiet; at 10% loss and 50 ms its seven links stalled 0.3 times a second
+// (BenchmarkDirectLinksAtLoss), in bursts. A LinkLost past the limit still has the server relay
+// that way again (a timestamp), without the walk.
+var lostLimit = rateLimit{burst: 2 * world.MaxPlayers, every: 100 * time.Millisecond}
 
 // linkLost: the direct link between st and seat o stopped delivering (p2p.go), so commands
 // sent over it may be lost, and the server did not relay them. Why says which way: quiet, o's
@@ -712,25 +716,29 @@ var lostLimit = rateLimit{burst: world.MaxPlayers, every: time.Second}
 func (s *Server) linkLost(now time.Time, st *seat, m *LinkLost) {
 	o := m.Seat
 	other := s.seats[o]
-	if o == st.idx || other == nil || !st.lostRate.take(now, lostLimit) {
+	if o == st.idx || other == nil {
 		s.stats.BadMessages++
 		return
 	}
 	s.stats.LinksLost++
+	resend := st.lostRate.take(now, lostLimit)
+	if !resend {
+		s.stats.LinkLostsLimited++
+	}
 	if m.Why != LinkStalled {
-		s.relayAgain(now, other, st) // o's commands to st
+		s.relayAgain(now, other, st, resend) // o's commands to st
 	}
 	if m.Why != LinkQuiet {
-		s.relayAgain(now, st, other) // st's commands to o
+		s.relayAgain(now, st, other, resend) // st's commands to o
 	}
 }
 
-// relayAgain sends to's client the commands of from's seat the server still holds for the
-// last resimWindow frames and the ones still to run, and relays it from's commands whatever
-// their Direct for relayAgainFor.
-func (s *Server) relayAgain(now time.Time, from, to *seat) {
+// relayAgain relays to's client from's commands whatever their Direct for relayAgainFor, and
+// with resend sends it the ones the server still holds for the last resimWindow frames and the
+// ones still to run.
+func (s *Server) relayAgain(now time.Time, from, to *seat, resend bool) {
 	to.relayAgain[from.idx] = now.Add(relayAgainFor)
-	if to.peer == nil || !to.started || s.w == nil {
+	if !resend || to.peer == nil || !to.started || s.w == nil {
 		return
 	}
 	oldest := s.w.Frame() - min(s.w.Frame(), resimWindow)

@@ -18,11 +18,12 @@ type ServerStats struct {
 	CommandsLateAtServer uint64 // arrived at the server after their frame
 	// RelaysSaved counts the copies of commands the server did not relay, because their
 	// player sent them to that client over a direct link (Command.Direct); LinksLost the
-	// clients' LinkLosts it acted on, and CommandsRelayedAgain the commands it sent again
-	// for them (server.go).
+	// clients' LinkLosts, and CommandsRelayedAgain the commands it sent again for them
+	// (server.go).
 	RelaysSaved          uint64
 	LinksLost            uint64
 	CommandsRelayedAgain uint64
+	LinkLostsLimited     uint64 // LinkLosts past lostLimit: relayed again, nothing sent again
 	EnemiesSpawned       uint64
 	EnemiesKilled        uint64
 	Squads               uint64 // starting squads announced as reinforcements (reinforce.go)
