@@ -209,11 +209,11 @@ func (h benchCountingHost) Handle(now time.Time, d transport.Datagram) {
 }
 
 func (g *benchGame) allStarted() bool {
-	if !g.srv.running {
+	if !g.srv.clock.running {
 		return false
 	}
 	for _, c := range g.clients {
-		if !c.started || c.awaiting {
+		if c.w == nil || c.phase == phaseAwaitingWorld {
 			return false
 		}
 	}
@@ -425,7 +425,7 @@ func benchLeadTime(b *testing.B, loss float64) {
 	var leads []uint32
 	for range 60 {
 		g.play(250 * time.Millisecond)
-		leads = append(leads, g.srv.lead)
+		leads = append(leads, g.srv.lead.cur)
 	}
 	n1 := g.netNow()
 	var rtt, pingAvg []float64
@@ -436,7 +436,7 @@ func benchLeadTime(b *testing.B, loss float64) {
 	}
 	units := len(g.srv.w.Units())
 	frameMs := float64(DefaultFrame / time.Millisecond)
-	leadMs := float64(g.srv.lead) * frameMs
+	leadMs := float64(g.srv.lead.cur) * frameMs
 	late, received := n1.lateSince(n0), uint64(0)
 	for i := range n0.late {
 		// every command relayed in the window except the client's own reached it
@@ -477,7 +477,7 @@ func benchStopTheWorld(b *testing.B, link linksim.Settings) {
 	units := len(g.srv.w.Units())
 	forced := 0
 	for end, k := g.now.Add(38*time.Second), 0; g.now.Before(end); k++ {
-		if g.srv.pause != nil {
+		if g.srv.drift.pause != nil {
 			g.play(100 * time.Millisecond)
 			continue
 		}
@@ -487,7 +487,7 @@ func benchStopTheWorld(b *testing.B, link linksim.Settings) {
 		g.playUntil(15*time.Second, func() bool { return len(g.srv.stats.PauseMillis) != done })
 		g.play(500 * time.Millisecond)
 	}
-	g.playUntil(8*time.Second, func() bool { return g.srv.pause == nil })
+	g.playUntil(8*time.Second, func() bool { return g.srv.drift.pause == nil })
 	s := g.srv
 	wh, _ := AppendMsg(nil, &WorldHashes{Frame: s.w.Frame(), Hashes: s.w.UnitHashes(1, world.MaxUnitID, nil)})
 	state, err := s.w.AppendState(nil)
@@ -549,12 +549,12 @@ func benchServerFrameDeadline(b *testing.B, window time.Duration) {
 	f := g.populate(b, benchArmies)
 	g.playToFrame(b, f, 15*time.Second) // the next step puts the units in
 	s := g.srv
-	rs0, st0 := s.rw.stats, s.stats
+	rs0, st0 := s.drift.rw.stats, s.stats
 	g.timing, g.timeFrom, g.serverCPU = true, s.w.Frame(), nil
 	g.play(window)
 	g.timing = false
 	units := len(s.w.Units())
-	rs, st := s.rw.stats, s.stats
+	rs, st := s.drift.rw.stats, s.stats
 
 	// The frames stepped in the window; the last one's period was not over.
 	cpu := g.serverCPU[:min(len(g.serverCPU), int(s.w.Frame()-g.timeFrom))]
@@ -642,24 +642,24 @@ func (g *benchGame) watchPause() {
 	if n := len(g.pauses); n > 0 && g.pauses[n-1].resumed.IsZero() {
 		cur = &g.pauses[n-1]
 	}
-	if s.pause == nil {
+	if s.drift.pause == nil {
 		if cur != nil {
 			cur.resumed = g.now
 		}
 		return
 	}
-	if cur == nil || cur.frame != s.pause.frame {
-		g.pauses = append(g.pauses, benchPause{frame: s.pause.frame, decided: g.now})
+	if cur == nil || cur.frame != s.drift.pause.frame {
+		g.pauses = append(g.pauses, benchPause{frame: s.drift.pause.frame, decided: g.now})
 		cur = &g.pauses[len(g.pauses)-1]
 	}
-	if s.pause.reached.IsZero() {
+	if s.drift.pause.reached.IsZero() {
 		return
 	}
-	cur.reached = s.pause.reached
+	cur.reached = s.drift.pause.reached
 	if cur.hashes.IsZero() {
 		all := true
-		for _, st := range s.seats {
-			if st != nil && st.peer != nil && st.pauseState != nil && !st.pauseState.hashes {
+		for _, st := range s.seats.players {
+			if st != nil && st.peer != nil && st.drift.pause != nil && !st.drift.pause.hashes {
 				all = false
 			}
 		}
@@ -667,7 +667,7 @@ func (g *benchGame) watchPause() {
 			cur.hashes = g.now
 		}
 	}
-	if cur.applied.IsZero() && !s.resumeAt.IsZero() {
+	if cur.applied.IsZero() && !s.drift.resumeAt.IsZero() {
 		cur.applied = g.now
 	}
 }
@@ -875,7 +875,7 @@ func benchHourLongGame(tb testing.TB, length time.Duration) ([]benchHeapSample, 
 	}
 	// Once the one history found to grow with the game (an entry per enemy the server ever
 	// sent a kill for); it now forgets each enemy when the kill runs.
-	tb.Logf("the server's killSent holds %d entries (%d enemies killed)", len(g.srv.killSent), g.srv.stats.EnemiesKilled)
+	tb.Logf("the server's killSent holds %d entries (%d enemies killed)", len(g.srv.enemies.killSent), g.srv.stats.EnemiesKilled)
 	return samples, g.result()
 }
 

@@ -52,3 +52,20 @@ var (
 	serverChat     = rateLimit{serverChatBurst, chatEvery}               // what the server holds each origin to
 	spectatorsChat = rateLimit{spectatorsChatBurst, spectatorsChatEvery} // what the spectators together get
 )
+
+// chat relays a line to every other client, spectators included: a chain per origin seat on
+// each connection.
+func (s *Server) chat(now time.Time, origin uint8, text string) {
+	st0 := s.seats.players[origin]
+	if st0 == nil {
+		return
+	}
+	c := &Chat{Seat: origin, Line: s.stats.chatLines[origin] + 1, Text: text}
+	s.stats.chatLines[origin]++
+	s.stats.ChatRelayed++
+	for d := range s.seats.following {
+		if d != &st0.downlink {
+			s.sendOn(d, now, &d.deps.chat[origin], c)
+		}
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/ackattack/ackattack/net/depgraph"
 	"github.com/ackattack/ackattack/net/linksim"
 )
 
@@ -142,14 +141,14 @@ func (s *Server) flushClassLink(now time.Time) {
 	}
 	s.class.waiting, s.class.sentAt = false, now
 	s.stats.ClassLinks++
-	for d := range s.connected {
+	for d := range s.seats.connected {
 		s.sendClassLink(d, now)
 	}
 }
 
 // sendClassLink sends the latest setting to one client, as the next of its connection's chain.
 func (s *Server) sendClassLink(st *downlink, now time.Time) {
-	s.send(st, now, s.class.latest, []*depgraph.Dependency{st.classChain.Last()}, st.classChain.Last(), false)
+	s.sendOn(st, now, &st.deps.class, s.class.latest)
 }
 
 // nextClassLink is when a waiting setting may go out (zero: none waits).
@@ -160,18 +159,25 @@ func (s *Server) nextClassLink() time.Time {
 	return s.class.sentAt.Add(classLinkEvery)
 }
 
+// classLinkView is the client's side: the class's link as the server last set it (nil: never),
+// and why it is not on this client's link (nil: it is).
+type classLinkView struct {
+	settings *linksim.Settings
+	err      error
+}
+
 // takeClassLink: the server set the class's link. The client hands it to its conditioner
 // (ClientConfig.OnClassLink) and remembers it for the screen.
 func (c *Client) takeClassLink(m *ClassLink) {
 	ls := m.Settings()
 	c.stats.ClassLinks++
-	c.class, c.classErr = &ls, nil
+	c.class = classLinkView{settings: &ls}
 	if c.cfg.OnClassLink == nil {
-		c.classErr = errors.New("this client has no link conditioner")
+		c.class.err = errors.New("this client has no link conditioner")
 	} else {
-		c.classErr = c.cfg.OnClassLink(ls)
+		c.class.err = c.cfg.OnClassLink(ls)
 	}
-	if c.classErr != nil {
-		c.cfg.Logger.Warn("class link not applied", "settings", ls, "err", c.classErr)
+	if c.class.err != nil {
+		c.cfg.Logger.Warn("class link not applied", "settings", ls, "err", c.class.err)
 	}
 }

@@ -142,7 +142,7 @@ func TestClassLinkReachesEveryClient(t *testing.T) {
 	}
 	srvBad, clientBad := g.srv.stats.BadMessages, bad()
 	forged := &ClassLink{LossPermille: 600}
-	if _, err := g.clients[0].sendGuaranteed(g.now, forged, nil); err != nil {
+	if _, err := g.clients[0].sendToServer(g.now, forged, nil); err != nil {
 		t.Fatal(err)
 	}
 	payload, err := AppendMsg(nil, forged)
@@ -174,7 +174,7 @@ func TestClassLinkReachesEveryClient(t *testing.T) {
 func TestClassLinkWithoutConditioner(t *testing.T) {
 	t.Parallel()
 	g := newVGame(t, vspec{seed: 29, bots: 1, clients: 1})
-	g.waitFor(10*time.Second, "the game to start", func() bool { return g.clients[0].started })
+	g.waitFor(10*time.Second, "the game to start", func() bool { return g.clients[0].w != nil })
 	if err := g.srv.PushLink(g.now, linksim.Settings{LossPercent: 90}); !errors.Is(err, errClassLink) {
 		t.Errorf("90%% loss pushed: %v", err)
 	}

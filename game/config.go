@@ -6,6 +6,9 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/google/uuid"
+
+	"github.com/ackattack/ackattack/net/linksim"
 	"github.com/ackattack/ackattack/net/transport"
 )
 
@@ -117,4 +120,47 @@ func (c ServerConfig) withDefaults() ServerConfig {
 		c.Transport.Rand = rand.Reader // the secrets of the players and of the links
 	}
 	return c
+}
+
+// ClientConfig configures a game client.
+type ClientConfig struct {
+	Connect string // the server's address
+	// Listen is the local address of the client's one socket, for the server connection and
+	// the direct links from other players (game/hostloop): bound as given, so a client on a
+	// machine with several addresses takes links on the one it names. Default: the address of
+	// the interface that reaches the server, any free port (transport.LocalFor).
+	Listen string
+	Name   string
+	// PlayerID names the player (default: a new random id), and Secret proves it: the
+	// secret a server gave this player on its first join (zero: none yet). With both, a
+	// player who restarts gets its seat back (identity.go).
+	PlayerID uuid.UUID
+	Secret   Secret
+	// OnSecret, if set, is called on the owner loop when the server gives this player its
+	// secret, to keep it with the player id (cmd/client's --identity file).
+	OnSecret func(player uuid.UUID, secret Secret)
+	// Bot makes the client play by itself (a headless bot client).
+	Bot  bool
+	Seed uint64 // seeds the bot
+	// InjectDesync, if set, corrupts one of this player's units every InjectDesync: the
+	// class watches the server detect and repair it.
+	InjectDesync time.Duration
+	// OnClassLink, if set, is called on the owner loop with the link settings the server gives
+	// the whole class (classlink.go), to put them on the client's link conditioner, both ways;
+	// game/hostloop puts them on its socket's. Its error is shown and logged.
+	OnClassLink func(linksim.Settings) error
+	// NoDirect turns off the direct links between clients: commands then travel only through
+	// the server.
+	NoDirect bool
+	// Spectate asks the server to watch without a seat (spectate.go): the client's handshake
+	// says it is an observer. A spectator takes no direct links, gives no orders (a Bot only
+	// chats) and corrupts nothing. A client that does not ask may watch all the same, when
+	// every seat is taken.
+	Spectate bool
+	// Late is what the client does with an event that arrives for a frame it already ran:
+	// re-simulate (the default) or the seed's fast-forward (resim.go).
+	Late      LateMode
+	Transport transport.ClientConfig
+	Logger    *slog.Logger
+	Trace     io.Writer
 }

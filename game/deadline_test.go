@@ -17,9 +17,9 @@ import (
 func stopAndWait(t testing.TB, g *vgame) time.Duration {
 	t.Helper()
 	before := len(g.srv.stats.PauseMillis)
-	g.srv.stopTheWorld(g.now, nil)
+	g.srv.pauseWorld(g.now, nil)
 	g.waitFor(15*time.Second, "the stop-the-world to end", func() bool {
-		return g.srv.pause == nil && len(g.srv.stats.PauseMillis) > before
+		return g.srv.drift.pause == nil && len(g.srv.stats.PauseMillis) > before
 	})
 	return time.Duration(g.srv.stats.PauseMillis[len(g.srv.stats.PauseMillis)-1]) * time.Millisecond
 }
@@ -40,7 +40,7 @@ func TestStopTheWorldWithASilentClient(t *testing.T) {
 		return true
 	})
 	silent := g.clients[2]
-	seat := g.srv.seats[silent.seat]
+	seat := g.srv.seats.players[silent.role.seat]
 	g.vanish(2) // alive to the server, deaf and mute to the game
 
 	// Round 1: the others resume within the limit; the silent one is dropped from the round.
@@ -49,15 +49,15 @@ func TestStopTheWorldWithASilentClient(t *testing.T) {
 	if took >= pauseLimit {
 		t.Errorf("the pause took %v with one silent client, want under %v", took, pauseLimit)
 	}
-	if g.srv.stats.PauseDropouts != 1 || seat.pauseMisses != 1 || seat.peer == nil {
+	if g.srv.stats.PauseDropouts != 1 || seat.sync.pauseMisses != 1 || seat.peer == nil {
 		t.Errorf("after one round: %d dropouts, %d misses, connected %v; want 1, 1, true",
-			g.srv.stats.PauseDropouts, seat.pauseMisses, seat.peer != nil)
+			g.srv.stats.PauseDropouts, seat.sync.pauseMisses, seat.peer != nil)
 	}
 	frame := g.srv.w.Frame()
 	g.run(2 * time.Second)
 	for _, c := range g.live() {
-		if c.w.Frame() <= frame || c.pausing {
-			t.Errorf("seat %d did not resume: at frame %d (server %d), pausing %v", c.seat, c.w.Frame(), g.srv.w.Frame(), c.pausing)
+		if c.w.Frame() <= frame || c.drift.pause != nil {
+			t.Errorf("seat %d did not resume: at frame %d (server %d), pausing %v", c.role.seat, c.w.Frame(), g.srv.w.Frame(), c.drift.pause != nil)
 		}
 	}
 
@@ -106,14 +106,14 @@ func TestBogusReportsCannotFreezeTheGame(t *testing.T) {
 		return clientRunning(g.clients[0]) && clientRunning(g.clients[1]) && g.srv.w.Frame() > 10
 	})
 	s := g.srv
-	st := s.seats[g.clients[0].seat]
+	st := s.seats.players[g.clients[0].role.seat]
 	// What the attacker sends: a report of a frame the server has settled whose one group
 	// covers every id with a hash that matches nothing, then an answer to the drill-down
 	// that lists no unit at all.
 	claim := func() {
 		f := s.w.Frame() - 3
 		s.hashReport(g.now, st, &HashReport{Frame: f, Groups: []world.GroupHash{{Start: 1, End: world.MaxUnitID, Hash: 0xbad}}})
-		if st.lastRequest == nil || st.lastRequest.Frame != f {
+		if st.sync.lastRequest == nil || st.sync.lastRequest.Frame != f {
 			t.Fatalf("the server did not ask for the unit hashes of frame %d", f)
 		}
 		s.unitHashes(g.now, st, &UnitHashes{Frame: f})
@@ -122,19 +122,19 @@ func TestBogusReportsCannotFreezeTheGame(t *testing.T) {
 	if s.stats.StopWorldResyncs != 1 {
 		t.Fatalf("%d stop-the-world re-syncs after the first claim, want 1", s.stats.StopWorldResyncs)
 	}
-	g.waitFor(10*time.Second, "the pause to end", func() bool { return s.pause == nil })
+	g.waitFor(10*time.Second, "the pause to end", func() bool { return s.drift.pause == nil })
 	g.run(3 * time.Second)
 	claim()
-	if s.stats.StopWorldResyncs != 1 || s.pause != nil {
-		t.Errorf("%d stop-the-world re-syncs after the second claim (pausing %v), want still 1", s.stats.StopWorldResyncs, s.pause != nil)
+	if s.stats.StopWorldResyncs != 1 || s.drift.pause != nil {
+		t.Errorf("%d stop-the-world re-syncs after the second claim (pausing %v), want still 1", s.stats.StopWorldResyncs, s.drift.pause != nil)
 	}
 	if s.stats.PlayersDropped != 1 || st.peer != nil {
 		t.Errorf("%d players dropped, the claimant connected %v; want 1, false", s.stats.PlayersDropped, st.peer != nil)
 	}
 	frame := s.w.Frame()
 	g.run(2 * time.Second)
-	if c := g.clients[1]; c.w.Frame() <= frame || c.pausing {
-		t.Errorf("the other client stopped: frame %d (server %d), pausing %v", c.w.Frame(), s.w.Frame(), c.pausing)
+	if c := g.clients[1]; c.w.Frame() <= frame || c.drift.pause != nil {
+		t.Errorf("the other client stopped: frame %d (server %d), pausing %v", c.w.Frame(), s.w.Frame(), c.drift.pause != nil)
 	}
 }
 
@@ -147,10 +147,10 @@ func TestBogusReportsRepairedOnceASecond(t *testing.T) {
 		return clientRunning(g.clients[0]) && clientRunning(g.clients[1])
 	})
 	s := g.srv
-	st := s.seats[g.clients[0].seat]
+	st := s.seats.players[g.clients[0].role.seat]
 	claims := 0
 	for end := g.now.Add(5 * time.Second); g.now.Before(end); g.run(100 * time.Millisecond) {
-		if s.pause != nil {
+		if s.drift.pause != nil {
 			continue
 		}
 		f := s.w.Frame() - 3

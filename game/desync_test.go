@@ -139,7 +139,7 @@ func newDesyncGame(t *testing.T, sp vspec) (*vgame, *desyncWatch) {
 	}
 	w.waitFor(10*time.Second, fmt.Sprintf("every client at frame %d", desyncWarmup), func() bool {
 		for _, c := range g.clients {
-			if !c.started || c.pausing || c.w.Frame() < desyncWarmup {
+			if c.w == nil || c.drift.pause != nil || c.w.Frame() < desyncWarmup {
 				return false
 			}
 		}
@@ -158,7 +158,7 @@ func (w *desyncWatch) observe() {
 	if s.w == nil {
 		return
 	}
-	for _, r := range s.syncLog {
+	for _, r := range s.drift.log.records {
 		k := desyncCheckKey{r.Seat, r.Frame, r.When}
 		ch := w.byKey[k]
 		if ch == nil {
@@ -171,7 +171,7 @@ func (w *desyncWatch) observe() {
 			ch.decided, ch.decidedFrame = g.now, s.w.Frame()
 		}
 	}
-	for _, pr := range s.pauseLog {
+	for _, pr := range s.drift.log.pauses {
 		i := slices.IndexFunc(w.pauses, func(p *desyncPause) bool { return p.rec.Frame == pr.Frame })
 		if i < 0 {
 			w.pauses = append(w.pauses, &desyncPause{ordered: g.now})
@@ -183,7 +183,7 @@ func (w *desyncWatch) observe() {
 			p.ended = g.now
 		}
 	}
-	if p := s.pause; p != nil && !p.reached.IsZero() && s.w.Frame() != p.frame {
+	if p := s.drift.pause; p != nil && !p.reached.IsZero() && s.w.Frame() != p.frame {
 		w.moved = append(w.moved, s.w.Frame())
 	}
 	for i, c := range g.clients {
@@ -191,12 +191,12 @@ func (w *desyncWatch) observe() {
 			continue
 		}
 		if d := c.stats.Desyncs; d > w.desyncs[i] {
-			w.injections = append(w.injections, desyncInjection{client: i, seat: c.seat, at: g.now, frame: c.w.Frame(), n: int(d - w.desyncs[i])})
+			w.injections = append(w.injections, desyncInjection{client: i, seat: c.role.seat, at: g.now, frame: c.w.Frame(), n: int(d - w.desyncs[i])})
 			w.desyncs[i] = d
 		}
 		// A UnitUpdate arrives in a Handle between two steps, and Handle never steps the
 		// world: the client's frame then is the one seen at the previous step.
-		for _, r := range c.syncLog {
+		for _, r := range c.drift.log.records {
 			if k := [2]uint32{uint32(i), r.At}; r.Action == ActionRealtime && !w.arrived[k] {
 				w.arrived[k] = true
 				w.arrivals = append(w.arrivals, desyncArrival{client: i, seat: r.Seat, at: r.At, arrivedF: w.frames[i]})
@@ -216,8 +216,8 @@ func (w *desyncWatch) observe() {
 // histDiff lists the units whose hash at frame f differs between client i's history and the
 // server's (missing on one side counts), and whether both still hold the frame.
 func (w *desyncWatch) histDiff(i int, f uint32) ([]uint32, bool) {
-	sh, ok1 := w.g.srv.hist.at(f)
-	ch, ok2 := w.g.clients[i].hist.at(f)
+	sh, ok1 := w.g.srv.drift.hist.at(f)
+	ch, ok2 := w.g.clients[i].drift.hist.at(f)
 	if !ok1 || !ok2 {
 		return nil, false
 	}
@@ -256,7 +256,7 @@ func (w *desyncWatch) inject(i, n int) desyncInjection {
 		before[u.ID] = u.HP
 	}
 	done := c.InjectDesync(n)
-	inj := desyncInjection{client: i, seat: c.seat, at: w.g.now, frame: c.w.Frame(), n: n}
+	inj := desyncInjection{client: i, seat: c.role.seat, at: w.g.now, frame: c.w.Frame(), n: n}
 	for _, u := range c.w.Units() {
 		if hp, ok := before[u.ID]; ok && hp != u.HP {
 			inj.ids = append(inj.ids, u.ID)
@@ -618,7 +618,7 @@ func TestInjectDesyncManyUnitsStopsTheWorld(t *testing.T) {
 			return false
 		}
 		for _, c := range g.clients {
-			if c.pausing {
+			if c.drift.pause != nil {
 				return false
 			}
 		}
@@ -631,9 +631,9 @@ func TestInjectDesyncManyUnitsStopsTheWorld(t *testing.T) {
 		t.Errorf("server pause record %+v: want a start, a length and at least the %d corrupted units", p.rec, inj.n)
 	}
 	for i, c := range g.clients {
-		k := slices.IndexFunc(c.pauseLog, func(r PauseRecord) bool { return r.Frame == p.rec.Frame })
-		if k < 0 || c.pauseLog[k].Running || c.pauseLog[k].Millis <= 0 || c.pauseLog[k].Start.IsZero() {
-			t.Errorf("client %d: pauses %+v, want the one at frame %d, ended, with a start and a length", i, c.pauseLog, p.rec.Frame)
+		k := slices.IndexFunc(c.drift.log.pauses, func(r PauseRecord) bool { return r.Frame == p.rec.Frame })
+		if k < 0 || c.drift.log.pauses[k].Running || c.drift.log.pauses[k].Millis <= 0 || c.drift.log.pauses[k].Start.IsZero() {
+			t.Errorf("client %d: pauses %+v, want the one at frame %d, ended, with a start and a length", i, c.drift.log.pauses, p.rec.Frame)
 		}
 	}
 	w.run(desyncPlayOn)

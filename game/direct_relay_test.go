@@ -103,7 +103,7 @@ func TestLinkLostCommandsComeAgain(t *testing.T) {
 			st.RealtimeResyncs-st0.RealtimeResyncs, st.StopWorldResyncs-st0.StopWorldResyncs, st.MismatchedUnits-st0.MismatchedUnits)
 	}
 	for _, c := range g.live() {
-		t.Logf("%s: late %d, max late frames %d, beyond window %d", c.cfg.Name, c.stats.CommandsLate, c.rw.stats.MaxLateFrames, c.rw.stats.LateBeyondWindow)
+		t.Logf("%s: late %d, max late frames %d, beyond window %d", c.cfg.Name, c.stats.CommandsLate, c.drift.rw.stats.MaxLateFrames, c.drift.rw.stats.LateBeyondWindow)
 	}
 	checkAgree(t, g)
 	g.result()
@@ -117,14 +117,14 @@ func TestCommandsBeforeTheLinkProvedWait(t *testing.T) {
 	g := newVGame(t, vspec{seed: 13, clients: 2})
 	everyoneLinked(t, g, 20*time.Second)
 	a, b := g.clients[0], g.clients[1]
-	lc := a.linkConnOf(a.p2p.links[b.seat])
+	lc := a.linkConnOf(a.p2p.links[b.role.seat])
 	if lc == nil {
 		t.Fatal("no direct connection to b")
 	}
 	lc.proved = false // as it was before b's proof came
 	f := a.w.Frame() + 20
 	send := func(id uint32) {
-		payload, err := AppendMsg(nil, &Command{Seat: b.seat, ID: 1000 + id, Frame: f, Kind: world.CommandStop, Units: []uint32{1}, Direct: 1 << a.seat})
+		payload, err := AppendMsg(nil, &Command{Seat: b.role.seat, ID: 1000 + id, Frame: f, Kind: world.CommandStop, Units: []uint32{1}, Direct: 1 << a.role.seat})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,6 +189,6 @@ func BenchmarkDirectLinksAtLoss(b *testing.B) {
 		b.ReportMetric(100*float64(stalled)/float64(max(sent, 1)), "stalls-per-100-direct-sends")
 		b.ReportMetric(float64(again), "commands-sent-again")
 		b.Logf("%d commands issued, %d relays they could save, %d saved, %d sent again; %d sent over links, %d stalls, %d quiet; %d LinkLost acted on, %d messages refused by the server, lead %d frames",
-			issued, could, saved, again, sent, stalled, quiet, st.LinksLost-st0.LinksLost, st.BadMessages-st0.BadMessages, g.srv.lead)
+			issued, could, saved, again, sent, stalled, quiet, st.LinksLost-st0.LinksLost, st.BadMessages-st0.BadMessages, g.srv.lead.cur)
 	}
 }

@@ -138,10 +138,10 @@ func TestEndToEndCleanLinkNoMismatch(t *testing.T) {
 	// a dialled peer with the dialler's own player id). None was refused.
 	for _, c := range g.clients {
 		if c.stats.DirectLinks != uint64(len(g.clients)-1) || c.stats.StrayDatagrams != 0 {
-			t.Errorf("seat %d: %d direct links (want %d), %d stray datagrams", c.seat, c.stats.DirectLinks, len(g.clients)-1, c.stats.StrayDatagrams)
+			t.Errorf("seat %d: %d direct links (want %d), %d stray datagrams", c.role.seat, c.stats.DirectLinks, len(g.clients)-1, c.stats.StrayDatagrams)
 		}
 		if c.stats.CommandsDirectFirst == 0 || c.stats.BadMessages != 0 {
-			t.Errorf("seat %d: %d commands came over a direct link first, %d messages refused", c.seat, c.stats.CommandsDirectFirst, c.stats.BadMessages)
+			t.Errorf("seat %d: %d commands came over a direct link first, %d messages refused", c.role.seat, c.stats.CommandsDirectFirst, c.stats.BadMessages)
 		}
 	}
 	res := g.result()
@@ -275,10 +275,10 @@ func (g *vgame) runWatchingRepairs(d time.Duration) repairLog {
 	seen := map[uint32]bool{}
 	for end := g.now.Add(d); g.now.Before(end); {
 		g.run(min(500*time.Millisecond, end.Sub(g.now)))
-		for _, r := range g.srv.syncLog {
+		for _, r := range g.srv.drift.log.records {
 			rl.checked[[2]uint32{uint32(r.Seat), r.Frame}] = true
 		}
-		for _, p := range g.srv.pauseLog {
+		for _, p := range g.srv.drift.log.pauses {
 			if !seen[p.Frame] {
 				seen[p.Frame] = true
 				rl.paused = append(rl.paused, p.Frame)
@@ -299,7 +299,7 @@ func (g *vgame) runWatchingRepairs(d time.Duration) repairLog {
 func checkDriftRepaired(t *testing.T, g *vgame, res sessionResult, rl repairLog, minAgree int, caught bool) (agreedAll, commonAll int) {
 	t.Helper()
 	for i, r := range res.clients {
-		seat := uint32(g.clients[i].seat)
+		seat := uint32(g.clients[i].role.seat)
 		common, agreed := 0, 0
 		for f, h := range r.WorldHashes {
 			n, _ := strconv.Atoi(f)
@@ -347,11 +347,11 @@ func TestLeadTimeFollowsTheRoundTrip(t *testing.T) {
 	g := newVGame(t, vspec{seed: 5, bots: 1, clients: 2, link: slow})
 	const want = 3 // ceil(0.75 · 300 ms / 100 ms)
 	g.waitFor(20*time.Second, "the lead time to reach 3 frames everywhere", func() bool {
-		if g.srv.lead != want {
+		if g.srv.lead.cur != want {
 			return false
 		}
 		for _, c := range g.clients {
-			if c.lead != want {
+			if c.lead.cur != want {
 				return false
 			}
 		}
@@ -369,7 +369,7 @@ func TestLeadTimeFollowsTheRoundTrip(t *testing.T) {
 	if n := late() - before; n != 0 {
 		t.Errorf("%d commands late on a clean link of 300 ms round trip with the lead at %d frames", n, want)
 	}
-	if g.srv.lead != want {
-		t.Errorf("the lead moved to %d frames on a steady link", g.srv.lead)
+	if g.srv.lead.cur != want {
+		t.Errorf("the lead moved to %d frames on a steady link", g.srv.lead.cur)
 	}
 }

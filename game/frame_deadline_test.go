@@ -21,8 +21,8 @@ func TestServerFrameDeadlines(t *testing.T) {
 	g := newVGame(t, vspec{seed: 7, bots: 1, clients: 2, link: lossy})
 	g.run(10 * time.Second)
 	s := g.srv
-	if !s.running || s.pause != nil || s.w.Frame() < 50 {
-		t.Fatalf("the game is not under way: running %v, paused %v, frame %d", s.running, s.pause != nil, s.frameNow())
+	if !s.clock.running || s.drift.pause != nil || s.w.Frame() < 50 {
+		t.Fatalf("the game is not under way: running %v, paused %v, frame %d", s.clock.running, s.drift.pause != nil, s.frameNow())
 	}
 	if s.stats.FramesLate != 0 || s.stats.MaxFrameLate >= s.cfg.Frame {
 		t.Errorf("in virtual time: %d frames late, the latest %v", s.stats.FramesLate, s.stats.MaxFrameLate)
@@ -30,12 +30,12 @@ func TestServerFrameDeadlines(t *testing.T) {
 	t.Logf("%d frames in virtual time, the latest started %v after its due time", s.w.Frame(), s.stats.MaxFrameLate)
 
 	period := s.cfg.Frame
-	f, due := s.w.Frame(), s.nextFrame
+	f, due := s.w.Frame(), s.clock.nextFrame
 	s.Tick(due.Add(period - time.Nanosecond))
 	if s.w.Frame() != f+1 || s.stats.FramesLate != 0 || s.stats.MaxFrameLate != period-time.Nanosecond {
 		t.Errorf("a frame just under a period late: frame %d (want %d), %d late, the latest %v", s.w.Frame(), f+1, s.stats.FramesLate, s.stats.MaxFrameLate)
 	}
-	s.Tick(s.nextFrame.Add(2 * period))
+	s.Tick(s.clock.nextFrame.Add(2 * period))
 	if s.w.Frame() != f+4 || s.stats.FramesLate != 2 || s.stats.MaxFrameLate != 2*period {
 		t.Errorf("a Tick two periods after a frame was due: frame %d (want %d), %d late (want 2), the latest %v (want %v)",
 			s.w.Frame(), f+4, s.stats.FramesLate, s.stats.MaxFrameLate, 2*period)

@@ -73,7 +73,7 @@ func (rs graphRecords) prunedChat() *message.Record {
 // enemy's id and the frame it appears at.
 func spawnNow(t testing.TB, s *Server, now time.Time, rng *rand.Rand) (id, frame uint32) {
 	t.Helper()
-	id, frame = s.nextEnemyID, s.w.Frame()+s.lead+1
+	id, frame = s.enemies.nextID, s.w.Frame()+s.lead.cur+1
 	if err := spawnEnemies(s, now, frame, 1, rng); err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestGraphHistoryAtTenPercentLoss(t *testing.T) {
 	lossy := linksim.Settings{LossPercent: 10, Latency: 50 * time.Millisecond, Jitter: 10 * time.Millisecond}
 	g := newVGame(t, vspec{seed: 3, bots: 1, clients: 2, link: lossy})
 	typist, watcher := g.clients[0], g.clients[1]
-	g.waitFor(20*time.Second, "the game running on both clients", func() bool { return typist.started && watcher.started })
+	g.waitFor(20*time.Second, "the game running on both clients", func() bool { return typist.w != nil && watcher.w != nil })
 
 	var (
 		kill, spawn   *message.Record // on the watcher's link from the server
@@ -100,7 +100,7 @@ func TestGraphHistoryAtTenPercentLoss(t *testing.T) {
 		if killID != 0 {
 			// The kill leaves a step after its spawn: another packet, which a loss of the
 			// spawn's does not take with it.
-			g.srv.killSent[killID] = true
+			g.srv.enemies.killSent[killID] = true
 			g.srv.scheduleKill(g.now, killID, killFrame+1)
 			killID = 0
 		}

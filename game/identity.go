@@ -152,7 +152,7 @@ type claim struct {
 // claimDeadline for nothing.
 func (s *Server) claimSeat(p *transport.Peer, now time.Time) {
 	c := &claim{peer: p, deadline: now.Add(claimDeadline)}
-	if s.seatClaimed(p.PlayerID()).bot != nil {
+	if s.seats.seatOfPlayer(p.PlayerID()).bot != nil {
 		s.refuseClaim(c, now, errSeatTaken+": a bot plays it")
 		return
 	}
@@ -161,12 +161,15 @@ func (s *Server) claimSeat(p *transport.Peer, now time.Time) {
 		s.tr.Kick(p, now, "server error: no randomness")
 		return
 	}
-	s.claims = append(s.claims, c)
-	if len(s.claims) > maxClaims {
-		out := toPushOut(s.claims[:len(s.claims)-1], p, func(c *claim) *transport.Peer { return c.peer })
+	s.seats.claims = append(s.seats.claims, c)
+	if err := s.seats.move(p, role{kind: roleClaiming, claim: c}); err != nil {
+		s.cfg.Logger.Error("claim", "err", err)
+	}
+	if len(s.seats.claims) > maxClaims {
+		out := toPushOut(s.seats.claims[:len(s.seats.claims)-1], p, func(c *claim) *transport.Peer { return c.peer })
 		s.refuseClaim(out, now, errSeatTaken+": too many claims at once")
 	}
-	s.event(now, "seat claimed", "seat", s.seatClaimed(p.PlayerID()).idx, "addr", p.Addr())
+	s.event(now, "seat claimed", "seat", s.seats.seatOfPlayer(p.PlayerID()).idx, "addr", p.Addr())
 	if err := sendFirst(p.Conn(), now, &Challenge{Nonce: c.nonce}, &s.stats.SendsRefused); err != nil {
 		s.cfg.Logger.Warn("send refused", "addr", p.Addr(), "type", MsgChallenge, "err", err)
 	}
@@ -185,21 +188,11 @@ func toPushOut[T any](older []T, newcomer *transport.Peer, peer func(T) *transpo
 	return older[0]
 }
 
-// claimOf is p's claim, or nil.
-func (s *Server) claimOf(p *transport.Peer) *claim {
-	for _, c := range s.claims {
-		if c.peer == p {
-			return c
-		}
-	}
-	return nil
-}
-
 // dropClaim forgets c (it was settled, or its connection ended).
 func (s *Server) dropClaim(c *claim) {
-	for i, o := range s.claims {
+	for i, o := range s.seats.claims {
 		if o == c {
-			s.claims = append(s.claims[:i], s.claims[i+1:]...)
+			s.seats.claims = append(s.seats.claims[:i], s.seats.claims[i+1:]...)
 			return
 		}
 	}
@@ -221,7 +214,7 @@ func (s *Server) onClaimMessage(c *claim, now time.Time, msg Msg) {
 		s.stats.BadMessages++ // nothing else is for a connection without a seat
 		return
 	}
-	st := s.seatClaimed(c.peer.PlayerID())
+	st := s.seats.seatOfPlayer(c.peer.PlayerID())
 	if st == nil || s.holdExpired(st, now) {
 		// The seat was freed while the proof was on its way: the player is new again.
 		s.dropClaim(c)
@@ -235,9 +228,7 @@ func (s *Server) onClaimMessage(c *claim, now time.Time, msg Msg) {
 	}
 	s.dropClaim(c)
 	if err := s.refuseName(c.peer.Name(), st, now); err != nil {
-		s.stats.JoinsRefused++
-		s.event(now, "join refused", "addr", c.peer.Addr(), "why", err)
-		s.tr.Kick(c.peer, now, err.Error())
+		s.refuseJoin(c.peer, now, err.Error())
 		return
 	}
 	if old := st.peer; old != nil {
@@ -251,9 +242,9 @@ func (s *Server) onClaimMessage(c *claim, now time.Time, msg Msg) {
 
 // expireClaims refuses the claims whose deadline passed.
 func (s *Server) expireClaims(now time.Time) {
-	for len(s.claims) > 0 {
+	for len(s.seats.claims) > 0 {
 		i := -1
-		for j, c := range s.claims {
+		for j, c := range s.seats.claims {
 			if !now.Before(c.deadline) {
 				i = j
 				break
@@ -262,14 +253,14 @@ func (s *Server) expireClaims(now time.Time) {
 		if i < 0 {
 			return
 		}
-		s.refuseClaim(s.claims[i], now, errSeatTaken+": no proof of its secret within "+claimDeadline.String())
+		s.refuseClaim(s.seats.claims[i], now, errSeatTaken+": no proof of its secret within "+claimDeadline.String())
 	}
 }
 
 // nextClaimDeadline is the earliest claim deadline (zero: none).
 func (s *Server) nextClaimDeadline() time.Time {
 	var next time.Time
-	for _, c := range s.claims {
+	for _, c := range s.seats.claims {
 		next = transport.Earliest(next, c.deadline)
 	}
 	return next
@@ -285,7 +276,7 @@ func (c *Client) answerSeatChallenge(now time.Time, ch *Challenge) {
 		c.cfg.Logger.Warn("the server asks for this player's secret, and this client has none")
 		return
 	}
-	c.sendGuaranteed(now, &Proof{MAC: seatMAC(c.secret, c.cfg.PlayerID, ch.Nonce)}, nil)
+	c.send(now, &Proof{MAC: seatMAC(c.secret, c.cfg.PlayerID, ch.Nonce)})
 }
 
 // takeSecret keeps the secret the server gave this player, and hands it to OnSecret.

@@ -78,8 +78,8 @@ func TestSeatHijackFails(t *testing.T) {
 	if ann.secret.IsZero() {
 		t.Fatal("ann was never given her secret")
 	}
-	seat := ann.seat
-	annPeer := g.srv.seats[seat].peer
+	seat := ann.role.seat
+	annPeer := g.srv.seats.players[seat].peer
 	g.run(2 * time.Second)
 
 	var wrong Secret
@@ -87,7 +87,7 @@ func TestSeatHijackFails(t *testing.T) {
 	thieves := []*Client{
 		g.clients[g.join(func(c *ClientConfig) { c.Name, c.PlayerID = "c1", ann.cfg.PlayerID })],
 		g.clients[g.join(func(c *ClientConfig) { c.Name, c.PlayerID, c.Secret = "eve", ann.cfg.PlayerID, wrong })],
-		g.clients[g.join(func(c *ClientConfig) { c.Name, c.PlayerID = "mallory", g.srv.seats[0].player })], // the bot's
+		g.clients[g.join(func(c *ClientConfig) { c.Name, c.PlayerID = "mallory", g.srv.seats.players[0].player })], // the bot's
 	}
 	came, ended := g.now, make([]time.Time, len(thieves))
 	g.waitFor(15*time.Second, "every thief refused", func() bool {
@@ -110,20 +110,20 @@ func TestSeatHijackFails(t *testing.T) {
 		if err := th.Ended(); !strings.Contains(err.Error(), errSeatTaken) {
 			t.Errorf("thief %d ended with %v, want %q", i, err, errSeatTaken)
 		}
-		if th.seatKnown || th.started || th.secret == ann.secret || th.secret != th.cfg.Secret {
-			t.Errorf("thief %d got something: seat known %v, started %v", i, th.seatKnown, th.started)
+		if th.role.kind == rolePlayer || th.w != nil || th.secret == ann.secret || th.secret != th.cfg.Secret {
+			t.Errorf("thief %d got something: seat known %v, started %v", i, th.role.kind == rolePlayer, th.w != nil)
 		}
 	}
 	if got := g.srv.stats.ClaimsRefused; got != 3 {
 		t.Errorf("%d claims refused, want 3", got)
 	}
 	g.run(3 * time.Second)
-	st := g.srv.seats[seat]
+	st := g.srv.seats.players[seat]
 	if ann.Ended() != nil || st.peer != annPeer || !annPeer.Connected() || st.name != "c1" {
 		t.Fatalf("ann was disturbed: ended %v, her seat's connection replaced %v, name %q", ann.Ended(), st.peer != annPeer, st.name)
 	}
-	if ann.seat != seat || !clientRunning(ann) {
-		t.Errorf("ann is in seat %d (was %d), running %v", ann.seat, seat, clientRunning(ann))
+	if ann.role.seat != seat || !clientRunning(ann) {
+		t.Errorf("ann is in seat %d (was %d), running %v", ann.role.seat, seat, clientRunning(ann))
 	}
 	if g.srv.stats.SeatsReclaimed != 0 {
 		t.Errorf("%d seats reclaimed", g.srv.stats.SeatsReclaimed)
@@ -145,16 +145,16 @@ func TestRestartWithSecretReclaimsSeat(t *testing.T) {
 	ann := g.clients[0]
 	g.waitFor(15*time.Second, "ann playing", func() bool { return clientRunning(ann) })
 	g.run(2 * time.Second)
-	seat := ann.seat
-	old := g.srv.seats[seat].peer
+	seat := ann.role.seat
+	old := g.srv.seats.players[seat].peer
 	g.vanish(0) // killed: no goodbye, the server's connection stays open until its timeout
 
 	restart := func(what string) *Client {
 		t.Helper()
 		c := g.clients[g.join(func(c *ClientConfig) { c.Name, c.PlayerID, c.Secret = "c1", ann.cfg.PlayerID, ann.secret })]
 		g.waitFor(15*time.Second, what, func() bool { return clientRunning(c) })
-		if c.seat != seat || g.srv.seats[seat].name != "c1" || g.srv.seats[seat].peer == nil || g.srv.seats[seat].peer.PlayerID() != ann.cfg.PlayerID {
-			t.Fatalf("%s: ann is in seat %d (had %d), named %q", what, c.seat, seat, g.srv.seats[seat].name)
+		if c.role.seat != seat || g.srv.seats.players[seat].name != "c1" || g.srv.seats.players[seat].peer == nil || g.srv.seats.players[seat].peer.PlayerID() != ann.cfg.PlayerID {
+			t.Fatalf("%s: ann is in seat %d (had %d), named %q", what, c.role.seat, seat, g.srv.seats.players[seat].name)
 		}
 		if !c.secret.IsZero() && c.secret != ann.secret {
 			t.Errorf("%s: the server gave ann a new secret", what)
@@ -170,14 +170,14 @@ func TestRestartWithSecretReclaimsSeat(t *testing.T) {
 	}
 	g.run(2 * time.Second)
 	g.vanish(len(g.clients) - 1)
-	g.waitFor(10*time.Second, "the server to time ann out", func() bool { return g.srv.seats[seat].peer == nil })
+	g.waitFor(10*time.Second, "the server to time ann out", func() bool { return g.srv.seats.players[seat].peer == nil })
 	_ = back
 	// While her seat is held, somebody with her id and no secret is refused, and the seat
 	// stays held for her.
 	thief := g.clients[g.join(func(c *ClientConfig) { c.Name, c.PlayerID = "c1", ann.cfg.PlayerID })]
 	g.waitFor(10*time.Second, "the thief refused", func() bool { return thief.Ended() != nil })
-	if err := thief.Ended(); !strings.Contains(err.Error(), errSeatTaken) || thief.started || g.srv.seats[seat].peer != nil {
-		t.Fatalf("the thief of the held seat: %v, started %v, the seat's connection %v", err, thief.started, g.srv.seats[seat].peer)
+	if err := thief.Ended(); !strings.Contains(err.Error(), errSeatTaken) || thief.w != nil || g.srv.seats.players[seat].peer != nil {
+		t.Fatalf("the thief of the held seat: %v, started %v, the seat's connection %v", err, thief.w != nil, g.srv.seats.players[seat].peer)
 	}
 	g.vanish(len(g.clients) - 1)
 	restart("ann back to her held seat")
@@ -203,7 +203,7 @@ func checkAgree(t *testing.T, g *vgame) {
 			continue
 		}
 		common := 0
-		for f, h := range c.hashes.report(c.w.Frame()) {
+		for f, h := range c.drift.hashes.report(c.w.Frame()) {
 			if s, ok := sh[f]; ok {
 				common++
 				if s != h {
@@ -250,8 +250,8 @@ func TestPeersAnnouncingAVictimSendsNothingThere(t *testing.T) {
 	// Each client knows the others at the addresses their connections come from.
 	for _, c := range g.live() {
 		for i, o := range g.clients {
-			if o != c && c.p2p.known[o.seat].Addr != g.caddrs[i] {
-				t.Errorf("seat %d knows seat %d at %v, its connection comes from %v", c.seat, o.seat, c.p2p.known[o.seat].Addr, g.caddrs[i])
+			if o != c && c.p2p.known[o.role.seat].Addr != g.caddrs[i] {
+				t.Errorf("seat %d knows seat %d at %v, its connection comes from %v", c.role.seat, o.role.seat, c.p2p.known[o.role.seat].Addr, g.caddrs[i])
 			}
 		}
 	}
@@ -262,10 +262,10 @@ func TestPeersAnnouncingAVictimSendsNothingThere(t *testing.T) {
 		every.List = append(every.List, PeerAddr{Seat: s, Addr: victim})
 	}
 	for range 10 {
-		if _, err := eve.sendGuaranteed(g.now, &Peers{List: []PeerAddr{{Seat: eve.seat, Addr: victim}}}, nil); err != nil {
+		if _, err := eve.sendToServer(g.now, &Peers{List: []PeerAddr{{Seat: eve.role.seat, Addr: victim}}}, nil); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := eve.sendGuaranteed(g.now, every, nil); err != nil {
+		if _, err := eve.sendToServer(g.now, every, nil); err != nil {
 			t.Fatal(err)
 		}
 		g.run(500 * time.Millisecond)
@@ -279,7 +279,7 @@ func TestPeersAnnouncingAVictimSendsNothingThere(t *testing.T) {
 	}
 	for _, c := range g.live() {
 		if directLinks(c) != len(g.live())-1 {
-			t.Errorf("seat %d has %d direct links left", c.seat, directLinks(c))
+			t.Errorf("seat %d has %d direct links left", c.role.seat, directLinks(c))
 		}
 	}
 	checkAgree(t, g)
@@ -307,7 +307,7 @@ func TestSilentPeerGetsFiveRequests(t *testing.T) {
 	g := newVGame(t, vspec{seed: 44, bots: 1, link: lossy10})
 	quiet := g.join(nil) // first: the lowest seat of the clients, which every other one dials
 	g.hosts[g.caddrs[quiet].String()] = muted{g.clients[quiet], g.srvAddr}
-	g.waitFor(10*time.Second, "the quiet player seated", func() bool { return g.clients[quiet].seatKnown })
+	g.waitFor(10*time.Second, "the quiet player seated", func() bool { return (g.clients[quiet].role.kind == rolePlayer) })
 	for range 3 {
 		g.join(nil)
 	}
@@ -318,24 +318,24 @@ func TestSilentPeerGetsFiveRequests(t *testing.T) {
 		}
 	}
 	g.run(40 * time.Second)
-	qs := g.clients[quiet].seat
+	qs := g.clients[quiet].role.seat
 	for i, c := range g.clients {
 		if i == quiet {
 			continue
 		}
-		if c.seat < qs {
-			t.Fatalf("setup: seat %d is below the quiet player's %d", c.seat, qs)
+		if c.role.seat < qs {
+			t.Fatalf("setup: seat %d is below the quiet player's %d", c.role.seat, qs)
 		}
 		n := sent[g.caddrs[i].String()]
-		t.Logf("seat %d sent the quiet seat %d requests; %d silent dials", c.seat, n, c.stats.DirectSilent)
+		t.Logf("seat %d sent the quiet seat %d requests; %d silent dials", c.role.seat, n, c.stats.DirectSilent)
 		if n == 0 || n > 5 {
-			t.Errorf("seat %d sent the quiet player %d connection requests, want 1 to 5", c.seat, n)
+			t.Errorf("seat %d sent the quiet player %d connection requests, want 1 to 5", c.role.seat, n)
 		}
 		if c.stats.DirectSilent != 1 {
-			t.Errorf("seat %d counts %d silent dials, want 1", c.seat, c.stats.DirectSilent)
+			t.Errorf("seat %d counts %d silent dials, want 1", c.role.seat, c.stats.DirectSilent)
 		}
 		if directLinks(c) != 2 {
-			t.Errorf("seat %d has %d direct links, want 2 (the others)", c.seat, directLinks(c))
+			t.Errorf("seat %d has %d direct links, want 2 (the others)", c.role.seat, directLinks(c))
 		}
 	}
 }
@@ -352,7 +352,7 @@ func TestPeersListsKeepTheirOrder(t *testing.T) {
 		g.run(20 * time.Second)
 		for _, c := range g.live() {
 			if n := directLinks(c); n != 2 {
-				t.Errorf("seed %d: seat %d has %d direct links, want 2", seed, c.seat, n)
+				t.Errorf("seed %d: seat %d has %d direct links, want 2", seed, c.role.seat, n)
 			}
 		}
 	}
@@ -378,7 +378,7 @@ func (f *forger) Shutdown(now time.Time)                     { f.tr.Shutdown(now
 
 func newForger(t *testing.T, g *vgame, addr netip.AddrPort, victim int, as *Client, key *LinkKey, unit uint32, frame uint32) *forger {
 	t.Helper()
-	f := &forger{key: key, as: as.seat, to: g.clients[victim].seat, unit: unit, cmdBase: 1<<29 + uint32(addr.Port())*1000}
+	f := &forger{key: key, as: as.role.seat, to: g.clients[victim].role.seat, unit: unit, cmdBase: 1<<29 + uint32(addr.Port())*1000}
 	cfg := transport.ClientConfig{PlayerID: as.cfg.PlayerID, Name: as.cfg.Name}
 	cfg.Rand = SeededRand(g.spec.seed, uint64(addr.Port()))
 	cfg.OnConnect = func(p *transport.Peer, now time.Time) {
@@ -423,21 +423,21 @@ func TestForgedDirectDialFails(t *testing.T) {
 	// ann: the lowest seat, whose acceptor every other client dialled; bob: another.
 	var ai, bi, ei int
 	for i, c := range g.clients {
-		if c.seat < g.clients[ai].seat {
+		if c.role.seat < g.clients[ai].role.seat {
 			ai = i
 		}
 	}
 	bi, ei = (ai+1)%3, (ai+2)%3
 	ann, bob, eve := g.clients[ai], g.clients[bi], g.clients[ei]
-	annLink, bobLink := ann.p2p.links[bob.seat], bob.p2p.links[ann.seat]
+	annLink, bobLink := ann.p2p.links[bob.role.seat], bob.p2p.links[ann.role.seat]
 	var bobUnit uint32
 	for _, u := range ann.w.Units() {
-		if u.Owner == bob.seat && !u.IsEnemy() {
+		if u.Owner == bob.role.seat && !u.IsEnemy() {
 			bobUnit = u.ID
 			break
 		}
 	}
-	key := eve.p2p.known[ann.seat].Key
+	key := eve.p2p.known[ann.role.seat].Key
 	frame := ann.w.Frame() + 30
 	forgers := []*forger{
 		newForger(t, g, netip.MustParseAddrPort("127.0.9.1:5001"), ai, bob, &key, bobUnit, frame),
@@ -458,18 +458,18 @@ func TestForgedDirectDialFails(t *testing.T) {
 		t.Errorf("ann told the server of %d lost links: a refused forgery is no link, and must not spend her LinkLosts", ann.stats.DirectLost)
 	}
 	g.run(5 * time.Second) // past the forged commands' frames
-	if ann.p2p.links[bob.seat] != annLink || !annLink.Connected() || bob.p2p.links[ann.seat] != bobLink || !bobLink.Connected() {
+	if ann.p2p.links[bob.role.seat] != annLink || !annLink.Connected() || bob.p2p.links[ann.role.seat] != bobLink || !bobLink.Connected() {
 		t.Error("bob's link with ann was replaced or ended")
 	}
 	for _, f := range forgers {
 		for i := range uint32(200) {
-			k := cmdKey{bob.seat, f.cmdBase + i}
+			k := cmdKey{bob.role.seat, f.cmdBase + i}
 			if _, ok := g.srv.sched.seen[k]; ok {
 				t.Fatalf("the server took forged command %d", k.id)
 			}
 			for _, c := range g.live() {
 				if _, ok := c.sched.seen[k]; ok {
-					t.Fatalf("seat %d took forged command %d", c.seat, k.id)
+					t.Fatalf("seat %d took forged command %d", c.role.seat, k.id)
 				}
 			}
 		}
@@ -479,7 +479,7 @@ func TestForgedDirectDialFails(t *testing.T) {
 	}
 	for _, c := range g.live() {
 		if directLinks(c) != 2 {
-			t.Errorf("seat %d has %d direct links, want 2", c.seat, directLinks(c))
+			t.Errorf("seat %d has %d direct links, want 2", c.role.seat, directLinks(c))
 		}
 	}
 	if g.srv.stats.RealtimeResyncs+g.srv.stats.StopWorldResyncs != 0 {

@@ -30,7 +30,7 @@ func Populate(s *Server, clients []*Client, now time.Time, squads, enemies int) 
 		return 0, fmt.Errorf("populate: the game has not started")
 	}
 	f := s.w.Frame() + populateFrames
-	up, err := extraSquads(s.cfg.Map, s.cfg.Seed, s.seatList(), squads, f)
+	up, err := extraSquads(s.cfg.Map, s.cfg.Seed, s.seats.inGameList(), squads, f)
 	if err != nil {
 		return 0, err
 	}

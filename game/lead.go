@@ -46,3 +46,85 @@ func leadFor(frame, rtt, jitter time.Duration, lossPercent float64, resend time.
 	lead := uint32((d + frame - 1) / frame)
 	return min(max(lead, minLeadFrames), maxLeadFrames)
 }
+
+// leadTimes is a host's command lead time: the one in force, and the changes announced for
+// later frames (LeadTime), in order.
+type leadTimes struct {
+	cur  uint32
+	next []LeadTime
+}
+
+// advance puts in force the changes whose frame has come by frame f.
+func (l *leadTimes) advance(f uint32) {
+	for len(l.next) > 0 && l.next[0].Frame <= f {
+		l.cur = l.next[0].LeadFrames
+		l.next = l.next[1:]
+	}
+}
+
+// latest is the lead time once every announced change is in force.
+func (l *leadTimes) latest() uint32 {
+	if n := len(l.next); n > 0 {
+		return l.next[n-1].LeadFrames
+	}
+	return l.cur
+}
+
+// leadPolicy is the server's side: its lead times, and when it last changed them.
+type leadPolicy struct {
+	leadTimes
+	lastChange time.Time
+}
+
+// pingReport is what a client last reported of its link to the server (PingSummary).
+type pingReport struct {
+	rtt  time.Duration
+	loss uint32 // per mille
+}
+
+func (r *pingReport) take(v *PingSummary) {
+	r.rtt = time.Duration(v.AvgRTTMicros) * time.Microsecond
+	r.loss = v.LossPermille
+}
+
+// updateLead sets the command lead time from the worst path among the players, at most once
+// every 2 s up and every 10 s down. A change is announced for a frame far enough ahead that
+// every client has it in time.
+func (s *Server) updateLead(now time.Time) {
+	want := s.wantLead()
+	cur := s.lead.latest()
+	// It rises as soon as 2 s after the last change (commands would come late), and falls only
+	// 10 s after it: a loss estimate that wavers would otherwise move it every other second.
+	since := now.Sub(s.lead.lastChange)
+	if want == cur || since < 2*time.Second || (want < cur && since < 10*time.Second) {
+		return
+	}
+	s.lead.lastChange = now
+	lt := LeadTime{Frame: s.w.Frame() + 2*max(cur, want) + 1, LeadFrames: want}
+	s.lead.next = append(s.lead.next, lt)
+	s.stats.LeadChanges++
+	s.event(now, "lead time", "frames", want, "from frame", lt.Frame)
+	for d := range s.seats.following {
+		s.sendOn(d, now, &d.deps.lead, &lt)
+	}
+}
+
+// wantLead is the lead time the players' links call for now.
+func (s *Server) wantLead() uint32 {
+	// The worst path: every player's commands go to every other player.
+	var rtt, jitter, resend time.Duration
+	var loss float64
+	for _, st := range s.seats.players {
+		if st == nil || st.peer == nil {
+			continue
+		}
+		ps := st.peer.Stats()
+		rtt = max(rtt, st.pings.rtt, ps.PingAvg, ps.RTT)
+		jitter = max(jitter, ps.Jitter)
+		resend = max(resend, ps.Message.ResendDelay)
+		if ps.Message.Packet.LossSamples >= minLossSamples {
+			loss = max(loss, ps.LossPercent, float64(st.pings.loss)/10)
+		}
+	}
+	return leadFor(s.cfg.Frame, rtt, jitter, loss, resend)
+}

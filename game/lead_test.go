@@ -61,8 +61,8 @@ func TestLeadTimeKeepsCommandsOnTime(t *testing.T) {
 				late0 += c.stats.CommandsLate
 			}
 			relayed0 = g.srv.stats.CommandsRelayed
-			maxLead := g.srv.lead
-			g.runUntil(g.now.Add(30*time.Second), func() bool { maxLead = max(maxLead, g.srv.lead); return false })
+			maxLead := g.srv.lead.cur
+			g.runUntil(g.now.Add(30*time.Second), func() bool { maxLead = max(maxLead, g.srv.lead.cur); return false })
 			var late uint64
 			for _, c := range g.clients {
 				late += c.stats.CommandsLate

@@ -312,7 +312,7 @@ func (s *Server) refuseName(name string, own *seat, now time.Time) error {
 		}
 		return nameErrorf(name, ErrNameTaken, "looks like %q (%s)", other, who)
 	}
-	for _, x := range s.seats {
+	for _, x := range s.seats.players {
 		if x == nil || x == own || s.holdExpired(x, now) || FoldName(x.name) != fold {
 			continue
 		}
@@ -322,7 +322,7 @@ func (s *Server) refuseName(name string, own *seat, now time.Time) error {
 		}
 		return taken(x.name, who)
 	}
-	for _, x := range s.spectators {
+	for _, x := range s.seats.spectators {
 		if x != nil && FoldName(x.name) == fold {
 			return taken(x.name, fmt.Sprintf("spectator %d", x.num))
 		}

@@ -32,8 +32,8 @@ func refusedFor(t *testing.T, g *vgame, i int, want string) string {
 	if err := c.Ended(); !errors.Is(err, ErrDisconnected) || !strings.Contains(err.Error(), want) {
 		t.Errorf("%+q: Ended says %v, want the reason %q (the client shows it and exits on it)", c.cfg.Name, err, want)
 	}
-	if c.seatKnown {
-		t.Errorf("%+q was refused but was told a seat (%d)", c.cfg.Name, c.seat)
+	if c.role.kind == rolePlayer {
+		t.Errorf("%+q was refused but was told a seat (%d)", c.cfg.Name, c.role.seat)
 	}
 	if snap := c.Snapshot(); snap.State != transport.Disconnected {
 		t.Errorf("%+q: the snapshot shows %v, want disconnected", c.cfg.Name, snap.State)
@@ -45,7 +45,7 @@ func refusedFor(t *testing.T, g *vgame, i int, want string) string {
 // seatNames are the names the server's seats hold, in seat order.
 func seatNames(s *Server) []string {
 	var out []string
-	for _, st := range s.seats {
+	for _, st := range s.seats.players {
 		if st != nil {
 			out = append(out, st.name)
 		}
@@ -113,14 +113,14 @@ func TestNamesAreUniqueAndBotsNamesReserved(t *testing.T) {
 	// sees her again.
 	back := g.clients[g.join(func(c *ClientConfig) { human(c); c.Name, c.PlayerID, c.Secret = "ann", ann.cfg.PlayerID, ann.secret })]
 	g.waitFor(10*time.Second, "ann to play again", func() bool { return clientRunning(back) })
-	if back.seat != ann.seat {
-		t.Errorf("ann came back to seat %d, had seat %d", back.seat, ann.seat)
+	if back.role.seat != ann.role.seat {
+		t.Errorf("ann came back to seat %d, had seat %d", back.role.seat, ann.role.seat)
 	}
-	if got := g.srv.seats[ann.seat].name; got != "ann" {
+	if got := g.srv.seats.players[ann.role.seat].name; got != "ann" {
 		t.Errorf("ann's seat is named %q after she came back", got)
 	}
 	g.waitFor(3*time.Second, "bob to see ann connected again", func() bool {
-		p := bob.players[ann.seat]
+		p := bob.players[ann.role.seat]
 		return p.Name == "ann" && p.Connected
 	})
 
@@ -129,8 +129,8 @@ func TestNamesAreUniqueAndBotsNamesReserved(t *testing.T) {
 	// refused.
 	again := g.clients[g.join(func(c *ClientConfig) { human(c); c.Name, c.PlayerID, c.Secret = "ann", ann.cfg.PlayerID, back.secret })]
 	g.waitFor(10*time.Second, "ann's new connection to play", func() bool { return clientRunning(again) })
-	if again.seat != ann.seat || g.srv.seats[ann.seat].name != "ann" {
-		t.Errorf("ann's second connection sits in seat %d named %q, want seat %d named ann", again.seat, g.srv.seats[ann.seat].name, ann.seat)
+	if again.role.seat != ann.role.seat || g.srv.seats.players[ann.role.seat].name != "ann" {
+		t.Errorf("ann's second connection sits in seat %d named %q, want seat %d named ann", again.role.seat, g.srv.seats.players[ann.role.seat].name, ann.role.seat)
 	}
 	if got := g.srv.stats.JoinsRefused; got != 10 {
 		t.Errorf("the server counts %d refused joins, want 10 (ann's returns are not refusals)", got)

@@ -121,7 +121,7 @@ func (c *Client) tellServer(now time.Time) {
 		return
 	}
 	c.p2p.told = true
-	c.sendGuaranteed(now, &Peers{}, nil)
+	c.send(now, &Peers{})
 }
 
 // peers: where the other players are, as the server saw them. Dial the ones with a lower
@@ -132,7 +132,7 @@ func (c *Client) peers(now time.Time, ps *Peers) {
 	}
 	var listed [world.MaxPlayers]bool
 	for _, pa := range ps.List {
-		if pa.Seat == c.seat || pa.Addr == c.tr.Server() {
+		if pa.Seat == c.role.seat || pa.Addr == c.tr.Server() {
 			continue
 		}
 		listed[pa.Seat] = true
@@ -157,10 +157,10 @@ func (c *Client) peers(now time.Time, ps *Peers) {
 // (or dialled at an older address). It runs when the server says where players are and when
 // this client learns its own seat: the two messages may arrive in either order.
 func (c *Client) dialLower(now time.Time) {
-	if c.p2p == nil || !c.seatKnown {
+	if c.p2p == nil || c.role.kind != rolePlayer {
 		return
 	}
-	for s := range c.seat {
+	for s := range c.role.seat {
 		if !c.p2p.known[s].Addr.IsValid() || (c.p2p.dials[s] != nil && c.p2p.dialed[s] == c.p2p.known[s]) {
 			continue
 		}
@@ -252,12 +252,12 @@ func (c *Client) seatOfPlayer(id uuid.UUID) (uint8, bool) {
 // connection. Whoever passes still has to prove the key (startProof).
 func (c *Client) admitsDirect(player uuid.UUID, _ time.Time) bool {
 	s, ok := c.seatOfPlayer(player)
-	return ok && s > c.seat && c.p2p.known[s].Addr.IsValid()
+	return ok && s > c.role.seat && c.p2p.known[s].Addr.IsValid()
 }
 
 func (c *Client) onDirectConnect(p *transport.Peer, now time.Time) {
 	s, ok := c.seatOfPlayer(p.PlayerID())
-	if !ok || s <= c.seat || !c.p2p.known[s].Addr.IsValid() {
+	if !ok || s <= c.role.seat || !c.p2p.known[s].Addr.IsValid() {
 		// Admitted at its request, but the seats changed since: it should not dial us.
 		c.p2p.acceptor.Kick(p, now, "not a player of this game")
 		return
@@ -384,7 +384,7 @@ func (c *Client) forgetLinkConn(now time.Time, lc *linkConn) {
 		return // already forgotten, or never a link
 	}
 	c.stats.DirectLost++
-	c.sendGuaranteed(now, &LinkLost{Seat: lc.seat, Why: LinkEnded}, nil)
+	c.send(now, &LinkLost{Seat: lc.seat, Why: LinkEnded})
 }
 
 // refuseLink ends a direct connection that did not prove the pair's key, and counts it.
@@ -440,12 +440,12 @@ func (c *Client) onDirect(p *transport.Peer, now time.Time, m *message.Message) 
 			return
 		}
 		lc.answered = true
-		sendFirst(lc.peer.Conn(), now, &Proof{MAC: linkMAC(key, c.seat, lc.seat, v.Nonce)}, &c.stats.SendsRefused)
+		sendFirst(lc.peer.Conn(), now, &Proof{MAC: linkMAC(key, c.role.seat, lc.seat, v.Nonce)}, &c.stats.SendsRefused)
 	case *Proof:
 		switch {
 		case lc.proved:
 			c.stats.BadMessages++
-		case !c.p2p.known[lc.seat].Addr.IsValid() || !macEqual(v.MAC, linkMAC(key, lc.seat, c.seat, lc.nonce)):
+		case !c.p2p.known[lc.seat].Addr.IsValid() || !macEqual(v.MAC, linkMAC(key, lc.seat, c.role.seat, lc.nonce)):
 			c.refuseLink(now, lc, "a wrong proof of the link's key")
 		default:
 			c.linkProved(now, lc)
@@ -498,7 +498,7 @@ func (c *Client) sendDirect(now time.Time, payload []byte, seats uint8) {
 		if seats&(1<<s) == 0 || p == nil {
 			continue
 		}
-		seq, went, err := c.p2p.outs[s].sendSeq(p.Conn(), now, payload, nil, nil, false)
+		seq, went, err := c.p2p.outs[s].sendSeq(p.Conn(), now, payload, Guaranteed, nil, nil)
 		switch {
 		case err != nil:
 			// directSeats saw room; nothing between the two calls takes it. Should it happen,
@@ -535,7 +535,7 @@ const maxWatchedSends = 64
 // counts as stalled: the command lead time, at least 200 ms. A command not acknowledged by
 // then arrives after its frame anyway, and the server is the other way to the player.
 func (c *Client) stallAfter() time.Duration {
-	return max(time.Duration(c.lead)*c.frameDur, 200*time.Millisecond)
+	return max(time.Duration(c.lead.cur)*c.clock.frameDur, 200*time.Millisecond)
 }
 
 // watchStall tells the server once when the oldest command sent over seat's link p went
@@ -558,7 +558,7 @@ func (c *Client) watchStall(now time.Time, seat uint8, p *transport.Peer) {
 	case !c.p2p.stalled[seat] && now.Sub(w[0].at) >= c.stallAfter():
 		c.p2p.stalled[seat] = true
 		c.stats.DirectStalled++
-		c.sendGuaranteed(now, &LinkLost{Seat: seat, Why: LinkStalled}, nil)
+		c.send(now, &LinkLost{Seat: seat, Why: LinkStalled})
 	}
 }
 
@@ -569,7 +569,7 @@ func (c *Client) watchQuiet(now time.Time, seat uint8, p *transport.Peer) {
 	case quiet && !c.p2p.quiet[seat]:
 		c.p2p.quiet[seat] = true
 		c.stats.DirectQuiet++
-		c.sendGuaranteed(now, &LinkLost{Seat: seat, Why: LinkQuiet}, nil)
+		c.send(now, &LinkLost{Seat: seat, Why: LinkQuiet})
 	case !quiet:
 		c.p2p.quiet[seat] = false
 	}

@@ -33,7 +33,7 @@ func TestDirectLinkRedialled(t *testing.T) {
 	// The client with the lowest seat accepts both of the others' dials: it drops them.
 	low := g.live()[0]
 	for _, c := range g.live() {
-		if c.seat < low.seat {
+		if c.role.seat < low.role.seat {
 			low = c
 		}
 	}

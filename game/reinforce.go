@@ -38,25 +38,31 @@ const (
 	DefaultReinforceDelay = 3 * time.Second
 )
 
+// squadPlan is the server's reinforcements: the frame each seat's announced squad lands at; a
+// frame passed: none on its way.
+type squadPlan struct {
+	landsAt [world.MaxPlayers]uint32
+}
+
 // reinforceDelay is how many frames ahead a squad is announced: the configured delay, and
 // never less than the lead time and a frame, so that it reaches every client in time.
 func (s *Server) reinforceDelay() uint32 {
-	return max(uint32(s.cfg.ReinforceDelay/s.cfg.Frame), s.lead+1, 1)
+	return max(uint32(s.cfg.ReinforceDelay/s.cfg.Frame), s.lead.cur+1, 1)
 }
 
 // reinforce announces a squad for every seat whose army runs low, at frame f (after the
 // frame's events ran, before its step). units is the number of units of each seat, which
 // enemies counted in its pass over the world.
 func (s *Server) reinforce(now time.Time, f uint32, units *[world.MaxPlayers]int) {
-	if s.cfg.ReinforceBelow <= 0 || s.roundNext != nil {
+	if s.cfg.ReinforceBelow <= 0 || s.round.next != nil {
 		return // none, or the new round on its way gives squads itself
 	}
 	var seats []uint8
-	for _, st := range s.seats {
-		if st == nil || st.bot == nil && (st.peer == nil || !st.started) {
+	for _, st := range s.seats.players {
+		if st == nil || !st.present() {
 			continue // nobody plays the seat
 		}
-		if s.squadAt[st.idx] > f || units[st.idx] >= s.cfg.ReinforceBelow {
+		if s.squads.landsAt[st.idx] > f || units[st.idx] >= s.cfg.ReinforceBelow {
 			continue // a squad is on its way, or the army is not low
 		}
 		seats = append(seats, st.idx)
@@ -65,7 +71,7 @@ func (s *Server) reinforce(now time.Time, f uint32, units *[world.MaxPlayers]int
 		return
 	}
 	onTheirWay := 0
-	for _, sq := range s.squadAt {
+	for _, sq := range s.squads.landsAt {
 		if sq > f {
 			onTheirWay++
 		}
@@ -76,13 +82,13 @@ func (s *Server) reinforce(now time.Time, f uint32, units *[world.MaxPlayers]int
 	}
 	r := &Reinforce{Frame: f + s.reinforceDelay(), Seats: seats}
 	for _, seat := range seats {
-		s.squadAt[seat] = r.Frame
+		s.squads.landsAt[seat] = r.Frame
 	}
 	s.stats.Squads += uint64(len(seats))
 	s.event(now, "reinforcements", "seats", seats, "at frame", r.Frame)
 	s.sched.add(event{frame: r.Frame, kind: evReinforce, reinforce: r})
-	for d := range s.following {
-		s.send(d, now, r, nil, nil, false)
+	for d := range s.seats.following {
+		s.send(d, now, r)
 	}
 }
 
@@ -90,7 +96,7 @@ func (s *Server) reinforce(now time.Time, f uint32, units *[world.MaxPlayers]int
 // bots think, the table says so).
 func (s *Server) squadLanded(r *Reinforce) {
 	for _, seat := range r.Seats {
-		s.inGame[seat] = true
+		s.seats.inGame[seat] = true
 	}
 }
 

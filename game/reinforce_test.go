@@ -60,7 +60,7 @@ func settledSoFar(g *vgame, seen map[string]bool) (compared, differ int) {
 		if g.gone[i] || c.w == nil {
 			continue
 		}
-		for f, h := range c.hashes.report(c.w.Frame()) {
+		for f, h := range c.drift.hashes.report(c.w.Frame()) {
 			n, _ := strconv.Atoi(f)
 			s, ok := sh[f]
 			key := c.cfg.Name + "@" + f

@@ -10,13 +10,15 @@ import (
 // Joining, leaving, coming back and churn, in virtual time (vgame_test.go).
 
 // clientRunning: c has a world in lockstep (not waiting for a snapshot) past frame 0.
-func clientRunning(c *Client) bool { return c.started && !c.awaiting && c.w != nil && c.w.Frame() > 0 }
+func clientRunning(c *Client) bool {
+	return (c.phase == phaseRunning || c.phase == phasePaused) && c.w.Frame() > 0
+}
 
 // issueStop orders one of c's own units to stop and returns the frame it runs at.
 func issueStop(t *testing.T, c *Client, now time.Time) uint32 {
 	t.Helper()
 	for _, u := range c.w.Units() {
-		if u.Owner == c.seat && !u.IsEnemy() {
+		if u.Owner == c.role.seat && !u.IsEnemy() {
 			f, err := c.Command(now, world.CommandStop, []uint32{u.ID}, 0, 0, 0)
 			if err != nil {
 				t.Fatal(err)
@@ -52,12 +54,12 @@ func TestRejoinedPlayersCommandsAreNotDuplicates(t *testing.T) {
 	})
 	again := g.clients[i]
 	g.waitFor(10*time.Second, "the rejoined client to run", func() bool { return clientRunning(again) })
-	if again.seat != ann.seat {
-		t.Errorf("ann came back to seat %d, had seat %d", again.seat, ann.seat)
+	if again.role.seat != ann.role.seat {
+		t.Errorf("ann came back to seat %d, had seat %d", again.role.seat, ann.role.seat)
 	}
 	frame := issueStop(t, again, g.now)
 	if !g.runUntil(g.now.Add(2*time.Second), func() bool { return g.srv.stats.CommandsRelayed > base }) {
-		t.Errorf("the rejoined player's command (id %d, frame %d) never counted on the server (dropped as a duplicate of the earlier connection's)", again.cmdID, frame)
+		t.Errorf("the rejoined player's command (id %d, frame %d) never counted on the server (dropped as a duplicate of the earlier connection's)", again.orders.lastID, frame)
 	}
 }
 
@@ -67,21 +69,21 @@ func TestRejoinedPlayersCommandsAreNotDuplicates(t *testing.T) {
 func TestClientJoiningDuringPendingPauseStops(t *testing.T) {
 	t.Parallel()
 	g := newVGame(t, vspec{seed: 12, bots: 1})
-	g.waitFor(10*time.Second, "the game to run", func() bool { return g.srv.running && g.srv.w.Frame() >= 5 })
-	g.srv.lastLead = g.now.Add(time.Hour) // keep the lead where this test puts it
-	g.srv.lead = 5                        // a pause ~1.5 s ahead, and a resume 0.5 s after reaching it
-	g.srv.stopTheWorld(g.now, nil)
-	P := g.srv.pause.frame
+	g.waitFor(10*time.Second, "the game to run", func() bool { return g.srv.clock.running && g.srv.w.Frame() >= 5 })
+	g.srv.lead.lastChange = g.now.Add(time.Hour) // keep the lead where this test puts it
+	g.srv.lead.cur = 5                           // a pause ~1.5 s ahead, and a resume 0.5 s after reaching it
+	g.srv.pauseWorld(g.now, nil)
+	P := g.srv.drift.pause.frame
 	c := g.clients[g.join(nil)]
-	g.waitFor(5*time.Second, "the server to reach the pause", func() bool { return g.srv.pause != nil && !g.srv.pause.reached.IsZero() })
+	g.waitFor(5*time.Second, "the server to reach the pause", func() bool { return g.srv.drift.pause != nil && !g.srv.drift.pause.reached.IsZero() })
 	maxFrame := uint32(0)
 	g.runUntil(g.now.Add(10*time.Second), func() bool {
 		if c.w != nil {
 			maxFrame = max(maxFrame, c.w.Frame())
 		}
-		return g.srv.pause == nil
+		return g.srv.drift.pause == nil
 	})
-	if g.srv.pause != nil {
+	if g.srv.drift.pause != nil {
 		t.Fatalf("the pause at frame %d did not end in 10 s", P)
 	}
 	if maxFrame > P+1 { // the client's last step may be the frame the server resumed with
@@ -95,7 +97,7 @@ func TestClientJoiningDuringPendingPauseStops(t *testing.T) {
 func TestSnapshotIncludesLatePendingCommand(t *testing.T) {
 	t.Parallel()
 	g := newVGame(t, vspec{seed: 13, bots: 1})
-	g.waitFor(10*time.Second, "the game to run", func() bool { return g.srv.running && g.srv.w.Frame() >= 5 })
+	g.waitFor(10*time.Second, "the game to run", func() bool { return g.srv.clock.running && g.srv.w.Frame() >= 5 })
 	s := g.srv
 	f := s.w.Frame()
 	cmd := moveCommand(t, s.w, 0, 1<<20, f-1) // arrived one frame late
@@ -103,15 +105,15 @@ func TestSnapshotIncludesLatePendingCommand(t *testing.T) {
 	// The server applies the late command at its next step, a frame from now; the client's
 	// handshake and snapshot take a few milliseconds of a clean link, so it joins before.
 	c := g.clients[g.join(nil)]
-	g.waitFor(time.Second, "the joining client's snapshot", func() bool { return c.started })
+	g.waitFor(time.Second, "the joining client's snapshot", func() bool { return c.w != nil })
 	if s.w.Frame() != f {
 		t.Fatalf("setup: the server stepped to frame %d before the client joined", s.w.Frame())
 	}
 	g.waitFor(5*time.Second, "the joining client to run", func() bool { return clientRunning(c) })
 	check := f + 5
 	g.waitFor(5*time.Second, "both hosts past the check frame", func() bool { return s.w.Frame() > check+1 && c.w.Frame() > check+1 })
-	sh, _ := s.hist.at(check)
-	ch, _ := c.hist.at(check)
+	sh, _ := s.drift.hist.at(check)
+	ch, _ := c.drift.hist.at(check)
 	if len(sh) == 0 || len(ch) == 0 {
 		t.Fatalf("no history at frame %d (server %d units, client %d)", check, len(sh), len(ch))
 	}
@@ -131,20 +133,20 @@ func TestOutboxFlushedWhilePaused(t *testing.T) {
 	g := newVGame(t, vspec{seed: 14, bots: 1, clients: 1})
 	c := g.clients[0]
 	g.waitFor(10*time.Second, "the game to run", func() bool { return clientRunning(c) })
-	st := g.srv.seats[c.seat]
+	st := g.srv.seats.players[c.role.seat]
 	for i := 0; i < 40000 && st.out.waiting() == 0; i++ {
-		g.srv.send(st, g.now, &Peers{}, nil, nil, false) // harmless traffic filling the sequence space
+		g.srv.send(st, g.now, &Peers{}) // harmless traffic filling the sequence space
 	}
-	g.srv.stopTheWorld(g.now, nil)
+	g.srv.pauseWorld(g.now, nil)
 	t.Logf("outbox after the flood and the pause order: %d messages", st.out.waiting())
 	if st.out.waiting() == 0 {
 		t.Fatal("setup: nothing waits in the outbox")
 	}
 	// Message sequence numbers are free again Timeout + 1 s (6 s) after they executed.
 	g.run(9 * time.Second)
-	if g.srv.pause != nil || c.stats.StopWorldResyncs == 0 {
+	if g.srv.drift.pause != nil || c.stats.StopWorldResyncs == 0 {
 		t.Errorf("9 s later: server paused=%v at frame %d, client got %d Pause, %d messages still in the outbox (never flushed while paused)",
-			g.srv.pause != nil, g.srv.w.Frame(), c.stats.StopWorldResyncs, st.out.waiting())
+			g.srv.drift.pause != nil, g.srv.w.Frame(), c.stats.StopWorldResyncs, st.out.waiting())
 	}
 }
 
@@ -156,23 +158,23 @@ func TestSeatHeldThenFreed(t *testing.T) {
 	g := newVGame(t, vspec{seed: 15, bots: 1, clients: 1, server: func(c *ServerConfig) { c.SeatHold = hold }})
 	ann := g.clients[0]
 	g.waitFor(10*time.Second, "the game to run", func() bool { return clientRunning(ann) })
-	seat := ann.seat
+	seat := ann.role.seat
 	g.vanish(0)
-	g.waitFor(10*time.Second, "the server to time ann out", func() bool { return g.srv.seats[seat].peer == nil })
+	g.waitFor(10*time.Second, "the server to time ann out", func() bool { return g.srv.seats.players[seat].peer == nil })
 	g.run(hold / 2)
-	if g.srv.seats[seat] == nil {
+	if g.srv.seats.players[seat] == nil {
 		t.Fatal("the seat was freed before its hold ran out")
 	}
 	back := g.clients[g.join(func(c *ClientConfig) { c.PlayerID, c.Secret = ann.cfg.PlayerID, ann.secret })]
 	g.waitFor(10*time.Second, "ann back in her seat", func() bool { return clientRunning(back) })
-	if back.seat != seat {
-		t.Errorf("ann came back to seat %d, held seat %d", back.seat, seat)
+	if back.role.seat != seat {
+		t.Errorf("ann came back to seat %d, held seat %d", back.role.seat, seat)
 	}
 	g.vanish(len(g.clients) - 1)
-	g.waitFor(10*time.Second, "the server to time ann out again", func() bool { return g.srv.seats[seat].peer == nil })
+	g.waitFor(10*time.Second, "the server to time ann out again", func() bool { return g.srv.seats.players[seat].peer == nil })
 	g.run(hold + time.Second)
-	if g.srv.seats[seat] != nil || g.srv.stats.SeatsFreed != 1 {
-		t.Fatalf("after the hold: seat %d is %+v, %d seats freed", seat, g.srv.seats[seat], g.srv.stats.SeatsFreed)
+	if g.srv.seats.players[seat] != nil || g.srv.stats.SeatsFreed != 1 {
+		t.Fatalf("after the hold: seat %d is %+v, %d seats freed", seat, g.srv.seats.players[seat], g.srv.stats.SeatsFreed)
 	}
 	if info := g.srv.seatInfos(); len(info) != 1 {
 		t.Errorf("the player table after the hold: %+v, want only the bot", info)
@@ -193,9 +195,9 @@ func TestChurnNeverFillsTheServer(t *testing.T) {
 		c := g.clients[i]
 		g.run(4 * time.Second)
 		switch {
-		case c.started && c.seatKnown:
+		case c.w != nil && (c.role.kind == rolePlayer):
 			joined++
-		case c.started && c.spectate != nil:
+		case c.w != nil && c.role.spectate != nil:
 			watched++
 		}
 		g.vanish(i)
@@ -215,7 +217,7 @@ func TestChurnNeverFillsTheServer(t *testing.T) {
 	g.run(5 * time.Second)
 	// It plays in lockstep: its world is the server's at the frames both recorded.
 	common := 0
-	for f, h := range late.hashes.report(late.w.Frame()) {
+	for f, h := range late.drift.hashes.report(late.w.Frame()) {
 		if sh, ok := g.srv.stats.hashes.report(g.srv.w.Frame())[f]; ok {
 			common++
 			if sh != h {

@@ -194,8 +194,8 @@ func TestSnapshotBeforeStartGameIsKept(t *testing.T) {
 	for range 20 {
 		c.frames(now.Add(time.Second))
 	}
-	if c.awaiting || c.w.Frame() < 40 {
-		t.Errorf("client still awaiting the snapshot (awaiting=%v, frame %d): the batch that came before StartGame was dropped", c.awaiting, c.w.Frame())
+	if c.phase == phaseAwaitingWorld || c.w.Frame() < 40 {
+		t.Errorf("client still awaiting the snapshot (awaiting=%v, frame %d): the batch that came before StartGame was dropped", c.phase == phaseAwaitingWorld, c.w.Frame())
 	}
 }
 

@@ -151,7 +151,7 @@ func recordResyncGame(t *testing.T) (capture, keys []byte, net NetReport) {
 		t.Fatalf("InjectDesync(3) corrupted %d units", n)
 	}
 	g.waitFor(10*time.Second, "the stop-the-world's end", func() bool {
-		return !c.pausing && len(c.pauseLog) > 0 && !c.pauseLog[len(c.pauseLog)-1].Running
+		return c.drift.pause == nil && len(c.drift.log.pauses) > 0 && !c.drift.log.pauses[len(c.drift.log.pauses)-1].Running
 	})
 	g.run(500 * time.Millisecond)
 	net = c.Report().Net

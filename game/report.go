@@ -74,6 +74,9 @@ type GameReport struct {
 	// BadMessages counts game messages that arrived on a connection and were refused: they
 	// failed to parse, or broke the rules (a command for another player's seat).
 	BadMessages uint64 `json:"bad_messages"`
+	// CommandsRefused counts the commands the world refused when they ran, the same on every
+	// host: orders for units that are not the ordering seat's, or no longer exist.
+	CommandsRefused uint64 `json:"commands_refused"`
 	// DirectLinks counts the direct links to other players this client made (either side
 	// dialling), DirectRedials the dials it tried again after one ended (p2p.go). Clients only.
 	DirectLinks   uint64 `json:"direct_links,omitempty"`

@@ -28,10 +28,10 @@ func TestHashReportsHeldToARate(t *testing.T) {
 	flood20 := func(c *Client, lie uint64) (sent uint64) {
 		for end := g.now.Add(flood); g.now.Before(end); g.run(50 * time.Millisecond) {
 			f := s.w.Frame() - resimWindow
-			mine, _ := s.hist.at(f)
+			mine, _ := s.drift.hist.at(f)
 			groups := world.GroupUnitHashes(mine, len(mine), nil) // the root, as a client reports it
 			groups[0].Hash ^= lie
-			c.sendUnreliable(&HashReport{Frame: f, Groups: groups})
+			c.send(g.now, &HashReport{Frame: f, Groups: groups})
 			sent++
 		}
 		g.run(time.Second) // the last ones arrive

@@ -53,21 +53,21 @@ func TestLateEventsRunAgainExactly(t *testing.T) {
 		g := newVGame(t, vspec{seed: 7, bots: 2, clients: 3, link: lossy,
 			server: func(c *ServerConfig) { c.Late = mode },
 			client: func(_ int, c *ClientConfig) { c.Late = mode }})
-		g.waitFor(10*time.Second, "the game to start", func() bool { return g.srv.running })
+		g.waitFor(10*time.Second, "the game to start", func() bool { return g.srv.clock.running })
 		// Hold the lead at one frame: the server never changes it, and every host issues with it.
-		g.srv.lead, g.srv.lastLead = 1, g.now.Add(time.Hour)
+		g.srv.lead.cur, g.srv.lead.lastChange = 1, g.now.Add(time.Hour)
 		for _, c := range g.clients {
-			c.lead = 1
+			c.lead.cur = 1
 		}
 		g.run(40 * time.Second)
-		o := outcome{res: g.result(), resim: g.srv.rw.stats}
+		o := outcome{res: g.result(), resim: g.srv.drift.rw.stats}
 		o.agreed, o.common = settledAgreement(o.res)
 		for _, c := range g.clients {
 			o.late += c.stats.CommandsLate
-			o.rerun += c.rw.stats.FramesRerun
-			o.resim.Resimulations += c.rw.stats.Resimulations
-			o.resim.MaxLateFrames = max(o.resim.MaxLateFrames, c.rw.stats.MaxLateFrames)
-			o.resim.LateBeyondWindow += c.rw.stats.LateBeyondWindow
+			o.rerun += c.drift.rw.stats.FramesRerun
+			o.resim.Resimulations += c.drift.rw.stats.Resimulations
+			o.resim.MaxLateFrames = max(o.resim.MaxLateFrames, c.drift.rw.stats.MaxLateFrames)
+			o.resim.LateBeyondWindow += c.drift.rw.stats.LateBeyondWindow
 		}
 		return o
 	}
@@ -114,7 +114,7 @@ func BenchmarkResimulateWindow(b *testing.B) {
 	units := len(s.w.Units())
 	b.ReportAllocs()
 	for b.Loop() {
-		s.rw.late(s.w.Frame()-resimWindow, s.w.Frame())
+		s.drift.rw.late(s.w.Frame()-resimWindow, s.w.Frame())
 		s.resimulate()
 	}
 	b.ReportMetric(float64(units), "units")

@@ -31,6 +31,13 @@ import (
 // world hands out ids from 1 to world.FirstEnemyID-1 and never reuses one, and a new round
 // starts them from 1 again. With reinforcements every few minutes that takes hours.
 
+// roundPlan is the server's rounds: the one being played, and the one announced and not
+// started yet.
+type roundPlan struct {
+	current uint32 // 1 for the first
+	next    *NewRound
+}
+
 // roundNotice is the least time between a new round's announcement and its frame: long
 // enough for the class to read it on their screens.
 const roundNotice = 2 * time.Second
@@ -43,7 +50,7 @@ var errRoundAnnounced = errors.New("game: a new round is already announced")
 // every squad and repair already announced. It fails before the game starts and while a
 // round is already announced. Owner loop only.
 func (s *Server) NewRound(now time.Time) (uint32, error) {
-	if !s.running {
+	if !s.clock.running {
 		return 0, errors.New("game: the game has not started")
 	}
 	return s.announceRound(now, "the teacher")
@@ -51,36 +58,24 @@ func (s *Server) NewRound(now time.Time) (uint32, error) {
 
 // announceRound announces the next round, saying why in the event log.
 func (s *Server) announceRound(now time.Time, why string) (uint32, error) {
-	if r := s.roundNext; r != nil {
+	if r := s.round.next; r != nil {
 		return r.Frame, fmt.Errorf("%w for frame %d", errRoundAnnounced, r.Frame)
 	}
 	f := s.w.Frame()
-	at := f + max(2*s.lead+pauseMarginFrames, uint32(roundNotice/s.cfg.Frame))
-	at = max(at, s.lastFix+1)
-	for _, sq := range s.squadAt {
+	at := f + max(2*s.lead.cur+pauseMarginFrames, uint32(roundNotice/s.cfg.Frame))
+	at = max(at, s.drift.lastFix+1)
+	for _, sq := range s.squads.landsAt {
 		at = max(at, sq+1)
 	}
-	r := &NewRound{Frame: at, Round: s.round + 1, Seed: s.rng.Uint64(), Seats: s.playing()}
-	s.roundNext = r
+	r := &NewRound{Frame: at, Round: s.round.current + 1, Seed: s.rng.Uint64(), Seats: s.seats.playing()}
+	s.round.next = r
 	s.stats.Rounds++
 	s.event(now, "new round", "round", r.Round, "at frame", r.Frame, "seats", r.Seats, "why", why)
 	s.sched.add(event{frame: r.Frame, kind: evRound, round: r})
-	for d := range s.following {
-		s.send(d, now, r, nil, nil, false)
+	for d := range s.seats.following {
+		s.send(d, now, r)
 	}
 	return r.Frame, nil
-}
-
-// playing lists the seats whose player is there, in order: a server's bot, or a connected
-// client that was sent the game.
-func (s *Server) playing() []uint8 {
-	var seats []uint8
-	for _, st := range s.seats {
-		if st != nil && (st.bot != nil || st.peer != nil && st.started) {
-			seats = append(seats, st.idx)
-		}
-	}
-	return seats
 }
 
 // roundStarted: a NewRound ran on the server's world (at its frame, or again in a re-run).
@@ -90,31 +85,34 @@ func (s *Server) playing() []uint8 {
 // dependency behind. (The squads of the old round all landed before it: announceRound saw
 // to that.)
 func (s *Server) roundStarted(r *NewRound) {
-	s.round = r.Round
-	if s.roundNext != nil && s.roundNext.Frame <= r.Frame {
-		s.roundNext = nil
+	s.round.current = r.Round
+	if s.round.next != nil && s.round.next.Frame <= r.Frame {
+		s.round.next = nil
 	}
-	s.inGame = [world.MaxPlayers]bool{}
+	s.seats.inGame = [world.MaxPlayers]bool{}
 	for _, seat := range r.Seats {
-		s.inGame[seat] = true
+		s.seats.inGame[seat] = true
 	}
-	for id, at := range s.fixAt { // bookkeeping only, like the deletions below
+	for id, at := range s.drift.fixAt { // bookkeeping only, like the deletions below
 		if at < r.Frame {
-			delete(s.fixAt, id) // an old round's repair (none is announced for its frame or later)
+			delete(s.drift.fixAt, id) // an old round's repair (none is announced for its frame or later)
 		}
 	}
 	spawning := make(map[uint32]bool)
-	for _, es := range [][]event{s.sched.pending, s.scratch} {
-		for i := range es {
-			if es[i].kind == evSpawn && es[i].frame >= r.Frame {
-				spawning[es[i].id] = true
-			}
+	for i := range s.sched.pending {
+		if e := &s.sched.pending[i]; e.kind == evSpawn && e.frame >= r.Frame {
+			spawning[e.id] = true
 		}
 	}
-	for d := range s.connected {
-		for id := range d.spawnDeps { // bookkeeping only: the order of deletion changes nothing
+	for i := range s.sched.ran {
+		if e := &s.sched.ran[i]; e.kind == evSpawn && e.frame >= r.Frame {
+			spawning[e.id] = true
+		}
+	}
+	for d := range s.seats.connected {
+		for id := range d.deps.spawns { // bookkeeping only: the order of deletion changes nothing
 			if !spawning[id] {
-				delete(d.spawnDeps, id)
+				delete(d.deps.spawns, id)
 			}
 		}
 	}

@@ -46,12 +46,12 @@ func TestNewRoundMidGame(t *testing.T) {
 	if want := g.srv.w.Frame() + uint32(roundNotice/DefaultFrame); at < want {
 		t.Errorf("the round starts at frame %d, less than %v after frame %d", at, roundNotice, g.srv.w.Frame())
 	}
-	seats := g.srv.roundNext.Seats
+	seats := g.srv.round.next.Seats
 	between := g.join(nil)
 	var announcedFirst bool // the client that joined in between had the round before its frame
 	var fresh []world.Unit  // the server's world right after the round's frame
 	play(lastsFor(30*time.Second), func() bool {
-		if c := g.clients[between]; c.started && !c.awaiting && c.w.Frame() < at && c.nextRound() == at {
+		if c := g.clients[between]; c.w != nil && c.phase != phaseAwaitingWorld && c.w.Frame() < at && c.nextRound() == at {
 			announcedFirst = true
 		}
 		if fresh == nil && g.srv.w.Frame() == at+1 {
@@ -65,8 +65,8 @@ func TestNewRoundMidGame(t *testing.T) {
 	if !announcedFirst {
 		t.Errorf("the client that joined as the round was announced never held it before frame %d", at)
 	}
-	if g.srv.round != 2 || g.srv.roundNext != nil {
-		t.Errorf("the server plays round %d (announced %+v), want 2", g.srv.round, g.srv.roundNext)
+	if g.srv.round.current != 2 || g.srv.round.next != nil {
+		t.Errorf("the server plays round %d (announced %+v), want 2", g.srv.round.current, g.srv.round.next)
 	}
 	squad := uint32(len(world.StartingSquad()))
 	players := 0
@@ -113,7 +113,7 @@ func TestNewRoundWhenIDsRunOut(t *testing.T) {
 	t.Parallel()
 	g := newVGame(t, vspec{seed: 25, bots: 2,
 		server: func(c *ServerConfig) { c.EnemyEvery, c.MaxEnemies = 500*time.Millisecond, 80 }})
-	g.waitFor(5*time.Second, "the game to start", func() bool { return g.srv.running })
+	g.waitFor(5*time.Second, "the game to start", func() bool { return g.srv.clock.running })
 	// Move the world's next unit id near the end: room for one squad, not two.
 	b, err := g.srv.w.AppendState(nil)
 	if err != nil {
@@ -127,7 +127,7 @@ func TestNewRoundWhenIDsRunOut(t *testing.T) {
 	if err := g.srv.w.ApplyState(st); err != nil {
 		t.Fatal(err)
 	}
-	g.waitFor(10*time.Minute, "a new round", func() bool { return g.srv.round == 2 })
+	g.waitFor(10*time.Minute, "a new round", func() bool { return g.srv.round.current == 2 })
 	if g.srv.stats.Rounds != 1 || g.srv.w.NextID() >= st.NextID {
 		t.Errorf("%d rounds announced; the world's next unit id is %d", g.srv.stats.Rounds, g.srv.w.NextID())
 	}

@@ -58,6 +58,8 @@ func (e *event) less(f *event) bool {
 type schedule struct {
 	pending []event
 	done    []event
+	buf     []event           // runUpTo's, kept for its memory
+	ran     []dueEvent        // the events of the frame being run (runDue)
 	seen    map[cmdKey]uint32 // command → its frame; forgotten seenFrames after that frame
 	floor   uint32            // events for earlier frames are refused (the last re-sync's frame)
 }
@@ -139,6 +141,37 @@ func (s *schedule) due(frame uint32, dst []event) []event {
 		}
 	}
 	return dst
+}
+
+// dueEvent is an event run at its frame, with the world's verdict on it.
+type dueEvent struct {
+	event
+	err error // why the world refused it (a command for another seat's units, a gone enemy)
+}
+
+// runDue runs on w the events due by frame f, in order, and returns them with the world's
+// verdicts. An event for an earlier frame (late, and no re-run covers it) is fast-forwarded:
+// its units walk the frames they missed (world.FastForward), which can leave this world
+// different from the hosts that had it in time, for the hash checks to find. The slice is
+// reused by the next call.
+func (s *schedule) runDue(w *world.World, f uint32) []dueEvent { return s.runUpTo(w, f, f) }
+
+// runLate runs on w every event still waiting for a frame before f, where w is: a host that
+// reached a stop-the-world pause at f applies the late ones now, fast-forwarded to f.
+func (s *schedule) runLate(w *world.World, f uint32) []dueEvent { return s.runUpTo(w, f-1, f) }
+
+func (s *schedule) runUpTo(w *world.World, through, at uint32) []dueEvent {
+	s.buf = s.due(through, s.buf[:0])
+	s.ran = s.ran[:0]
+	for i := range s.buf {
+		e := &s.buf[i]
+		err := apply(w, e)
+		if e.frame < at {
+			w.FastForward(unitsOf(e), int(at-e.frame))
+		}
+		s.ran = append(s.ran, dueEvent{event: *e, err: err})
+	}
+	return s.ran
 }
 
 // rewind puts back the events that ran for frames at or after frame: the world was put back to

@@ -50,7 +50,7 @@ type ServerStats struct {
 	ClaimsRefused      uint64 // connections with a seated player's id that did not prove its secret (identity.go)
 	SeatsReclaimed     uint64 // connections that proved it and took their player's seat back
 	SeatsFreed         uint64 // seats freed after their player was gone for SeatHold
-	SendsRefused       uint64 // messages to a client refused by back-pressure (outbox.go)
+	SendsRefused       uint64 // messages to a client refused by back-pressure (send.go)
 	// ChatRefused counts chat lines refused: over the chat's rate (chat.go), or a spectator's
 	// while spectator chat is off.
 	ChatRefused uint64
@@ -64,6 +64,9 @@ type ServerStats struct {
 	SpectatorResyncs                uint64
 	SpectatorsDropped               uint64
 	BadMessages                     uint64 // messages that failed to parse or broke the rules (a command for another seat)
+	// CommandsRefused counts the commands the world refused when they ran: orders for units
+	// that are not their seat's, or gone (every host refuses the same ones).
+	CommandsRefused uint64
 	// FramesLate counts the frames whose step started a whole frame period or more after its
 	// due time (missed deadlines); MaxFrameLate is the latest start of any step.
 	FramesLate   uint64
@@ -133,8 +136,8 @@ func (s *Server) publish(now time.Time, force bool) {
 	if old := s.snap.Load(); !force && old != nil && now.Sub(old.At) < snapshotEvery {
 		return
 	}
-	snap := &ServerSnapshot{At: now, Running: s.running, Paused: s.pause != nil && !s.pause.reached.IsZero(),
-		Frame: s.frameNow(), Lead: s.lead, Stats: s.stats, Events: lastOf(s.stats.events, maxEventsShown)}
+	snap := &ServerSnapshot{At: now, Running: s.clock.running, Paused: s.drift.pause != nil && !s.drift.pause.reached.IsZero(),
+		Frame: s.frameNow(), Lead: s.lead.cur, Stats: s.stats, Events: lastOf(s.stats.events, maxEventsShown)}
 	// The snapshot's copy of the counters shares nothing with the loop's bookkeeping.
 	snap.Stats.PauseMillis = slices.Clone(s.stats.PauseMillis)
 	snap.Stats.chatSent, snap.Stats.events, snap.Stats.hashes = boundedLog[string]{}, nil, worldHashLog{}
@@ -143,14 +146,14 @@ func (s *Server) publish(now time.Time, force bool) {
 		snap.Map, snap.Units, snap.Attacks = s.w.MapName(), slices.Clone(s.w.Units()), slices.Clone(s.w.Attacks())
 	}
 	snap.Seats = s.seatInfos()
-	snap.Spectators, snap.SpectatorChat = s.spectatorInfos(), !s.spectatorChatOff
-	snap.Mismatches = copyRecords(s.syncLog)
-	snap.Pauses = slices.Clone(s.pauseLog)
-	snap.Round = s.round
+	snap.Spectators, snap.SpectatorChat = s.spectatorInfos(), !s.audience.chatOff
+	snap.Mismatches = copyRecords(s.drift.log.records)
+	snap.Pauses = slices.Clone(s.drift.log.pauses)
+	snap.Round = s.round.current
 	if ls, ok := s.ClassLink(); ok {
 		snap.ClassLink = &ls
 	}
-	if r := s.roundNext; r != nil {
+	if r := s.round.next; r != nil {
 		snap.NewRound = r.Frame
 	}
 	s.snap.Store(snap)
@@ -159,12 +162,12 @@ func (s *Server) publish(now time.Time, force bool) {
 // seatInfos is the player table: one row per seat taken, in seat order.
 func (s *Server) seatInfos() []SeatInfo {
 	var out []SeatInfo
-	for _, st := range s.seats {
+	for _, st := range s.seats.players {
 		if st == nil {
 			continue
 		}
 		out = append(out, SeatInfo{Seat: st.idx, Player: st.player, Name: st.name, Bot: st.bot != nil, Connected: st.bot != nil || st.peer != nil,
-			InGame: s.inGame[st.idx], LastHash: st.lastHash, State: s.seatState(st)})
+			InGame: s.seats.inGame[st.idx], LastHash: st.sync.lastHash, State: s.seatState(st)})
 	}
 	return out
 }
@@ -180,9 +183,9 @@ func (s *Server) seatState(st *seat) string {
 		return "disconnected"
 	case !st.started:
 		return "joining"
-	case s.pause != nil && st.pauseState != nil && uint32(len(st.pauseState.applied)) < st.pauseState.sent:
+	case s.drift.pause != nil && st.drift.pause != nil && uint32(len(st.drift.pause.applied)) < st.drift.pause.sent:
 		return "re-syncing"
-	case s.pause != nil:
+	case s.drift.pause != nil:
 		return "paused"
 	}
 	return "playing"
@@ -199,9 +202,9 @@ func (s *Server) counters(st transport.ServerStats) (NetReport, RejectedReport, 
 	for _, p := range st.Peers {
 		t.Add(p)
 	}
-	g := GameReport{LeadTimeMillis: int64(s.lead) * s.cfg.Frame.Milliseconds(), CommandsIssued: s.stats.CommandsRelayed,
+	g := GameReport{LeadTimeMillis: int64(s.lead.cur) * s.cfg.Frame.Milliseconds(), CommandsIssued: s.stats.CommandsRelayed,
 		CommandsLate: s.stats.CommandsLate, EnemiesSpawned: s.stats.EnemiesSpawned, EnemiesKilled: s.stats.EnemiesKilled,
-		Reinforcements: s.stats.Squads, NewRounds: s.stats.Rounds, LeadTimeChanges: s.stats.LeadChanges, SendsRefused: s.stats.SendsRefused, BadMessages: s.stats.BadMessages,
+		Reinforcements: s.stats.Squads, NewRounds: s.stats.Rounds, LeadTimeChanges: s.stats.LeadChanges, SendsRefused: s.stats.SendsRefused, BadMessages: s.stats.BadMessages, CommandsRefused: s.stats.CommandsRefused,
 		JoinsRefused: s.stats.JoinsRefused, SeatClaimsRefused: s.stats.ClaimsRefused, SeatsReclaimed: s.stats.SeatsReclaimed,
 		RelaysSaved: s.stats.RelaysSaved, LinksLost: s.stats.LinksLost, CommandsRelayedAgain: s.stats.CommandsRelayedAgain,
 		ChatRefused: s.stats.ChatRefused, Spectators: &SpectatorReport{Joins: s.stats.SpectatorJoins, Leaves: s.stats.SpectatorLeaves,
@@ -212,7 +215,7 @@ func (s *Server) counters(st transport.ServerStats) (NetReport, RejectedReport, 
 		RealtimeResyncs: s.stats.RealtimeResyncs, StopWorldResyncs: s.stats.StopWorldResyncs, PauseMillis: append([]int64{}, s.stats.PauseMillis...),
 		LastResyncFrame: s.stats.lastResync, PauseDropouts: s.stats.PauseDropouts, PlayersDropped: s.stats.PlayersDropped,
 		RepairsDeferred: s.stats.RepairsDeferred, ReportsDropped: s.stats.HashReportsDropped}
-	sy.addResim(&s.rw, s.w)
+	sy.addResim(&s.drift.rw, s.w)
 	return netReport(t), rejectedReport(st.Rejected), g, sy
 }
 

@@ -75,6 +75,13 @@ const (
 	spectateNoticeEvery = 200 * time.Millisecond
 )
 
+// spectatorRoom is what the spectators share on the server: whether the teacher lets them
+// chat, and the one rate all their lines together get (chat.go).
+type spectatorRoom struct {
+	chatOff  bool
+	chatRate rateBucket
+}
+
 // spectator is a client that watches, on the server.
 type spectator struct {
 	downlink
@@ -88,11 +95,9 @@ type spectator struct {
 	chatLines  uint32 // lines relayed
 	refused    uint32 // lines refused (chat off, or too fast)
 	refusedWhy uint8  // why the latest was
-	// statusChain orders the Spectates sent to it; notify: a Spectate with news waits for
-	// noticeAt + spectateNoticeEvery.
-	statusChain message.Chain
-	notify      bool
-	noticeAt    time.Time
+	// notify: a Spectate with news waits for noticeAt + spectateNoticeEvery.
+	notify   bool
+	noticeAt time.Time
 
 	resyncedAt time.Time // when the server last sent it the whole world
 	resyncs    int
@@ -131,22 +136,21 @@ func (s *Server) fullText(now time.Time) string {
 // ends the connection at once, kicked with the reason as its text, which the client shows.
 func (s *Server) spectate(p *transport.Peer, now time.Time, why uint8) {
 	if err := s.refuseName(p.Name(), nil, now); err != nil {
-		s.stats.JoinsRefused++
-		s.event(now, "join refused", "addr", p.Addr(), "why", err)
-		s.tr.Kick(p, now, err.Error())
+		s.refuseJoin(p, now, err.Error())
 		return
 	}
-	i := slices.Index(s.spectators[:], nil)
+	i := slices.Index(s.seats.spectators[:], nil)
 	if i < 0 {
-		text := s.fullText(now)
-		s.stats.JoinsRefused++
-		s.event(now, "join refused", "addr", p.Addr(), "why", text)
-		s.tr.Kick(p, now, text)
+		s.refuseJoin(p, now, s.fullText(now))
 		return
 	}
 	sp := &spectator{downlink: downlink{peer: p, who: fmt.Sprintf("spectator %d", i+1)}, num: uint8(i + 1),
 		player: p.PlayerID(), name: p.Name(), why: why, joined: now}
-	s.spectators[i] = sp
+	if err := s.seats.move(p, role{kind: roleSpectator, spectator: sp}); err != nil {
+		s.cfg.Logger.Error("spectate", "err", err)
+		return
+	}
+	s.seats.spectators[i] = sp
 	s.stats.SpectatorJoins++
 	s.event(now, "spectator joins", "number", sp.num, "name", sp.name, "addr", p.Addr(), "why", spectateWhy(why))
 	s.sendSpectate(sp, now) // first: what it is
@@ -154,7 +158,7 @@ func (s *Server) spectate(p *transport.Peer, now time.Time, why uint8) {
 		s.sendClassLink(&sp.downlink, now)
 	}
 	s.tellSeats(sp, now)
-	if s.running {
+	if s.clock.running {
 		s.sendStart(&sp.downlink, now, true)
 	}
 }
@@ -167,20 +171,10 @@ func spectateWhy(why uint8) string {
 	return "asked to watch"
 }
 
-// spectatorOf is p's spectator, or nil.
-func (s *Server) spectatorOf(p *transport.Peer) *spectator {
-	for _, sp := range s.spectators {
-		if sp != nil && sp.peer == p {
-			return sp
-		}
-	}
-	return nil
-}
-
 // spectatorLeft frees the place of a spectator whose connection ended: a spectator has no
 // seat to hold, and one that comes back is a new spectator.
 func (s *Server) spectatorLeft(sp *spectator, now time.Time, reason fmt.Stringer, text string) {
-	s.spectators[sp.num-1] = nil
+	s.seats.spectators[sp.num-1] = nil
 	sp.out.reset()
 	s.stats.SpectatorLeaves++
 	why := reason.String()
@@ -193,12 +187,7 @@ func (s *Server) spectatorLeft(sp *spectator, now time.Time, reason fmt.Stringer
 // spectatorMessage handles what a spectator's connection delivers: its chat, its hash reports
 // and its ping summaries. Anything else (a command, a player's chat, a proof) is a bad message:
 // a spectator has no seat to speak for.
-func (s *Server) spectatorMessage(sp *spectator, now time.Time, m *message.Message) {
-	msg, err := ParseMsg(m.Payload)
-	if err != nil {
-		s.stats.BadMessages++
-		return
-	}
+func (s *Server) spectatorMessage(sp *spectator, now time.Time, m *message.Message, msg Msg) {
 	if m.Guaranteed {
 		s.trace.executed(now, s.frameNow(), sp.peer.Addr().String(), m, msg)
 	}
@@ -224,10 +213,10 @@ func (s *Server) spectatorMessage(sp *spectator, now time.Time, m *message.Messa
 // off, or the lines come too fast) and tells the spectator in its next Spectate.
 func (s *Server) spectatorSays(sp *spectator, now time.Time, text string) {
 	switch {
-	case s.spectatorChatOff:
+	case s.audience.chatOff:
 		s.refuseSpectatorLine(sp, RefusedChatOff)
 		return
-	case !sp.chatRate.take(now, serverChat), !s.spectatorsChat.take(now, spectatorsChat):
+	case !sp.chatRate.take(now, serverChat), !s.audience.chatRate.take(now, spectatorsChat):
 		s.refuseSpectatorLine(sp, RefusedTooFast)
 		return
 	}
@@ -236,9 +225,9 @@ func (s *Server) spectatorSays(sp *spectator, now time.Time, text string) {
 	s.stats.SpectatorChat++
 	i := sp.num - 1
 	c := &SpectatorChat{Spectator: uint32(sp.num), Name: sp.name, Line: sp.chatLines, Text: text}
-	for d := range s.following {
+	for d := range s.seats.following {
 		if d != &sp.downlink {
-			s.send(d, now, c, []*depgraph.Dependency{d.spectatorChat[i].Last()}, d.spectatorChat[i].Last(), false)
+			s.sendOn(d, now, &d.deps.spectatorChat[i], c)
 		}
 	}
 }
@@ -252,15 +241,15 @@ func (s *Server) refuseSpectatorLine(sp *spectator, why uint8) {
 
 // sendSpectate tells a spectator what it is, as the next of its connection's chain.
 func (s *Server) sendSpectate(sp *spectator, now time.Time) {
-	m := &Spectate{Number: uint32(sp.num), Why: sp.why, ChatOff: s.spectatorChatOff, Refused: sp.refused, RefusedWhy: sp.refusedWhy}
-	s.send(sp, now, m, []*depgraph.Dependency{sp.statusChain.Last()}, sp.statusChain.Last(), false)
+	m := &Spectate{Number: uint32(sp.num), Why: sp.why, ChatOff: s.audience.chatOff, Refused: sp.refused, RefusedWhy: sp.refusedWhy}
+	s.sendOn(&sp.downlink, now, &sp.deps.status, m)
 	sp.notify, sp.noticeAt = false, now
 }
 
 // flushSpectateNotices sends the spectators that have news a Spectate, once spectateNoticeEvery
 // has passed since their last.
 func (s *Server) flushSpectateNotices(now time.Time) {
-	for _, sp := range s.spectators {
+	for _, sp := range s.seats.spectators {
 		if sp != nil && sp.peer != nil && sp.notify && !now.Before(sp.noticeAt.Add(spectateNoticeEvery)) {
 			s.sendSpectate(sp, now)
 		}
@@ -270,7 +259,7 @@ func (s *Server) flushSpectateNotices(now time.Time) {
 // nextSpectateNotice is when the next waiting Spectate may go (zero: none waits).
 func (s *Server) nextSpectateNotice() time.Time {
 	var next time.Time
-	for _, sp := range s.spectators {
+	for _, sp := range s.seats.spectators {
 		if sp != nil && sp.peer != nil && sp.notify {
 			next = transport.Earliest(next, sp.noticeAt.Add(spectateNoticeEvery))
 		}
@@ -282,12 +271,12 @@ func (s *Server) nextSpectateNotice() time.Time {
 // refuses every spectator's line and each spectator is told; the players' chat goes on. Owner
 // loop only.
 func (s *Server) SetSpectatorChat(now time.Time, on bool) {
-	if s.spectatorChatOff == !on {
+	if s.audience.chatOff == !on {
 		return
 	}
-	s.spectatorChatOff = !on
+	s.audience.chatOff = !on
 	s.event(now, "spectator chat", "on", on)
-	for _, sp := range s.spectators {
+	for _, sp := range s.seats.spectators {
 		if sp != nil {
 			sp.notify = true
 		}
@@ -297,15 +286,15 @@ func (s *Server) SetSpectatorChat(now time.Time, on bool) {
 
 // SpectatorChat reports whether the spectators may chat. Owner loop only (the snapshot has a
 // copy).
-func (s *Server) SpectatorChat() bool { return !s.spectatorChatOff }
+func (s *Server) SpectatorChat() bool { return !s.audience.chatOff }
 
 // spectatorsPaused: the server's world reached the paused frame. Each spectator paused too (its
 // Pause came with the players'); it sends no hashes, so it gets the whole paused world, after
 // the Pause, and is resumed with the players whatever it did with it.
 func (s *Server) spectatorsPaused(now time.Time) {
 	var ids []uint32 // every unit: made for the first spectator that needs them
-	for _, sp := range s.spectators {
-		if sp == nil || sp.peer == nil || sp.pauseState == nil {
+	for _, sp := range s.seats.spectators {
+		if sp == nil || sp.peer == nil || sp.drift.pause == nil {
 			continue
 		}
 		if ids == nil {
@@ -314,22 +303,22 @@ func (s *Server) spectatorsPaused(now time.Time) {
 				ids = append(ids, u.ID)
 			}
 		}
-		s.sendBatches(now, &sp.downlink, ids, nil, true, false)
+		s.sendBatches(now, &sp.downlink, worldPart{ids: ids, complete: true})
 	}
 }
 
 // resumeSpectators sends each paused spectator the players' Resume, after its world's batches (or
 // its Pause, for one that joined after the batches went out).
 func (s *Server) resumeSpectators(now time.Time, r *Resume) {
-	for _, sp := range s.spectators {
-		if sp == nil || sp.peer == nil || sp.pauseState == nil {
+	for _, sp := range s.seats.spectators {
+		if sp == nil || sp.peer == nil || sp.drift.pause == nil {
 			continue
 		}
-		deps := sp.pauseState.batchDeps
+		deps := sp.drift.pause.batchDeps
 		if len(deps) == 0 {
-			deps = []*depgraph.Dependency{&sp.pauseState.pauseDep}
+			deps = []*depgraph.Dependency{&sp.drift.pause.pauseDep}
 		}
-		s.send(sp, now, r, deps, nil, false)
+		s.sendAfter(sp, now, r, deps, nil)
 	}
 }
 
@@ -345,10 +334,10 @@ func (s *Server) spectatorReport(now time.Time, sp *spectator, r *HashReport) {
 // checkSpectatorReport checks a spectator's report. A difference repairs the spectator's
 // world alone: the whole world, to it, at most once every spectatorResyncEvery.
 func (s *Server) checkSpectatorReport(now time.Time, sp *spectator, r *HashReport) {
-	if !s.running || s.pause != nil {
+	if !s.clock.running || s.drift.pause != nil {
 		return
 	}
-	mine, ok := s.hist.at(r.Frame)
+	mine, ok := s.drift.hist.at(r.Frame)
 	if !ok {
 		return // too old: its next report shows the same
 	}
@@ -374,7 +363,7 @@ func (s *Server) checkSpectatorReport(now time.Time, sp *spectator, r *HashRepor
 // would hold the server's memory for as long as it liked; dropped, it reads why, and may join
 // again with a fresh copy of the world.
 func (s *Server) boundSpectators(now time.Time) {
-	for _, sp := range s.spectators {
+	for _, sp := range s.seats.spectators {
 		if sp == nil || sp.peer == nil {
 			continue
 		}
@@ -406,7 +395,7 @@ type SpectatorInfo struct {
 // spectatorInfos lists the spectators, by number.
 func (s *Server) spectatorInfos() []SpectatorInfo {
 	var out []SpectatorInfo
-	for _, sp := range s.spectators {
+	for _, sp := range s.seats.spectators {
 		if sp == nil {
 			continue
 		}
@@ -414,7 +403,7 @@ func (s *Server) spectatorInfos() []SpectatorInfo {
 		switch {
 		case !sp.started:
 			state = "joining"
-		case s.pause != nil:
+		case s.drift.pause != nil:
 			state = "paused"
 		}
 		out = append(out, SpectatorInfo{Number: sp.num, Player: sp.player, Name: sp.name, Asked: sp.why == SpectateAsked,
@@ -433,13 +422,16 @@ var errNotSpectating = errors.New("game: not admitted as a spectator yet")
 
 // spectating reports whether this client watches as a spectator (or asked to, and waits to
 // hear that it does).
-func (c *Client) spectating() bool { return c.spectate != nil || c.cfg.Spectate }
+func (c *Client) spectating() bool { return c.role.kind == roleSpectator || c.cfg.Spectate }
 
 // takeSpectate keeps the server's word on this spectator. A Spectate is a chain on the
 // connection, so the latest to arrive is the latest sent.
 func (c *Client) takeSpectate(m *Spectate) {
 	sp := *m
-	c.spectate = &sp
+	c.role.kind, c.role.spectate = roleSpectator, &sp
+	if c.phase == phaseConnecting {
+		c.moveTo(phaseAdmitted)
+	}
 }
 
 // WhyText says why a spectator watches, for its status line.

@@ -50,7 +50,7 @@ func benchSpectators(b *testing.B, link linksim.Settings, window time.Duration) 
 	g.run(10 * time.Second)
 	peers := map[*Client]*transport.Peer{}
 	for _, c := range cl.spectators {
-		peers[c] = g.srv.spectators[c.spectate.Number-1].peer
+		peers[c] = g.srv.seats.spectators[c.role.spectate.Number-1].peer
 	}
 	type counts struct{ down, up, served uint64 }
 	take := func(cs []*Client) []counts {
@@ -68,7 +68,7 @@ func benchSpectators(b *testing.B, link linksim.Settings, window time.Duration) 
 	spec0, play0, start := take(cl.spectators), take(cl.players), g.now
 	backlog := 0
 	g.runUntil(g.now.Add(window), func() bool {
-		for _, sp := range g.srv.spectators {
+		for _, sp := range g.srv.seats.spectators {
 			if sp != nil && sp.peer != nil {
 				backlog = max(backlog, sp.peer.Conn().Pending()+sp.out.waiting())
 			}

@@ -35,7 +35,7 @@ func newClass(t testing.TB, seed uint64, link linksim.Settings) *class {
 		client: func(_ int, c *ClientConfig) { c.Trace = nil }})
 	cl := &class{vgame: g, players: slices.Clone(g.clients)}
 	g.waitFor(10*time.Second, "the players' game to start", func() bool {
-		return g.srv.running && !slices.ContainsFunc(cl.players, func(c *Client) bool { return !c.started })
+		return g.srv.clock.running && !slices.ContainsFunc(cl.players, func(c *Client) bool { return c.w == nil })
 	})
 	for i := range MaxSpectators {
 		j := g.joinWatcher(func(c *ClientConfig) {
@@ -78,7 +78,7 @@ func TestSpectatorsWatchAClass(t *testing.T) {
 	g.srv.SetSpectatorChat(g.now, false)
 	talker := cl.spectators[1]
 	g.waitFor(5*time.Second, "the spectators to hear that their chat is off", func() bool {
-		return !slices.ContainsFunc(cl.spectators, func(c *Client) bool { return !c.spectate.ChatOff })
+		return !slices.ContainsFunc(cl.spectators, func(c *Client) bool { return !c.role.spectate.ChatOff })
 	})
 	if err := talker.Say(g.now, "let me speak"); !errors.Is(err, ErrSpectatorChatOff) {
 		t.Errorf("a spectator's line with spectator chat off: %v, want %v", err, ErrSpectatorChatOff)
@@ -89,7 +89,7 @@ func TestSpectatorsWatchAClass(t *testing.T) {
 		t.Errorf("%d spectator lines relayed while spectator chat was off", g.srv.stats.SpectatorChat-relayed)
 	}
 	g.srv.SetSpectatorChat(g.now, true)
-	g.waitFor(5*time.Second, "the spectators to hear that they may chat again", func() bool { return !talker.spectate.ChatOff })
+	g.waitFor(5*time.Second, "the spectators to hear that they may chat again", func() bool { return !talker.role.spectate.ChatOff })
 	if err := talker.Say(g.now, "thanks"); err != nil {
 		t.Errorf("a spectator's line with spectator chat on again: %v", err)
 	}
@@ -102,13 +102,13 @@ func TestSpectatorsWatchAClass(t *testing.T) {
 		agreed, common := settledFrames(res.server, r)
 		if common == 0 || agreed != common {
 			t.Errorf("%s (spectator %d, %s): world differs from the server's at %d of %d settled frames",
-				r.Name, r.Spectator, c.spectate.WhyText(), common-agreed, common)
+				r.Name, r.Spectator, c.role.spectate.WhyText(), common-agreed, common)
 		}
 		if r.Spectator == 0 || c.stats.CommandsIssued != 0 {
 			t.Errorf("%s: spectator number %d, %d commands issued", r.Name, r.Spectator, c.stats.CommandsIssued)
 		}
-		if want := map[bool]uint8{true: SpectateAsked, false: SpectateSeatsFull}[c.cfg.Spectate]; c.spectate.Why != want {
-			t.Errorf("%s: watches because %q", r.Name, c.spectate.WhyText())
+		if want := map[bool]uint8{true: SpectateAsked, false: SpectateSeatsFull}[c.cfg.Spectate]; c.role.spectate.Why != want {
+			t.Errorf("%s: watches because %q", r.Name, c.role.spectate.WhyText())
 		}
 	}
 	// Every spectator's line reached every other client, marked as a spectator's: the
@@ -204,7 +204,7 @@ func TestSilentSpectatorCannotStallTheGame(t *testing.T) {
 	cl := smallClass(t, 43, 2, func(c *ServerConfig) { c.Transport.Timeout = time.Minute })
 	g := cl.vgame
 	silent := cl.spectators[0]
-	sp := g.srv.spectators[silent.spectate.Number-1]
+	sp := g.srv.seats.spectators[silent.role.spectate.Number-1]
 	g.vanish(slices.Index(g.clients, silent))
 	peer := sp.peer
 	sentBefore := peer.Conn().Stats().Packet.BytesSent
@@ -220,7 +220,7 @@ func TestSilentSpectatorCannotStallTheGame(t *testing.T) {
 		if sp.peer != nil {
 			sentToSilent = peer.Conn().Stats().Packet.BytesSent - sentBefore
 		}
-		return g.srv.spectators[sp.num-1] == nil
+		return g.srv.seats.spectators[sp.num-1] == nil
 	})
 	played := g.now.Sub(start)
 	frames := g.srv.w.Frame() - frame
@@ -247,8 +247,8 @@ func TestSilentSpectatorCannotStallTheGame(t *testing.T) {
 		t.Errorf("%d bytes sent to a spectator that acknowledged nothing, want at most 256 KiB", sentToSilent)
 	}
 	// The other spectator watched on.
-	if other := cl.spectators[1]; other.w.Frame()+5 < g.srv.w.Frame() || other.pausing {
-		t.Errorf("the other spectator at frame %d (pausing %v), the server at %d", other.w.Frame(), other.pausing, g.srv.w.Frame())
+	if other := cl.spectators[1]; other.w.Frame()+5 < g.srv.w.Frame() || other.drift.pause != nil {
+		t.Errorf("the other spectator at frame %d (pausing %v), the server at %d", other.w.Frame(), other.drift.pause != nil, g.srv.w.Frame())
 	}
 }
 
@@ -344,17 +344,17 @@ func TestSpectatorChatIsHeldToTheRate(t *testing.T) {
 	}
 	// Past the client's own limit: straight to the connection.
 	for i := range serverChatBurst {
-		if _, err := watcher.sendGuaranteed(g.now, &SpectatorChat{Spectator: watcher.spectate.Number, Text: fmt.Sprintf("flood %d", i)}, &watcher.chat); err != nil {
+		if _, err := watcher.sendToServer(g.now, &SpectatorChat{Spectator: watcher.role.spectate.Number, Text: fmt.Sprintf("flood %d", i)}, &watcher.chat.chain); err != nil {
 			t.Fatal(err)
 		}
 	}
 	bad := g.srv.stats.BadMessages
-	watcher.sendGuaranteed(g.now, &SpectatorChat{Spectator: other.spectate.Number, Text: "I am the other one"}, nil)
-	watcher.sendGuaranteed(g.now, &Command{Seat: 0, ID: 1, Frame: watcher.w.Frame() + 5, Kind: world.CommandStop, Units: []uint32{1}}, nil)
-	g.waitFor(5*time.Second, "the spectator to hear of its refused lines", func() bool { return watcher.spectate.Refused > 0 })
+	watcher.sendToServer(g.now, &SpectatorChat{Spectator: other.role.spectate.Number, Text: "I am the other one"}, nil)
+	watcher.sendToServer(g.now, &Command{Seat: 0, ID: 1, Frame: watcher.w.Frame() + 5, Kind: world.CommandStop, Units: []uint32{1}}, nil)
+	g.waitFor(5*time.Second, "the spectator to hear of its refused lines", func() bool { return watcher.role.spectate.Refused > 0 })
 	g.run(2 * time.Second)
-	if watcher.spectate.RefusedWhy != RefusedTooFast || watcher.spectate.RefusedText() != ErrChatTooFast.Error() {
-		t.Errorf("refused %d lines because %q", watcher.spectate.Refused, watcher.spectate.RefusedText())
+	if watcher.role.spectate.RefusedWhy != RefusedTooFast || watcher.role.spectate.RefusedText() != ErrChatTooFast.Error() {
+		t.Errorf("refused %d lines because %q", watcher.role.spectate.Refused, watcher.role.spectate.RefusedText())
 	}
 	if got := g.srv.stats.BadMessages - bad; got != 2 {
 		t.Errorf("%d bad messages from a spectator speaking for another and giving an order, want 2", got)
@@ -364,12 +364,12 @@ func TestSpectatorChatIsHeldToTheRate(t *testing.T) {
 	// counted and told, and the others relayed.
 	sent := uint64(chatBurst + serverChatBurst)
 	gotRelayed, gotRefused := g.srv.stats.SpectatorChat-relayed, g.srv.stats.ChatRefused-refusedBefore
-	if gotRefused == 0 || gotRelayed+gotRefused != sent || uint64(watcher.spectate.Refused) != gotRefused {
+	if gotRefused == 0 || gotRelayed+gotRefused != sent || uint64(watcher.role.spectate.Refused) != gotRefused {
 		t.Errorf("of %d lines sent at once the server relayed %d and refused %d, and told the spectator of %d refused: want some refused, every line either way, and all told",
-			sent, gotRelayed, gotRefused, watcher.spectate.Refused)
+			sent, gotRelayed, gotRefused, watcher.role.spectate.Refused)
 	}
 	heard := uint64(0)
-	for _, l := range other.chatLog.last(maxChatShown) {
+	for _, l := range other.chat.log.last(maxChatShown) {
 		if l.From == watcher.cfg.Name {
 			heard++
 		}
@@ -424,10 +424,10 @@ func TestSpectatorsShareOneChatRate(t *testing.T) {
 	g.waitFor(5*time.Second, "every spectator to hear of its refused lines, and the player to hear the rest", func() bool {
 		told := uint64(0)
 		for _, c := range cl.spectators {
-			told += uint64(c.spectate.Refused)
+			told += uint64(c.role.spectate.Refused)
 		}
 		heard := uint64(0)
-		for _, l := range player.chatReceived.items {
+		for _, l := range player.chat.received.items {
 			if strings.HasPrefix(l.Text, "crowd ") {
 				heard++
 			}

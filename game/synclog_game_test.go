@@ -46,11 +46,11 @@ func TestSyncLogGame(t *testing.T) {
 	t.Parallel()
 	g, w := newDesyncGame(t, vspec{seed: 31, server: func(c *ServerConfig) { c.RealtimeMax = 2 }})
 	c0, c1 := g.clients[0], g.clients[1]
-	seat := c0.seat
+	seat := c0.role.seat
 
 	// An order for a frame far enough ahead to be pending in the next snapshot.
 	prev := c1.Snapshot()
-	order := &Command{Frame: c1.issueFrame(g.now) + 10, Kind: world.CommandStop, Units: ownUnits(c1.w, c1.seat)[:1]}
+	order := &Command{Frame: c1.issueFrame(g.now) + 10, Kind: world.CommandStop, Units: ownUnits(c1.w, c1.role.seat)[:1]}
 	if err := c1.issue(g.now, order); err != nil {
 		t.Fatal(err)
 	}

@@ -90,13 +90,13 @@ func TestClientLogsRealtimeResync(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c := startedOfflineClient(t)
-			hs, _ := c.hist.at(checked)
+			hs, _ := c.drift.hist.at(checked)
 			local := func(id uint32) uint64 { h, _ := hashOf(hs, id); return h }
 			own, other := ownUnits(c.w, 0), ownUnits(c.w, 1)
 			if tt.request {
 				deliver(t, c, &HashRequest{Frame: checked, Ranges: []IDRange{{Start: 1, End: world.MaxUnitID}}})
-				if n := len(c.syncLog); n != 1 || c.syncLog[0].Action != ActionDrillDown {
-					t.Fatalf("after the HashRequest the log is %+v, want one drill-down", c.syncLog)
+				if n := len(c.drift.log.records); n != 1 || c.drift.log.records[0].Action != ActionDrillDown {
+					t.Fatalf("after the HashRequest the log is %+v, want one drill-down", c.drift.log.records)
 				}
 			}
 			deliver(t, c, tt.update(own, other))
@@ -110,8 +110,8 @@ func TestClientLogsRealtimeResync(t *testing.T) {
 				t.Errorf("record\n got %+v\nwant %+v", got, want)
 			}
 			// The snapshot is a copy: the client's later changes do not reach it.
-			c.syncLog[0].Units[0].Local++
-			c.syncLog[0].Action = ActionStopWorld
+			c.drift.log.records[0].Units[0].Local++
+			c.drift.log.records[0].Action = ActionStopWorld
 			if got := withoutWhen(snap.Mismatches[0]); !reflect.DeepEqual(got, want) {
 				t.Errorf("the snapshot changed with the client's log: %+v", got)
 			}
@@ -125,13 +125,13 @@ func TestClientLogsRealtimeResync(t *testing.T) {
 func TestClientLogsTheRangesThatDiffer(t *testing.T) {
 	const checked = 8
 	c := startedOfflineClient(t)
-	hs, _ := c.hist.at(checked)
+	hs, _ := c.drift.hist.at(checked)
 	split := hs[len(hs)/2].ID
 	same, differs := IDRange{Start: 1, End: split}, IDRange{Start: split + 1, End: world.MaxUnitID}
 	deliver(t, c, &HashRequest{Frame: checked, Ranges: []IDRange{same, differs},
 		Hashes: []uint64{rangeHash(hs, same.Start, same.End), rangeHash(hs, differs.Start, differs.End) ^ 1}})
-	if len(c.syncLog) != 1 || !slices.Equal(c.syncLog[0].Groups, []IDRange{differs}) || c.syncLog[0].Action != ActionDrillDown {
-		t.Fatalf("log %+v, want one drill-down of %v", c.syncLog, differs)
+	if len(c.drift.log.records) != 1 || !slices.Equal(c.drift.log.records[0].Groups, []IDRange{differs}) || c.drift.log.records[0].Action != ActionDrillDown {
+		t.Fatalf("log %+v, want one drill-down of %v", c.drift.log.records, differs)
 	}
 	if c.stats.MismatchedGroups != 1 {
 		t.Errorf("%d mismatched groups counted, want 1", c.stats.MismatchedGroups)
@@ -151,14 +151,14 @@ func TestClientLogsStopTheWorld(t *testing.T) {
 	deliver(t, c, &HashRequest{Frame: 8, Ranges: []IDRange{{Start: 1, End: world.MaxUnitID}}})
 	p := c.w.Frame()
 	deliver(t, c, &Pause{Frame: p}) // at the client's frame already: it pauses at once
-	if !c.sentHashes {
+	if !c.drift.pause.reached() {
 		t.Fatal("the client did not pause where it was")
 	}
-	if len(c.pauseLog) != 1 || c.pauseLog[0].Frame != p || !c.pauseLog[0].Running || c.pauseLog[0].Start.IsZero() {
-		t.Fatalf("pauses %+v, want one running at frame %d, started", c.pauseLog, p)
+	if len(c.drift.log.pauses) != 1 || c.drift.log.pauses[0].Frame != p || !c.drift.log.pauses[0].Running || c.drift.log.pauses[0].Start.IsZero() {
+		t.Fatalf("pauses %+v, want one running at frame %d, started", c.drift.log.pauses, p)
 	}
-	if len(c.syncLog) != 1 || c.syncLog[0].Action != ActionStopWorld || c.syncLog[0].At != p || c.syncLog[0].Frame != 8 {
-		t.Fatalf("log %+v, want the drill-down of frame 8 turned into a stop-the-world at frame %d", c.syncLog, p)
+	if len(c.drift.log.records) != 1 || c.drift.log.records[0].Action != ActionStopWorld || c.drift.log.records[0].At != p || c.drift.log.records[0].Frame != 8 {
+		t.Fatalf("log %+v, want the drill-down of frame 8 turned into a stop-the-world at frame %d", c.drift.log.records, p)
 	}
 
 	us := c.w.Units()
@@ -170,7 +170,7 @@ func TestClientLogsStopTheWorld(t *testing.T) {
 		{ID: removed.ID, Local: removed.Hash(), NoServer: true, LocalKnown: true},
 	}
 	deliver(t, c, &ResyncBatch{Frame: p, Units: []world.Unit{changed, same}, Removed: []uint32{removed.ID}})
-	if rec := c.syncLog[0]; !reflect.DeepEqual(rec.Units, wantFirst) || rec.More != 0 {
+	if rec := c.drift.log.records[0]; !reflect.DeepEqual(rec.Units, wantFirst) || rec.More != 0 {
 		t.Errorf("after the first batch: units %+v, %d more; want %+v", rec.Units, rec.More, wantFirst)
 	}
 
@@ -182,7 +182,7 @@ func TestClientLogsStopTheWorld(t *testing.T) {
 	}
 	deliver(t, c, &ResyncBatch{Frame: p, Batch: 1, Units: append([]world.Unit{changed}, extras...)})
 	deliver(t, c, &ResyncBatch{Frame: p, Batch: 2, Units: extras})
-	rec := c.syncLog[0]
+	rec := c.drift.log.records[0]
 	if len(rec.Units) != maxRecordUnits || !reflect.DeepEqual(rec.Units[:2], wantFirst) {
 		t.Errorf("%d units listed, first %+v; want %d, first %+v", len(rec.Units), rec.Units[:min(2, len(rec.Units))], maxRecordUnits, wantFirst)
 	}
@@ -195,15 +195,16 @@ func TestClientLogsStopTheWorld(t *testing.T) {
 	if !slices.IsSortedFunc(rec.Units, func(a, b UnitMismatch) int { return int(a.ID) - int(b.ID) }) {
 		t.Error("the units are not in id order")
 	}
-	if want := 3 + (1 + extra) + extra; c.pauseLog[0].Units != want {
-		t.Errorf("the pause record counts %d units, want %d (every unit of every batch)", c.pauseLog[0].Units, want)
+	if want := 3 + (1 + extra) + extra; c.drift.log.pauses[0].Units != want {
+		t.Errorf("the pause record counts %d units, want %d (every unit of every batch)", c.drift.log.pauses[0].Units, want)
 	}
 
+	reached := c.drift.pause.reachedAt
 	deliver(t, c, &Resume{Frame: p})
 	later := time.Now().Add(50 * time.Millisecond)
 	c.frames(later)
-	want := later.Sub(c.pauseReached).Milliseconds()
-	if pr := c.pauseLog[0]; pr.Running || pr.Millis != want || want < 50 || len(c.stats.PauseMillis) != 1 || pr.Millis != c.stats.PauseMillis[0] {
+	want := later.Sub(reached).Milliseconds()
+	if pr := c.drift.log.pauses[0]; pr.Running || pr.Millis != want || want < 50 || len(c.stats.PauseMillis) != 1 || pr.Millis != c.stats.PauseMillis[0] {
 		t.Errorf("after the resume: %+v (stats %v), want stopped after %d ms", pr, c.stats.PauseMillis, want)
 	}
 }
@@ -215,20 +216,20 @@ func TestClientPendingOrders(t *testing.T) {
 	g := newVGame(t, vspec{seed: 21, bots: 1, clients: 1, client: func(_ int, c *ClientConfig) { c.Bot = false }})
 	c := g.clients[0]
 	g.waitFor(10*time.Second, "the game to run", func() bool { return clientRunning(c) })
-	unit := ownUnits(c.w, c.seat)[0]
+	unit := ownUnits(c.w, c.role.seat)[0]
 	f, err := c.Command(g.now, world.CommandMove, []uint32{unit}, 7, 8, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	c.publish(g.now, true)
 	before := c.Snapshot()
-	want := []PendingOrder{{ID: c.cmdID, Frame: f, Kind: uint8(world.CommandMove), Units: []uint32{unit}, X: 7, Y: 8}}
+	want := []PendingOrder{{ID: c.orders.lastID, Frame: f, Kind: uint8(world.CommandMove), Units: []uint32{unit}, X: 7, Y: 8}}
 	if !reflect.DeepEqual(before.Pending, want) {
 		t.Fatalf("pending %+v, want %+v", before.Pending, want)
 	}
 	g.runUntil(g.now.Add(5*time.Second), func() bool {
-		if c.w.Frame() <= f && len(c.pending) != 1 {
-			t.Fatalf("at frame %d, before the order's frame %d ran: pending %+v", c.w.Frame(), f, c.pending)
+		if c.w.Frame() <= f && len(c.orders.pending) != 1 {
+			t.Fatalf("at frame %d, before the order's frame %d ran: pending %+v", c.w.Frame(), f, c.orders.pending)
 		}
 		return c.w.Frame() > f
 	})
@@ -242,15 +243,15 @@ func TestClientPendingOrders(t *testing.T) {
 
 	// An order whose event never runs (a stop-the-world re-sync dropped it).
 	lost := c.w.Frame()
-	c.pending = append(c.pending, PendingOrder{ID: 1, Frame: lost})
-	stale := uint32(pendingStale / c.frameDur)
+	c.orders.pending = append(c.orders.pending, PendingOrder{ID: 1, Frame: lost})
+	stale := uint32(pendingStale / c.clock.frameDur)
 	g.runUntil(g.now.Add(pendingStale+5*time.Second), func() bool {
-		if c.w.Frame() <= lost+stale && len(c.pending) != 1 {
+		if c.w.Frame() <= lost+stale && len(c.orders.pending) != 1 {
 			t.Fatalf("the lost order went at frame %d, %d frames after its frame, before the %d of pendingStale", c.w.Frame(), c.w.Frame()-lost, stale)
 		}
 		return c.w.Frame() > lost+stale+1 // the step after the last frame it may wait
 	})
-	if len(c.pending) != 0 {
+	if len(c.orders.pending) != 0 {
 		t.Errorf("the lost order is still pending at frame %d", c.w.Frame())
 	}
 }
@@ -276,9 +277,9 @@ func offlineServer(t *testing.T) *Server {
 // reports.
 func TestServerLogsDrillDowns(t *testing.T) {
 	s := offlineServer(t)
-	st, other := s.seats[1], s.seats[0]
+	st, other := s.seats.players[1], s.seats.players[0]
 	f := s.w.Frame() - 3
-	mine, _ := s.hist.at(f)
+	mine, _ := s.drift.hist.at(f)
 	mine = slices.Clone(mine)
 	all := []IDRange{{Start: 1, End: world.MaxUnitID}}
 	good := rangeHash(mine, 1, world.MaxUnitID)
@@ -288,7 +289,7 @@ func TestServerLogsDrillDowns(t *testing.T) {
 	// answer is a client's UnitHashes of frame: the server's, with units wrong changed, units
 	// lack left out, and unit extra added.
 	answer := func(st *seat, frame uint32, wrong, lack []uint32, extra uint32) {
-		hs, _ := s.hist.at(frame)
+		hs, _ := s.drift.hist.at(frame)
 		var out []world.UnitHash
 		for _, h := range hs {
 			switch {
@@ -304,28 +305,28 @@ func TestServerLogsDrillDowns(t *testing.T) {
 		}
 		s.unitHashes(time.Now(), st, &UnitHashes{Frame: frame, Hashes: out})
 	}
-	last := func() SyncRecord { return withoutWhen(s.syncLog[len(s.syncLog)-1]) }
+	last := func() SyncRecord { return withoutWhen(s.drift.log.records[len(s.drift.log.records)-1]) }
 	u := func(i int) uint32 { return mine[i].ID }
 
 	report(st, f, good)
-	if len(s.syncLog) != 0 || st.lastHash != fmt.Sprintf("ok at frame %d", f) {
-		t.Fatalf("a matching report: log %+v, last hash %q", s.syncLog, st.lastHash)
+	if len(s.drift.log.records) != 0 || st.sync.lastHash != fmt.Sprintf("ok at frame %d", f) {
+		t.Fatalf("a matching report: log %+v, last hash %q", s.drift.log.records, st.sync.lastHash)
 	}
 
 	// Two mismatching reports; the answer to the first comes after the second's request.
 	report(st, f-1, good^1)
 	report(st, f, good^1)
-	if want := fmt.Sprintf("mismatch at frame %d: 1 groups", f); st.lastHash != want {
-		t.Errorf("last hash %q, want %q", st.lastHash, want)
+	if want := fmt.Sprintf("mismatch at frame %d: 1 groups", f); st.sync.lastHash != want {
+		t.Errorf("last hash %q, want %q", st.sync.lastHash, want)
 	}
 	answer(st, f-1, []uint32{u(0)}, nil, 0)
-	if got, want := withoutWhen(s.syncLog[0]), (SyncRecord{Seat: 1, Frame: f - 1, Groups: all, Action: ActionNoDrillDown}); !reflect.DeepEqual(got, want) {
+	if got, want := withoutWhen(s.drift.log.records[0]), (SyncRecord{Seat: 1, Frame: f - 1, Groups: all, Action: ActionNoDrillDown}); !reflect.DeepEqual(got, want) {
 		t.Errorf("the late answer's record\n got %+v\nwant %+v", got, want)
 	}
 
 	// The answer to the second: one unit differs, one is missing, one the server does not have.
 	answer(st, f, []uint32{u(0)}, []uint32{u(1)}, 9999)
-	at := s.lastFix
+	at := s.drift.lastFix
 	wantUnits := []UnitMismatch{
 		{ID: u(0), Local: mine[0].Hash ^ 1, Server: mine[0].Hash, LocalKnown: true},
 		{ID: u(1), Server: mine[1].Hash, NoLocal: true, LocalKnown: true},
@@ -334,8 +335,8 @@ func TestServerLogsDrillDowns(t *testing.T) {
 	if got, want := last(), (SyncRecord{Seat: 1, Frame: f, Groups: all, Units: wantUnits, Action: ActionRealtime, At: at}); !reflect.DeepEqual(got, want) {
 		t.Errorf("the real-time re-sync's record\n got %+v\nwant %+v", got, want)
 	}
-	if want := fmt.Sprintf("real-time re-sync at frame %d", at); st.lastHash != want {
-		t.Errorf("last hash %q, want %q", st.lastHash, want)
+	if want := fmt.Sprintf("real-time re-sync at frame %d", at); st.sync.lastHash != want {
+		t.Errorf("last hash %q, want %q", st.sync.lastHash, want)
 	}
 	var up *UnitUpdate
 	for _, e := range s.sched.all() {
@@ -367,26 +368,26 @@ func TestServerLogsDrillDowns(t *testing.T) {
 	// answered during the pause, ends in the pause too.
 	s.cfg.RealtimeMax = 1
 	g := f + 1
-	gm, _ := s.hist.at(g)
+	gm, _ := s.drift.hist.at(g)
 	report(other, g, rangeHash(gm, 1, world.MaxUnitID)^1)
 	report(st, g, rangeHash(gm, 1, world.MaxUnitID)^1)
 	answer(st, g, []uint32{u(2), u(3)}, nil, 0)
-	if s.pause == nil {
+	if s.drift.pause == nil {
 		t.Fatal("no pause")
 	}
-	p := s.pause.frame
+	p := s.drift.pause.frame
 	if got := last(); got.Action != ActionStopWorld || got.At != p || got.Frame != g || len(got.Units) != 2 {
 		t.Errorf("the stop-the-world's record %+v, want two units and a pause at frame %d", got, p)
 	}
-	if want := fmt.Sprintf("stop-the-world at frame %d", p); st.lastHash != want {
-		t.Errorf("last hash %q, want %q", st.lastHash, want)
+	if want := fmt.Sprintf("stop-the-world at frame %d", p); st.sync.lastHash != want {
+		t.Errorf("last hash %q, want %q", st.sync.lastHash, want)
 	}
 	answer(other, g, nil, nil, 0)
-	if r := findRecord(s.syncLog, 0, g, ActionStopWorld); r == nil || r.At != p {
-		t.Errorf("seat 0's drill-down during the pause: %+v", s.syncLog)
+	if r := findRecord(s.drift.log.records, 0, g, ActionStopWorld); r == nil || r.At != p {
+		t.Errorf("seat 0's drill-down during the pause: %+v", s.drift.log.records)
 	}
-	if len(s.pauseLog) != 1 || !s.pauseLog[0].Running || s.pauseLog[0].Frame != p || !s.pauseLog[0].Start.IsZero() {
-		t.Fatalf("pauses %+v, want one on its way to frame %d", s.pauseLog, p)
+	if len(s.drift.log.pauses) != 1 || !s.drift.log.pauses[0].Running || s.drift.log.pauses[0].Frame != p || !s.drift.log.pauses[0].Start.IsZero() {
+		t.Fatalf("pauses %+v, want one on its way to frame %d", s.drift.log.pauses, p)
 	}
 
 	// At the paused frame, a client's WorldHashes differ in one unit.
@@ -395,7 +396,7 @@ func TestServerLogsDrillDowns(t *testing.T) {
 		s.step(now)
 	}
 	s.reachPause(now)
-	st.pauseState = &clientPause{applied: make(map[uint32]bool)} // as if it were connected
+	st.drift.pause = &clientPause{applied: make(map[uint32]bool)} // as if it were connected
 	hs := s.w.UnitHashes(1, world.MaxUnitID, nil)
 	hs[4].Hash++
 	s.worldHashes(now, st, &WorldHashes{Frame: p, Hashes: hs})
@@ -405,12 +406,12 @@ func TestServerLogsDrillDowns(t *testing.T) {
 		t.Errorf("the paused world's record\n got %+v\nwant %+v", got, want)
 	}
 	s.resume(now.Add(80 * time.Millisecond))
-	if got := s.pauseLog[0]; got.Running || got.Millis != 80 || got.Units != 1 || !got.Start.Equal(now) {
+	if got := s.drift.log.pauses[0]; got.Running || got.Millis != 80 || got.Units != 1 || !got.Start.Equal(now) {
 		t.Errorf("the pause record after the resume: %+v, want 80 ms, 1 unit", got)
 	}
 	s.publish(now, true)
-	if snap := s.Snapshot(); !reflect.DeepEqual(snap.Pauses, s.pauseLog) || len(snap.Mismatches) != len(s.syncLog) {
-		t.Errorf("the snapshot has pauses %+v and %d records, the server %+v and %d", snap.Pauses, len(snap.Mismatches), s.pauseLog, len(s.syncLog))
+	if snap := s.Snapshot(); !reflect.DeepEqual(snap.Pauses, s.drift.log.pauses) || len(snap.Mismatches) != len(s.drift.log.records) {
+		t.Errorf("the snapshot has pauses %+v and %d records, the server %+v and %d", snap.Pauses, len(snap.Mismatches), s.drift.log.pauses, len(s.drift.log.records))
 	}
 }
 
@@ -426,14 +427,14 @@ func TestSeatInfo(t *testing.T) {
 		{"bot during a pause", &seat{bot: NewBot(0, "bot1", 1)}, true, "bot"},
 		{"connected, not started", &seat{downlink: downlink{peer: peer}}, false, "joining"},
 		{"playing", &seat{downlink: downlink{peer: peer, started: true}}, false, "playing"},
-		{"paused", &seat{downlink: downlink{peer: peer, started: true, pauseState: &clientPause{sent: 1, applied: map[uint32]bool{0: true}}}}, true, "paused"},
-		{"batches on their way", &seat{downlink: downlink{peer: peer, started: true, pauseState: &clientPause{sent: 2, applied: map[uint32]bool{0: true}}}}, true, "re-syncing"},
+		{"paused", &seat{downlink: downlink{peer: peer, started: true, drift: connDrift{pause: &clientPause{sent: 1, applied: map[uint32]bool{0: true}}}}}, true, "paused"},
+		{"batches on their way", &seat{downlink: downlink{peer: peer, started: true, drift: connDrift{pause: &clientPause{sent: 2, applied: map[uint32]bool{0: true}}}}}, true, "re-syncing"},
 		{"gone", &seat{gone: "timeout"}, false, "disconnected: timeout"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &Server{}
 			if tt.paused {
-				s.pause = &pause{frame: 50}
+				s.drift.pause = &pause{frame: 50}
 			}
 			if got := s.seatState(tt.st); got != tt.want {
 				t.Errorf("state %q, want %q", got, tt.want)
@@ -442,10 +443,10 @@ func TestSeatInfo(t *testing.T) {
 	}
 
 	s := &Server{}
-	s.seats[0] = &seat{idx: 0, name: "bot1", bot: NewBot(0, "bot1", 1)}
-	s.seats[2] = &seat{downlink: downlink{peer: peer, started: true}, idx: 2, name: "ann", lastHash: "ok at frame 40"}
-	s.inGame[0], s.inGame[2] = true, true
-	s.seats[5] = &seat{idx: 5, name: "bob", gone: "closed: bye"}
+	s.seats.players[0] = &seat{idx: 0, name: "bot1", bot: NewBot(0, "bot1", 1)}
+	s.seats.players[2] = &seat{downlink: downlink{peer: peer, started: true}, idx: 2, name: "ann", sync: playerDrift{lastHash: "ok at frame 40"}}
+	s.seats.inGame[0], s.seats.inGame[2] = true, true
+	s.seats.players[5] = &seat{idx: 5, name: "bob", gone: "closed: bye"}
 	want := []SeatInfo{
 		{Seat: 0, Name: "bot1", Bot: true, Connected: true, InGame: true, State: "bot"},
 		{Seat: 2, Name: "ann", Connected: true, InGame: true, LastHash: "ok at frame 40", State: "playing"},

@@ -40,18 +40,19 @@ var errNoBots = errors.New("no bot to chat: the lesson's game has none")
 
 // ApplyServer does a's part on the server s, on its owner loop.
 func ApplyServer(a Action, s *game.Server, now time.Time) error {
+	stage := game.StageOf(s)
 	switch a.Kind {
 	case ActSpawn:
-		_, err := s.SpawnEnemies(now, a.N)
+		_, err := stage.SpawnEnemies(now, a.N)
 		return err
 	case ActSpawnKill:
-		return s.SpawnDoomed(now, a.After)
+		return stage.SpawnDoomed(now, a.After)
 	case ActBotsChat:
-		if s.BotsChat(now, a.N) == 0 {
+		if stage.BotsChat(now, a.N) == 0 {
 			return errNoBots
 		}
 	case ActStopTheWorld:
-		return s.StopTheWorld(now, a.All)
+		return stage.StopTheWorld(now, a.All)
 	case ActLate:
 		s.SetLate(a.Late)
 	}

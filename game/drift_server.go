@@ -9,6 +9,130 @@ import (
 	"github.com/ackattack/ackattack/world"
 )
 
+// Drift checking and repair, the server's side (the clients' side is in drift_client.go, the
+// debug panel's log of both in drift_log.go, the hash history in drift_history.go and the
+// re-run of late events in resim.go).
+//
+// Every host runs the same world, and a drift (a command that came later than a re-run can
+// mend, a unit corrupted on purpose) must be found and repaired, by the server, whose world is
+// the truth. Clients report grouped unit hashes of settled frames; a difference leads to a
+// drill-down (a HashRequest with the server's hash of each sub-range, a UnitHashes in answer)
+// that names the units; a few are repaired in real time (a UnitUpdate every host applies at a
+// frame ahead), many, or ones that drift again, by a stop-the-world re-sync (every host pauses
+// at a frame ahead, clients send WorldHashes, the server sends ResyncBatches, clients answer
+// BatchApplied, the server sends Resume). A spectator's drift is repaired by a copy of the
+// whole world to it alone (spectate.go).
+
+// serverDrift is the server's state of drift checking and repair.
+type serverDrift struct {
+	hist hashHistory // the unit hashes of the recent frames, to check reports against
+	rw   rewinder    // the copies of the world for re-running late events (resim.go)
+	// fixAt: unit id → the frame its latest real-time repair takes effect; lastFix the frame of
+	// the latest repair (one per frame).
+	fixAt   map[uint32]uint32
+	lastFix uint32
+	// pause is the stop-the-world re-sync in progress (nil: none), resumeAt when it ends (zero:
+	// not yet decided), pendingHashes the WorldHashes that came before the server reached it.
+	pause         *pause
+	resumeAt      time.Time
+	pendingHashes []pendingHashes
+	log           syncLog // for the debug panel (drift_log.go)
+}
+
+func newServerDrift(late LateMode) serverDrift {
+	return serverDrift{fixAt: make(map[uint32]uint32), rw: rewinder{mode: late}}
+}
+
+// nextDeadline is when the pause in progress next needs the server: its resume, or the
+// deadline of the clients still missing from it (zero: none).
+func (d *serverDrift) nextDeadline() time.Time {
+	if !d.resumeAt.IsZero() {
+		return d.resumeAt
+	}
+	if p := d.pause; p != nil {
+		return p.deadline
+	}
+	return time.Time{}
+}
+
+// pause is a stop-the-world re-sync in progress.
+type pause struct {
+	frame    uint32
+	reached  time.Time // when the server's world reached the frame (zero before)
+	deadline time.Time // when the clients still missing are dropped from the round
+	known    map[uint32]bool
+}
+
+// connDrift is what drift checking keeps per connection, a player's or a spectator's.
+type connDrift struct {
+	// reportRate: how fast this client's hash reports come; early: its reports of frames the
+	// server has not settled yet, waiting (reportArrived).
+	reportRate rateBucket
+	early      []*HashReport
+	pause      *clientPause // its part in the stop-the-world re-sync in progress
+}
+
+// clientPause is one client's part in a stop-the-world re-sync.
+type clientPause struct {
+	pauseDep  depgraph.Dependency
+	hashes    bool // its WorldHashes arrived
+	sent      uint32
+	applied   map[uint32]bool
+	batchDeps []*depgraph.Dependency
+	dropped   bool // it missed the pause's deadline: the round went on without it
+}
+
+// playerDrift is what drift checking holds against one player, across its connections: a
+// client dropped for stalling the game must not come back with a clean slate.
+type playerDrift struct {
+	lastRequest  *HashRequest // the drill-down waiting for its answer
+	pauseMisses  int          // stop-the-world rounds in a row this client did not finish in time
+	stoppedWorld time.Time    // when this client's report last made the server stop the world
+	repairedAt   time.Time    // when this client's report last led to a real-time re-sync
+	// lastHash is the latest hash check of its reports, for the player table (SeatInfo).
+	lastHash string
+}
+
+// kept is what a new connection of the same player starts with.
+func (p playerDrift) kept() playerDrift {
+	return playerDrift{pauseMisses: p.pauseMisses, stoppedWorld: p.stoppedWorld, repairedAt: p.repairedAt}
+}
+
+// batchApplied: a client applied one of its batches of the pause in progress.
+func (s *Server) batchApplied(now time.Time, st *seat, v *BatchApplied) {
+	if cp := st.drift.pause; cp != nil && s.drift.pause != nil && v.Frame == s.drift.pause.frame {
+		cp.applied[v.Batch] = true
+		s.checkResume(now)
+	}
+}
+
+// sendWorld sends d the server's whole world at its frame, cut into ResyncBatches of
+// resyncBatchUnits units (in one message, a large world would pass the message layer's
+// largest), each after after (nil: nothing) and after the batch before it: a chain, so that
+// the last batch, which carries the attacks in flight and the world's state and so completes
+// the world, runs on the client only once every unit is in place. A client joining a running
+// game gets it, and so does a spectator whose reports showed a drift.
+func (s *Server) sendWorld(d *downlink, now time.Time, after *depgraph.Dependency) {
+	units := s.w.Units()
+	state, err := s.w.AppendState(nil)
+	if err != nil {
+		// The client then waits for a state that never comes; say why.
+		s.cfg.Logger.Error("the world's state cannot be sent", "to", d.who, "err", err)
+	}
+	prev := new(depgraph.Dependency) // the batch before: none yet
+	for i := 0; i == 0 || i < len(units); i += resyncBatchUnits {
+		b := &ResyncBatch{Frame: s.w.Frame(), Batch: uint32(i / resyncBatchUnits), Units: slices.Clone(units[i:min(i+resyncBatchUnits, len(units))])}
+		if i+resyncBatchUnits >= len(units) {
+			b.HasAttacks, b.Attacks, b.State = true, slices.Clone(s.w.Attacks()), state
+		}
+		deps := []*depgraph.Dependency{prev}
+		if after != nil {
+			deps = append(deps, after)
+		}
+		s.sendAfter(d, now, b, deps, prev)
+	}
+}
+
 // hashReport takes a player's grouped hashes (reportArrived) and checks them against the
 // server's history of that frame, now or once the frame has settled here.
 func (s *Server) hashReport(now time.Time, st *seat, r *HashReport) {
@@ -26,16 +150,16 @@ func (s *Server) hashReport(now time.Time, st *seat, r *HashReport) {
 // server (clocks are never exactly aligned).
 func (s *Server) reportArrived(now time.Time, d *downlink, count *uint64, r *HashReport) bool {
 	*count++
-	if !d.reportRate.take(now, s.reportLimit()) {
+	if !d.drift.reportRate.take(now, s.reportLimit()) {
 		s.stats.HashReportsDropped++
 		return false
 	}
-	if s.pause == nil && s.running && !s.settled(r.Frame) {
-		if len(d.early) == maxEarlyReports {
+	if s.drift.pause == nil && s.clock.running && !s.settled(r.Frame) {
+		if len(d.drift.early) == maxEarlyReports {
 			s.stats.HashReportsDropped++ // the oldest: the newer ones cover the same units
-			d.early = append(d.early[:0], d.early[1:]...)
+			d.drift.early = append(d.drift.early[:0], d.drift.early[1:]...)
 		}
-		d.early = append(d.early, r)
+		d.drift.early = append(d.drift.early, r)
 		return false
 	}
 	return true
@@ -51,25 +175,25 @@ func (s *Server) reportLimit() rateLimit {
 // checkHashReport checks a player's grouped hashes against the server's history of that frame.
 // A mismatched group is drilled into, a level of the hash tree at a time (drillRequest).
 func (s *Server) checkHashReport(now time.Time, st *seat, r *HashReport) {
-	if s.pause != nil {
+	if s.drift.pause != nil {
 		return // the stop-the-world under way compares every unit anyway
 	}
-	mine, ok := s.hist.at(r.Frame)
+	mine, ok := s.drift.hist.at(r.Frame)
 	if !ok {
 		s.stats.HashReportsTooOld++
 		return
 	}
 	ranges := mismatchedRanges(mine, r.Groups)
 	if len(ranges) == 0 {
-		st.lastHash = fmt.Sprintf("ok at frame %d", r.Frame)
+		st.sync.lastHash = fmt.Sprintf("ok at frame %d", r.Frame)
 		return
 	}
 	s.stats.MismatchedGroups += uint64(len(ranges))
 	s.event(now, "hash mismatch", "seat", st.idx, "frame", r.Frame, "groups", len(ranges))
-	st.lastHash = fmt.Sprintf("mismatch at frame %d: %d groups", r.Frame, len(ranges))
-	st.lastRequest = drillRequest(r.Frame, mine, ranges, s.cfg.GroupSize)
-	s.syncLog = pushRecord(s.syncLog, SyncRecord{When: now, Seat: st.idx, Frame: r.Frame, Groups: slices.Clone(st.lastRequest.Ranges), Action: ActionDrillDown})
-	s.send(st, now, st.lastRequest, nil, nil, false)
+	st.sync.lastHash = fmt.Sprintf("mismatch at frame %d: %d groups", r.Frame, len(ranges))
+	st.sync.lastRequest = drillRequest(r.Frame, mine, ranges, s.cfg.GroupSize)
+	s.drift.log.records = pushRecord(s.drift.log.records, SyncRecord{When: now, Seat: st.idx, Frame: r.Frame, Groups: slices.Clone(st.sync.lastRequest.Ranges), Action: ActionDrillDown})
+	s.send(st, now, st.sync.lastRequest)
 }
 
 // mismatchedRanges are the groups of a report whose hash differs from the server's units of
@@ -129,17 +253,17 @@ func drillGroupSize(n, min int) int {
 // drillDown is the log's record of the drill-down into st's report of frame, made for it if
 // the log has already dropped it.
 func (s *Server) drillDown(now time.Time, st *seat, frame uint32) *SyncRecord {
-	if r := findRecord(s.syncLog, st.idx, frame, ActionDrillDown); r != nil {
+	if r := findRecord(s.drift.log.records, st.idx, frame, ActionDrillDown); r != nil {
 		return r
 	}
-	s.syncLog = pushRecord(s.syncLog, SyncRecord{When: now, Seat: st.idx, Frame: frame, Action: ActionDrillDown})
-	return &s.syncLog[len(s.syncLog)-1]
+	s.drift.log.records = pushRecord(s.drift.log.records, SyncRecord{When: now, Seat: st.idx, Frame: frame, Action: ActionDrillDown})
+	return &s.drift.log.records[len(s.drift.log.records)-1]
 }
 
 // closeDrillDown records how the drill-down into st's report of frame ended when its answer
 // led to no comparison, if the log still has it.
 func (s *Server) closeDrillDown(st *seat, frame uint32, action string, at uint32) {
-	if r := findRecord(s.syncLog, st.idx, frame, ActionDrillDown); r != nil {
+	if r := findRecord(s.drift.log.records, st.idx, frame, ActionDrillDown); r != nil {
 		r.Action, r.At = action, at
 	}
 }
@@ -228,23 +352,23 @@ func inRanges(rs []IDRange, id uint32) bool {
 // covers (answeredRanges): a unit of a range the client skipped, its hashes equal, is not missing
 // there, and a unit only the client has, or only the server has, is found in a range it answers.
 func (s *Server) unitHashes(now time.Time, st *seat, u *UnitHashes) {
-	if s.pause != nil {
+	if s.drift.pause != nil {
 		// The stop-the-world under way compares every unit anyway.
-		s.closeDrillDown(st, u.Frame, ActionStopWorld, s.pause.frame)
+		s.closeDrillDown(st, u.Frame, ActionStopWorld, s.drift.pause.frame)
 		return
 	}
-	mine, ok := s.hist.at(u.Frame)
+	mine, ok := s.drift.hist.at(u.Frame)
 	if !ok {
 		s.stats.HashReportsTooOld++
 		s.closeDrillDown(st, u.Frame, ActionNoDrillDown, 0)
 		return
 	}
-	req := st.lastRequest
+	req := st.sync.lastRequest
 	if req == nil || req.Frame != u.Frame {
 		s.closeDrillDown(st, u.Frame, ActionNoDrillDown, 0)
 		return // an answer to an older request
 	}
-	st.lastRequest = nil
+	st.sync.lastRequest = nil
 	compared := compareAnswer(mine, req.Ranges, u)
 	ids, removed := compared.ids, compared.removed
 	found := unitMismatches(mine, compared.theirs, ids, removed)
@@ -261,7 +385,7 @@ func (s *Server) unitHashes(now time.Time, st *seat, u *UnitHashes) {
 	}
 	// A unit whose repair is already on its way, taking effect after the reported frame, is no
 	// new mismatch: the report predates the repair.
-	repairing := func(id uint32) bool { return s.fixAt[id] > u.Frame }
+	repairing := func(id uint32) bool { return s.drift.fixAt[id] > u.Frame }
 	ids = slices.DeleteFunc(ids, repairing)
 	removed = slices.DeleteFunc(removed, repairing)
 	if len(ids)+len(removed) == 0 {
@@ -270,14 +394,14 @@ func (s *Server) unitHashes(now time.Time, st *seat, u *UnitHashes) {
 	}
 	found = slices.DeleteFunc(found, func(m UnitMismatch) bool { return repairing(m.ID) })
 	s.stats.MismatchedUnits += uint64(len(ids) + len(removed))
-	if r := s.roundNext; r != nil {
+	if r := s.round.next; r != nil {
 		// A repair would land in the new round, and put an old unit into it.
 		decide(ActionNewRound, r.Frame)
 		return
 	}
 	again := 0
 	for _, id := range ids {
-		if f, ok := s.fixAt[id]; ok && u.Frame >= f && u.Frame-f < realtimeRecheckSpan {
+		if f, ok := s.drift.fixAt[id]; ok && u.Frame >= f && u.Frame-f < realtimeRecheckSpan {
 			again++ // repaired recently, and wrong again: the real-time re-sync did not hold
 		}
 	}
@@ -286,14 +410,14 @@ func (s *Server) unitHashes(now time.Time, st *seat, u *UnitHashes) {
 		return // the client left the game
 	}
 	if again > 0 || len(ids)+len(removed) > s.cfg.RealtimeMax {
-		st.stoppedWorld = now
+		st.sync.stoppedWorld = now
 		s.event(now, "stop the world", "seat", st.idx, "units", len(ids)+len(removed), "failed real-time re-syncs", again)
-		s.stopTheWorld(now, append(ids, removed...))
-		decide(ActionStopWorld, s.pause.frame)
-		st.lastHash = fmt.Sprintf("stop-the-world at frame %d", s.pause.frame)
+		s.pauseWorld(now, append(ids, removed...))
+		decide(ActionStopWorld, s.drift.pause.frame)
+		st.sync.lastHash = fmt.Sprintf("stop-the-world at frame %d", s.drift.pause.frame)
 		return
 	}
-	if !st.repairedAt.IsZero() && now.Sub(st.repairedAt) < realtimeEvery {
+	if !st.sync.repairedAt.IsZero() && now.Sub(st.sync.repairedAt) < realtimeEvery {
 		// A report can be made up: repairing on every one would let a client make the server
 		// send up to RealtimeMax units to every player ten times a second. An honest client's
 		// next report of these groups comes within a second, and is repaired then.
@@ -301,10 +425,10 @@ func (s *Server) unitHashes(now time.Time, st *seat, u *UnitHashes) {
 		s.stats.RepairsDeferred++
 		return
 	}
-	st.repairedAt = now
+	st.sync.repairedAt = now
 	at := s.realtimeResync(now, st, u.Frame, mine, ids, removed)
 	decide(ActionRealtime, at)
-	st.lastHash = fmt.Sprintf("real-time re-sync at frame %d", at)
+	st.sync.lastHash = fmt.Sprintf("real-time re-sync at frame %d", at)
 }
 
 // realtimeResync repairs units without stopping: every host, the server included, puts the
@@ -318,8 +442,8 @@ func (s *Server) unitHashes(now time.Time, st *seat, u *UnitHashes) {
 // the repair takes effect at.
 func (s *Server) realtimeResync(now time.Time, st *seat, checked uint32, mine []world.UnitHash, ids, removed []uint32) uint32 {
 	f := s.w.Frame()
-	at := max(f+s.lead+1, s.lastFix+1) // one update per frame: no question of their order
-	s.lastFix = at
+	at := max(f+s.lead.cur+1, s.drift.lastFix+1) // one update per frame: no question of their order
+	s.drift.lastFix = at
 	up := &UnitUpdate{Frame: at, Seat: st.idx, Checked: checked}
 	for _, id := range ids {
 		if unit, ok := s.w.Unit(id); ok {
@@ -333,44 +457,52 @@ func (s *Server) realtimeResync(now time.Time, st *seat, checked uint32, mine []
 	}
 	up.Removed = append(up.Removed, removed...)
 	for _, id := range ids {
-		s.fixAt[id] = at
+		s.drift.fixAt[id] = at
 	}
 	for _, id := range removed {
-		s.fixAt[id] = at
+		s.drift.fixAt[id] = at
 	}
-	for id, fa := range s.fixAt { // forget old repairs (bookkeeping, not simulation)
+	for id, fa := range s.drift.fixAt { // forget old repairs (bookkeeping, not simulation)
 		if fa+realtimeRecheckSpan < f {
-			delete(s.fixAt, id)
+			delete(s.drift.fixAt, id)
 		}
 	}
 	s.sched.add(event{frame: at, kind: evUpdate, update: up})
 	s.stats.RealtimeResyncs++
 	s.stats.lastResync = at
 	s.event(now, "real-time re-sync", "seat", st.idx, "units", len(up.Units), "removed", len(up.Removed), "at frame", at)
-	for d := range s.following {
-		s.send(d, now, up, nil, nil, false)
+	for d := range s.seats.following {
+		s.send(d, now, up)
 	}
 	return at
 }
 
-// stopTheWorld schedules a pause far enough ahead that every client has the order in time.
-func (s *Server) stopTheWorld(now time.Time, known []uint32) {
-	if s.pause != nil {
+// pauseWorld schedules a stop-the-world pause far enough ahead that every client has the order
+// in time. The units in known are sent to every player as soon as the server reaches the pause,
+// without waiting for the hashes.
+func (s *Server) pauseWorld(now time.Time, known []uint32) {
+	if s.drift.pause != nil {
 		return
 	}
-	p := &pause{frame: s.w.Frame() + 2*s.lead + pauseMarginFrames, known: make(map[uint32]bool)}
+	p := &pause{frame: s.w.Frame() + 2*s.lead.cur + pauseMarginFrames, known: make(map[uint32]bool)}
 	for _, id := range known {
 		p.known[id] = true
 	}
-	s.pause = p
+	s.drift.pause = p
 	s.stats.StopWorldResyncs++
-	s.pauseLog = pushRecord(s.pauseLog, PauseRecord{Frame: p.frame, Running: true})
+	s.drift.log.pauses = pushRecord(s.drift.log.pauses, PauseRecord{Frame: p.frame, Running: true})
 	// The spectators pause too, so that their worlds stop at the same frame; the server sends
 	// them the paused world and waits for none of them (spectate.go).
-	for d := range s.following {
-		d.pauseState = &clientPause{applied: make(map[uint32]bool)}
-		s.send(d, now, &Pause{Frame: p.frame}, nil, &d.pauseState.pauseDep, true)
+	for d := range s.seats.following {
+		s.sendPause(d, now, nil)
 	}
+}
+
+// sendPause orders d to pause at the pause's frame, after the messages after: a sync message,
+// stop-and-wait on its connection.
+func (s *Server) sendPause(d *downlink, now time.Time, after []*depgraph.Dependency) {
+	d.drift.pause = &clientPause{applied: make(map[uint32]bool)}
+	s.sendAfter(d, now, &Pause{Frame: s.drift.pause.frame}, after, &d.drift.pause.pauseDep)
 }
 
 // Nobody waits forever. A stop-the-world waits for every client's hashes and for every
@@ -397,7 +529,7 @@ const (
 // client leaves the game (it returns -1), and a rejoin gives it a fresh copy of the world.
 // Otherwise it returns again unchanged.
 func (s *Server) againTooSoon(now time.Time, st *seat, again, n int) int {
-	if (again == 0 && n <= s.cfg.RealtimeMax) || st.stoppedWorld.IsZero() || now.Sub(st.stoppedWorld) >= stopWorldSpan {
+	if (again == 0 && n <= s.cfg.RealtimeMax) || st.sync.stoppedWorld.IsZero() || now.Sub(st.sync.stoppedWorld) >= stopWorldSpan {
 		return again
 	}
 	if n <= s.cfg.RealtimeMax {
@@ -417,24 +549,24 @@ func pauseDeadline(reached time.Time, after, frame time.Duration) time.Time {
 // pauseOverdue drops from the pause the clients that have not finished by its deadline, and
 // resumes the others.
 func (s *Server) pauseOverdue(now time.Time) {
-	p := s.pause
-	if p == nil || p.deadline.IsZero() || now.Before(p.deadline) || !s.resumeAt.IsZero() {
+	p := s.drift.pause
+	if p == nil || p.deadline.IsZero() || now.Before(p.deadline) || !s.drift.resumeAt.IsZero() {
 		return
 	}
-	for _, st := range s.seats {
-		if st == nil || st.peer == nil || st.pauseState == nil || st.pauseState.dropped {
+	for _, st := range s.seats.players {
+		if st == nil || st.peer == nil || st.drift.pause == nil || st.drift.pause.dropped {
 			continue
 		}
-		cp := st.pauseState
+		cp := st.drift.pause
 		if cp.hashes && uint32(len(cp.applied)) >= cp.sent {
 			continue
 		}
 		cp.dropped = true
-		st.pauseMisses++
+		st.sync.pauseMisses++
 		s.stats.PauseDropouts++
 		s.event(now, "dropped from the re-sync", "seat", st.idx, "name", st.name, "hashes", cp.hashes,
-			"batches applied", len(cp.applied), "of", cp.sent, "rounds missed", st.pauseMisses)
-		if st.pauseMisses >= maxPauseMisses {
+			"batches applied", len(cp.applied), "of", cp.sent, "rounds missed", st.sync.pauseMisses)
+		if st.sync.pauseMisses >= maxPauseMisses {
 			s.dropFromGame(now, st, "did not take part in the stop-the-world re-syncs")
 		}
 	}
@@ -454,9 +586,9 @@ func (s *Server) dropFromGame(now time.Time, st *seat, why string) {
 // reachPause: the server's world is at the paused frame. The updates it already knows are
 // needed go out at once, without waiting for the clients' hashes.
 func (s *Server) reachPause(now time.Time) {
-	p := s.pause
+	p := s.drift.pause
 	p.reached = now
-	p.deadline = pauseDeadline(now, time.Duration(s.lead)*s.cfg.Frame, s.cfg.Frame)
+	p.deadline = pauseDeadline(now, time.Duration(s.lead.cur)*s.cfg.Frame, s.cfg.Frame)
 	if pr := s.runningPause(); pr != nil {
 		pr.Start = now
 	}
@@ -464,17 +596,12 @@ func (s *Server) reachPause(now time.Time) {
 	// applied now, so the state the clients receive holds them; later ones are refused
 	// (dropBefore sets the floor): a client may have applied them on time, and the re-sync
 	// now decides what their units are.
-	s.scratch = s.sched.due(p.frame-1, s.scratch[:0])
-	for i := range s.scratch {
-		e := &s.scratch[i]
-		if err := apply(s.w, e); err != nil {
-			s.cfg.Logger.Debug("event refused", "frame", p.frame, "kind", e.kind, "err", err)
-		}
+	for _, e := range s.sched.runLate(s.w, p.frame) {
+		s.countRefused(e, false)
 		s.stats.CommandsLate++
-		s.w.FastForward(unitsOf(e), int(p.frame-e.frame))
 	}
 	s.sched.dropBefore(p.frame)
-	s.rw.reset(p.frame) // the clients get this state: nothing before it runs again
+	s.drift.rw.reset(p.frame) // the clients get this state: nothing before it runs again
 	s.event(now, "paused", "frame", p.frame)
 	ids := make([]uint32, 0, len(p.known))
 	for _, u := range s.w.Units() {
@@ -482,9 +609,9 @@ func (s *Server) reachPause(now time.Time) {
 			ids = append(ids, u.ID)
 		}
 	}
-	for _, st := range s.seats {
-		if st != nil && st.pauseState != nil && st.peer != nil && len(ids) > 0 {
-			s.sendBatches(now, &st.downlink, ids, nil, false, true)
+	for _, st := range s.seats.players {
+		if st != nil && st.drift.pause != nil && st.peer != nil && len(ids) > 0 {
+			s.sendBatches(now, &st.downlink, worldPart{ids: ids, repair: true})
 		}
 	}
 	s.spectatorsPaused(now)
@@ -495,14 +622,14 @@ func (s *Server) reachPause(now time.Time) {
 // differs, the ones the client lacks, the removal of the ones it should not have, and the
 // complete state (attacks in flight, counters) in the last batch.
 func (s *Server) worldHashes(now time.Time, st *seat, wh *WorldHashes) {
-	cp := st.pauseState
-	if cp == nil || s.pause == nil || wh.Frame != s.pause.frame || cp.hashes {
+	cp := st.drift.pause
+	if cp == nil || s.drift.pause == nil || wh.Frame != s.drift.pause.frame || cp.hashes {
 		return
 	}
-	if s.pause.reached.IsZero() {
+	if s.drift.pause.reached.IsZero() {
 		// The server has not reached the frame yet (its clock runs a little ahead of most
 		// clients, but not always); it answers once it has.
-		s.pendingHashes = append(s.pendingHashes, pendingHashes{st, wh})
+		s.drift.pendingHashes = append(s.drift.pendingHashes, pendingHashes{st, wh})
 		return
 	}
 	cp.hashes = true
@@ -511,7 +638,7 @@ func (s *Server) worldHashes(now time.Time, st *seat, wh *WorldHashes) {
 		theirs[h.ID] = h.Hash
 	}
 	var ids, removed []uint32
-	rec := SyncRecord{When: now, Seat: st.idx, Frame: s.pause.frame, Action: ActionStopWorld, At: s.pause.frame}
+	rec := SyncRecord{When: now, Seat: st.idx, Frame: s.drift.pause.frame, Action: ActionStopWorld, At: s.drift.pause.frame}
 	for _, u := range s.w.Units() {
 		if h, ok := theirs[u.ID]; !ok || h != u.Hash() {
 			ids = append(ids, u.ID)
@@ -525,16 +652,16 @@ func (s *Server) worldHashes(now time.Time, st *seat, wh *WorldHashes) {
 		}
 	}
 	if len(ids)+len(removed) > 0 {
-		s.syncLog = pushRecord(s.syncLog, rec)
-		st.lastHash = fmt.Sprintf("stop-the-world at frame %d", s.pause.frame)
+		s.drift.log.records = pushRecord(s.drift.log.records, rec)
+		st.sync.lastHash = fmt.Sprintf("stop-the-world at frame %d", s.drift.pause.frame)
 	}
 	for _, id := range ids {
-		if !s.pause.known[id] {
+		if !s.drift.pause.known[id] {
 			s.stats.MismatchedUnits++ // the known ones were counted when they were found
 		}
 	}
 	s.stats.MismatchedUnits += uint64(len(removed))
-	s.sendBatches(now, &st.downlink, ids, removed, true, true)
+	s.sendBatches(now, &st.downlink, worldPart{ids: ids, removed: removed, complete: true, repair: true})
 }
 
 type pendingHashes struct {
@@ -542,13 +669,24 @@ type pendingHashes struct {
 	wh *WorldHashes
 }
 
-// sendBatches sends d, in a stop-the-world re-sync, the server's state of ids (and removals) in
-// batches; with final, the last batch carries the whole world state. With count, the units go
-// into the pause's record: a player's repair (a spectator's copy of the world is not one).
-func (s *Server) sendBatches(now time.Time, d *downlink, ids, removed []uint32, final, count bool) {
-	cp := d.pauseState
+// worldPart is what the batches of a stop-the-world re-sync carry to one client.
+type worldPart struct {
+	ids, removed []uint32 // the units to put in place, and the ones to remove
+	// complete: the last batch carries the whole world's state (the attacks in flight, the
+	// counters, the random generator), and with it the client's world is the server's.
+	complete bool
+	// repair: the units repair a player's drift, and count in the pause's record (a
+	// spectator's copy of the world is not one).
+	repair bool
+}
+
+// sendBatches sends d, in a stop-the-world re-sync, the server's state of part in batches of
+// resyncBatchUnits units, each after the Pause.
+func (s *Server) sendBatches(now time.Time, d *downlink, part worldPart) {
+	cp := d.drift.pause
+	ids, removed, final := part.ids, part.removed, part.complete
 	for i := 0; i < len(ids) || (final && i == 0) || (i == 0 && len(removed) > 0); i += resyncBatchUnits {
-		b := &ResyncBatch{Frame: s.pause.frame, Batch: cp.sent}
+		b := &ResyncBatch{Frame: s.drift.pause.frame, Batch: cp.sent}
 		for _, id := range ids[min(i, len(ids)):min(i+resyncBatchUnits, len(ids))] {
 			if u, ok := s.w.Unit(id); ok {
 				b.Units = append(b.Units, u)
@@ -569,12 +707,12 @@ func (s *Server) sendBatches(now time.Time, d *downlink, ids, removed []uint32, 
 			}
 		}
 		cp.sent++
-		if pr := s.runningPause(); pr != nil && count {
+		if pr := s.runningPause(); pr != nil && part.repair {
 			pr.Units += len(b.Units) + len(b.Removed)
 		}
 		out := new(depgraph.Dependency)
 		cp.batchDeps = append(cp.batchDeps, out)
-		s.send(d, now, b, []*depgraph.Dependency{&cp.pauseDep}, out, false)
+		s.sendAfter(d, now, b, []*depgraph.Dependency{&cp.pauseDep}, out)
 		if last {
 			break
 		}
@@ -583,45 +721,45 @@ func (s *Server) sendBatches(now time.Time, d *downlink, ids, removed []uint32, 
 
 // checkResume resumes once every client sent its hashes and applied every batch.
 func (s *Server) checkResume(now time.Time) {
-	p := s.pause
-	if p == nil || p.reached.IsZero() || !s.resumeAt.IsZero() {
+	p := s.drift.pause
+	if p == nil || p.reached.IsZero() || !s.drift.resumeAt.IsZero() {
 		return
 	}
-	for _, ph := range s.pendingHashes {
+	for _, ph := range s.drift.pendingHashes {
 		s.worldHashes(now, ph.st, ph.wh)
 	}
-	s.pendingHashes = nil
-	for _, st := range s.seats {
-		if st == nil || st.peer == nil || st.pauseState == nil || st.pauseState.dropped {
+	s.drift.pendingHashes = nil
+	for _, st := range s.seats.players {
+		if st == nil || st.peer == nil || st.drift.pause == nil || st.drift.pause.dropped {
 			continue
 		}
-		cp := st.pauseState
+		cp := st.drift.pause
 		if !cp.hashes || uint32(len(cp.applied)) < cp.sent {
 			return
 		}
 	}
 	// Everybody is in sync: resume after the lead time, so that the Resume reaches every
 	// client about when the server goes on.
-	after := time.Duration(s.lead) * s.cfg.Frame
-	for _, st := range s.seats {
-		if st == nil || st.peer == nil || st.pauseState == nil {
+	after := time.Duration(s.lead.cur) * s.cfg.Frame
+	for _, st := range s.seats.players {
+		if st == nil || st.peer == nil || st.drift.pause == nil {
 			continue
 		}
-		deps := st.pauseState.batchDeps
-		if st.pauseState.dropped {
+		deps := st.drift.pause.batchDeps
+		if st.drift.pause.dropped {
 			// A client dropped from the round resumes with the others, whatever it applied.
-			deps = []*depgraph.Dependency{&st.pauseState.pauseDep}
+			deps = []*depgraph.Dependency{&st.drift.pause.pauseDep}
 		} else {
-			st.pauseMisses = 0
+			st.sync.pauseMisses = 0
 		}
-		s.send(st, now, &Resume{Frame: p.frame, AfterMillis: uint32(after / time.Millisecond)}, deps, nil, false)
+		s.sendAfter(st, now, &Resume{Frame: p.frame, AfterMillis: uint32(after / time.Millisecond)}, deps, nil)
 	}
 	s.resumeSpectators(now, &Resume{Frame: p.frame, AfterMillis: uint32(after / time.Millisecond)})
-	s.resumeAt = now.Add(after)
+	s.drift.resumeAt = now.Add(after)
 }
 
 func (s *Server) resume(now time.Time) {
-	p := s.pause
+	p := s.drift.pause
 	length := now.Sub(p.reached)
 	s.stats.PauseMillis = appendBounded(s.stats.PauseMillis, length.Milliseconds(), maxPausesKept)
 	if pr := s.runningPause(); pr != nil {
@@ -629,24 +767,24 @@ func (s *Server) resume(now time.Time) {
 	}
 	s.stats.lastResync = p.frame
 	s.event(now, "resumed", "frame", p.frame, "pause", length.Round(time.Millisecond))
-	for d := range s.connected {
-		d.pauseState = nil
+	for d := range s.seats.connected {
+		d.drift.pause = nil
 	}
-	for _, st := range s.seats {
+	for _, st := range s.seats.players {
 		if st != nil {
-			st.pauseState = nil // a seat whose player left during the pause too
+			st.drift.pause = nil // a seat whose player left during the pause too
 		}
 	}
-	s.pause, s.resumeAt = nil, time.Time{}
-	s.nextFrame = now
+	s.drift.pause, s.drift.resumeAt = nil, time.Time{}
+	s.clock.nextFrame = now
 }
 
 // runningPause is the log's record of the pause under way, or nil.
 func (s *Server) runningPause() *PauseRecord {
-	if s.pause == nil || len(s.pauseLog) == 0 {
+	if s.drift.pause == nil || len(s.drift.log.pauses) == 0 {
 		return nil
 	}
-	if pr := &s.pauseLog[len(s.pauseLog)-1]; pr.Running && pr.Frame == s.pause.frame {
+	if pr := &s.drift.log.pauses[len(s.drift.log.pauses)-1]; pr.Running && pr.Frame == s.drift.pause.frame {
 		return pr
 	}
 	return nil
@@ -660,18 +798,18 @@ const maxEarlyReports = resimWindow/hashReportEvery + 2
 // past it (resim.go).
 func (s *Server) settled(f uint32) bool {
 	cur := s.w.Frame()
-	return f+s.rw.settle(cur) <= cur
+	return f+s.drift.rw.settle(cur) <= cur
 }
 
 // checkEarly checks the reports, the players' and the spectators', that came before their
 // frame settled on the server and whose frame has settled since.
 func (s *Server) checkEarly(now time.Time) {
-	for _, st := range s.seats {
+	for _, st := range s.seats.players {
 		if st != nil {
 			s.checkSettled(&st.downlink, func(r *HashReport) { s.checkHashReport(now, st, r) })
 		}
 	}
-	for _, sp := range s.spectators {
+	for _, sp := range s.seats.spectators {
 		if sp != nil {
 			s.checkSettled(&sp.downlink, func(r *HashReport) { s.checkSpectatorReport(now, sp, r) })
 		}
@@ -681,14 +819,14 @@ func (s *Server) checkEarly(now time.Time) {
 // checkSettled checks (with check) the reports waiting on d whose frame has settled, in the
 // order they came, and keeps the others waiting.
 func (s *Server) checkSettled(d *downlink, check func(*HashReport)) {
-	keep := d.early[:0]
-	for _, r := range d.early {
+	keep := d.drift.early[:0]
+	for _, r := range d.drift.early {
 		if s.settled(r.Frame) {
 			check(r)
 		} else {
 			keep = append(keep, r)
 		}
 	}
-	clear(d.early[len(keep):])
-	d.early = keep
+	clear(d.drift.early[len(keep):])
+	d.drift.early = keep
 }

@@ -18,35 +18,35 @@ func TestTeachingEvents(t *testing.T) {
 	t.Parallel()
 	lossy := linksim.Settings{LossPercent: 20, Latency: 30 * time.Millisecond}
 	g := newVGame(t, vspec{seed: 5, bots: 1, clients: 1, link: lossy})
-	if _, err := g.srv.SpawnEnemies(g.now, 1); err == nil {
+	if _, err := StageOf(g.srv).SpawnEnemies(g.now, 1); err == nil {
 		t.Error("enemies spawned before the game started")
 	}
-	if err := g.srv.StopTheWorld(g.now, false); err == nil {
+	if err := StageOf(g.srv).StopTheWorld(g.now, false); err == nil {
 		t.Error("a stop-the-world before the game started")
 	}
 	c := g.clients[0]
-	g.waitFor(10*time.Second, "the game started", func() bool { return c.started && g.srv.running })
+	g.waitFor(10*time.Second, "the game started", func() bool { return c.w != nil && g.srv.clock.running })
 	g.run(time.Second)
 	seen := map[string]bool{}
 	compared, differ := settledSoFar(g, seen)
 
 	spawned, killed := c.stats.EnemiesSpawned, c.stats.EnemiesKilled
-	if n, err := g.srv.SpawnEnemies(g.now, 5); n != 5 || err != nil {
+	if n, err := StageOf(g.srv).SpawnEnemies(g.now, 5); n != 5 || err != nil {
 		t.Fatalf("SpawnEnemies(5) = %d, %v", n, err)
 	}
-	if err := g.srv.SpawnDoomed(g.now, 0); err != nil {
+	if err := StageOf(g.srv).SpawnDoomed(g.now, 0); err != nil {
 		t.Fatal(err)
 	}
 	g.waitFor(10*time.Second, "the spawns and the doomed enemy's kill on the client", func() bool {
 		return c.stats.EnemiesSpawned >= spawned+6 && c.stats.EnemiesKilled >= killed+1
 	})
 
-	lines := c.chatReceived.total
-	if n := g.srv.BotsChat(g.now, 4); n != 4 {
+	lines := c.chat.received.total
+	if n := StageOf(g.srv).BotsChat(g.now, 4); n != 4 {
 		t.Fatalf("BotsChat(4) said %d lines with one bot, want 4", n)
 	}
-	g.waitFor(10*time.Second, "the chat burst", func() bool { return c.chatReceived.total >= lines+4 })
-	got := c.chatReceived.last(4)
+	g.waitFor(10*time.Second, "the chat burst", func() bool { return c.chat.received.total >= lines+4 })
+	got := c.chat.received.last(4)
 	for i := 1; i < len(got); i++ {
 		if lineNumber(got[i].Text) != lineNumber(got[i-1].Text)+1 {
 			t.Errorf("chat lines out of order: %q before %q", got[i-1].Text, got[i].Text)
@@ -54,14 +54,14 @@ func TestTeachingEvents(t *testing.T) {
 	}
 
 	stops := c.stats.StopWorldResyncs
-	if err := g.srv.StopTheWorld(g.now, true); err != nil {
+	if err := StageOf(g.srv).StopTheWorld(g.now, true); err != nil {
 		t.Fatal(err)
 	}
-	if err := g.srv.StopTheWorld(g.now, true); err == nil {
+	if err := StageOf(g.srv).StopTheWorld(g.now, true); err == nil {
 		t.Error("a second stop-the-world while one is on")
 	}
 	g.waitFor(10*time.Second, "the pause over on the client", func() bool {
-		return c.stats.StopWorldResyncs > stops && !c.pausing
+		return c.stats.StopWorldResyncs > stops && c.drift.pause == nil
 	})
 	if len(c.stats.PauseMillis) == 0 {
 		t.Error("the client timed no pause")

@@ -78,6 +78,13 @@ type PauseRecord struct {
 	Running bool      // the pause is in progress
 }
 
+// syncLog is a host's log of drift for the debug panel: the latest records of hash checks
+// that found a difference, and of stop-the-world pauses, maxSyncRecords of each.
+type syncLog struct {
+	records []SyncRecord
+	pauses  []PauseRecord
+}
+
 // PendingOrder is one of the player's own commands not yet executed: the UI shows it as
 // "pending until frame Frame".
 type PendingOrder struct {

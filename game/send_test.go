@@ -17,7 +17,7 @@ func TestOutboxWaitsThenRefuses(t *testing.T) {
 	var o outbox
 	sent := 0
 	for ; o.waiting() == 0; sent++ {
-		if err := o.send(c, now, []byte{byte(sent)}, nil, nil, false); err != nil {
+		if err := o.send(c, now, []byte{byte(sent)}, Guaranteed, nil, nil); err != nil {
 			t.Fatalf("message %d: %v", sent, err)
 		}
 		if sent > 1<<16 {
@@ -26,11 +26,11 @@ func TestOutboxWaitsThenRefuses(t *testing.T) {
 	}
 	t.Logf("the connection took %d messages before pushing back", sent-1)
 	for o.waiting() < maxOutbox {
-		if err := o.send(c, now, []byte{1}, nil, nil, false); err != nil {
+		if err := o.send(c, now, []byte{1}, Guaranteed, nil, nil); err != nil {
 			t.Fatalf("with %d waiting: %v", o.waiting(), err)
 		}
 	}
-	err := o.send(c, now, []byte{2}, nil, nil, false)
+	err := o.send(c, now, []byte{2}, Guaranteed, nil, nil)
 	if !errors.Is(err, ErrOutboxFull) || o.waiting() != maxOutbox {
 		t.Fatalf("the send past the bound: %v, %d waiting", err, o.waiting())
 	}
