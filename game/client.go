@@ -222,8 +222,8 @@ func (c *Client) target(now time.Time) uint32 {
 }
 
 func (c *Client) frames(now time.Time) {
-	if c.phase != phaseRunning && c.phase != phasePaused {
-		return
+	if c.w == nil || c.phase == phaseAwaitingWorld {
+		return // no world, or not all of it yet
 	}
 	if p := c.drift.pause; p != nil && !p.resumeAt.IsZero() && !now.Before(p.resumeAt) {
 		c.resume(now)

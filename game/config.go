@@ -63,7 +63,8 @@ type ServerConfig struct {
 	// waits. Default DefaultReinforceDelay; never less than the lead time and a frame.
 	ReinforceDelay time.Duration
 	// Late is what the server does with a command that arrives for a frame it already ran:
-	// re-simulate (the default) or the seed's fast-forward (resim.go).
+	// re-run exactly (rollback, the default) or apply it at once and fast-forward its units (the
+	// classic lockstep answer, resim.go).
 	Late LateMode
 	// SeatHold: a seat whose player vanished is kept for it this long (so that it can come
 	// back to its units), then freed for anybody. Default and maximum MaxSeatHold.
@@ -158,7 +159,8 @@ type ClientConfig struct {
 	// every seat is taken.
 	Spectate bool
 	// Late is what the client does with an event that arrives for a frame it already ran:
-	// re-simulate (the default) or the seed's fast-forward (resim.go).
+	// re-run exactly (rollback, the default) or apply it at once and fast-forward its units (the
+	// classic lockstep answer, resim.go).
 	Late      LateMode
 	Transport transport.ClientConfig
 	Logger    *slog.Logger

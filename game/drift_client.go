@@ -156,7 +156,9 @@ func (c *Client) reachPause(now time.Time) {
 		return
 	}
 	p.reachedAt = now
-	c.moveTo(phasePaused)
+	if c.phase == phaseRunning {
+		c.moveTo(phasePaused)
+	}
 	if pr := c.runningPause(); pr != nil {
 		pr.Start = now
 	}
@@ -264,7 +266,9 @@ func (c *Client) resume(now time.Time) {
 		pr.Running = false
 	}
 	c.drift.pause, c.drift.pauseSeen = nil, nil
-	c.moveTo(phaseRunning)
+	if c.phase == phasePaused {
+		c.moveTo(phaseRunning)
+	}
 	// The server stepped the paused frame the moment it resumed, and it counted the delay from
 	// when it sent the Resume, about half a round trip before it arrived here: so it is now at
 	// the frame after the pause, since about half a round trip.

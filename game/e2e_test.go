@@ -157,7 +157,7 @@ func TestEndToEndCleanLinkNoMismatch(t *testing.T) {
 // TestEndToEndLossyLink: lockstep under loss on every link, 2 server bots and 3 bot clients
 // playing and chatting to the last frame, 50 ms ± 10 ms each way, a minute. At 10% loss every
 // client's world equals the server's at 99% of the settled frames and nothing is re-synced;
-// at 30%, 95%, and a pause (if any) lasts under a second. The fast-forward of seed 002 on the
+// at 30%, 95%, and a pause (if any) lasts under a second. The classic fast-forward on the
 // 10% link is logged beside them (BENCHMARKS.md).
 func TestEndToEndLossyLink(t *testing.T) {
 	t.Parallel()

@@ -2,7 +2,7 @@ package game
 
 import "time"
 
-// The command lead time (seed 002): a command issued at frame f runs at f + lead on every
+// The command lead time: a command issued at frame f runs at f + lead on every
 // host, so lead must cover the time a command takes to reach the other hosts. A command that
 // arrives after its frame is late, and a late command makes the worlds differ until a re-sync.
 //

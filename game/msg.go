@@ -199,7 +199,7 @@ type Command struct {
 	Target uint32   // CommandAttack: the enemy to attack
 	// Direct is the seats (bit s for seat s) its player sent it to over a proved direct link
 	// as well (p2p.go). The server does not relay it to them: the link is guaranteed, and the
-	// relay would be a second copy that the seed's direct links exist to save. It never has
+	// relay would be a second copy that the direct links exist to save. It never has
 	// the player's own bit; the server's relay to the others carries it unchanged.
 	Direct uint8
 }

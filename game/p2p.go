@@ -13,7 +13,7 @@ import (
 	"github.com/ackattack/ackattack/world"
 )
 
-// Peer-to-peer (seed 002's hybrid). The server hosts the game and relays commands, but a
+// Direct links: client-server and peer-to-peer at once. The server hosts the game and relays commands, but a
 // command relayed by the server travels two hops. So each client also takes direct
 // connections from the other clients, tells the server that it does (an empty Peers, client →
 // server), learns where the others are (Peers, server → client: the addresses the server sees
@@ -22,7 +22,7 @@ import (
 // as to the server; every host takes a command once, whichever path brought it first, and
 // validates it the same way (a player commands only its own units).
 //
-// The seed's point of the links is that the server need not relay (its bytes are the class's
+// The point of the links is that the server need not relay (its bytes are the class's
 // bytes too): a command says which players it went to directly (Command.Direct), and the
 // server relays it to the rest only. A link is a guaranteed connection, so only its end can
 // lose a command, and the server must then hear of it: a link that is quiet for linkQuiet,

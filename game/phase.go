@@ -21,7 +21,9 @@ import "fmt"
 //     replaced because its reports showed a drift, spectate.go). Its frames wait.
 //   - running: the world steps at the server's frame boundaries.
 //   - paused: the world stands at the frame of a stop-the-world re-sync until the Resume.
-//   - ended: the connection ended. Nothing follows.
+//   - ended: the connection ended, and nothing comes from the server any more. A world that
+//     exists goes on stepping alone, as the screen shows it until the program exits (the
+//     binaries exit when the connection ends; a game in virtual time keeps the host).
 //
 // A client may go from connecting straight to running or awaiting the world: a spectator's
 // Spectate and its StartGame travel on different chains, and the StartGame may come first.

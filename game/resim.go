@@ -9,10 +9,11 @@ import (
 // Late events, run again exactly.
 //
 // An event (a command, a spawn, a kill, a unit update) names the frame it runs at. One that
-// arrives after its host ran that frame is late. The seed's answer applies it at once and
-// fast-forwards its units' walking over the frames they missed; everything else those frames
-// did (who shot whom, who was in the way) stays as it was without the event, so the host's
-// world can differ from the hosts that had it in time, and the hash checks must repair it.
+// arrives after its host ran that frame is late. The classic lockstep answer (the fast-forward)
+// applies it at once and fast-forwards its units' walking over the frames they missed;
+// everything else those frames did (who shot whom, who was in the way) stays as it was without
+// the event, so the host's world can differ from the hosts that had it in time, and the hash
+// checks must repair it.
 //
 // The exact answer re-simulates. Every host keeps a copy of its world every resimEvery frames
 // for the last resimWindow frames, and the schedule keeps the events it applied over the same
@@ -25,7 +26,7 @@ import (
 // the re-run rewrites). An event later than the window, or older than the last re-sync that
 // put the world in place, falls back to the fast-forward, and is counted.
 //
-// LateFastForward keeps the seed's way for every late event, so that a class can watch the
+// LateFastForward keeps the fast-forward for every late event, so that a class can watch the
 // difference (the --late flag).
 
 // LateMode is what a host does with an event that arrives for a frame it already ran.
@@ -33,7 +34,7 @@ type LateMode uint8
 
 const (
 	LateRollback    LateMode = iota // re-simulate from before the event's frame (within the window)
-	LateFastForward                 // apply it at once and fast-forward its units (seed 002)
+	LateFastForward                 // apply it at once and fast-forward its units
 )
 
 func (m LateMode) String() string {

@@ -38,7 +38,7 @@ func settledFrames(server, r Report) (agreed, common int) {
 
 // TestLateEventsRunAgainExactly: with the lead time held at one frame at 10% loss for 40 s, commands
 // come late all the time. Re-simulating from before each late command's frame (the default)
-// keeps every client's world equal to the server's; the seed's fast-forward
+// keeps every client's world equal to the server's; the classic fast-forward
 // (LateFastForward) does not. Bots play and chat to the last frame in both.
 func TestLateEventsRunAgainExactly(t *testing.T) {
 	t.Parallel()

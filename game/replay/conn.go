@@ -58,16 +58,30 @@ type conn struct {
 	sn   uint64                   // the serial of the latest record, either way
 	rtts []time.Duration
 
+	counts  connCounts
+	opening opening
+	decode  func(c *conn, out bool, payload []byte)
+	inErr   error
+}
+
+// connCounts are a connection's counters, as the recording shows them: data datagrams each way,
+// the ones refused (replayed, sealed with no key, malformed) or that left a gap, guaranteed
+// messages and fragments sent and resent, resends that were spurious, lost packets that carried
+// messages, and dependencies the sender's local graph pruned.
+type connCounts struct {
 	dataSent, dataReceived                   uint64
 	replayed, sealedNoKey, malformed, gapped uint64
 	sent, resent, fragSent, fragResent       uint64
 	spurious, lostWithMessages, pruned       uint64
-	pingRTT                                  time.Duration
-	client, accepted                         bool   // the recorded host is this connection's client; its Accepted came
-	early                                    *early // a sealed datagram kept until the Accepted came
-	hasData                                  bool
-	decode                                   func(c *conn, out bool, payload []byte)
-	inErr                                    error
+	pingRTT                                  time.Duration // the latest ping's round trip
+}
+
+// opening is how far the connection's handshake went in the recording.
+type opening struct {
+	client   bool   // the recorded host is this connection's client
+	accepted bool   // its Accepted came
+	early    *early // a sealed datagram kept until the Accepted came
+	hasData  bool   // a data datagram passed, either way
 }
 
 func newConn(peer netip.AddrPort, decode func(c *conn, out bool, payload []byte)) *conn {
@@ -77,7 +91,7 @@ func newConn(peer netip.AddrPort, decode func(c *conn, out bool, payload []byte)
 		OnAcked:         c.onAcked,
 		OnLost: func(p *packet.SentPacket) {
 			if len(p.Items) > 0 {
-				c.lostWithMessages++
+				c.counts.lostWithMessages++
 			}
 		},
 	})
@@ -97,12 +111,12 @@ func (c *conn) serial() uint64 { c.sn++; return c.sn }
 
 // sentData applies a Data packet the host sent (whatever the link did with it).
 func (c *conn) sentData(now time.Time, d *Datagram) {
-	c.now, c.hasData = now, true
-	c.dataSent++
+	c.now, c.opening.hasData = now, true
+	c.counts.dataSent++
 	for n := 0; c.ep.NextHeader().Seq != d.Header.Seq && n < maxSeqGap; n++ {
 		// Packets the capture missed: the host sent them, nothing is known of what they held.
 		c.ep.Sent(now, c.ep.NextHeader(), 0, nil)
-		c.gapped++
+		c.counts.gapped++
 	}
 	var items []packet.Item
 	for i := range d.Records {
@@ -144,7 +158,7 @@ func (c *conn) sentUnit(now time.Time, pkt uint16, r *Record) *outMsg {
 				delete(c.out, old.rec.Seq)
 			}
 		}
-		c.sent++
+		c.counts.sent++
 		c.loc.Expire(now)
 		_, _ = c.loc.Add(now, r.Seq, r.Deps, m, false) // a number still in use stays the old message's
 	}
@@ -153,12 +167,12 @@ func (c *conn) sentUnit(now time.Time, pkt uint16, r *Record) *outMsg {
 	}
 	if m.sends[idx] > 0 {
 		r.Again = true
-		c.resent++
+		c.counts.resent++
 		if pieces > 1 {
-			c.fragResent++
+			c.counts.fragResent++
 		}
 	} else if pieces > 1 {
-		c.fragSent++
+		c.counts.fragSent++
 	}
 	m.sends[idx]++
 	m.rec.Sends++
@@ -168,7 +182,7 @@ func (c *conn) sentUnit(now time.Time, pkt uint16, r *Record) *outMsg {
 	for i := range m.rec.Deps {
 		if e := &m.rec.Deps[i]; !e.Pruned && !slices.Contains(r.Deps, e.Seq) {
 			e.Pruned = true
-			c.pruned++
+			c.counts.pruned++
 		}
 	}
 	return m
@@ -185,7 +199,7 @@ func (c *conn) onAcked(p *packet.SentPacket) {
 		m.nAcked++
 		if m.lastPkt[it.Frag] != p.Seq && !m.spur {
 			m.spur = true // it went again after this packet, which arrived: in vain
-			c.spurious++
+			c.counts.spurious++
 		}
 		if m.nAcked == len(m.acked) {
 			m.rec.Acked = c.now
@@ -196,12 +210,12 @@ func (c *conn) onAcked(p *packet.SentPacket) {
 
 // receivedData applies a Data packet that reached the host, and says what the host did with it.
 func (c *conn) receivedData(now time.Time, d *Datagram, packetBytes []byte) string {
-	c.now, c.hasData = now, true
+	c.now, c.opening.hasData = now, true
 	if d.Sealed && !c.seen.Accept(d.Counter) {
-		c.replayed++
+		c.counts.replayed++
 		return "a copy, refused as a replay"
 	}
-	c.dataReceived++
+	c.counts.dataReceived++
 	samples := c.ep.Stats().RTTSamples
 	verdict := c.ep.Received(now, d.Header, d.Size)
 	if c.inErr == nil {
@@ -265,10 +279,10 @@ func (c *conn) stats() transport.PeerStats {
 	ms := c.in.Stats()
 	pk := c.ep.Stats()
 	ms.Packet = pk
-	ms.GuaranteedSent, ms.GuaranteedResent = c.sent, c.resent
-	ms.FragmentsSent, ms.FragmentsResent = c.fragSent, c.fragResent
-	ms.SpuriousResends, ms.LostWithMessages = c.spurious, c.lostWithMessages
-	ms.PrunedDeps, ms.SenderGraph = c.pruned, c.loc.Len()
+	ms.GuaranteedSent, ms.GuaranteedResent = c.counts.sent, c.counts.resent
+	ms.FragmentsSent, ms.FragmentsResent = c.counts.fragSent, c.counts.fragResent
+	ms.SpuriousResends, ms.LostWithMessages = c.counts.spurious, c.counts.lostWithMessages
+	ms.PrunedDeps, ms.SenderGraph = c.counts.pruned, c.loc.Len()
 	ms.PendingGuaranteed = 0
 	for _, m := range c.out {
 		if m.rec.Acked.IsZero() {
@@ -294,13 +308,13 @@ func (c *conn) stats() transport.PeerStats {
 		dbg.Outgoing = append(dbg.Outgoing, r)
 	}
 	return transport.PeerStats{
-		Addr: c.peer, PlayerID: c.player, Name: c.name, Connected: c.closed == "" && c.hasData, Since: c.since,
-		RTT: pk.RTT, MinRTT: pk.MinRTT, MaxRTT: pk.MaxRTT, Jitter: pk.Jitter, PingRTT: c.pingRTT,
+		Addr: c.peer, PlayerID: c.player, Name: c.name, Connected: c.closed == "" && c.opening.hasData, Since: c.since,
+		RTT: pk.RTT, MinRTT: pk.MinRTT, MaxRTT: pk.MaxRTT, Jitter: pk.Jitter, PingRTT: c.counts.pingRTT,
 		LossPercent: pk.LossPercent, PacketsSent: pk.PacketsSent, PacketsReceived: pk.PacketsReceived,
 		BytesSent: pk.BytesSent, BytesReceived: pk.BytesReceived, Stale: pk.Stale, Duplicate: pk.Duplicate,
-		Malformed: c.malformed, Replayed: c.replayed,
-		GuaranteedSent: c.sent, GuaranteedResent: c.resent, GuaranteedExecuted: ms.GuaranteedExecuted,
-		SpuriousResends: c.spurious, DuplicatesIgnored: ms.DuplicatesIgnored, DependencyBytes: ms.DependencyBytes,
+		Malformed: c.counts.malformed, Replayed: c.counts.replayed,
+		GuaranteedSent: c.counts.sent, GuaranteedResent: c.counts.resent, GuaranteedExecuted: ms.GuaranteedExecuted,
+		SpuriousResends: c.counts.spurious, DuplicatesIgnored: ms.DuplicatesIgnored, DependencyBytes: ms.DependencyBytes,
 		PendingGuaranteed: ms.PendingGuaranteed, ReceiverGraph: ms.ReceiverGraph, ReceiverWaiting: ms.ReceiverWaiting,
 		SenderGraph: ms.SenderGraph, Message: ms, Debug: dbg,
 	}

@@ -206,7 +206,7 @@ func (m *Model) apply(d *Datagram, packetBytes []byte) {
 	if !d.Opened {
 		m.sealed++
 		if c := m.conn(d.Peer); c != nil {
-			c.sealedNoKey++
+			c.counts.sealedNoKey++
 		}
 		return
 	}
@@ -215,11 +215,11 @@ func (m *Model) apply(d *Datagram, packetBytes []byte) {
 		return
 	}
 	c.now = d.At
-	if d.Sealed && !d.Out && d.Fate == transport.TapPassed && c.client && !c.accepted {
+	if d.Sealed && !d.Out && d.Fate == transport.TapPassed && c.opening.client && !c.opening.accepted {
 		// A client cannot open what the server sealed before its Accepted arrives (it was
 		// lost, or overtaken): it keeps the last such datagram (the one before is lost) and
 		// reads it once connected.
-		c.early = &early{d: *d, packet: packetBytes}
+		c.opening.early = &early{d: *d, packet: packetBytes}
 		d.Verdict = "came before the key (the Accepted): kept, to read once it comes"
 		return
 	}
@@ -237,7 +237,7 @@ func (m *Model) applyOpened(c *conn, d *Datagram, packetBytes []byte) {
 	switch d.Type {
 	case wire.TypeData:
 		if d.Note != "Data" { // a header or record that does not parse
-			c.malformed++
+			c.counts.malformed++
 			return
 		}
 		switch {
@@ -248,9 +248,9 @@ func (m *Model) applyOpened(c *conn, d *Datagram, packetBytes []byte) {
 		}
 	case wire.TypeConnectRequest, wire.TypeChallengeResponse:
 		if d.Type == wire.TypeConnectRequest && d.Out {
-			c.client = true
+			c.opening.client = true
 		}
-		if d.Type == wire.TypeConnectRequest && c.hasData {
+		if d.Type == wire.TypeConnectRequest && c.opening.hasData {
 			// The same address starts again: a new connection, the old one kept as it ended.
 			if c.closed == "" {
 				c.closed = "replaced by a new connection"
@@ -272,10 +272,10 @@ func (m *Model) applyOpened(c *conn, d *Datagram, packetBytes []byte) {
 			c.since = d.At
 		}
 		m.event(d, EventConnection, 0, "Accepted: connected")
-		if !d.Out && d.Fate == transport.TapPassed && !c.accepted {
-			c.accepted = true
-			if e := c.early; e != nil {
-				c.early = nil
+		if !d.Out && d.Fate == transport.TapPassed && !c.opening.accepted {
+			c.opening.accepted = true
+			if e := c.opening.early; e != nil {
+				c.opening.early = nil
 				e.d.At, e.d.Index = d.At, d.Index
 				m.applyOpened(c, &e.d, e.packet)
 			}
@@ -287,7 +287,7 @@ func (m *Model) applyOpened(c *conn, d *Datagram, packetBytes []byte) {
 		m.event(d, EventConnection, 0, d.Note)
 	case wire.TypePong:
 		if p, err := wire.ParsePong(packetBytes); err == nil && !d.Out && d.Fate == transport.TapPassed {
-			c.pingRTT = max(time.Duration(d.At.UnixNano()-p.T0-(p.T2-p.T1)), 0)
+			c.counts.pingRTT = max(time.Duration(d.At.UnixNano()-p.T0-(p.T2-p.T1)), 0)
 		}
 	}
 }
