@@ -9,13 +9,37 @@ import (
 	"github.com/ackattack/ackattack/world"
 )
 
-// A game with thousands of units, without minutes of play: what the benchmarks and the
-// experiments of cmd/netlab measure. Only a game whose hosts all live in one process (Virtual)
-// can be set up this way, since Populate writes into every host's schedule at once.
+// A lab's hands on a game: thousands of units, without minutes of play, as the benchmarks and
+// the experiments of cmd/netlab measure. Only a game whose hosts all live in one process
+// (Virtual) can be set up this way, since Populate writes into every host's schedule at once;
+// it reaches the hosts through labHost and labServer alone, outside the session core.
 
 // populateFrames is how far ahead of the server's frame Populate puts the units: far enough
 // that every client, up to a frame ahead or behind, is still before it.
 const populateFrames = 30
+
+// labHost is what Populate needs of a host, a server's or a client's: its world, to read,
+// and its schedule, to put an event in. Nothing else of the session is open to a lab.
+type labHost interface {
+	labWorld() *world.World
+	labSchedule(e event)
+}
+
+// labServer is what Populate needs of the server besides: its game (map, seed, the seats in
+// it) and its spawning.
+type labServer interface {
+	labHost
+	labGame() (mapName string, seed uint64, seats []uint8)
+	announceSpawn(now time.Time, sp *SpawnEnemy)
+}
+
+func (s *Server) labWorld() *world.World { return s.w }
+func (s *Server) labSchedule(e event)    { s.sched.add(e) }
+func (s *Server) labGame() (string, uint64, []uint8) {
+	return s.cfg.Map, s.cfg.Seed, s.seats.inGameList()
+}
+func (c *Client) labWorld() *world.World { return c.w }
+func (c *Client) labSchedule(e event)    { c.sched.add(e) }
 
 // Populate gives every seat of a running game squads more starting squads and spawns enemies
 // enemies, all at one frame populateFrames ahead, and returns that frame. The squads go
@@ -26,25 +50,35 @@ const populateFrames = 30
 // same enemies). The server should run with ReinforceBelow -1: the squads' ids are unknown to
 // its world's counter, and a reinforcement would be given the same ones.
 func Populate(s *Server, clients []*Client, now time.Time, squads, enemies int) (uint32, error) {
-	if s.w == nil {
+	hosts := make([]labHost, len(clients))
+	for i, c := range clients {
+		hosts[i] = c
+	}
+	return populate(s, hosts, now, squads, enemies)
+}
+
+func populate(s labServer, clients []labHost, now time.Time, squads, enemies int) (uint32, error) {
+	w := s.labWorld()
+	if w == nil {
 		return 0, fmt.Errorf("populate: the game has not started")
 	}
-	f := s.w.Frame() + populateFrames
-	up, err := extraSquads(s.cfg.Map, s.cfg.Seed, s.seats.inGameList(), squads, f)
+	f := w.Frame() + populateFrames
+	mapName, seed, seats := s.labGame()
+	up, err := extraSquads(mapName, seed, seats, squads, f)
 	if err != nil {
 		return 0, err
 	}
 	for i, c := range clients {
-		if c.w == nil || c.w.Frame() >= f {
+		if cw := c.labWorld(); cw == nil || cw.Frame() >= f {
 			return 0, fmt.Errorf("populate: client %d is not before frame %d", i+1, f)
 		}
 	}
 	if err := spawnEnemies(s, now, f, enemies, rand.New(rand.NewPCG(2000, 2000))); err != nil {
 		return 0, err
 	}
-	s.sched.add(event{frame: up.Frame, kind: evUpdate, update: up})
+	s.labSchedule(event{frame: up.Frame, kind: evUpdate, update: up})
 	for _, c := range clients {
-		c.sched.add(event{frame: up.Frame, kind: evUpdate, update: up})
+		c.labSchedule(event{frame: up.Frame, kind: evUpdate, update: up})
 	}
 	return f, nil
 }
@@ -79,15 +113,16 @@ const spawnTries = 1000
 // spawnEnemies spawns n enemies at frame on random ground reachable from seat 0's spawn, the
 // way the server's enemies do: scheduled on the server, a SpawnEnemy to every client. It fails
 // when there is no enemy kind, or when spawnTries cells in a row are no reachable ground.
-func spawnEnemies(s *Server, now time.Time, frame uint32, n int, rng *rand.Rand) error {
+func spawnEnemies(s labServer, now time.Time, frame uint32, n int, rng *rand.Rand) error {
 	kinds := enemyKinds()
 	if len(kinds) == 0 && n > 0 {
 		return fmt.Errorf("populate: no unit kind is an enemy's")
 	}
-	sx, sy, _ := s.w.Spawn(0)
-	reachable := func(x, y int32) bool { return s.w.Terrain(x, y) == world.Ground && s.w.Reachable(sx, sy, x, y) }
+	w := s.labWorld()
+	sx, sy, _ := w.Spawn(0)
+	reachable := func(x, y int32) bool { return w.Terrain(x, y) == world.Ground && w.Reachable(sx, sy, x, y) }
 	for placed := range n {
-		x, y, ok := randomCell(rng, s.w.Width(), s.w.Height(), reachable)
+		x, y, ok := randomCell(rng, w.Width(), w.Height(), reachable)
 		if !ok {
 			return fmt.Errorf("populate: %d of %d enemies placed, then %d cells in a row were no ground reachable from seat 0's spawn", placed, n, spawnTries)
 		}
