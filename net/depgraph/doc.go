@@ -66,7 +66,7 @@
 // # Reusing sequence numbers: the window
 //
 // Waiting for expiry caps a sender at 32,768 messages per expiry: about 5,500 a second with
-// the seeds' timeout of 5 s plus 1 s. Knowledge frees numbers sooner than time can. A Sender
+// the default connection timeout of 5 s plus 1 s. Knowledge frees numbers sooner than time can. A Sender
 // made with NewWindowSender keeps one rule: it sends numbers in increasing order, and a new
 // number only while every message sent Window (16,383) or more numbers before it has executed
 // locally. Call N the newest message the receiver has seen. When the sender sent N, everything

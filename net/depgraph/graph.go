@@ -53,8 +53,8 @@ func seqDiff(a, b uint16) int {
 // Config sets the lifetime rules of a Graph.
 type Config struct {
 	// Expiry: a node leaves the graph this long after it executed; an unexecuted node that has
-	// existed this long is a connection error (ErrExpired). The seeds use the connection
-	// timeout plus one second. It must be positive: a node that left the graph at once could
+	// existed this long is a connection error (ErrExpired). net/message uses the connection
+	// timeout plus one second (message.Config.Expiry). It must be positive: a node that left the graph at once could
 	// not recognise a duplicate of its message, which would then execute twice.
 	Expiry time.Duration
 	// KeepUnexecuted: unexecuted nodes never expire (the sender's local graph, whose unacked

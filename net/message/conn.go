@@ -36,15 +36,16 @@ type Config struct {
 	// MTU is the largest datagram the Conn writes, frame and header included. Default 1200,
 	// small enough to pass through nearly every path on the Internet without IP fragmentation.
 	MTU int
-	// Timeout is the connection timeout of the transport above. Nodes of the dependency graphs
-	// expire Timeout + 1 s after they executed (seed 000), which is also the shortest time
-	// before a sequence number can be used again. Default 5 s.
+	// Timeout is the connection timeout of the transport above. A node of the receiver's
+	// dependency graph that waits unexecuted for Timeout + 1 s (Expiry) is a connection error:
+	// its message or a dependency never came. Default 5 s.
 	Timeout time.Duration
 	// ResendLimit: a guaranteed message (or any of its fragments) still unacknowledged this long
 	// after it was first sent fails the connection with ErrResendLimit. Default and maximum:
-	// Timeout. The maximum is what keeps exactly-once delivery safe: the receiver forgets an
-	// executed message Timeout + 1 s after executing it, so a copy sent later than Timeout after
-	// the first could arrive when the receiver no longer knows it executed the message.
+	// Timeout. The maximum keeps a message from being chased longer than the connection would
+	// live. (Under node expiry by time alone, where the receiver forgot an executed message
+	// Timeout + 1 s after executing it, it was also what kept exactly-once delivery safe; the
+	// window of net/depgraph keeps that now.)
 	ResendLimit time.Duration
 	// MaxInFlight caps the packets with content that may be unacknowledged at once. An ack
 	// covers the newest 32 packets (net/packet), so a sender that runs further ahead than that
@@ -184,8 +185,9 @@ func maxChunk(room, nDeps, total int) int {
 	return room - (1 + wire.SeqListSize(nDeps) + 2 + int30.SizeUInt30(uint32(total)) + 2)
 }
 
-// Expiry is how long a node stays in a dependency graph after it executed: the connection
-// timeout plus one second of padding, as seed 000 prescribes.
+// Expiry is the node expiry of the dependency graphs: the connection timeout plus one second of
+// padding. An unexecuted node of the receiver's graph that reaches it is a connection error,
+// and an incomplete message whose fragments stopped coming that long is one too.
 func (c Config) Expiry() time.Duration { return c.withDefaults().Timeout + time.Second }
 
 // Message is one delivered message. It and its slices are only valid during the delivery call.
@@ -319,7 +321,7 @@ func (c *Conn) SendGuaranteed(now time.Time, payload []byte, deps []*depgraph.De
 	return c.send(now, payload, deps, nil, out, false)
 }
 
-// SendSync queues a sync message (seed 004): stop-and-wait. Until every piece of it is
+// SendSync queues a sync message: stop-and-wait. Until every piece of it is
 // acknowledged no guaranteed message queued after it goes out, and WaitingForSync reports true,
 // so the game can show the host as waiting. Messages sent before it keep being resent until
 // acknowledged (see the package documentation). It keeps its sequence number on every

@@ -56,7 +56,7 @@
 // Sequence numbers are 15 bits and wrap after 32,767. The receiver tells a new message from a
 // copy of one it executed by the number alone, so a number must not come back while the
 // receiver could still take the new message for the old one, or a copy of the old one for the
-// new. The seeds' rule waits for time: the receiver forgets an executed message Timeout + 1 s
+// new. Node expiry by time waits: the receiver forgets an executed message Timeout + 1 s
 // after executing it, and the sender reuses its number only after that. It is safe, and it
 // caps the sender at 32,768 messages per 6 s: 5,461 a second sustained (5,788 measured over
 // 70,000 messages, the first 32,768 being free). Above 50,000 a second that guard T would have
