@@ -30,8 +30,8 @@
 //   - overhead: the bytes a guaranteed message costs (sequence, dependencies, record, header)
 //     as loss grows, with the sender's pruning and without, beside other stacks' published
 //     figures.
-//   - olddep: seed 000's kill an hour after its spawn while the 15-bit sequence numbers wrap
-//     several times.
+//   - olddep: the old-dependency problem, a kill an hour after its spawn, while the 15-bit
+//     sequence numbers wrap several times.
 //   - fragments: a 20 KB re-sync batch, per-fragment acks against resending every fragment.
 //   - resync: desyncs injected into a game of bots; how long the server takes to find and
 //     repair them, and how long the world stops.

@@ -13,7 +13,7 @@
 // machinery as the debug key, and measures what a player would: how long until the server
 // noticed, how long until the client's units were right again, how long everybody's game
 // froze. It runs with --late rollback (late events re-simulated exactly) and --late
-// fastforward (the seed's way, which makes drift of its own).
+// fastforward (the classic lockstep fast-forward, which makes drift of its own).
 //
 // # Scale (scale.go)
 //

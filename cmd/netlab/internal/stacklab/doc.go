@@ -18,7 +18,7 @@
 // matters to a game is who else waits meanwhile. An ordered channel (TCP, a QUIC stream, a
 // classic reliable channel) delivers nothing after the lost message until it arrives: one
 // lost chat line holds up every spawn behind it. That is head-of-line blocking. A channel per
-// kind confines it to the kind; the dependency graph (seeds 000 and 001) confines it to the
+// kind confines it to the kind; the message dependency graph confines it to the
 // messages that really need the lost one, so an independent spawn waits only for its own
 // resend. The experiment sends one traffic five ways and builds the channels on the same
 // message layer, as dependency chains (a message depends on the one before it on its
@@ -34,7 +34,7 @@
 // # Bytes (overhead.go)
 //
 // A guaranteed message carries its 15-bit sequence number and the numbers of the messages it
-// depends on, 2 + 2n bytes (seed 000). The sender's local graph learns from the acks which
+// depends on, 2 + 2n bytes. The sender's local graph learns from the acks which
 // messages the receiver must have executed and leaves dependencies on them off the wire, so n
 // falls to 0 for every dependency older than a round trip. The experiment parses every
 // datagram the sender writes and counts the bytes with and without that pruning.
@@ -48,8 +48,8 @@
 // # Fragments (fragments.go)
 //
 // A message bigger than a datagram goes in fragments. If the sender keeps one timer for the
-// whole message and resends every fragment when any is missing (seed 003's flaw), each loss
-// costs the whole message again; at 30% loss a send of 18 fragments almost never arrives
+// whole message and resends every fragment when any is missing, each loss costs the whole
+// message again; at 30% loss a send of 18 fragments almost never arrives
 // whole. net/message acknowledges and resends each fragment alone. The experiment compares
 // the stack with three model senders built on net/packet that differ only in what they
 // resend.

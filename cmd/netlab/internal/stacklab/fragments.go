@@ -32,8 +32,9 @@ const (
 	// FragModelEach is the model sender resending only the fragments not acknowledged, when
 	// its resend timer runs out.
 	FragModelEach
-	// FragModelWhole resends every fragment when any is not acknowledged by the timer (seed
-	// 003's flaw); the receiver keeps what it got from earlier sends.
+	// FragModelWhole resends every fragment when any is not acknowledged by the timer (the
+	// flaw of resending every fragment when one is lost); the receiver keeps what it got from
+	// earlier sends.
 	FragModelWhole
 	// FragModelWholeFresh resends every fragment as a new message (each send numbered anew,
 	// as a stack that numbers every send does), so the receiver needs all fragments of one
@@ -360,7 +361,7 @@ func (r *FragmentsResult) Section(command string) *report.Section {
 	if len(r.Rows) > 0 {
 		frags = r.Rows[0].Fragments
 	}
-	s.Textf("One guaranteed message of %s bytes (%d fragments of at most 1,200-byte datagrams), %d times at each loss from 0 to %g%%, over %s each way (seed %d); every trial on a fresh link seeded by the trial, so each sender meets the same fate for its k-th datagram. The first row of each loss is net/message itself. The three model senders share one bare sender on net/packet (the same records, acks and resend delay, the link's round trip known from the start) and differ only in what they send again when the resend timer runs out: the fragments not acknowledged, all of them (seed 003's flaw: \"we blast out all fragments again\") to a receiver that keeps what it has, or all of them as a new message, so that only a send whose every fragment arrives completes it. Bytes are the sender's datagrams with fragments, until it knows the message arrived.",
+	s.Textf("One guaranteed message of %s bytes (%d fragments of at most 1,200-byte datagrams), %d times at each loss from 0 to %g%%, over %s each way (seed %d); every trial on a fresh link seeded by the trial, so each sender meets the same fate for its k-th datagram. The first row of each loss is net/message itself. The three model senders share one bare sender on net/packet (the same records, acks and resend delay, the link's round trip known from the start) and differ only in what they send again when the resend timer runs out: the fragments not acknowledged, all of them (resending every fragment when one is lost) to a receiver that keeps what it has, or all of them as a new message, so that only a send whose every fragment arrives completes it. Bytes are the sender's datagrams with fragments, until it knows the message arrived.",
 		report.Int(c.Size), frags, c.Trials, c.Link.LossPercent, report.Delays(c.Link), c.Seed)
 	t := &report.Table{Title: "Bytes sent and time to deliver (ms, from the send to the receiver holding the whole message)",
 		Head: []string{"loss", "sender", "KB sent, mean", "× the message", "p95 KB", "time p50", "p95", "max", "not delivered in 60 s"}}

@@ -41,9 +41,10 @@ var wayNames = [ways]string{"dependency graph", "one ordered channel", "a channe
 
 func (w Way) String() string { return wayNames[w] }
 
-// perKindChannel is the channel of each kind when every kind of traffic has its own, as
-// seed 001 suggests ("one for critical game events and one for chat"): a kill must be on its
-// spawn's channel and a start on its players' infos', or nothing would order them.
+// perKindChannel is the channel of each kind when every kind of traffic has its own, the
+// classic remedy for head-of-line blocking (one channel for game events, one for chat): a
+// kill must be on its spawn's channel and a start on its players' infos', or nothing would
+// order them.
 func perKindChannel(k kind) int {
 	switch k {
 	case kindSpawn, kindKill:
@@ -81,7 +82,7 @@ type WayResult struct {
 	// retransmitted streams); for the other ways, the sender's packets lost with messages.
 	PacketsLost uint64
 	// Stale counts the datagrams the receiver dropped because a newer one had arrived first
-	// (the seeds' rule), out of Arrived datagrams; 0 for quic-go, which keeps them.
+	// (the stale-packet rule), out of Arrived datagrams; 0 for quic-go, which keeps them.
 	Stale, Arrived uint64
 	Err            error
 }
@@ -422,14 +423,14 @@ func (r *HOLResult) Section(command string) *report.Section {
 	if !ok {
 		verdict = "NOT met"
 	}
-	s.Textf("Acceptance (issue 13: at 10%% loss and 100 ms RTT the graph's p99 for independent messages is at most a third of the single ordered channel's): graph %s ms, one channel %s ms, a third of it %s ms: %s (the channel's is %s times the graph's). This run: %s.",
+	s.Textf("Acceptance (the target: at 10%% loss and 100 ms RTT the graph's p99 for independent messages is at most a third of the single ordered channel's): graph %s ms, one channel %s ms, a third of it %s ms: %s (the channel's is %s times the graph's). This run: %s.",
 		report.F(g, 1), report.F(ch, 1), report.F(ch/3, 1), verdict, report.F(ch/g, 1), report.Link(c.Link))
 	violations := 0
 	for _, w := range r.Ways {
 		violations += w.Violations
 	}
 	s.Textf("Sync messages are stop-and-wait: one message per round trip, far fewer than the game hands over, so their queue grows for the whole run (the backlog column) and they are left out of the charts. A game keeps them for the rare message that must stop everything, such as a pause.")
-	s.Textf("Order: %d messages executed before a dependency, twice or never, over all ways. \"Held\" counts messages that arrived and waited at the receiver for another one (sync messages wait at the sender instead: see the backlog). Resends are messages sent again; quic-go does not count retransmitted streams, so its row gives the packets it declared lost. Stale are the datagrams the receiver dropped because a newer one had arrived first (the seeds' rule: a packet older than the newest is never used): with jitter as large as the gap between two packets (here %v) they add to the loss, and each one is resent like a lost one.", violations, trafficTick)
+	s.Textf("Order: %d messages executed before a dependency, twice or never, over all ways. \"Held\" counts messages that arrived and waited at the receiver for another one (sync messages wait at the sender instead: see the backlog). Resends are messages sent again; quic-go does not count retransmitted streams, so its row gives the packets it declared lost. Stale are the datagrams the receiver dropped because a newer one had arrived first (the stale-packet rule: a packet older than the newest received is dropped): with jitter as large as the gap between two packets (here %v) they add to the loss, and each one is resent like a lost one.", violations, trafficTick)
 	if c.QUIC {
 		s.Textf("The quic-go row runs on real loopback UDP sockets, each wrapped in a net/linksim PacketConn with the same settings (loss, latency, jitter, duplication in both directions, on the client's socket), in wall-clock time: quic-go reads the system clock and cannot run in virtual time. Its numbers change from run to run and include the scheduler of this machine. Its receiver enforces the same dependencies as the graph (a message waits for the ones it names), so the row shows QUIC's loss recovery with no head-of-line blocking between streams.")
 	}
