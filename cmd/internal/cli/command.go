@@ -96,7 +96,7 @@ func New(b Binary) *Command {
 	fs.TextVar(&c.LogLevel, "log-level", b.LogLevel, "least `level` logged: debug, info, warn or error")
 	c.LinkFlags.Register(fs)
 	c.Record.Register(fs, b.RecordWhat)
-	fs.TextVar(&c.Late, "late", game.LateRollback, "what the game does with an event that arrives for a frame it already ran: `rollback` (run those frames again, exactly) or fastforward (apply it at once and fast-forward its units, as seed 002)")
+	fs.TextVar(&c.Late, "late", game.LateRollback, "what the game does with an event that arrives for a frame it already ran: `rollback` (run those frames again, exactly) or fastforward (apply it at once and fast-forward its units: the classic lockstep fast-forward, whose worlds can drift)")
 	return c
 }
 
