@@ -2,49 +2,19 @@ package world
 
 import (
 	"bytes"
-	"encoding/hex"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/ackattack/ackattack/internal/codectest"
 )
 
 // game/PROTOCOL.md (section 5) documents the world's state and hashes byte for byte, for
 // people writing a client in another language, so its examples must be right. These tests
 // build the world the document describes and compare.
 
-func readGameProtocolDoc(t *testing.T) string {
-	t.Helper()
-	b, err := os.ReadFile("../game/PROTOCOL.md")
-	if err != nil {
-		t.Fatalf("reading the game's protocol document: %v", err)
-	}
-	return string(b)
-}
-
-// docExampleBytes are the bytes at the start of each line between the example's markers.
-func docExampleBytes(t *testing.T, doc, name string) []byte {
-	t.Helper()
-	start, end := strings.Index(doc, "<!-- "+name+" -->"), strings.Index(doc, "<!-- /"+name+" -->")
-	if start < 0 || end < start {
-		t.Fatalf("markers of the example %q not found", name)
-	}
-	var out []byte
-	byteRe := regexp.MustCompile(`^(?:[0-9a-f]{2} )*[0-9a-f]{2}(?:\s|$)`)
-	for _, line := range strings.Split(doc[start:end], "\n") {
-		m := byteRe.FindString(line)
-		if m == "" {
-			continue
-		}
-		b, err := hex.DecodeString(strings.ReplaceAll(strings.TrimSpace(m), " ", ""))
-		if err != nil {
-			t.Fatalf("line %q: %v", line, err)
-		}
-		out = append(out, b...)
-	}
-	return out
-}
+func readGameProtocolDoc(t *testing.T) string { return codectest.ReadDoc(t, "../game/PROTOCOL.md") }
 
 // TestProtocolDocStateExample: the skirmish map, seed 1, seats 0 and 2 at the start, unit 3
 // removed and goblin 10000 spawned at seat 1's spawn point, run until the first attack is in
@@ -68,7 +38,7 @@ func TestProtocolDocStateExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := docExampleBytes(t, readGameProtocolDoc(t), "example-state")
+	want := codectest.DocExample(t, readGameProtocolDoc(t), "example-state")
 	if !bytes.Equal(got, want) {
 		t.Fatalf("the document's state is\n% x\nbut the world's (frame %d) is\n% x", want, w.Frame(), got)
 	}
