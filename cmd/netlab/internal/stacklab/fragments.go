@@ -79,6 +79,12 @@ func fragLosses(top float64) []float64 {
 // RunFragments sends one message of cfg.Size bytes, Trials times at every loss with every
 // sender, each trial on a fresh connection whose link is seeded by the trial, so every sender
 // meets the same fates: the k-th datagram of a trial is lost for all of them or for none.
+//
+// A message bigger than a datagram goes in fragments. A sender that keeps one timer for the
+// whole message and resends every fragment when any is missing pays the whole message again
+// for each loss; at 30% loss a send of 18 fragments almost never arrives whole. net/message
+// acknowledges and resends each fragment alone. The stack is compared with three model senders
+// built on net/packet that differ only in what they resend (FragSender).
 func RunFragments(cfg FragmentsConfig) (*FragmentsResult, error) {
 	if cfg.Trials < 1 {
 		return nil, fmt.Errorf("fragments: %w: --messages must be at least 1", report.ErrSetting)

@@ -115,6 +115,22 @@ func (r *HOLResult) Acceptance() (graph, channel float64, ok bool) {
 }
 
 // RunHOL sends the same traffic every way and measures each.
+//
+// Head-of-line blocking: UDP loses packets, and a reliable stack resends what was lost, a
+// round trip or so later. What matters to a game is who else waits meanwhile. An ordered
+// channel (TCP, a QUIC stream, a classic reliable channel) delivers nothing after the lost
+// message until it arrives: one lost chat line holds up every spawn behind it. A channel per
+// kind confines it to the kind; the message dependency graph confines it to the messages that
+// really need the lost one, so an independent spawn waits only for its own resend. The channels
+// are built on the same message layer, as dependency chains (a message depends on the one
+// before it on its channel), so that only the ordering differs. Sync messages are the other
+// extreme: stop-and-wait, one message per round trip.
+//
+// Read the tail with care. A channel makes a message wait for every earlier message of its
+// channel, so its delay is the worst delay in a window of about a round trip; but the worst
+// message in that window is one that was lost twice, and the graph waits for that one too when
+// it is the message itself. So the channel's extra delay shows most in the middle of the
+// distribution (p50 to p95: most messages sit behind somebody's loss) and less at p99.
 func RunHOL(cfg HOLConfig) (*HOLResult, error) {
 	if cfg.Messages < 1 {
 		return nil, fmt.Errorf("hol: %w: --messages must be at least 1", report.ErrSetting)

@@ -93,7 +93,9 @@ func renumber(deps []int, to []int) []int {
 
 // RunOldDep plays the old-dependency problem, a kill an hour after its spawn: enemies spawned
 // at the start and killed through an hour of traffic, while the 15-bit sequence numbers wrap
-// several times.
+// several times. A kill sent an hour after its spawn cannot name the spawn's number: by then it
+// belongs to another message. Pruning solves it: the spawn executed long ago in the sender's
+// local graph, so the kill carries no dependency at all.
 func RunOldDep(cfg OldDepConfig) (*OldDepResult, error) {
 	if cfg.Messages < 2*oldPairs+1 || cfg.Duration <= 0 {
 		return nil, fmt.Errorf("olddep: %w: --messages must be more than %d and --duration more than 0", report.ErrSetting, 2*oldPairs)
