@@ -1,7 +1,3 @@
-// Package codectest holds the checks every codec's table tests share: expected bytes written as
-// hex with spaces between the fields, and errors that must wrap exactly one of the codec's
-// sentinel errors and name the package they come from, so that a caller can test them with
-// errors.Is and a reader can tell where they came from.
 package codectest
 
 import (
