@@ -7,8 +7,51 @@ import (
 	"github.com/ackattack/ackattack/internal/int30"
 )
 
-// The re-sync codec: units, attacks and the rest of the state as bytes. The
-// layouts are in the package documentation ("The re-sync codec").
+// The re-sync codec: units, attacks and the rest of the state as bytes
+// (game/PROTOCOL.md, section 5, is the reference for another implementation):
+//
+//	Unit:
+//	u30   ID (1..MaxUnitID)
+//	byte  Owner (0..7, or 255 for enemies)
+//	byte  Kind
+//	byte  flags: bits 0-1 Order (0 none, 1 move, 2 attack), bit 2 Dead,
+//	      bit 3 TargetX/TargetY present, bit 4 TargetID present,
+//	      bit 5 Cooldown present, bit 6 MoveProgress present, bit 7 reserved (0)
+//	i30   X, i30 Y, i30 HP
+//	i30   TargetX, i30 TargetY    if bit 3 (not both 0)
+//	u30   TargetID                if bit 4 (not 0)
+//	i30   Cooldown                if bit 5 (not 0)
+//	i30   MoveProgress            if bit 6 (not 0)
+//
+//	Attack:
+//	u30   ID (1..MaxAttackID)
+//	byte  Owner
+//	u30   From (0..MaxUnitID)
+//	u30   Target (1..MaxUnitID)
+//	i30   X, i30 Y, i30 Damage, i30 Speed
+//
+//	State:
+//	u30   Frame
+//	u30   NextID (1..FirstEnemyID)
+//	u30   NextAttackID (1..MaxAttackID+1)
+//	u30   n (at most 64), then n bytes: the generator in its MarshalBinary form
+//	      ("pcg:" and two 64-bit words, 20 bytes)
+//	u30   count of unit ids, then the ids ascending: the first, then each one's
+//	      difference from the one before (at least 1)
+//	u30   count of attacks, then each attack as above, ids ascending
+//
+// The price of the protocol's integers is range: a field holds ±536,870,911
+// signed or 0..1,073,741,823 unsigned, not all of int32 and uint32. No value a
+// game produces comes near that (cells, hit points from the unit table,
+// cooldowns, hundredths of a cell on a map), but the counters of a world that
+// never stops do: a world past int30.MaxUInt30 frames (three years at 10 a
+// second) or MaxAttackID attacks can no longer send its state. A unit of a busy
+// world takes about 10 bytes. Every value has exactly one encoding: an integer
+// longer than needed, negative zero, a present field holding its default, or a
+// reserved bit set is rejected (int30.ErrNonCanonical), so parse-then-append
+// gives back the input. Parse functions never panic and never allocate more
+// than the input can justify. ParseUnit checks the encoding; SetUnit checks the
+// unit against the rules of the world it goes into.
 //
 // When hashes show that a client's unit went out of sync, the server sends
 // that unit's whole state and the client puts it in place with SetUnit. In a

@@ -2,9 +2,9 @@ package world
 
 // FastForward advances only the listed units by frames frames of walking and cooling down, as
 // if a command that reached this host late had been applied on time: a late command is applied
-// at once and its units fast-forwarded by the frames they missed (seed 002). Only movement and
-// cooldowns are replayed; a unit that would have fought during those frames does not. That is
-// the point of the technique's imperfection: the result may differ from the hosts that applied
+// at once and its units fast-forwarded by the frames they missed (the classic lockstep
+// fast-forward). Only movement and cooldowns are replayed; a unit that would have fought during
+// those frames does not. That is the point of the technique's imperfection: the result may differ from the hosts that applied
 // the command on time, and the unit hashes then show it.
 //
 // Unknown ids, enemies and dead units are skipped. The world's frame does not change.

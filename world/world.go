@@ -12,6 +12,33 @@ import (
 // generator. Two worlds built with the same map and seed, given the same calls
 // in the same order, hold the same bits; Hash proves it.
 //
+// Lockstep, and what it asks of a simulation. Only commands travel between
+// hosts, never positions: a move order is a few bytes, the positions of a few
+// hundred units many kilobytes every frame. That works only if the same
+// commands, applied at the same frames, give the same world everywhere, bit
+// for bit, forever. The slightest difference (one unit a cell to the left)
+// grows: the unit is attacked by a different enemy, which then lives longer,
+// which kills something else. So every rule exists to make "the same input
+// gives the same output" true by construction:
+//
+//   - Integers only. Floating-point results can differ with the compiler's
+//     choices (fused multiply-add, reordered sums) and between CPUs; integers
+//     cannot. Positions are cells; attacks in flight and speeds count
+//     hundredths of a cell (CellSize); distances are Chebyshev or squared
+//     Euclidean, and the one square root (for projectiles) is an exact integer
+//     one.
+//   - Order is explicit. Units and attacks live in slices sorted by id, and
+//     everything that loops does so in that order. A range over a Go map visits
+//     keys in an order that changes from run to run, so the package never
+//     ranges over a map (a test type-checks the source and fails if it does).
+//   - One random generator per world, seeded at NewWorld and part of the
+//     hashed state, giving exactly one number per step (Step says why).
+//   - Decisions see the start of the step, so processing unit 3 before unit 7
+//     gives neither an advantage.
+//   - Caches are not state. Path searches and the spatial index are rebuilt
+//     from the state or depend only on the map, so a clone, a re-synced world
+//     or a world on another machine computes the same answers without them.
+//
 // A World is not safe for concurrent use; Clone gives a copy that shares
 // nothing mutable with the original.
 type World struct {

@@ -118,7 +118,7 @@ var experiments = []*experiment{
 	},
 	{
 		name:    "olddep",
-		summary: "seed 000's kill an hour after its spawn, across several wraps of the sequence numbers",
+		summary: "the old-dependency problem: a kill an hour after its spawn, across several wraps of the sequence numbers",
 		def: func(o *options) {
 			o.params = params{loss: 10, latency: 50 * time.Millisecond, seed: 1, messages: 144_000}
 			o.duration = time.Hour
@@ -136,7 +136,7 @@ var experiments = []*experiment{
 	},
 	{
 		name:    "fragments",
-		summary: "a 20 KB re-sync batch at 0 to --loss: per-fragment acks against resending every fragment (seed 003's flaw)",
+		summary: "a 20 KB re-sync batch at 0 to --loss: per-fragment acks against resending every fragment when one is lost",
 		def: func(o *options) {
 			o.params = params{loss: 30, latency: 50 * time.Millisecond, seed: 1, messages: 200}
 			o.size = 20_000
@@ -345,7 +345,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		out = o
 	}
 	if name == "all" {
-		// resync runs twice: with the rollback the game uses and with the seed's fast-forward.
+		// resync runs twice: with the rollback the game uses and with the classic lockstep
+		// fast-forward.
 		for i, j := range jobs {
 			if j.e.name == "resync" {
 				ff := j

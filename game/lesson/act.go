@@ -73,7 +73,10 @@ func ApplyClient(a Action, c *game.Client, now time.Time) error {
 }
 
 // Driver runs a lesson on a host: each Tick observes the game, walks the script and hands
-// the game what is due. One goroutine calls it (a screen's ticker, a headless loop, a test).
+// the game what is due. One goroutine calls it (a screen's ticker, a headless loop, a test),
+// ten times a second, and draws the Progress it returns; the game's state stays with the
+// game's loops, on real sockets (Embedded: actions go to the hosts' loops as intents) or in
+// virtual time in the tests.
 type Driver struct {
 	run   *Runner
 	meter *Meter

@@ -1,43 +1,43 @@
 // Package lesson runs AckAttack's guided lessons: an embedded game scripted to show one idea
 // of the networking stack, and a panel that explains it in short steps, each ending when the
-// game shows the event it is about.
+// game shows the event it is about. The nine built-in lessons are assets/lessons/*.txt;
+// assets/lessons/README.md is the script format, and IDEAS.md says which lesson shows which
+// idea.
 //
-// # A script, not code
+// # The map
 //
-// A lesson is a text file (assets/lessons/*.txt, embedded in the binaries; a teacher's own
-// file loads the same way), so a teacher writes a new one without Go. Its header sets up the
-// game: the map, the bots, the player's link; its steps say what to read, what to try, what
-// the game is made to do ("do spawn-kill", "every 1s bots-chat 3") and the events that end the
-// step ("until messages-waited type=KillEnemy"). Parse reads it strictly: a mistake is refused
-// with the file and line, like the maps and the unit table. assets/lessons/README.md is the
-// format.
+//	script.go  Script, Parse (strict: a mistake names the file and line), Step, Goal, Action
+//	           and ActionKind (what a script makes the game do), Setup (the embedded game)
+//	load.go    Builtin (the embedded lessons, in order), Find (a number or a file), List
+//	events.go  the vocabulary of until and show lines: counters the game already keeps,
+//	           read from an Observation (Key, Counters, EventNames, Label)
+//	meter.go   Meter: the counters no single snapshot holds, worked out from the message
+//	           histories (how long a message waited in the graph beside one ordered
+//	           channel, which fragments were resent)
+//	runner.go  Runner: walks the steps, sans-IO (the time and the counters come in, the
+//	           actions to take go out); Progress, what a panel draws
+//	act.go     Host (the game a lesson runs on), Embedded (on real sockets), Driver (observe,
+//	           walk, act: one Tick), ApplyServer and ApplyClient
+//	setup.go   the server's and the client's configuration for a script's game
 //
-// # Events are counters the game keeps
+// # Usage
 //
-// An until line names a counter, never a line of the log: packets the acks showed lost,
-// messages that waited in the graph, sync messages acknowledged, fragments resent. Most are
-// read straight from the snapshots the game publishes for its screens anyway (the player's
-// connection, both ends of it, the player's host). A few need the message histories over
-// time, which the Meter works out: how long each received message waited in the graph beside
-// how long one ordered channel would have made it wait, and which fragmented messages had
-// only some fragments resent.
+//	scripts, err := lesson.Builtin()
+//	s, err := lesson.Find("3", scripts) // or a teacher's file: lesson.Find("my.txt", scripts)
+//	// start s.Setup's game (cmd/client does: an embedded server and the player's client) ...
+//	d := lesson.NewDriver(s, lesson.Embedded{Server: srv, Client: cli, Player: id})
+//	for each tenth of a second:
+//		p := d.Tick(now) // observe the game, walk the script, hand the game what is due
+//		// draw p (ui.LessonPanel), or print the step headless
 //
-// # Real games rarely show the thing on cue
+// # Rules
 //
-// At 10% loss a kill seldom overtakes its spawn, and a stop-the-world needs a drift the
-// real-time re-sync cannot mend. So a lesson does not wait for luck: its game plays at the
-// loss it needs, and the script makes the game do the telling thing now, on the same paths
-// the game always takes (game/teach.go): spawn an enemy and kill it a frame later, have the
-// bots chat in bursts, corrupt units, stop the world and send every unit. Each built-in
-// lesson has a test that plays it in virtual time to its end, and checks that the event it
-// teaches happened (lessons_test.go).
-//
-// # Who runs it
-//
-// Runner is sans-IO: given the time and the counters of a moment, it says which step is up
-// and what the game is to do. A Driver glues it to a Host, the game it reads and acts on: on
-// real sockets (Embedded: the hosts' loops, to which actions go as intents), or in virtual
-// time in the tests. The screen, or the headless loop, calls Tick ten times a second on its
-// own goroutine and draws the Progress it returns; the game's state stays with the game's
-// loops.
+//   - A script is text, parsed strictly; a built-in lesson that does not parse is a bug, and a
+//     test catches it.
+//   - A step ends when every until line is met (a counter grown by N since the step before,
+//     or reaching N) and it has been up for its read time.
+//   - The lesson does not wait for luck: its actions make the game do the telling thing on
+//     the paths it always takes (game/teach.go).
+//   - Runner and Meter do no I/O and keep no clock; a Driver belongs to one goroutine. Each
+//     built-in lesson has a test that plays it in virtual time to its end (lessons_test.go).
 package lesson

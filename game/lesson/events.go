@@ -31,7 +31,11 @@ type Counters map[Key]uint64
 
 // event is one word of the vocabulary a script's until and show lines use: a counter the
 // game already keeps, read from an Observation. Each is a count that only grows (a gauge, a
-// value that goes up and down, says so).
+// value that goes up and down, says so). An until line names a counter, never a line of the
+// log: packets the acks showed lost, messages that waited in the graph, sync messages
+// acknowledged, fragments resent. Most are read straight from the snapshots the game publishes
+// for its screens anyway (the player's connection, both ends of it, the player's host); a few
+// need the message histories over time, which the Meter works out.
 type event struct {
 	name  string
 	what  string // what the lesson panel calls it

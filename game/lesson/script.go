@@ -19,6 +19,13 @@ import (
 
 // Script is a parsed lesson: its header, the embedded game it runs and its steps. The format
 // is in assets/lessons/README.md.
+//
+// A lesson is a text file, not code (assets/lessons/*.txt, embedded in the binaries; a
+// teacher's own file loads the same way), so a teacher writes a new one without Go. Its header
+// sets up the game: the map, the bots, the player's link; its steps say what to read, what to
+// try, what the game is made to do ("do spawn-kill", "every 1s bots-chat 3") and the events
+// that end the step ("until messages-waited type=KillEnemy"). Parse reads it strictly: a
+// mistake is refused with the file and line, like the maps and the unit table.
 type Script struct {
 	File   string // where it came from, for messages
 	Number int    // from "lesson N"
@@ -105,7 +112,12 @@ func (k ActionKind) String() string {
 	return fmt.Sprintf("ActionKind(%d)", uint8(k))
 }
 
-// Action is one thing a script makes the game do.
+// Action is one thing a script makes the game do. Real games rarely show the thing on cue: at
+// 10% loss a kill seldom overtakes its spawn, and a stop-the-world re-sync needs a drift the
+// real-time re-sync cannot mend. So a lesson does not wait for luck: its game plays at the loss
+// it needs, and the script makes the game do the telling thing now, on the same paths the game
+// always takes (game/teach.go): spawn an enemy and kill it a frame later, have the bots chat in
+// bursts, corrupt units, stop the world and send every unit.
 type Action struct {
 	Line  int
 	Kind  ActionKind

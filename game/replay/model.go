@@ -66,6 +66,30 @@ type ChatLine struct {
 }
 
 // Model is a capture and the state of the recorded host after its first Pos datagrams.
+//
+// A host's protocol state is a function of the datagrams it sent and received and of when.
+// The capture holds exactly those, opened with the key file, so the state is rebuilt by handing
+// them, in order and with their times, to the same code the host ran:
+//
+//   - net/packet's Endpoint is told every Data packet the host sent (Sent) and every one that
+//     reached it (Received): the ack cells, the ack bits, the RTT samples and the loss
+//     estimate of the replay are the host's own.
+//   - net/message's Conn is handed every Data packet that reached the host (ReceivePacket):
+//     its receiver graph executes the guaranteed messages in dependency order, reassembles
+//     fragments and ignores copies, and its history records when each message arrived and
+//     executed.
+//   - The sent messages are followed from the records of the packets that went out: the first
+//     send, the resends, the dependencies each send carried (one dropped between two sends was
+//     pruned by the sender's local graph), and, from the acknowledgements, when every piece was
+//     acknowledged. A net/depgraph Graph plays the sender's local graph, with its window rule.
+//   - game.ParseMsg names and decodes every payload: chat lines, and the re-sync messages a
+//     class wants to find (Pause, ResyncBatch, Resume; UnitUpdate; HashRequest).
+//
+// Nothing is parsed twice or by a second parser. What a capture cannot show: it sees the
+// socket, not the host's queues, so a sent message is "queued" when its first copy left, and a
+// dependency the sender pruned before the first send never appears. Without the key file only
+// the handshake is readable; the rest is counted as sealed. Times are the capture's, within a
+// millisecond of the host's own clock.
 type Model struct {
 	raw    []record.Datagram
 	parsed []Datagram // as read, before any annotation

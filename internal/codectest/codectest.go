@@ -1,12 +1,10 @@
-// Package codectest holds the checks every codec's table tests share: expected bytes written as
-// hex with spaces between the fields, and errors that must wrap exactly one of the codec's
-// sentinel errors and name the package they come from, so that a caller can test them with
-// errors.Is and a reader can tell where they came from.
 package codectest
 
 import (
 	"encoding/hex"
 	"errors"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -53,4 +51,36 @@ func CheckSentinel(tb testing.TB, err error, prefix string, sentinels ...error) 
 	if !strings.HasPrefix(err.Error(), prefix) {
 		tb.Fatalf("error %q does not start with %q", err, prefix)
 	}
+}
+
+// ReadDoc reads a document of the repository (net/PROTOCOL.md, game/PROTOCOL.md) whose
+// examples a test checks against the code.
+func ReadDoc(tb testing.TB, path string) string {
+	tb.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatalf("reading %s: %v", path, err)
+	}
+	return string(b)
+}
+
+// docBytes is the hex that opens a line of an example: bytes separated by single spaces, then
+// a space or the end of the line, before the line's comment.
+var docBytes = regexp.MustCompile(`^(?:[0-9a-f]{2} )*[0-9a-f]{2}(?:\s|$)`)
+
+// DocExample reads the bytes of the example between <!-- name --> and <!-- /name --> in doc:
+// the hex at the start of each line, comments after it ignored.
+func DocExample(tb testing.TB, doc, name string) []byte {
+	tb.Helper()
+	start, end := strings.Index(doc, "<!-- "+name+" -->"), strings.Index(doc, "<!-- /"+name+" -->")
+	if start < 0 || end < start {
+		tb.Fatalf("markers of the example %q not found", name)
+	}
+	var out []byte
+	for _, line := range strings.Split(doc[start:end], "\n") {
+		if m := docBytes.FindString(line); m != "" {
+			out = append(out, Unhex(tb, strings.TrimSpace(m))...)
+		}
+	}
+	return out
 }

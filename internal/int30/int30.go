@@ -27,6 +27,20 @@ const MaxUInt30 = 1<<30 - 1
 // the sign bit. The smallest value is -MaxInt30.
 const MaxInt30 = 1<<29 - 1
 
+// The forms. The first bits of the first byte say how long the number is; all integers are
+// big-endian. Most numbers in a game are small (a unit id, a payload length) but a few are not,
+// and 4 bytes for every one would waste bandwidth.
+//
+//	size     layout                               unsigned            signed (sign-magnitude)
+//	1 byte   0ddddddd                             0..127              ±63
+//	2 bytes  10dddddd dddddddd                    0..16,383           ±8,191
+//	4 bytes  11dddddd dddddddd dddddddd dddddddd  0..1,073,741,823    ±536,870,911
+//
+// A signed value is sign-magnitude: the first data bit is the sign (1 = negative) and the
+// other data bits hold the magnitude, which is why the ranges are symmetric. The shortest form
+// that fits is the only valid one, and negative zero is rejected: one value, one encoding, so
+// parsing and encoding again gives back the input (the fuzz targets check exactly that).
+//
 // Largest value of each form, unsigned and as signed magnitude.
 const (
 	maxUInt30Short = 1<<7 - 1  // 0ddddddd

@@ -1,7 +1,3 @@
-// Package pkgsource parses a package's own source for the tests that check rules the compiler
-// does not: no range over a map in the simulation (world), no clock, socket or goroutine in the
-// sessions (game). Such a test reads the package's non-test files as the compiler would see
-// them and walks their syntax.
 package pkgsource
 
 import (

@@ -32,12 +32,36 @@ var (
 	ErrWindow = errors.New("depgraph: the window moved past an unexecuted message")
 )
 
-// Window is how many sequence numbers the window rule spans (see the package documentation,
-// "Reusing sequence numbers"): a Sender with a window has every message sent Window or more
-// messages before the one it sends executed locally, so a receiver with Config.Window knows
-// that a message Window or more behind the newest one that arrived has executed. It is one
-// less than half the sequence space, which is what lets the receiver tell a new message from
-// an old one by its number alone.
+// Window is how many sequence numbers the window rule spans: a Sender with a window has every
+// message sent Window or more messages before the one it sends executed locally, so a receiver
+// with Config.Window knows that a message Window or more behind the newest one that arrived has
+// executed. It is one less than half the sequence space, which is what lets the receiver tell a
+// new message from an old one by its number alone.
+//
+// Why the window. Waiting for expiry caps a sender at 32,768 messages per expiry: about 5,500 a
+// second with the default connection timeout of 5 s plus 1 s. Knowledge frees numbers sooner
+// than time can. Call N the newest message the receiver has seen. When the sender sent N,
+// everything Window or more behind N had executed locally, so (the pruning rule) on the
+// receiver too. A receiver therefore knows, from N alone:
+//
+//   - a message Window or more behind N has executed: a copy of it is ignored and a dependency
+//     on it is met;
+//   - every message that has not arrived yet lies fewer than Window numbers behind N or at most
+//     Window ahead of it, so on a circle of 32,768 numbers "ahead" and "behind" are never
+//     ambiguous: a number ahead of N is a new message.
+//
+// So an executed message needs no node at all: it leaves the graph as it executes, and one bit
+// per sequence number (4 KiB) says "executed" until N moves Window past it. Only messages that
+// wait, and placeholders for what they wait for, are nodes. Why reuse is then safe: the sender
+// uses number s again only once the message Window numbers before the new s had executed, that
+// is 32,768 − Window ≥ Window numbers after the old s; the receiver saw that message, so N had
+// passed the old s by Window and its bit was cleared before the new s could arrive. The
+// Sender's own graph keeps the same rule, for the same reason. The sender may run Window
+// messages ahead of its oldest unexecuted one, and a number returns as soon as its old message
+// and the Window − 1 after it executed: the ceiling is Window messages per the time the oldest
+// one takes to execute (about a round trip on a clean link), not 32,768 per expiry. What the
+// graph cannot see, a copy of the old message still in flight when the number returns, is the
+// message layer's to rule out (net/message: the packet layer drops it as stale).
 const Window = SeqSpace/2 - 1
 
 // seqDiff is how far a is ahead of b on the circle of sequence numbers: in [-SeqSpace/2,
@@ -52,16 +76,21 @@ func seqDiff(a, b uint16) int {
 
 // Config sets the lifetime rules of a Graph.
 type Config struct {
-	// Expiry: a node leaves the graph this long after it executed; an unexecuted node that has
-	// existed this long is a connection error (ErrExpired). The seeds use the connection
-	// timeout plus one second. It must be positive: a node that left the graph at once could
-	// not recognise a duplicate of its message, which would then execute twice.
+	// Expiry (node expiry): a node leaves the graph this long after it executed; an unexecuted
+	// node that has existed this long is a connection error (ErrExpired): a message or a
+	// dependency never came. Nodes cannot stay forever: the sequence space wraps, and a stale
+	// executed node would make a new message with the same number look like a duplicate.
+	// net/message uses the connection timeout plus one second (message.Config.Expiry), by which
+	// time no copy of the old message can still be in flight. It must be positive: a node that
+	// left the graph at once could not recognise a duplicate of its message, which would then
+	// execute twice. (With Window, executed nodes leave as they execute, and Expiry applies to
+	// unexecuted ones only.)
 	Expiry time.Duration
 	// KeepUnexecuted: unexecuted nodes never expire (the sender's local graph, whose unacked
 	// messages are governed by the message layer's resend threshold instead).
 	KeepUnexecuted bool
-	// Window: the graph keeps the window rule (see the package documentation, "Reusing
-	// sequence numbers"), as the receiver of a Sender made with NewWindowSender, and as that
+	// Window: the graph keeps the window rule (see Window), as the receiver of a Sender made
+	// with NewWindowSender, and as that
 	// Sender's own graph. A message Window or more behind the newest one added has executed:
 	// a copy of it is ignored and a dependency on it is met. An executed message needs no
 	// node: it leaves the graph as it executes, and one bit per sequence number remembers it
@@ -132,6 +161,31 @@ type node[T any] struct {
 
 // Graph is a message dependency graph: it executes each message exactly once, and only after
 // every message it depends on has executed. The zero value is not usable; call New.
+//
+// Why a graph: a guaranteed message that is lost is sent again in a later packet, so "spawn
+// enemy 17" may reach the peer after "kill enemy 17". An ordered channel (message N waits for
+// every message before it) is TCP again: one lost chat line holds up every spawn behind it.
+// Each message should wait only for the messages it needs: "kill enemy 17" for "spawn enemy
+// 17", "start game" for the N "player info" messages, ten spawns for nothing, so losing the
+// first holds up none of the others. A channel is the special case where every message depends
+// on the one before it (net/message's Chain). The relations form a directed acyclic graph:
+//
+//	sender                              receiver graph
+//	A (seq 7)            ──── lost ──X
+//	B (seq 8, deps [7])  ────────────►  [7 placeholder] ──► [8 B, waiting]
+//	A (seq 7, resent)    ────────────►  [7 A] executes, then releases
+//	                                    [8 B] executes
+//
+// Executing a node releases its successors, which may execute in turn; that cascade runs as a
+// loop over an explicit queue, not as recursion, so a chain as long as the sequence space
+// unwinds without deepening the call stack.
+//
+// Cost: lookup by sequence number is one array index (index, 128 KiB per graph) into a slab
+// of nodes recycled through a free list, in pages that never move. Successor and dependency
+// lists keep their capacity when a slot is reused, and expiry walks two FIFO queues (by
+// creation time and by execution time, both in order because time never goes back), so in
+// steady state adding, executing and expiring allocate nothing and never scan the graph; the
+// window forgets one number per number it moves.
 //
 // A Graph is not safe for concurrent use. The execute callback may call back into the Graph
 // (for example to Add a message produced by the one being executed); such calls only queue

@@ -65,7 +65,14 @@ type bnPacket struct {
 }
 
 // Bottleneck is one direction of a link with a rate and a queue, shared by any number of
-// flows: the place where a congestion controller's decisions meet those of other flows.
+// flows: the place where a congestion controller's decisions meet those of other flows. The
+// impairments of Settings strike each datagram on its own, whatever is sent; a real path has a
+// slowest hop and a queue in front of it: send faster than it drains and the queue grows (the
+// round trip with it) until it is full and drops whatever comes next. That is the only signal
+// a congestion controller has that the link is shared, and the only place where two flows can
+// be unfair to each other. A Bottleneck has a Rate in bytes a second, a drop-tail Queue in
+// bytes and a Latency after it, and counts per flow (numbered by the caller) what was offered,
+// dropped and delivered and how long it waited, which is what a test of fairness reads.
 // Datagrams leave in the order they arrived, each after the ones before it were sent, so the
 // delay a flow sees is the backlog every flow built; a full queue drops whoever arrives next.
 //

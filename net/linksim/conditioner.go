@@ -138,8 +138,9 @@ func (c *Conditioner) Settings() Settings { return c.s }
 // once, and schedules zero, one or two deliveries.
 //
 // Every call draws the same seven numbers from the generator whatever the settings, so
-// changing one impairment does not reshuffle the random outcomes of the others: a run with 5%
-// loss and a run with 10% loss see the same jitter on the datagrams both deliver.
+// changing one impairment does not reshuffle the random outcomes of the others: the datagrams
+// that survive 10% loss are a subset of those that survive 5% loss with the same seed, and
+// both runs see the same jitter on the datagrams both deliver.
 func (c *Conditioner) Send(now time.Time, b []byte) {
 	var (
 		uBurst      = c.rng.Float64()

@@ -34,7 +34,15 @@ const maxInBacklog = 4096
 // Two goroutines belong to a PacketConn: a writer that puts delayed outgoing datagrams on the
 // inner connection when they fall due, and a reader that takes datagrams off the inner
 // connection and schedules them on the incoming Conditioner. Close stops both. All methods
-// are safe for concurrent use.
+// are safe for concurrent use. A datagram due at once (a link with zero settings) is written
+// by WriteTo itself, so an unimpaired link adds no delay; ReadFrom waits for the earliest
+// delivery, the read deadline or Close, whichever comes first.
+//
+// It is the one part of the package that uses the real clock and goroutines, and a run over it
+// is not repeatable the way a Network run is: the seed still decides the fate of the n-th
+// datagram, but the scheduler decides which datagram is the n-th. Protocol tests belong on a
+// Network; the wrapper is for watching the real program cope (the debug panel's sliders reach
+// SetSettings through the transport while the game runs).
 type PacketConn struct {
 	inner net.PacketConn
 

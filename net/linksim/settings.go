@@ -14,7 +14,47 @@ var ErrInvalidSettings = errors.New("linksim: invalid settings")
 // Settings describes the impairments of one direction of a link. The zero value is a perfect
 // link: nothing lost, nothing duplicated, every datagram delivered at the moment it is sent.
 //
-// Percentages are in the range 0..100. Durations must not be negative.
+// Percentages are in the range 0..100. Durations must not be negative. Settings may change at
+// any moment (Conditioner.SetSettings, Network.SetLink) and apply to datagrams sent afterwards,
+// which is how a test walks a player out of Wi-Fi range and back again.
+//
+// What each impairment does to a game protocol:
+//
+// Independent loss (LossPercent) flips a coin for every datagram. It is the easy kind of loss:
+// losses are isolated, so the next packet's ack bitfield still reports everything around the
+// gap, and a guaranteed message resent one round trip later almost always gets through.
+//
+// Burst loss (BurstLossPercent, BurstLength) is the Gilbert-Elliott model: the link is in a
+// good state or a bad state, enters the bad state with probability BurstLossPercent per
+// datagram, leaves it with probability 1/BurstLength, and loses everything while bad. Real
+// links lose like this: a microwave oven next to the access point, a router queue that
+// overflows, a route change. At the same average it is far harsher than independent loss. With
+// 5% independent loss the chance of losing a message and its resend is 0.25%; inside a burst
+// that outlasts a round trip it is certain, because the resend falls into the same burst. Acks
+// are lost in runs too, so the sender can see dozens of packets go unacknowledged and resend
+// messages that had in fact arrived; once a run is longer than the ack bitfield (32 packets),
+// some acks are never reported at all. A protocol tested only with independent loss has not
+// been tested against the losses players actually see.
+//
+// Latency is the one-way delay. It sets the round trip, hence how soon a lost message can be
+// resent and how far ahead a command must be scheduled to reach every host before its frame.
+//
+// Jitter (uniform in ±Jitter around Latency, never below zero) makes the delay vary from
+// datagram to datagram. It is what a round-trip estimator has to smooth out, and what makes a
+// resend timer set to exactly one round trip fire too early. As soon as the jitter exceeds the
+// gap between two sends, datagrams overtake each other without any reordering setting: two
+// packets sent 16 ms apart over ±20 ms of jitter swap places often.
+//
+// Duplication (DupPercent) delivers a datagram twice. The copy is a separate delivery with its
+// own jitter, so it can arrive right after the original or well after newer packets. The packet
+// layer must recognise a sequence number it has already accepted, and the message layer must
+// not run a guaranteed message twice; the late copy also exercises the stale-packet rule.
+//
+// Reordering (ReorderPercent, ReorderDelay) holds a delivery back so that later datagrams
+// overtake it. A receiver that drops any packet older than the newest it has seen leaves a
+// guaranteed message riding in the dropped packet unacknowledged, to be resent, and messages
+// that depend on one another arrive out of order and wait in the dependency graph. Reordering
+// also tests sequence-number comparisons near wrap-around.
 type Settings struct {
 	// LossPercent is the probability (percent) that a datagram is lost, decided independently
 	// for every datagram.

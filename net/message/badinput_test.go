@@ -171,7 +171,7 @@ func TestResendLimitFailsLoudly(t *testing.T) {
 }
 
 // TestUnexecutedDependencyExpires: a message that waits for a dependency that never comes is a
-// connection error after timeout + 1 s (seed 000), not a silent hang.
+// connection error after timeout + 1 s (node expiry), not a silent hang.
 func TestUnexecutedDependencyExpires(t *testing.T) {
 	srv, cli := newEndpoint("server", Config{}), newEndpoint("client", Config{Timeout: 2 * time.Second})
 	now := base

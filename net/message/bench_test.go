@@ -99,9 +99,9 @@ func BenchmarkReceiveExecute(b *testing.B) {
 	}
 }
 
-// BenchmarkDependencyBytes reports the dependency bytes per guaranteed message in the seeds'
-// scenarios (seed 000's claim: 2 + 2n bytes per message drops to 2 once the sender's local
-// graph prunes executed dependencies). It is a benchmark so that the numbers are reported by
+// BenchmarkDependencyBytes reports the dependency bytes per guaranteed message in the classic
+// scenarios (pruning: 2 + 2n bytes per message drops to 2 once the sender's local graph
+// prunes executed dependencies). It is a benchmark so that the numbers are reported by
 // `go test -bench`, not asserted against a clock.
 func BenchmarkDependencyBytes(b *testing.B) {
 	for _, sc := range []struct {

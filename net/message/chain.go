@@ -8,8 +8,8 @@ import (
 
 // Chain is an ordered channel built from dependencies: every message sent through it depends
 // on the one sent before it, so the receiver executes them in order, while messages outside the
-// chain never wait for it. Seed 001's point is exactly this: a channel is a dependency graph whose
-// every node has one predecessor. A chat is a chain per sender.
+// chain never wait for it. That is the idea of ordered channels as dependency chains: a channel
+// is a dependency graph whose every node has one predecessor. A chat is a chain per sender.
 //
 // Once the previous message has executed in the sender's local graph the dependency costs
 // nothing on the wire, so a chain in steady state pays the same 2 bytes per message as a

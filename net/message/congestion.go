@@ -7,9 +7,29 @@ import (
 )
 
 // Congestion control: how much a connection may have in flight, and how fast it may send it.
-// The package documentation ("Sharing the link") says why it is built this way; this file is
-// the arithmetic. Everything is counted in bytes of datagrams that carry messages ("content"
-// packets): keepalives and ack-only packets are never held back and never counted.
+// Everything is counted in bytes of datagrams that carry messages ("content" packets):
+// keepalives and ack-only packets are never held back and never counted.
+//
+// Why: a connection that always kept 32 packets in flight would fill the queue of every slow
+// link it crossed, lose packets for everybody behind that queue, and make its own game messages
+// wait in it. A game must not pay for any of this: the window never shrinks below 4 full
+// packets (4.8 kB), and it counts bytes, not packets, so a game's few kB a second (a few hundred
+// bytes in flight on a LAN, under 4.8 kB on a one-second round trip) are never held back by the
+// window, only by the link. The window cannot grow past 32 packets either (an ack covers 32),
+// which caps a bulk transfer at 32 × MTU per round trip: 384 kB a second at 100 ms.
+// BENCHMARKS.md ("Congestion") measures it on a simulated bottleneck (net/linksim's
+// Bottleneck), alone and against TCP.
+//
+// The peer helps by acknowledging a bulk sender promptly: once two large packets with messages
+// (half the MTU or more) arrived, the ack leaves at once (TCP's "every second full-sized
+// segment") instead of after the ack delay. A window clocked by acks would otherwise stall for
+// the ack delay whenever it held fewer than 16 packets, and those held acks would read as a
+// queue.
+//
+// "Shows a queue": a round trip whose smallest RTT sample is at least 4 ms, and twice the RTT's
+// own variation, above the smallest ever (jitter alone lifts a round's best sample a little),
+// and where the window times that excess over the sample (Vegas's estimate of our bytes queued)
+// is 3 packets or more.
 //
 // The window is the sum of two parts, as in Compound TCP:
 //

@@ -37,7 +37,7 @@ type reassembly struct {
 // frame (Config.Frame), the header and every record. A datagram that fails any check is dropped
 // whole and counted (the error says why), so a half-parsed packet never executes anything, and
 // since it is never acknowledged everything it carried is sent again. A datagram older than the
-// newest one received is dropped too (the seeds' rule) and counted as stale or duplicate,
+// newest one received is dropped too (the stale-packet rule) and counted as stale or duplicate,
 // returning nil.
 //
 // Then the acknowledgements it carries are processed, and its messages are delivered:

@@ -10,12 +10,13 @@ import (
 	"github.com/ackattack/ackattack/net/linksim"
 )
 
-// The seeds' scenarios, each driven packet by packet: the test decides which datagram is lost.
+// The classic scenarios of a message dependency graph, each driven packet by packet: the test
+// decides which datagram is lost.
 
-// TestSeed001BBeforeA: the server sends A in packet 1 and B in packet 2; packet 1 is lost, so
+// TestScenarioBBeforeA: the server sends A in packet 1 and B in packet 2; packet 1 is lost, so
 // the client gets B first and A only when it is resent in packet 3. With B depending on A, the
 // client still executes A before B.
-func TestSeed001BBeforeA(t *testing.T) {
+func TestScenarioBBeforeA(t *testing.T) {
 	srv, cli := newEndpoint("server", Config{}), newEndpoint("client", Config{})
 	now := base
 	var a depgraph.Dependency
@@ -55,10 +56,10 @@ func TestSeed001BBeforeA(t *testing.T) {
 	}
 }
 
-// TestSeed001SpawnTenFirstLost: ten spawns without dependencies, the first packet lost. The
+// TestScenarioSpawnTenFirstLost: ten spawns without dependencies, the first packet lost. The
 // other nine execute at once; the first executes when it is resent. An ordered channel would
 // have held all nine back.
-func TestSeed001SpawnTenFirstLost(t *testing.T) {
+func TestScenarioSpawnTenFirstLost(t *testing.T) {
 	srv, cli := newEndpoint("server", Config{}), newEndpoint("client", Config{})
 	now := base
 	for i := range 10 {
@@ -81,11 +82,11 @@ func TestSeed001SpawnTenFirstLost(t *testing.T) {
 	}
 }
 
-// TestSeed000KillAnHourAfterSpawn: the old-dependency case. The spawn is acknowledged and
+// TestScenarioKillAnHourAfterSpawn: the old-dependency case. The spawn is acknowledged and
 // executes in the sender's local graph; an hour and tens of thousands of messages later (the
 // 15-bit sequence has wrapped several times) the kill depends on it, and carries no dependency
 // bytes at all.
-func TestSeed000KillAnHourAfterSpawn(t *testing.T) {
+func TestScenarioKillAnHourAfterSpawn(t *testing.T) {
 	l := newLink(t, 1, linksim.Settings{Latency: 20 * time.Millisecond}, linksim.Settings{Latency: 20 * time.Millisecond}, Config{})
 	var spawn depgraph.Dependency
 	mustSend(t, l.a.conn, l.now, "spawn enemy 10", nil, &spawn)
@@ -120,9 +121,9 @@ func TestSeed000KillAnHourAfterSpawn(t *testing.T) {
 	}
 }
 
-// TestSeed001StartGameWaitsForPlayerInfos: "start game" depends on the N player-info messages;
+// TestScenarioStartGameWaitsForPlayerInfos: "start game" depends on the N player-info messages;
 // it executes only after all of them, whichever of them are lost.
-func TestSeed001StartGameWaitsForPlayerInfos(t *testing.T) {
+func TestScenarioStartGameWaitsForPlayerInfos(t *testing.T) {
 	for _, n := range []int{1, 2, 8} {
 		t.Run(fmt.Sprintf("players=%d", n), func(t *testing.T) {
 			srv, cli := newEndpoint("server", Config{}), newEndpoint("client", Config{})
@@ -160,9 +161,9 @@ func TestSeed001StartGameWaitsForPlayerInfos(t *testing.T) {
 	}
 }
 
-// TestSeed001ChatChain: a chat is a chain per sender. Through a lossy, reordering link every line
+// TestScenarioChatChain: a chat is a chain per sender. Through a lossy, reordering link every line
 // arrives once and in order, while a message outside the chain never waits for it.
-func TestSeed001ChatChain(t *testing.T) {
+func TestScenarioChatChain(t *testing.T) {
 	lossy := linksim.Settings{LossPercent: 30, Latency: 50 * time.Millisecond, Jitter: 30 * time.Millisecond, DupPercent: 10}
 	l := newLink(t, 7, lossy, lossy, Config{})
 	var chat Chain
@@ -189,10 +190,10 @@ func TestSeed001ChatChain(t *testing.T) {
 	}
 }
 
-// TestSeed004SyncHoldsBackGuaranteed: while a sync message is unacknowledged no other
+// TestScenarioSyncHoldsBackGuaranteed: while a sync message is unacknowledged no other
 // guaranteed message goes out, it keeps its sequence number on every retransmission, and the
 // connection reports that it is waiting.
-func TestSeed004SyncHoldsBackGuaranteed(t *testing.T) {
+func TestScenarioSyncHoldsBackGuaranteed(t *testing.T) {
 	srv, cli := newEndpoint("server", Config{}), newEndpoint("client", Config{})
 	now := base
 	syncSeq, err := srv.conn.SendSync(now, []byte("pause at frame 300"), nil, nil)

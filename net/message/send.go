@@ -308,14 +308,17 @@ func (c *Conn) resolved(seq uint16) int {
 	return size
 }
 
-// resendAt is when unit u, unacknowledged, goes again. At once if the packet of its latest
-// send was lost: the peer's acks passed that packet by, and the peer drops a packet older than
-// one it accepted, so it can never arrive (net/packet). Otherwise only when the peer had time
-// to acknowledge it and everything sent after it: one resend delay (round trip, its variation
-// and the peer's ack delay) after both its latest send and the latest packet with messages.
-// While newer packets are in flight their acks are still to come, and each of them would
-// report this one, acked or lost; an ack-only packet of the peer that went missing is made
-// good by the next one. Only when the link fell silent does the timer alone decide.
+// resendAt is when unit u, unacknowledged, goes again: the resend rule. At once if the packet
+// of its latest send was lost: the peer's acks passed that packet by, and the peer drops a
+// packet older than one it accepted, so it can never arrive (net/packet). Otherwise only when
+// the peer had time to acknowledge it and everything sent after it: one resend delay (round
+// trip, four times its variation and the peer's ack delay) after both its latest send and the
+// latest packet with messages. While newer packets are in flight their acks are still to come,
+// and each of them would report this one, acked or lost; an ack-only packet of the peer that
+// went missing is made good by the next one. Only when the link fell silent does the timer
+// alone decide, and only then can a message that arrived be resent: when the ack-only packet
+// that answered the last message before a silence is lost, a timer cannot tell that from a
+// lost message (QUIC's probe timeout cannot either). On a clean link nothing is ever resent.
 func (c *Conn) resendAt(u *unit) time.Time {
 	if u.lost {
 		return time.Time{}

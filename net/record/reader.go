@@ -37,8 +37,10 @@ type Datagram struct {
 // Reader reads a capture that a Recorder wrote, in the order it was written, and opens its
 // sealed datagrams with the keys of its key file. A receiver rebuilds a datagram's counter from
 // the 16 bits that travel and the counters it accepted before; the Reader does the same for
-// each direction and each key, so it opens what the host opened, and the datagrams the link
-// dropped too.
+// each direction and each key (wire.ExpandCounter), so it opens what the host opened, and the
+// datagrams the link dropped too. A key line that breaks the format is skipped and counted
+// (SkippedKeyLines): the datagrams it was for stay sealed, as without a key file, and the rest
+// of the capture reads.
 type Reader struct {
 	r     *pcapgo.NgReader
 	file  io.Closer

@@ -93,6 +93,29 @@ type pending struct {
 // a key file beside it. It is a transport.Tap (Tapped) and a key log (KeyLog): give it to
 // transport.Config as Tap and KeyLog. Tapped only copies the datagram and queues it, so the
 // host never waits for the disk; a goroutine of the Recorder's own writes the capture.
+//
+// What the capture holds. Each datagram the socket shows it becomes one packet: link type raw
+// IP with the IPv4 or IPv6 and UDP headers the socket never hands over (frame.go), so Wireshark
+// dissects it as UDP and by port; the time it was sent, received or dropped, in nanoseconds;
+// pcapng's direction flag (inbound, outbound); and one of two interfaces, IfaceSocket for what
+// left or reached the host and IfaceDropped for what never reached the other side, with a
+// comment saying why (CommentDropped, CommentOverflow; an outgoing datagram the conditioner
+// duplicated is on IfaceSocket with CommentDuplicated). So in Wireshark the filter
+// frame.interface_id == 1 shows the losses, and a replay tells the fates apart without
+// guessing. At the end come pcapng's interface statistics of IfaceSocket: datagrams written,
+// and those the recorder itself missed.
+//
+// Bounded, and never in the host's way. The writer wakes every 10 ms to write what was queued,
+// through a buffer that goes to the file once a second: the host's receive path pays a copy and
+// a channel send, and never wakes the writer (BENCHMARKS.md). If the writer falls behind (4,096
+// datagrams queued), datagrams are counted as lost instead of waited for. The capture stops
+// growing at Options.Limit (DefaultLimit), and a write error (a full disk) stops it too, with
+// what was written kept, the loss counted, and the error returned by Close; the game goes on
+// either way.
+//
+// The key file holds each connection's two keys (keys.go), so that the sealed datagrams can be
+// read: whoever holds it can read and forge those connections' datagrams. It is created with
+// mode 0600, and it is for a class's own games, never for a game that matters.
 type Recorder struct {
 	queue chan pending
 	pool  sync.Pool

@@ -21,7 +21,10 @@ var ErrClosed = errors.New("transport: closed")
 // Config is what servers and clients share. The zero value of each field means its default.
 type Config struct {
 	// Timeout: a connection that hears nothing from its peer for this long is closed with
-	// DisconnectTimeout. Default 5 s. The dependency graphs' expiry is Timeout + 1 s.
+	// DisconnectTimeout. Default 5 s. "Hears" is a datagram of the connection that
+	// authenticates and is used: a Data packet the packet layer accepts (not stale), a Ping or
+	// a Pong; a replay or a stale packet keeps no dead connection open. The dependency graphs'
+	// node expiry is Timeout + 1 s, and the message layer's resend limit Timeout.
 	Timeout time.Duration
 	// Keepalive: a connection with nothing to send still sends a packet this often, so acks
 	// flow both ways even when the traffic is one-way. Default 100 ms. (The policy itself is

@@ -15,7 +15,20 @@ import (
 // its ChallengeResponse, the server answers with one of its own in Accepted, and each side
 // derives the same two keys from its private key and the other's public key (wire.ConnectionKeys).
 // The keys never travel, so somebody who sees the whole handshake learns nothing that opens
-// the connection's datagrams.
+// the connection's datagrams. The exchange keeps the handshake's rules against amplification:
+// the client's public key arrives only with the response, and the server spends an X25519
+// operation only on a response whose tag is good. It does not authenticate the server:
+// somebody who can rewrite the handshake in flight (not merely read it) can sit in the middle;
+// a LAN game has no key it could know beforehand.
+//
+// After the handshake every datagram of the connection, Data, Ping, Pong and Disconnect alike,
+// is sealed: encrypted, authenticated, and numbered by a counter per direction that the
+// connection's sealer keeps. A datagram from the peer's address that fails authentication
+// (forged or altered, a spoofer who guessed the address, a stale connection) is dropped and
+// counted as wrong_key; one that authenticates but whose counter was accepted before, or lies
+// 1,024 or more behind the largest accepted, is a copy (ReplayRecord) and is dropped and
+// counted as replay, unanswered: a replayed Ping gets no Pong. Config.KeyLog hands the keys to
+// a test or a debugging tool that wants to decode a capture.
 
 // errReplay is what open reports for a datagram that authenticates but was accepted before,
 // or is older than the replay window.

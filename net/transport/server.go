@@ -72,6 +72,35 @@ func (c ServerConfig) withDefaults() ServerConfig {
 
 // Server serves many clients on one UDP socket. Apart from Stats, SetLink, LocalAddr and
 // Close, its methods belong to the one goroutine that owns it (see Run).
+//
+// The handshake. A UDP server must not become a weapon: anybody can send it a datagram with a
+// forged source address, and if the reply were larger than the request the server would
+// amplify an attack on the forged address. So:
+//
+//	client                                     server
+//	ConnectRequest (padded to 1200 bytes)  ─►  no state; a challenge: HMAC(secret, address,
+//	                                           time, player id), 29 bytes
+//	ChallengeResponse (echo, 1200 bytes,   ◄─  Challenge
+//	  + the client's X25519 public key)    ─►  checks the HMAC and its age: only now does the
+//	                                           client get state, and the server a key pair
+//	every packet sealed with the keys      ◄─  Accepted (the server's public key)
+//
+// The request is padded so that no answer is ever larger than what provoked it. The challenge
+// costs the server no memory: it recomputes the HMAC when the response comes (challenge), so a
+// flood of requests from forged addresses creates nothing, and a client that cannot receive at
+// its claimed address never learns the challenge. A used challenge is remembered until it
+// expires, so a replay is refused. Challenges are rationed per address, per network and in all
+// (budget.go). A server with MaxClients connections, or whose owner's Admit refuses the player,
+// answers "server full". The client's handshake says what it asks to be (wire.Role: a player,
+// or an observer that only watches); the transport hands that to its owner (Peer.Role) and
+// acts on it no further.
+//
+// A player id names a connection but proves nothing (every player of a game learns every
+// other's): a client that connects with the id of an open connection gets a connection of its
+// own beside it, and the owner decides which one stays (Drop with DisconnectReplaced, or Kick).
+// A new connection from the address of an open one does replace it: the challenge showed that
+// it receives at that address. Seats are not the transport's business: the game above keeps
+// them, and Accepted carries only the server's half of the key exchange.
 type Server struct {
 	host
 	cfg    ServerConfig

@@ -30,6 +30,24 @@ import (
 // whole datagram, checksum included, is exactly HandshakeSize bytes. Every
 // packet has an exact length: a shorter one is ErrShort, a longer one
 // ErrTrailing.
+//
+// Why a challenge: the source address of a UDP datagram is whatever the sender
+// wrote there. Before the server spends a connection, or any memory, on a
+// client, the client must show that it receives datagrams at the address it
+// claims, by echoing a tag that only the server can compute. The server
+// derives the tag from a secret, so it remembers nothing until a valid
+// response arrives.
+//
+// Why the public keys: they are the two halves of an X25519 exchange. Each
+// side draws a key pair for the connection and computes, from its private key
+// and the other's public key, a shared secret that never travels, and from it
+// the connection's keys (ConnectionKeys). A key the server sent in the clear
+// would belong to whoever reads the handshake; the public keys give such a
+// reader nothing. The client's key comes only with the response, and the
+// server draws its own only once the response proved the client's address, so
+// the challenge stays stateless and a flood of requests costs no key exchange.
+//
+// Why the padding: see HandshakeSize.
 const (
 	TypeConnectRequest    PacketType = 2
 	TypeChallenge         PacketType = 3
@@ -53,9 +71,14 @@ const (
 const ProtocolVersion = 2
 
 // HandshakeSize is the size of a whole ConnectRequest or ChallengeResponse
-// datagram, checksum included. Every reply the server sends before the
-// client has proven its address is smaller, so forged requests cannot turn
-// the server into an amplifier.
+// datagram, checksum included. A server that answers a small datagram with a
+// larger one is an amplifier: an attacker sends requests with a victim's
+// address as the source, and the server floods the victim with more bytes than
+// the attacker spent. Every reply the server sends before the client has
+// proven its address is smaller than this (the Accepted, 37 bytes, answers
+// only an address that proved itself), so forging requests gains nothing. The
+// padding must be zero, so it carries nothing, and the full size also shows,
+// before a game starts, that the path carries datagrams that large.
 const HandshakeSize = 1200
 
 // MaxNameLen is the longest player name in bytes (not characters).

@@ -7,6 +7,24 @@ import (
 	"hash/crc32"
 )
 
+// The plain frame, the handshake's:
+//
+//	offset  size  field
+//	0       4     checksum: CRC-32C over ProtocolID (8 bytes) ‖ key (8 bytes) ‖ datagram[4:]
+//	4       1     packet type (0 is invalid, 1 is Data, 2..9 the connection packets)
+//	5       …     type-specific body
+//
+// UDP's own checksum is weak and optional, and a datagram may come from a program that merely
+// shares the port. The CRC is computed over two values that are never sent: ProtocolID, which
+// rejects other programs, and a key, which the protocol always sets to 0, so that the eight
+// bytes are zeros (a test may use another key to tell two streams apart). The check is against
+// accidents and confusion, not against an attacker: CRC-32C is not a cryptographic MAC, so only
+// the handshake travels in this frame, and a connection's datagrams are sealed instead
+// (sealed.go).
+//
+// Build a datagram with BeginDatagram, append the header and records, then SealDatagram. On
+// receipt, OpenDatagram verifies the checksum and returns the bytes from the packet type on.
+
 // ProtocolID is mixed into every checksum but never sent, so datagrams of
 // other programs (or other versions of this protocol) fail the check. It
 // spells "ACKATT01".
@@ -40,8 +58,10 @@ func BeginDatagram(b []byte) []byte {
 }
 
 // SealDatagram computes the plain frame's checksum of d with key (0 in the
-// protocol: see the package comment) and writes it to d's first 4 bytes. d must start with the bytes BeginDatagram
-// appended; a d shorter than ChecksumSize is a programming error and panics.
+// protocol: every handshake packet is checksummed with eight zero bytes) and
+// writes it to d's first 4 bytes. Nothing is encrypted: "seal" here means
+// only the checksum. d must start with the bytes BeginDatagram appended; a d
+// shorter than ChecksumSize is a programming error and panics.
 func SealDatagram(d []byte, key uint64) {
 	if len(d) < ChecksumSize {
 		panic(errors.New("wire: SealDatagram: datagram shorter than its checksum"))

@@ -45,6 +45,27 @@ func (t PacketType) String() string {
 
 // Header is the start of a Data packet: its own sequence number and the
 // acknowledgement of what the peer has sent.
+//
+//	byte 0     packet type (TypeData)
+//	byte 1     flags  bit 0..3  ack-bits byte k is present (k=0 holds AckBits bits 0..7,
+//	                            k=3 bits 24..31); an absent byte means 0xFF
+//	                  bit 4     Ack is sent as a 1-byte distance back from Seq
+//	                  bit 5..7  0
+//	bytes 2-3  Seq
+//	then       bit 4 set: 1 byte d = (Seq - Ack) mod 65536 (0..255); else 2 bytes Ack
+//	then       the present ack-bits bytes, k = 0, 1, 2, 3 in that order
+//
+// Bit i of AckBits says whether packet Ack-i arrived, so every packet acknowledges the last 32
+// the peer sent (the ack bitfield), and one lost packet costs nothing as long as a later one
+// gets through. The flags make the steady state cheap. The peers send to each other all the
+// time, so Ack is almost always just behind Seq and fits a one-byte distance; and on a healthy
+// link every recent packet arrived, so the ack-bits bytes are 0xFF and are left out. The
+// smallest header is 5 bytes:
+//
+//	01 10 0100 01   Data, distance form, Seq 0x0100, Ack 0x00FF, AckBits 0xFFFFFFFF
+//
+// To keep one encoding per header, an ack-bits byte of 0xFF must be omitted, and the distance
+// form must be used whenever it fits.
 type Header struct {
 	Type    PacketType
 	Seq     uint16 // this packet's sequence number

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"crypto/ecdh"
 	"encoding/hex"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/ackattack/ackattack/internal/codectest"
 	"github.com/ackattack/ackattack/internal/int30"
 )
 
@@ -17,14 +17,7 @@ import (
 // right. These tests read the document and check its tables and its worked example against
 // this package.
 
-func readProtocolDoc(t *testing.T) string {
-	t.Helper()
-	b, err := os.ReadFile("../PROTOCOL.md")
-	if err != nil {
-		t.Fatalf("reading the protocol document: %v", err)
-	}
-	return string(b)
-}
+func readProtocolDoc(t *testing.T) string { return codectest.ReadDoc(t, "../PROTOCOL.md") }
 
 // hexCell turns "`80 40`" into bytes; "" and "(out of range)" give nil, false.
 func hexCell(cell string) ([]byte, bool) {
@@ -67,34 +60,9 @@ func TestProtocolDocIntegerTable(t *testing.T) {
 	}
 }
 
-// exampleBytes reads the bytes of the example between <!-- name --> and
-// <!-- /name -->: every line that starts with hex bytes contributes them.
-func exampleBytes(t *testing.T, doc, name string) []byte {
-	t.Helper()
-	start := strings.Index(doc, "<!-- "+name+" -->")
-	end := strings.Index(doc, "<!-- /"+name+" -->")
-	if start < 0 || end < start {
-		t.Fatalf("markers of the example %q not found", name)
-	}
-	var fromDoc []byte
-	byteRe := regexp.MustCompile(`^(?:[0-9a-f]{2} )*[0-9a-f]{2}(?:\s|$)`)
-	for _, line := range strings.Split(doc[start:end], "\n") {
-		m := byteRe.FindString(line)
-		if m == "" {
-			continue
-		}
-		b, err := hex.DecodeString(strings.ReplaceAll(strings.TrimSpace(m), " ", ""))
-		if err != nil {
-			t.Fatalf("line %q: %v", line, err)
-		}
-		fromDoc = append(fromDoc, b...)
-	}
-	return fromDoc
-}
-
 func TestProtocolDocWorkedExample(t *testing.T) {
 	doc := readProtocolDoc(t)
-	fromDoc := exampleBytes(t, doc, "example-packet")
+	fromDoc := codectest.DocExample(t, doc, "example-packet")
 
 	d := BeginDatagram(nil)
 	d = AppendHeader(d, Header{Type: TypeData, Seq: 0x0100, Ack: 0x00FF, AckBits: 0xFFFFFFFF})
@@ -132,7 +100,7 @@ func checkOneLine(t *testing.T, doc, form string, d []byte) {
 
 func TestProtocolDocChallengeExample(t *testing.T) {
 	doc := readProtocolDoc(t)
-	fromDoc := exampleBytes(t, doc, "example-challenge")
+	fromDoc := codectest.DocExample(t, doc, "example-challenge")
 	d := AppendChallenge(BeginDatagram(nil), &Challenge{
 		Issued: 1_700_000_000_000,
 		Tag:    [16]byte{0xf0, 0xe1, 0xd2, 0xc3, 0xb4, 0xa5, 0x96, 0x87, 0x78, 0x69, 0x5a, 0x4b, 0x3c, 0x2d, 0x1e, 0x0f},
@@ -198,8 +166,8 @@ func TestProtocolDocKeysExample(t *testing.T) {
 // counter included.
 func TestProtocolDocSealedExample(t *testing.T) {
 	doc := readProtocolDoc(t)
-	fromDoc := exampleBytes(t, doc, "example-sealed")
-	packet := exampleBytes(t, doc, "example-packet")[ChecksumSize:]
+	fromDoc := codectest.DocExample(t, doc, "example-sealed")
+	packet := codectest.DocExample(t, doc, "example-packet")[ChecksumSize:]
 	k := NewSealKey(key32(t, rfcToServer))
 	const counter = 70_000
 	d := k.Seal(append(BeginSealed(nil), packet...), 0, counter)

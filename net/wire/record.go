@@ -42,7 +42,32 @@ const (
 	kindReserved = 0xF8
 )
 
-// Record is one message record in the body of a Data packet.
+// Record is one message record in the body of a Data packet. The body is zero or more records
+// back to back, up to the end of the datagram (a packet with none is a keepalive or a pure
+// ack):
+//
+//	byte 0   kind: bits 0..1  1 unreliable, 2 guaranteed, 3 fragment (0 invalid)
+//	               bit 2      sync (guaranteed or fragment only)
+//	               bit 3..7   0
+//	guaranteed or fragment:
+//	         sequence list (2 + 2n bytes, seqlist.go)
+//	fragment:
+//	         1 byte fragment index, 1 byte fragment count (2..255, index < count)
+//	         UInt30 total length of the reassembled message (≤ MaxMessageSize)
+//	UInt30   payload length L (0 allowed)
+//	L bytes  payload
+//
+// An unreliable record is sent once and forgotten. A guaranteed record is carried again in
+// later packets until a packet holding it is acknowledged. A message too big for one datagram
+// travels as fragments that share its sequence number, so that the receiver can reassemble it
+// and each fragment is acknowledged on its own. The sync bit marks a message that the sender
+// treats as stop-and-wait. A complete Data datagram with two guaranteed records, in the plain
+// frame (net/PROTOCOL.md, section 8):
+//
+//	49be273a              checksum
+//	01 10 0100 01         header: Seq 0x0100, Ack 0x00FF, AckBits 0xFFFFFFFF
+//	02 0005 02 6869       guaranteed, seq 5, no deps, payload "hi"
+//	02 8006 0005 02 796f  guaranteed, seq 6, deps [5], payload "yo"
 type Record struct {
 	Kind      MessageKind
 	Sync      bool     // stop-and-wait message; guaranteed and fragment only

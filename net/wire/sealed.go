@@ -12,8 +12,22 @@ import (
 	"golang.org/x/crypto/chacha20poly1305"
 )
 
-// The sealed frame: how every datagram of an established connection travels (the package
-// comment, "Sealed datagrams", says why; net/PROTOCOL.md section 3 is the reference).
+// The sealed frame: how every datagram of an established connection travels (net/PROTOCOL.md
+// section 3 is the reference).
+//
+// A checksum that anybody can compute protects nothing from somebody who tries: whoever sees
+// one datagram of a connection can forge any other, and a copy of an old datagram is as good as
+// new. So the datagrams of a connection are sealed with an AEAD, ChaCha20-Poly1305, as
+// netcode.io seals its packets. Each direction has a key of its own (ConnectionKeys derives
+// both from the handshake's X25519 exchange) and counts the datagrams it seals from 0, so no
+// nonce is ever used twice with a key. The tag proves that the datagram comes from the holder
+// of the key and was not changed on the way; the encryption keeps what the game says (a
+// player's secret, a chat line) from anybody who merely sees the traffic. Only the low 16 bits
+// of the counter travel: the receiver expands them to the value closest to the counter after
+// the largest it accepted (ExpandCounter, QUIC's rule), right as long as fewer than 32,768
+// datagrams in a row went missing, and a copy older than that expands to another counter and
+// fails authentication. Which counters were already accepted is the receiver's to remember:
+// the frame only makes every copy recognisable as one (net/transport refuses them).
 //
 //	offset  size  field
 //	0       2     counter: the low 16 bits of the datagram's counter, big-endian

@@ -5,6 +5,18 @@ import (
 	"fmt"
 )
 
+// A sequence list: a guaranteed message's own 15-bit sequence number followed by the sequence
+// numbers of the messages it depends on (the receiver executes it only after those). Each
+// number is a 2-byte word whose top bit says whether another word follows, so the list needs
+// no count and a message with n dependencies costs 2 + 2n bytes:
+//
+//	word   bit 15                                  bits 14..0
+//	0      1 if dependencies follow                the message's own sequence number
+//	1..n   1 if another dependency follows         a dependency's sequence number
+//
+// A message never depends on itself and names each dependency once; a list of more than
+// MaxDeps dependencies is rejected.
+
 // SeqBits is the width of a message sequence number. The 16th bit of each
 // word is the "another word follows" flag.
 const SeqBits = 15

@@ -1,4 +1,3 @@
-// Package capture gives the binaries' tests what their main functions print.
 package capture
 
 import (

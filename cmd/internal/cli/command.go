@@ -20,7 +20,15 @@ import (
 	"github.com/ackattack/ackattack/net/transport"
 )
 
-// The exit codes of the README's contract, which scripts and graders rely on.
+// The exit codes of the README's contract. Scripts, tests and graders drive the binaries, so
+// the exit code is an interface. 0 is a clean end: --duration ran out, an interrupt or SIGTERM arrived, the player
+// pressed q, or --help was asked for; a script that stops a game with a signal has not failed.
+// 2 is a bad command line: an unknown flag, a stray argument, a value out of range or an address
+// that cannot be parsed or resolved (ListenAddr, ServerAddr), with a message naming it, so that a
+// script's mistake is told apart from a game's failure before anything ran. 1 is every other
+// failure: a file that cannot be opened, a socket that cannot be bound (an address in use), a
+// game that ended in error, a client that never connected to its server (however its run
+// ended), a --stats file that cannot be written. Every message starts with the binary's name.
 const (
 	ExitOK      = 0 // a clean end: --duration elapsed, an interrupt, q in the UI, or --help
 	ExitFailure = 1 // anything that went wrong once the flags were accepted
@@ -96,7 +104,7 @@ func New(b Binary) *Command {
 	fs.TextVar(&c.LogLevel, "log-level", b.LogLevel, "least `level` logged: debug, info, warn or error")
 	c.LinkFlags.Register(fs)
 	c.Record.Register(fs, b.RecordWhat)
-	fs.TextVar(&c.Late, "late", game.LateRollback, "what the game does with an event that arrives for a frame it already ran: `rollback` (run those frames again, exactly) or fastforward (apply it at once and fast-forward its units, as seed 002)")
+	fs.TextVar(&c.Late, "late", game.LateRollback, "what the game does with an event that arrives for a frame it already ran: `rollback` (run those frames again, exactly) or fastforward (apply it at once and fast-forward its units: the classic lockstep fast-forward, whose worlds can drift)")
 	return c
 }
 

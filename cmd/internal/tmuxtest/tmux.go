@@ -1,10 +1,3 @@
-// Package tmuxtest runs a real binary in a real (if invisible) terminal for smoke tests: a
-// tmux pane of a fixed size, whose screen the test reads as text and types keys into.
-// Unit tests of the UI draw on a simulated screen; only this shows that the binary finds the
-// terminal, draws on it, takes keys, and gives it back when it exits.
-//
-// Every Pane has a tmux server of its own (tmux -L with a unique socket name), so tests that
-// run in parallel, or a tmux already running on the machine, never see each other.
 package tmuxtest
 
 import (

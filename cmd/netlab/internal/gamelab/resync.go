@@ -75,6 +75,16 @@ type ResyncResult struct {
 // RunResync plays a game of bot clients, corrupts some of one client's units at a time
 // (Client.InjectDesync, the debug key's machinery) and watches the server find and repair
 // them: in real time for a few units, by stopping the world for many.
+//
+// Lockstep hosts run the same simulation and only orders travel, so a host whose world drifts
+// (a late command fast-forwarded, a bug, the debug key) must be found and repaired, or its
+// player sees a different game. Clients report the root of a hash tree over their units (the
+// grouped unit hashes); the server compares it with its own history, drills down to the units
+// that differ, and repairs them with a real-time re-sync, or, when too many differ, a
+// stop-the-world re-sync. The experiment measures what a player would: how long until the
+// server noticed, how long until the client's units were right again, how long everybody's game
+// froze. netlab runs it with --late rollback (late events run again exactly) and --late
+// fastforward (the classic lockstep fast-forward, which makes drift of its own).
 func RunResync(cfg ResyncConfig) (*ResyncResult, error) {
 	if cfg.Injections < 1 {
 		return nil, fmt.Errorf("resync: %w: --messages (desyncs to inject) must be at least 1", report.ErrSetting)

@@ -95,7 +95,14 @@ func (t *timedServer) NextDeadline(now time.Time) time.Time {
 	return next
 }
 
-// RunScale plays one game per number of clients and units and measures its window.
+// RunScale plays one game per number of clients and units and measures its window. Lockstep
+// sends orders, not state, so the bytes a client receives should barely depend on the units,
+// nor should what it sends (its orders, and one root hash of its units a second), while what
+// the server computes (every unit, every frame) grows with them. The units are put in place at
+// once (game.Populate). A game has 8 seats; the clients beyond them join as spectators (up to
+// 32), which get every order through the server and give none, and are measured apart from the
+// players. The bytes are the game's, repeatable; the server's work is this machine's wall time
+// around each call into its session, and is labelled so.
 func RunScale(cfg ScaleConfig) (*ScaleResult, error) {
 	if cfg.Frames < 1 {
 		return nil, fmt.Errorf("scale: %w: --messages (frames measured) must be at least 1", report.ErrSetting)

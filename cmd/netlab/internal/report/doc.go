@@ -1,27 +1,28 @@
 // Package report is how netlab shows what an experiment measured: as text on a terminal, as
 // Markdown for BENCHMARKS.md, and as SVG charts for slides and web pages, all from one
-// description. An experiment fills a Section with paragraphs, tables and charts and never
-// formats anything itself, so the three outputs always say the same thing.
+// description.
 //
-// # Reading a distribution
+// # The map
 //
-// Most of what netlab measures is a delay, and a delay is a distribution, not a number. The
-// mean hides what a player feels: at 10% loss nine messages in ten arrive on time and the
-// tenth waits a round trip or two, so the mean moves little while the game stutters. Tables
-// therefore give percentiles (Dist): p50 is the typical message, p95 and p99 the ones that
-// make a game feel laggy (at 20 messages a second, one in a hundred is one every five
-// seconds), and max the worst one seen. Percentiles here are nearest-rank: p99 of 200 samples
-// is the 198th smallest, a value that was really measured, never an interpolation.
+//	report.go  Section (a title, the command that reproduces it, and its Parts: paragraphs,
+//	           tables, charts), Table, Chart, Dist (percentiles, nearest-rank); the number
+//	           formats (F, Int, Ms, Pct, Link, Delays); WriteText, WriteMarkdown
+//	chart.go   TextChart (ASCII), SVG and WriteSVG
 //
-// # Charts
+// # Usage
 //
-// A Chart is either bars (one value per label, or a few per label) or lines (one value per
-// category on the x axis, one line per series). Text charts are drawn with ASCII only, so they
-// survive any terminal, a Markdown code block and a copy into an e-mail. When values span
-// orders of magnitude (a stop-and-wait sender's delay beside a dependency graph's), LogY
-// draws them on a logarithmic scale and says so in the title; otherwise the small bars would
-// all be empty.
+//	s := &report.Section{Name: "hol", Title: "netlab hol: ...", Command: command}
+//	s.Textf("%s messages at %s a second over %s", report.Int(n), report.F(rate, 0), report.Link(link))
+//	t := &report.Table{Head: []string{"way", "p50", "p99"}}
+//	t.Row("dependency graph", report.F(d.P(50), 0), report.F(d.P(99), 0))
+//	s.Add(t)
+//	err := report.WriteMarkdown(os.Stdout, []*report.Section{s})
 //
-// SVG output is hand-written with fmt: a chart is a few dozen elements (axes, bars or
-// polylines, labels), and the format is only ever written here, never parsed.
+// # Rules
+//
+//   - An experiment fills a Section and never formats anything itself, so the three outputs
+//     always say the same thing.
+//   - A delay is reported as percentiles of what was measured (Dist), never a mean alone.
+//   - Output is deterministic: the same Sections give the same bytes, which is what the
+//     golden test of cmd/netlab compares.
 package report

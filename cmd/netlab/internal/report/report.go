@@ -63,6 +63,12 @@ const (
 )
 
 // Chart is a bar or line chart. Every series has one value per label; NaN means no value.
+// Text charts are drawn with ASCII only (TextChart), so they survive any terminal, a Markdown
+// code block and a copy into an e-mail. When values span orders of magnitude (a stop-and-wait
+// sender's delay beside a dependency graph's), LogY draws them on a logarithmic scale and says
+// so in the title; otherwise the small bars would all be empty. SVG output (SVG, WriteSVG) is
+// hand-written with fmt: a chart is a few dozen elements, and the format is only ever written
+// here, never parsed.
 type Chart struct {
 	Title  string
 	Kind   ChartKind
@@ -79,7 +85,13 @@ type Series struct {
 	Values []float64
 }
 
-// Dist collects samples of one quantity and answers percentiles.
+// Dist collects samples of one quantity and answers percentiles. Most of what netlab measures
+// is a delay, and a delay is a distribution, not a number: at 10% loss nine messages in ten
+// arrive on time and the tenth waits a round trip or two, so the mean moves little while the
+// game stutters. Tables therefore give percentiles: p50 is the typical message, p95 and p99
+// the ones that make a game feel laggy (at 20 messages a second, one in a hundred is one every
+// five seconds), and max the worst one seen. Percentiles are nearest-rank: p99 of 200 samples
+// is the 198th smallest, a value that was really measured, never an interpolation.
 type Dist struct {
 	v      []float64
 	sorted bool

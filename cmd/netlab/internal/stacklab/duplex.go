@@ -12,7 +12,10 @@ import (
 // does on a real socket, without the socket: each side sends whatever its Conn says is due,
 // and time jumps straight to the next thing that happens (a datagram arriving, a Conn's
 // deadline, the experiment's next message), so a delay is measured to the microsecond and an
-// hour of traffic takes a second.
+// hour of traffic takes a second. The experiments check every execution at the receiver
+// against the dependencies the game declared, not the ones on the wire (receiverLog, hol.go): a
+// message executed before one it needs, twice, or never, is counted as a violation, and the
+// reports say how many there were (none, or the stack is broken).
 type duplex struct {
 	nw     *linksim.Network
 	now    time.Time

@@ -32,8 +32,9 @@ const (
 	// FragModelEach is the model sender resending only the fragments not acknowledged, when
 	// its resend timer runs out.
 	FragModelEach
-	// FragModelWhole resends every fragment when any is not acknowledged by the timer (seed
-	// 003's flaw); the receiver keeps what it got from earlier sends.
+	// FragModelWhole resends every fragment when any is not acknowledged by the timer (the
+	// flaw of resending every fragment when one is lost); the receiver keeps what it got from
+	// earlier sends.
 	FragModelWhole
 	// FragModelWholeFresh resends every fragment as a new message (each send numbered anew,
 	// as a stack that numbers every send does), so the receiver needs all fragments of one
@@ -78,6 +79,12 @@ func fragLosses(top float64) []float64 {
 // RunFragments sends one message of cfg.Size bytes, Trials times at every loss with every
 // sender, each trial on a fresh connection whose link is seeded by the trial, so every sender
 // meets the same fates: the k-th datagram of a trial is lost for all of them or for none.
+//
+// A message bigger than a datagram goes in fragments. A sender that keeps one timer for the
+// whole message and resends every fragment when any is missing pays the whole message again
+// for each loss; at 30% loss a send of 18 fragments almost never arrives whole. net/message
+// acknowledges and resends each fragment alone. The stack is compared with three model senders
+// built on net/packet that differ only in what they resend (FragSender).
 func RunFragments(cfg FragmentsConfig) (*FragmentsResult, error) {
 	if cfg.Trials < 1 {
 		return nil, fmt.Errorf("fragments: %w: --messages must be at least 1", report.ErrSetting)
@@ -360,7 +367,7 @@ func (r *FragmentsResult) Section(command string) *report.Section {
 	if len(r.Rows) > 0 {
 		frags = r.Rows[0].Fragments
 	}
-	s.Textf("One guaranteed message of %s bytes (%d fragments of at most 1,200-byte datagrams), %d times at each loss from 0 to %g%%, over %s each way (seed %d); every trial on a fresh link seeded by the trial, so each sender meets the same fate for its k-th datagram. The first row of each loss is net/message itself. The three model senders share one bare sender on net/packet (the same records, acks and resend delay, the link's round trip known from the start) and differ only in what they send again when the resend timer runs out: the fragments not acknowledged, all of them (seed 003's flaw: \"we blast out all fragments again\") to a receiver that keeps what it has, or all of them as a new message, so that only a send whose every fragment arrives completes it. Bytes are the sender's datagrams with fragments, until it knows the message arrived.",
+	s.Textf("One guaranteed message of %s bytes (%d fragments of at most 1,200-byte datagrams), %d times at each loss from 0 to %g%%, over %s each way (seed %d); every trial on a fresh link seeded by the trial, so each sender meets the same fate for its k-th datagram. The first row of each loss is net/message itself. The three model senders share one bare sender on net/packet (the same records, acks and resend delay, the link's round trip known from the start) and differ only in what they send again when the resend timer runs out: the fragments not acknowledged, all of them (resending every fragment when one is lost) to a receiver that keeps what it has, or all of them as a new message, so that only a send whose every fragment arrives completes it. Bytes are the sender's datagrams with fragments, until it knows the message arrived.",
 		report.Int(c.Size), frags, c.Trials, c.Link.LossPercent, report.Delays(c.Link), c.Seed)
 	t := &report.Table{Title: "Bytes sent and time to deliver (ms, from the send to the receiver holding the whole message)",
 		Head: []string{"loss", "sender", "KB sent, mean", "× the message", "p95 KB", "time p50", "p95", "max", "not delivered in 60 s"}}

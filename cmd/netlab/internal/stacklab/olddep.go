@@ -91,8 +91,11 @@ func renumber(deps []int, to []int) []int {
 	return out
 }
 
-// RunOldDep plays seed 000's "kill an hour after its spawn": enemies spawned at the start and
-// killed through an hour of traffic, while the 15-bit sequence numbers wrap several times.
+// RunOldDep plays the old-dependency problem, a kill an hour after its spawn: enemies spawned
+// at the start and killed through an hour of traffic, while the 15-bit sequence numbers wrap
+// several times. A kill sent an hour after its spawn cannot name the spawn's number: by then it
+// belongs to another message. Pruning solves it: the spawn executed long ago in the sender's
+// local graph, so the kill carries no dependency at all.
 func RunOldDep(cfg OldDepConfig) (*OldDepResult, error) {
 	if cfg.Messages < 2*oldPairs+1 || cfg.Duration <= 0 {
 		return nil, fmt.Errorf("olddep: %w: --messages must be more than %d and --duration more than 0", report.ErrSetting, 2*oldPairs)
@@ -149,7 +152,7 @@ func RunOldDep(cfg OldDepConfig) (*OldDepResult, error) {
 func (r *OldDepResult) Section(command string) *report.Section {
 	c := r.Config
 	s := &report.Section{Name: "olddep", Title: "netlab olddep: a kill an hour after its spawn, across sequence wraps", Command: command}
-	s.Textf("Seed 000's old dependency: %d enemies are spawned at the start, and each is killed later, the kill depending on its spawn, while the head-of-line traffic runs for %v of virtual time at %s messages a second (%s messages, %s wraps of the 15-bit sequence numbers), over %s each way (seed %d). The sender's local graph executed each spawn within a round trip of its send, so a kill leaves with no dependency at all: its spawn's sequence number now belongs to other messages, which must not be mistaken for the spawn either.",
+	s.Textf("The old-dependency problem: %d enemies are spawned at the start, and each is killed later, the kill depending on its spawn, while the head-of-line traffic runs for %v of virtual time at %s messages a second (%s messages, %s wraps of the 15-bit sequence numbers), over %s each way (seed %d). The sender's local graph executed each spawn within a round trip of its send, so a kill leaves with no dependency at all: its spawn's sequence number now belongs to other messages, which must not be mistaken for the spawn either.",
 		oldPairs, c.Duration, report.F(float64(c.Messages)/c.Duration.Seconds(), 1), report.Int(r.Messages), report.F(float64(r.Messages)/float64(wire.SeqMask+1), 1), report.Link(c.Link), c.Seed)
 	t := &report.Table{Head: []string{"kill", "sent at", "sequence numbers since the spawn", "wraps", "spawn seq", "kill seq", "others sent with the spawn's seq", "sends", "dependency bytes", "executed", "after its spawn"}}
 	zero, good := true, true

@@ -53,7 +53,12 @@ func overheadLosses(top float64) []float64 {
 }
 
 // RunOverhead sends the head-of-line experiment's traffic with the dependency graph at each
-// loss of the sweep and counts the bytes of every datagram the sender writes.
+// loss of the sweep and counts the bytes of every datagram the sender writes. A guaranteed
+// message carries its 15-bit sequence number and the numbers of the messages it depends on,
+// 2 + 2n bytes. The sender's local graph learns from the acks which messages the receiver must
+// have executed and leaves dependencies on them off the wire (pruning), so n falls to 0 for
+// every dependency older than a round trip; the experiment counts the bytes with and without
+// that pruning.
 func RunOverhead(cfg OverheadConfig) (*OverheadResult, error) {
 	if cfg.Messages < 1 || cfg.Rate <= 0 {
 		return nil, fmt.Errorf("overhead: %w: --messages and --rate must be more than 0", report.ErrSetting)
@@ -97,7 +102,7 @@ func RunOverhead(cfg OverheadConfig) (*OverheadResult, error) {
 func (r *OverheadResult) Section(command string) *report.Section {
 	c := r.Config
 	s := &report.Section{Name: "overhead", Title: "netlab overhead: sequence and dependency bytes per guaranteed message", Command: command}
-	s.Textf("The head-of-line experiment's traffic with the dependency graph (%s messages at %s a second, %s each way, seed %d), at six losses from 0 to %g%%. Every datagram the sender writes is parsed, and its bytes counted over every send, resends included, then divided by the messages delivered. \"Without pruning\" counts every dependency the game declared on every send, as a sender without a local graph (seed 000's first version) would have to.",
+	s.Textf("The head-of-line experiment's traffic with the dependency graph (%s messages at %s a second, %s each way, seed %d), at six losses from 0 to %g%%. Every datagram the sender writes is parsed, and its bytes counted over every send, resends included, then divided by the messages delivered. \"Without pruning\" counts every dependency the game declared on every send, as a sender without a local graph (so without pruning) would have to.",
 		report.Int(len(traffic(c.Seed, c.Messages, c.Rate))), report.F(c.Rate, 0), report.Delays(c.Link), c.Seed, c.Link.LossPercent)
 	t := &report.Table{Title: "Bytes per delivered guaranteed message (B/msg), and per datagram of the sender (B/pkt)",
 		Head: []string{"loss", "sends/msg", "sequence B/msg", "dependency B/msg", "without pruning", "record B/msg", "header B/pkt", "frame B/pkt", "msgs/pkt", "receiver B/msg", "delivered"}}
