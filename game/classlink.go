@@ -111,6 +111,27 @@ type classLink struct {
 	waiting bool // latest has not gone out yet (it came within classLinkEvery of the last)
 }
 
+// push makes m the class's setting, waiting to go out.
+func (c *classLink) push(m *ClassLink) { c.latest, c.waiting = m, true }
+
+// due reports whether the waiting setting may go out at now (at most one every
+// classLinkEvery), and if so marks it sent.
+func (c *classLink) due(now time.Time) bool {
+	if !c.waiting || now.Before(c.sentAt.Add(classLinkEvery)) {
+		return false
+	}
+	c.waiting, c.sentAt = false, now
+	return true
+}
+
+// next is when a waiting setting may go out (zero: none waits).
+func (c *classLink) next() time.Time {
+	if !c.waiting {
+		return time.Time{}
+	}
+	return c.sentAt.Add(classLinkEvery)
+}
+
 // PushLink gives every client the link settings s, now or (within classLinkEvery of the last
 // push) as soon as the bound allows; clients that join later get them too. It fails, and
 // changes nothing, for settings beyond the sliders' ranges (ClassLinkOf). Owner loop only.
@@ -119,7 +140,7 @@ func (s *Server) PushLink(now time.Time, ls linksim.Settings) error {
 	if err != nil {
 		return err
 	}
-	s.class.latest, s.class.waiting = &m, true
+	s.class.push(&m)
 	s.event(now, "class link", "settings", m.Settings())
 	s.flushClassLink(now)
 	return nil
@@ -136,10 +157,9 @@ func (s *Server) ClassLink() (linksim.Settings, bool) {
 
 // flushClassLink sends the waiting setting to every connected client once the bound allows.
 func (s *Server) flushClassLink(now time.Time) {
-	if !s.class.waiting || now.Before(s.class.sentAt.Add(classLinkEvery)) {
+	if !s.class.due(now) {
 		return
 	}
-	s.class.waiting, s.class.sentAt = false, now
 	s.stats.ClassLinks++
 	for d := range s.seats.connected {
 		s.sendClassLink(d, now)
@@ -152,12 +172,7 @@ func (s *Server) sendClassLink(st *downlink, now time.Time) {
 }
 
 // nextClassLink is when a waiting setting may go out (zero: none waits).
-func (s *Server) nextClassLink() time.Time {
-	if !s.class.waiting {
-		return time.Time{}
-	}
-	return s.class.sentAt.Add(classLinkEvery)
-}
+func (s *Server) nextClassLink() time.Time { return s.class.next() }
 
 // classLinkView is the client's side: the class's link as the server last set it (nil: never),
 // and why it is not on this client's link (nil: it is).

@@ -87,23 +87,32 @@ func (r *pingReport) take(v *PingSummary) {
 	r.loss = v.LossPermille
 }
 
-// updateLead sets the command lead time from the worst path among the players, at most once
-// every 2 s up and every 10 s down. A change is announced for a frame far enough ahead that
-// every client has it in time.
-func (s *Server) updateLead(now time.Time) {
-	want := s.wantLead()
-	cur := s.lead.latest()
-	// It rises as soon as 2 s after the last change (commands would come late), and falls only
-	// 10 s after it: a loss estimate that wavers would otherwise move it every other second.
-	since := now.Sub(s.lead.lastChange)
+// change decides whether the lead moves to want at now, with the world at frame: it rises as
+// soon as 2 s after the last change (commands would come late), and falls only 10 s after it
+// (a loss estimate that wavers would otherwise move it every other second). A change is
+// announced for a frame far enough ahead that every client has it in time: twice the larger
+// lead and one.
+func (l *leadPolicy) change(now time.Time, want, frame uint32) (LeadTime, bool) {
+	cur := l.latest()
+	since := now.Sub(l.lastChange)
 	if want == cur || since < 2*time.Second || (want < cur && since < 10*time.Second) {
+		return LeadTime{}, false
+	}
+	l.lastChange = now
+	lt := LeadTime{Frame: frame + 2*max(cur, want) + 1, LeadFrames: want}
+	l.next = append(l.next, lt)
+	return lt, true
+}
+
+// updateLead sets the command lead time from the worst path among the players (leadPolicy.change
+// says when), and announces a change to every client.
+func (s *Server) updateLead(now time.Time) {
+	lt, ok := s.lead.change(now, s.wantLead(), s.w.Frame())
+	if !ok {
 		return
 	}
-	s.lead.lastChange = now
-	lt := LeadTime{Frame: s.w.Frame() + 2*max(cur, want) + 1, LeadFrames: want}
-	s.lead.next = append(s.lead.next, lt)
 	s.stats.LeadChanges++
-	s.event(now, "lead time", "frames", want, "from frame", lt.Frame)
+	s.event(now, "lead time", "frames", lt.LeadFrames, "from frame", lt.Frame)
 	for d := range s.seats.following {
 		s.sendOn(d, now, &d.deps.lead, &lt)
 	}
