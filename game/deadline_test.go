@@ -8,7 +8,7 @@ import (
 	"github.com/ackattack/ackattack/world"
 )
 
-// Nobody waits forever (server_sync.go): a stop-the-world with a client that never answers
+// Nobody waits forever (drift_server.go): a stop-the-world with a client that never answers
 // ends within pauseLimit for the others, and a client that keeps missing the rounds leaves the
 // game. Every link loses 10% each way, and the bots play on.
 

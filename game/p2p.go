@@ -48,7 +48,7 @@ type p2p struct {
 	acceptor *transport.Server
 	dials    [world.MaxPlayers]*transport.Client // our connection to a lower seat's player
 	links    [world.MaxPlayers]*transport.Peer   // a connected direct link (either direction)
-	outs     [world.MaxPlayers]outbox            // each link's back-pressure (outbox.go)
+	outs     [world.MaxPlayers]outbox            // each link's back-pressure (send.go)
 	known    [world.MaxPlayers]PeerAddr          // where each player is, and our key with it, as the server said (zero: not listed)
 	dialed   [world.MaxPlayers]PeerAddr          // what each dial was made for
 	// conns is every direct connection, proved or not (links holds the proved ones). Its size

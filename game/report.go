@@ -69,7 +69,7 @@ type GameReport struct {
 	NewRounds       uint64 `json:"new_rounds"`
 	LeadTimeChanges uint64 `json:"lead_time_changes"`
 	// SendsRefused counts guaranteed messages a connection's outbox refused because the peer
-	// was too far behind (game/outbox.go); each refusal went back to whoever issued it.
+	// was too far behind (game/send.go); each refusal went back to whoever issued it.
 	SendsRefused uint64 `json:"sends_refused"`
 	// BadMessages counts game messages that arrived on a connection and were refused: they
 	// failed to parse, or broke the rules (a command for another player's seat).
@@ -158,7 +158,7 @@ type SyncReport struct {
 	// LastResyncFrame is the frame of the latest re-sync the server made (0: none).
 	LastResyncFrame uint32 `json:"last_resync_frame"`
 	// Server only: clients dropped from a stop-the-world round at its deadline, and clients
-	// disconnected for keeping the game from going on (game/server_sync.go).
+	// disconnected for keeping the game from going on (game/drift_server.go).
 	PauseDropouts  uint64 `json:"pause_dropouts,omitempty"`
 	PlayersDropped uint64 `json:"players_dropped,omitempty"`
 	// RepairsDeferred counts real-time re-syncs the server put off: the player's units had

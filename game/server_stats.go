@@ -35,7 +35,7 @@ type ServerStats struct {
 	HashReportsTooOld    uint64
 	// HashReportsDropped counts the reports, a player's or a spectator's, the server dropped
 	// unchecked: over the connection's report rate, or pushed out of those waiting for their
-	// frame to settle by newer ones (server_sync.go).
+	// frame to settle by newer ones (drift_server.go).
 	HashReportsDropped uint64
 	MismatchedGroups   uint64
 	MismatchedUnits    uint64

@@ -37,7 +37,7 @@
 //   - A step ends when every until line is met (a counter grown by N since the step before,
 //     or reaching N) and it has been up for its read time.
 //   - The lesson does not wait for luck: its actions make the game do the telling thing on
-//     the paths it always takes (game/teach.go).
+//     the paths it always takes (game/stage.go).
 //   - Runner and Meter do no I/O and keep no clock; a Driver belongs to one goroutine. Each
 //     built-in lesson has a test that plays it in virtual time to its end (lessons_test.go).
 package lesson

@@ -116,7 +116,7 @@ func (k ActionKind) String() string {
 // 10% loss a kill seldom overtakes its spawn, and a stop-the-world re-sync needs a drift the
 // real-time re-sync cannot mend. So a lesson does not wait for luck: its game plays at the loss
 // it needs, and the script makes the game do the telling thing now, on the same paths the game
-// always takes (game/teach.go): spawn an enemy and kill it a frame later, have the bots chat in
+// always takes (game/stage.go): spawn an enemy and kill it a frame later, have the bots chat in
 // bursts, corrupt units, stop the world and send every unit.
 type Action struct {
 	Line  int

@@ -37,7 +37,7 @@ const (
 	injectGap = time.Second
 	// largeSpan keeps two large injections into one client apart: the server lets one
 	// player's reports stop the world at most once in 30 s, and drops a client that needs a
-	// second stop within that span from the game (game/server_sync.go, stopWorldSpan).
+	// second stop within that span from the game (game/drift_server.go, stopWorldSpan).
 	largeSpan = 31 * time.Second
 )
 
