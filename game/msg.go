@@ -491,17 +491,24 @@ func (*Spectate) Type() MsgType      { return MsgSpectate }
 func (*SpectatorChat) Type() MsgType { return MsgSpectatorChat }
 func (*LinkLost) Type() MsgType      { return MsgLinkLost }
 
-// msgCodec is what every message type implements besides Type: its checks
-// and its two halves of the codec.
+// msgCodec is what every message type implements besides Type: the declaration of its fields
+// (msg_codec.go), which serves writing, reading and measuring alike.
 type msgCodec interface {
 	Msg
-	// check reports the first field that breaks the message's rules. The
-	// sender runs it before writing and the receiver after reading, so both
-	// sides refuse the same values with the same error.
-	check() error
-	// encode writes the fields after the type byte, decode reads them.
-	encode(e msgWriter) msgWriter
-	decode(d msgReader) msgReader
+	fields(s fieldStream) fieldStream
+}
+
+// codecOf returns m as a message of this package, or an error wrapping wire.ErrBadType if m is
+// nil or not one.
+func codecOf(fn string, m Msg) (msgCodec, error) {
+	mm, ok := m.(msgCodec)
+	if !ok {
+		return nil, fmt.Errorf("game: %s: %T is not a game message: %w", fn, m, wire.ErrBadType)
+	}
+	if reflect.ValueOf(mm).IsNil() {
+		return nil, fmt.Errorf("game: %s: nil %T: %w", fn, m, wire.ErrBadType)
+	}
+	return mm, nil
 }
 
 // AppendMsg appends m's encoding, type byte first, to b. It fails, and
@@ -511,21 +518,15 @@ type msgCodec interface {
 // wire.ErrTooLong, wire.ErrBadName, wire.ErrNonCanonical), or wire.ErrBadType
 // if m is nil or not one of this package's message types.
 func AppendMsg(b []byte, m Msg) ([]byte, error) {
-	mm, ok := m.(msgCodec)
-	if !ok {
-		return b, fmt.Errorf("game: AppendMsg: %T is not a game msgCodec: %w", m, wire.ErrBadType)
-	}
-	if reflect.ValueOf(mm).IsNil() {
-		return b, fmt.Errorf("game: AppendMsg: nil %T: %w", m, wire.ErrBadType)
-	}
-	if err := mm.check(); err != nil {
+	mm, err := codecOf("AppendMsg", m)
+	if err != nil {
 		return b, err
 	}
-	e := mm.encode(msgWriter{t: mm.Type(), b: append(b, byte(mm.Type()))})
-	if e.err != nil {
-		return b, e.err
+	s := mm.fields(fieldStream{mode: writing, t: mm.Type(), b: append(b, byte(mm.Type()))})
+	if err := s.verdict(); err != nil {
+		return b, err
 	}
-	return e.b, nil
+	return s.b, nil
 }
 
 // ParseMsg reads one whole message: b is exactly the payload of a net/message
@@ -543,21 +544,18 @@ func AppendMsg(b []byte, m Msg) ([]byte, error) {
 // before a slice is made.
 func ParseMsg(b []byte) (Msg, error) {
 	if len(b) == 0 {
-		return nil, fmt.Errorf("game: msgCodec: empty: %w", wire.ErrShort)
+		return nil, fmt.Errorf("game: ParseMsg: empty: %w", wire.ErrShort)
 	}
 	t := MsgType(b[0])
 	m := newMsgOf(t)
 	if m == nil {
-		return nil, fmt.Errorf("game: msgCodec: type %v: %w", t, wire.ErrBadType)
+		return nil, fmt.Errorf("game: ParseMsg: type %v: %w", t, wire.ErrBadType)
 	}
-	d := m.decode(msgReader{t: t, b: b, n: 1})
-	if d.err != nil {
-		return nil, d.err
+	s := m.fields(fieldStream{mode: reading, t: t, b: b, n: 1})
+	if rest := len(b) - s.n; s.err == nil && rest > 0 {
+		s.fail("after the last field", fmt.Errorf("%d bytes: %w", rest, wire.ErrTrailing))
 	}
-	if rest := len(b) - d.n; rest > 0 {
-		return nil, fmt.Errorf("game: %v: %d bytes after the last field: %w", t, rest, wire.ErrTrailing)
-	}
-	if err := m.check(); err != nil {
+	if err := s.verdict(); err != nil {
 		return nil, err
 	}
 	return m, nil

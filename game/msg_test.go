@@ -778,14 +778,27 @@ func TestMsgTypeString(t *testing.T) {
 	}
 }
 
-// TestMsgMinSizes: the smallest element sizes that bound counts are true
-// lower bounds of world's codecs.
+// TestMsgMinSizes: the smallest size of each list's element, which bounds a count by the
+// bytes left, is the size of its smallest element: larger, it would refuse a valid message;
+// smaller, it would let a forged count allocate more than the input justifies.
 func TestMsgMinSizes(t *testing.T) {
-	if b, err := world.AppendUnit(nil, &world.Unit{ID: 1}); err != nil || len(b) != msgMinUnit {
-		t.Errorf("the smallest unit is %d bytes (%v), msgMinUnit is %d", len(b), err, msgMinUnit)
-	}
-	if b, err := world.AppendAttack(nil, &world.Attack{ID: 1, Target: 1}); err != nil || len(b) != msgMinAttack {
-		t.Errorf("the smallest attack is %d bytes (%v), msgMinAttack is %d", len(b), err, msgMinAttack)
+	checkMinSize(t, "seats", seatElems, 0)
+	checkMinSize(t, "hashes", hashElems, 0)
+	checkMinSize(t, "ranges", rangeElems, IDRange{})
+	checkMinSize(t, "groups", groupElems, world.GroupHash{})
+	checkMinSize(t, "unit hashes", unitHashElems, world.UnitHash{})
+	checkMinSize(t, "unit hashes by id", unitHashByIDElems, world.UnitHash{})
+	checkMinSize(t, "units", unitElems, world.Unit{ID: 1})
+	checkMinSize(t, "attacks", attackElems, world.Attack{ID: 1, Target: 1})
+	checkMinSize(t, "peers", peerElems, PeerAddr{Addr: netip.MustParseAddrPort("0.0.0.0:0")})
+}
+
+// checkMinSize fails unless smallest, a valid element of e's lists, measures e.minSize bytes.
+func checkMinSize[T any](t *testing.T, name string, e elems[T], smallest T) {
+	t.Helper()
+	s := e.fields(fieldStream{mode: measuring, t: MsgPeers}, name, []T{smallest})
+	if s.err != nil || s.broken != nil || s.n != e.minSize {
+		t.Errorf("the smallest of %s measures %d bytes (%v, %v), its minSize is %d", name, s.n, s.err, s.broken, e.minSize)
 	}
 }
 
