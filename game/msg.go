@@ -529,6 +529,20 @@ func AppendMsg(b []byte, m Msg) ([]byte, error) {
 	return s.b, nil
 }
 
+// MsgSize returns the length of m's encoding, type byte included: the length of what
+// AppendMsg would append, which it fails exactly when AppendMsg does, with the same error.
+func MsgSize(m Msg) (int, error) {
+	mm, err := codecOf("MsgSize", m)
+	if err != nil {
+		return 0, err
+	}
+	s := mm.fields(fieldStream{mode: measuring, t: mm.Type(), n: 1})
+	if err := s.verdict(); err != nil {
+		return 0, err
+	}
+	return s.n, nil
+}
+
 // ParseMsg reads one whole message: b is exactly the payload of a net/message
 // message. It returns a pointer to the message's type (*Command, *Chat, …),
 // whose slices and strings do not alias b.

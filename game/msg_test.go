@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/netip"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/ackattack/ackattack/internal/codectest"
 	"github.com/ackattack/ackattack/internal/int30"
+	"github.com/ackattack/ackattack/internal/seedcorpus"
 	"github.com/ackattack/ackattack/net/wire"
 	"github.com/ackattack/ackattack/world"
 )
@@ -594,6 +596,11 @@ func TestMsgAppendRejects(t *testing.T) {
 			if len(got) != 1 || cap(got) != 64 || &got[0] != &b[0] || got[0] != 0xcc {
 				t.Errorf("AppendMsg returned % x (cap %d), not b", got, cap(got))
 			}
+			n, sizeErr := MsgSize(tt.m)
+			checkMsgErr(t, sizeErr, tt.want)
+			if n != 0 || sizeErr.Error() != strings.Replace(err.Error(), "AppendMsg", "MsgSize", 1) {
+				t.Errorf("MsgSize = %d, %v; AppendMsg failed with %v", n, sizeErr, err)
+			}
 		})
 	}
 }
@@ -802,6 +809,30 @@ func checkMinSize[T any](t *testing.T, name string, e elems[T], smallest T) {
 	}
 }
 
+// TestMsgSize: MsgSize is the length of AppendMsg's encoding, for every message of the tests
+// above and every valid message of the fuzz corpus.
+func TestMsgSize(t *testing.T) {
+	var msgs []Msg
+	for _, tt := range msgEncodingTests {
+		msgs = append(msgs, tt.m)
+	}
+	msgs = append(msgs, msgEdgeValues()...)
+	for _, seed := range seedcorpus.Read(t, filepath.Join("testdata", "fuzz", "FuzzParseMsg")) {
+		if m, err := ParseMsg(seed.Data); err == nil {
+			msgs = append(msgs, m)
+		}
+	}
+	for _, m := range msgs {
+		b, err := AppendMsg(nil, m)
+		checkMsgErr(t, err, nil)
+		n, err := MsgSize(m)
+		checkMsgErr(t, err, nil)
+		if n != len(b) {
+			t.Errorf("%v of %d bytes: MsgSize says %d", m.Type(), len(b), n)
+		}
+	}
+}
+
 // TestMsgAllocations: appending a message into a buffer with room allocates nothing, and
 // parsing one allocates the message and its lists, nothing more: the codec runs for every
 // message of every packet.
@@ -817,6 +848,13 @@ func TestMsgAllocations(t *testing.T) {
 		}
 	}); n != 0 {
 		t.Errorf("AppendMsg allocates %v times per Command", n)
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		if _, err := MsgSize(benchCommand); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("MsgSize allocates %v times per Command", n)
 	}
 	encoded := bytes.Clone(buf)
 	if n := testing.AllocsPerRun(100, func() {
