@@ -212,8 +212,9 @@ func TestMsgEveryType(t *testing.T) {
 // TestMsgTypesTable: msgTypes is the one list of message types, and the Type
 // methods Go needs for the Msg interface agree with it. Every entry from 1 up
 // has a name and a constructor whose message's Type is the entry's index and
-// whose struct has the entry's name; entry 0 is empty; newMsgOf knows exactly
-// the table's types.
+// whose struct has the entry's name, a delivery and a direction, and what it
+// depends on unless it is unreliable (an unreliable message depends on nothing);
+// entry 0 is empty; newMsgOf and Delivery know exactly the table's types.
 func TestMsgTypesTable(t *testing.T) {
 	if e := msgTypes[0]; e.name != "" || e.newMsg != nil {
 		t.Errorf("entry 0 is %q: type byte 0 must stay unknown", e.name)
@@ -234,9 +235,21 @@ func TestMsgTypesTable(t *testing.T) {
 		if m := newMsgOf(typ); m == nil || m.Type() != typ {
 			t.Errorf("newMsgOf(%v) = %T", typ, m)
 		}
+		if d := typ.Delivery(); d != e.delivery || (d != Guaranteed && d != Unreliable && d != Sync) {
+			t.Errorf("%v travels as %v (its entry says %v)", typ, d, e.delivery)
+		}
+		if e.direction == "" {
+			t.Errorf("%v: who sends it to whom?", typ)
+		}
+		if (e.dependsOn == "") != (e.delivery == Unreliable) {
+			t.Errorf("%v travels %v and depends on %q: a message that may be lost depends on nothing, any other says what", typ, e.delivery, e.dependsOn)
+		}
 	}
 	if newMsgOf(0) != nil || newMsgOf(maxMsgType+1) != nil {
 		t.Error("newMsgOf knows a type beyond the table")
+	}
+	if MsgType(0).Delivery() != 0 || (maxMsgType+1).Delivery() != 0 {
+		t.Error("Delivery knows a type beyond the table")
 	}
 }
 
