@@ -111,9 +111,23 @@ func (s *fieldStream) raw(field string, p []byte) bool {
 	return false
 }
 
+// u8 declares one byte.
+func (s *fieldStream) u8(field string, v *uint8) {
+	switch s.mode {
+	case writing:
+		s.b = append(s.b, *v)
+	case measuring:
+		s.n++
+	case reading:
+		if p := s.take(field, 1); p != nil {
+			*v = p[0]
+		}
+	}
+}
+
 // bigEndian declares an integer of size bytes, most significant first; a signed one as its
 // two's complement.
-func bigEndian[T uint8 | uint16 | uint64 | int64](s *fieldStream, field string, v *T, size int) {
+func bigEndian[T uint16 | uint64 | int64](s *fieldStream, field string, v *T, size int) {
 	var p [8]byte
 	for i := range size {
 		p[i] = byte(uint64(*v) >> (8 * (size - 1 - i)))
@@ -127,14 +141,7 @@ func bigEndian[T uint8 | uint16 | uint64 | int64](s *fieldStream, field string, 
 	}
 }
 
-// u8, u16, u64 and i64 declare integers of 1, 2 and 8 bytes.
-func (s *fieldStream) u8(field string, v *uint8) {
-	if s.mode == writing { // the commonest field: one append, without bigEndian's loops
-		s.b = append(s.b, *v)
-		return
-	}
-	bigEndian(s, field, v, 1)
-}
+// u16, u64 and i64 declare integers of 2 and 8 bytes.
 func (s *fieldStream) u16(field string, v *uint16) { bigEndian(s, field, v, 2) }
 func (s *fieldStream) u64(field string, v *uint64) { bigEndian(s, field, v, 8) }
 func (s *fieldStream) i64(field string, v *int64)  { bigEndian(s, field, v, 8) }
@@ -156,7 +163,7 @@ func (s *fieldStream) u30(field string, v *uint32) { unsigned30.field(s, field, 
 func (s *fieldStream) i30(field string, v *int32)  { signed30.field(s, field, v) }
 
 // field declares one integer of c's kind, in its shortest form.
-func (c int30Codec[T]) field(s *fieldStream, field string, v *T) {
+func (c *int30Codec[T]) field(s *fieldStream, field string, v *T) {
 	var err error
 	switch {
 	case s.mode == writing:
