@@ -10,7 +10,7 @@ import (
 
 // FuzzParseMsg checks the two promises of ParseMsg: it never panics, and
 // whatever it accepts encodes back to exactly the bytes it read (one value,
-// one encoding). Errors must wrap exactly one sentinel and come with no
+// one encoding), which MsgSize measures. Errors must wrap exactly one sentinel and come with no
 // message. The seed corpus in testdata/fuzz/FuzzParseMsg holds one real
 // encoding of every message type and a few broken ones.
 func FuzzParseMsg(f *testing.F) {
@@ -29,6 +29,9 @@ func FuzzParseMsg(f *testing.F) {
 		got, err := AppendMsg(nil, m)
 		if err != nil || !bytes.Equal(got, in) {
 			t.Fatalf("%x parsed as %+v, encodes as %x, %v", in, m, got, err)
+		}
+		if n, err := MsgSize(m); n != len(in) || err != nil {
+			t.Fatalf("%x parsed as %+v, measures %d bytes, %v", in, m, n, err)
 		}
 	})
 }

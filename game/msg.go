@@ -34,85 +34,203 @@ import (
 // are strictly ascending, and a message ends exactly where its last field
 // does. So ParseMsg followed by AppendMsg gives back the input byte for byte,
 // which is what the fuzz target checks.
+//
+// Each message type is declared once, in three parts that the rest derives from: its struct
+// (below); its fields method (msg_codec.go), the fields in order, each with its rule, one
+// declaration that writes, reads and measures the message (msg_stream.go); and its entry in
+// msgTypes, with how it travels, who sends it and what it depends on.
+//
+// Adding a message type takes:
+//
+//  1. its struct, its constant and its Type method (this file);
+//  2. its fields method, with its layout in one line above it: each field with its rule, then
+//     the rules that tie two fields together, if any (msg_codec.go);
+//  3. its entry in msgTypes;
+//  4. in PROTOCOL.md, its row of the table of messages, which `go test ./game -run
+//     TestMsgDocTypeTable -update` writes from msgTypes, its layout and an example;
+//  5. its name and layout in the Wireshark dissector (assets/wireshark/ackattack.lua);
+//  6. its tests: an encoding with its bytes, its edge values, a file of the fuzz corpus.
+//
+// The tests fail until 4 to 6 are done for every type in msgTypes, and check on a game that
+// each travels as its entry says (TestMsgDeliveryOnTheWire). When encoding and decoding were
+// written by hand it took nine steps: 1 and 3 (without the delivery), a comment on the
+// constant saying how it travels and what it depends on (which nothing checked), a check
+// method for its rules, an encode and a decode method mirroring each other field by field,
+// then 4 to 6 with the row of the table written by hand.
 
 // MsgType is the first byte of every game message.
 type MsgType uint8
 
-// The message types. The comments say who sends each, how it travels and on
-// what it depends; PROTOCOL.md explains why.
+// The message types: msgTypes says who sends each, how it travels and on what it depends, and
+// PROTOCOL.md why.
 const (
-	MsgPlayerInfo   MsgType = 1  // server→client; guaranteed, no deps
-	MsgStartGame    MsgType = 2  // server→client; guaranteed, deps: every PlayerInfo sent on that connection
-	MsgCommand      MsgType = 3  // client→server, server→client (relay), client→client; guaranteed, no deps
-	MsgSpawnEnemy   MsgType = 4  // server→client; guaranteed, no deps
-	MsgKillEnemy    MsgType = 5  // server→client; guaranteed, dep: the spawn of the same enemy
-	MsgChat         MsgType = 6  // client→server, server→client; guaranteed, a chain per origin seat
-	MsgLeadTime     MsgType = 7  // server→client; guaranteed, a chain
-	MsgPingSummary  MsgType = 8  // client→server; unreliable
-	MsgHashReport   MsgType = 9  // client→server; unreliable
-	MsgHashRequest  MsgType = 10 // server→client; guaranteed, no deps
-	MsgUnitHashes   MsgType = 11 // client→server; guaranteed, no deps
-	MsgUnitUpdate   MsgType = 12 // server→client; guaranteed, no deps
-	MsgPause        MsgType = 13 // server→client; sync (stop-and-wait), no deps
-	MsgWorldHashes  MsgType = 14 // client→server; guaranteed
-	MsgResyncBatch  MsgType = 15 // server→client; guaranteed, dep: the Pause
-	MsgBatchApplied MsgType = 16 // client→server; guaranteed
-	MsgResume       MsgType = 17 // server→client; guaranteed, deps: every ResyncBatch of this pause
-	MsgFrameSync    MsgType = 18 // server→client; unreliable
-	MsgPeers        MsgType = 19 // server→client (where the others are, with the keys of the links), client→server (empty: "I take direct links"); guaranteed, a chain
-	MsgPlayerSecret MsgType = 20 // server→client, to that player only; guaranteed, no deps
-	MsgChallenge    MsgType = 21 // server→client (a claim on a seat), client→client (a new direct link); guaranteed, no deps
-	MsgProof        MsgType = 22 // client→server, client→client: the answer to a Challenge; guaranteed, no deps
-	MsgReinforce    MsgType = 23 // server→client; guaranteed, no deps
-	MsgNewRound     MsgType = 24 // server→client; guaranteed, no deps
-	MsgClassLink    MsgType = 25 // server→client; guaranteed, a chain
-	// MsgSpectate: server→client, to a spectator; guaranteed, a chain.
-	MsgSpectate MsgType = 26
-	// MsgSpectatorChat: client→server (a spectator's line), server→client (relay); guaranteed,
-	// a chain per origin spectator.
+	MsgPlayerInfo    MsgType = 1
+	MsgStartGame     MsgType = 2
+	MsgCommand       MsgType = 3
+	MsgSpawnEnemy    MsgType = 4
+	MsgKillEnemy     MsgType = 5
+	MsgChat          MsgType = 6
+	MsgLeadTime      MsgType = 7
+	MsgPingSummary   MsgType = 8
+	MsgHashReport    MsgType = 9
+	MsgHashRequest   MsgType = 10
+	MsgUnitHashes    MsgType = 11
+	MsgUnitUpdate    MsgType = 12
+	MsgPause         MsgType = 13
+	MsgWorldHashes   MsgType = 14
+	MsgResyncBatch   MsgType = 15
+	MsgBatchApplied  MsgType = 16
+	MsgResume        MsgType = 17
+	MsgFrameSync     MsgType = 18
+	MsgPeers         MsgType = 19
+	MsgPlayerSecret  MsgType = 20
+	MsgChallenge     MsgType = 21
+	MsgProof         MsgType = 22
+	MsgReinforce     MsgType = 23
+	MsgNewRound      MsgType = 24
+	MsgClassLink     MsgType = 25
+	MsgSpectate      MsgType = 26
 	MsgSpectatorChat MsgType = 27
-	// MsgLinkLost: client→server; guaranteed, no deps.
-	MsgLinkLost MsgType = 28
+	MsgLinkLost      MsgType = 28
 )
 
+// Delivery is how the message stack (net/message) carries a message type.
+type Delivery uint8
+
+const (
+	// Guaranteed messages are resent until acknowledged, wait for the messages they depend on,
+	// and are cut into fragments when larger than a packet.
+	Guaranteed Delivery = iota + 1
+	// Unreliable messages are sent once, never resent and never fragmented: a newer one
+	// replaces a lost one, and a resent one would be stale news.
+	Unreliable
+	// Sync messages are guaranteed and stop-and-wait: no guaranteed message queued after one
+	// goes out until it is acknowledged.
+	Sync
+)
+
+// String returns the delivery's name, as PROTOCOL.md's table of messages writes it.
+func (d Delivery) String() string {
+	switch d {
+	case Guaranteed:
+		return "guaranteed"
+	case Unreliable:
+		return "unreliable"
+	case Sync:
+		return "sync"
+	}
+	return fmt.Sprintf("Delivery(%d)", uint8(d))
+}
+
+// msgTypeInfo is what the package knows of one message type besides its fields.
+type msgTypeInfo struct {
+	name     string          // the name of its struct
+	newMsg   func() msgCodec // an empty message of the type
+	delivery Delivery
+	// travels adds what else there is to know about how it travels, if anything: how often,
+	// whether it may be fragmented.
+	travels string
+	// direction says who sends it to whom, and dependsOn what it depends on (empty for an
+	// unreliable message, which cannot depend on anything): PROTOCOL.md's columns.
+	direction, dependsOn string
+}
+
 // msgTypes is the one home of every message type: indexed by its MsgType, the
-// wire value, each entry holds the type's name and a constructor of an empty
-// message of that type. String, ParseMsg's dispatch and the tests' loops over
-// every type all read this table, so adding a message type is a constant above
-// and an entry here (and its layout in PROTOCOL.md, which a test checks).
+// wire value. String, Delivery, ParseMsg's dispatch, the tests' loops over every
+// type and the table of messages in PROTOCOL.md all come from this table.
 // Entry 0 is empty: type byte 0 is never a message.
-var msgTypes = [...]struct {
-	name   string
-	newMsg func() msgCodec
-}{
-	MsgPlayerInfo:    {"PlayerInfo", func() msgCodec { return new(PlayerInfo) }},
-	MsgStartGame:     {"StartGame", func() msgCodec { return new(StartGame) }},
-	MsgCommand:       {"Command", func() msgCodec { return new(Command) }},
-	MsgSpawnEnemy:    {"SpawnEnemy", func() msgCodec { return new(SpawnEnemy) }},
-	MsgKillEnemy:     {"KillEnemy", func() msgCodec { return new(KillEnemy) }},
-	MsgChat:          {"Chat", func() msgCodec { return new(Chat) }},
-	MsgLeadTime:      {"LeadTime", func() msgCodec { return new(LeadTime) }},
-	MsgPingSummary:   {"PingSummary", func() msgCodec { return new(PingSummary) }},
-	MsgHashReport:    {"HashReport", func() msgCodec { return new(HashReport) }},
-	MsgHashRequest:   {"HashRequest", func() msgCodec { return new(HashRequest) }},
-	MsgUnitHashes:    {"UnitHashes", func() msgCodec { return new(UnitHashes) }},
-	MsgUnitUpdate:    {"UnitUpdate", func() msgCodec { return new(UnitUpdate) }},
-	MsgPause:         {"Pause", func() msgCodec { return new(Pause) }},
-	MsgWorldHashes:   {"WorldHashes", func() msgCodec { return new(WorldHashes) }},
-	MsgResyncBatch:   {"ResyncBatch", func() msgCodec { return new(ResyncBatch) }},
-	MsgBatchApplied:  {"BatchApplied", func() msgCodec { return new(BatchApplied) }},
-	MsgResume:        {"Resume", func() msgCodec { return new(Resume) }},
-	MsgFrameSync:     {"FrameSync", func() msgCodec { return new(FrameSync) }},
-	MsgPeers:         {"Peers", func() msgCodec { return new(Peers) }},
-	MsgPlayerSecret:  {"PlayerSecret", func() msgCodec { return new(PlayerSecret) }},
-	MsgChallenge:     {"Challenge", func() msgCodec { return new(Challenge) }},
-	MsgProof:         {"Proof", func() msgCodec { return new(Proof) }},
-	MsgReinforce:     {"Reinforce", func() msgCodec { return new(Reinforce) }},
-	MsgNewRound:      {"NewRound", func() msgCodec { return new(NewRound) }},
-	MsgClassLink:     {"ClassLink", func() msgCodec { return new(ClassLink) }},
-	MsgSpectate:      {"Spectate", func() msgCodec { return new(Spectate) }},
-	MsgSpectatorChat: {"SpectatorChat", func() msgCodec { return new(SpectatorChat) }},
-	MsgLinkLost:      {"LinkLost", func() msgCodec { return new(LinkLost) }},
+var msgTypes = [...]msgTypeInfo{
+	MsgPlayerInfo: {name: "PlayerInfo", newMsg: newOf[PlayerInfo], delivery: Guaranteed,
+		direction: "server → client",
+		dependsOn: "nothing"},
+	MsgStartGame: {name: "StartGame", newMsg: newOf[StartGame], delivery: Guaranteed,
+		direction: "server → client",
+		dependsOn: "every PlayerInfo sent on that connection"},
+	MsgCommand: {name: "Command", newMsg: newOf[Command], delivery: Guaranteed,
+		direction: "client → server, server → client (relay), client → client (direct)",
+		dependsOn: "nothing"},
+	MsgSpawnEnemy: {name: "SpawnEnemy", newMsg: newOf[SpawnEnemy], delivery: Guaranteed,
+		direction: "server → client",
+		dependsOn: "nothing"},
+	MsgKillEnemy: {name: "KillEnemy", newMsg: newOf[KillEnemy], delivery: Guaranteed,
+		direction: "server → client",
+		dependsOn: "the SpawnEnemy of the same enemy"},
+	MsgChat: {name: "Chat", newMsg: newOf[Chat], delivery: Guaranteed,
+		direction: "client → server, server → client (relay)",
+		dependsOn: "the sender's previous line (a chain per origin seat)"},
+	MsgLeadTime: {name: "LeadTime", newMsg: newOf[LeadTime], delivery: Guaranteed,
+		direction: "server → client",
+		dependsOn: "the previous LeadTime (a chain)"},
+	MsgPingSummary: {name: "PingSummary", newMsg: newOf[PingSummary], delivery: Unreliable, travels: "about every 4 s",
+		direction: "client → server"},
+	MsgHashReport: {name: "HashReport", newMsg: newOf[HashReport], delivery: Unreliable,
+		direction: "client → server"},
+	MsgHashRequest: {name: "HashRequest", newMsg: newOf[HashRequest], delivery: Guaranteed,
+		direction: "server → client",
+		dependsOn: "nothing"},
+	MsgUnitHashes: {name: "UnitHashes", newMsg: newOf[UnitHashes], delivery: Guaranteed,
+		direction: "client → server",
+		dependsOn: "nothing"},
+	MsgUnitUpdate: {name: "UnitUpdate", newMsg: newOf[UnitUpdate], delivery: Guaranteed,
+		direction: "server → client",
+		dependsOn: "nothing"},
+	MsgPause: {name: "Pause", newMsg: newOf[Pause], delivery: Sync,
+		direction: "server → client",
+		dependsOn: "nothing (StartGame, for a client that joins during the pause)"},
+	MsgWorldHashes: {name: "WorldHashes", newMsg: newOf[WorldHashes], delivery: Guaranteed, travels: "may be fragmented",
+		direction: "client → server",
+		dependsOn: "nothing"},
+	MsgResyncBatch: {name: "ResyncBatch", newMsg: newOf[ResyncBatch], delivery: Guaranteed, travels: "may be fragmented",
+		direction: "server → client",
+		dependsOn: "the Pause (a re-sync); StartGame and the batch before (the world of a client that joins a running game); " +
+			"the batch before (a spectator's copy of the world)"},
+	MsgBatchApplied: {name: "BatchApplied", newMsg: newOf[BatchApplied], delivery: Guaranteed,
+		direction: "client → server",
+		dependsOn: "nothing"},
+	MsgResume: {name: "Resume", newMsg: newOf[Resume], delivery: Guaranteed,
+		direction: "server → client",
+		dependsOn: "every ResyncBatch of this pause on that connection"},
+	MsgFrameSync: {name: "FrameSync", newMsg: newOf[FrameSync], delivery: Unreliable,
+		travels:   "every 10 frames (once a second at 100 ms a frame)",
+		direction: "server → client"},
+	MsgPeers: {name: "Peers", newMsg: newOf[Peers], delivery: Guaranteed,
+		direction: "server → client (where the others are); client → server, empty (it takes direct links)",
+		dependsOn: "the previous Peers on that connection (a chain)"},
+	MsgPlayerSecret: {name: "PlayerSecret", newMsg: newOf[PlayerSecret], delivery: Guaranteed,
+		direction: "server → client, to that player only",
+		dependsOn: "nothing"},
+	MsgChallenge: {name: "Challenge", newMsg: newOf[Challenge], delivery: Guaranteed,
+		direction: "server → client (a claim on a seat), client → client (a new direct link, both ways)",
+		dependsOn: "nothing"},
+	MsgProof: {name: "Proof", newMsg: newOf[Proof], delivery: Guaranteed,
+		direction: "client → server, client → client (the answer to a Challenge)",
+		dependsOn: "nothing"},
+	MsgReinforce: {name: "Reinforce", newMsg: newOf[Reinforce], delivery: Guaranteed,
+		direction: "server → client",
+		dependsOn: "nothing"},
+	MsgNewRound: {name: "NewRound", newMsg: newOf[NewRound], delivery: Guaranteed,
+		direction: "server → client",
+		dependsOn: "nothing"},
+	MsgClassLink: {name: "ClassLink", newMsg: newOf[ClassLink], delivery: Guaranteed,
+		direction: "server → client",
+		dependsOn: "the previous ClassLink on that connection (a chain)"},
+	MsgSpectate: {name: "Spectate", newMsg: newOf[Spectate], delivery: Guaranteed,
+		direction: "server → client, to a spectator",
+		dependsOn: "the previous Spectate on that connection (a chain)"},
+	MsgSpectatorChat: {name: "SpectatorChat", newMsg: newOf[SpectatorChat], delivery: Guaranteed,
+		direction: "client → server (a spectator's line), server → client (relay)",
+		dependsOn: "the spectator's previous line (a chain per origin spectator)"},
+	MsgLinkLost: {name: "LinkLost", newMsg: newOf[LinkLost], delivery: Guaranteed,
+		direction: "client → server (its direct link with a seat ended)",
+		dependsOn: "nothing"},
+}
+
+// newOf returns an empty message of type T: the constructor of T's entry in msgTypes.
+func newOf[T any, P interface {
+	*T
+	msgCodec
+}]() msgCodec {
+	return P(new(T))
 }
 
 // maxMsgType is the largest type in the table; 1..maxMsgType are all known.
@@ -127,6 +245,14 @@ func (t MsgType) String() string {
 		return msgTypes[t].name
 	}
 	return fmt.Sprintf("MsgType(%d)", uint8(t))
+}
+
+// Delivery returns how messages of type t travel, or 0 if t is unknown.
+func (t MsgType) Delivery() Delivery {
+	if t.known() {
+		return msgTypes[t].delivery
+	}
+	return 0
 }
 
 // newMsgOf returns an empty message of type t, or nil if t is unknown.
@@ -491,17 +617,24 @@ func (*Spectate) Type() MsgType      { return MsgSpectate }
 func (*SpectatorChat) Type() MsgType { return MsgSpectatorChat }
 func (*LinkLost) Type() MsgType      { return MsgLinkLost }
 
-// msgCodec is what every message type implements besides Type: its checks
-// and its two halves of the codec.
+// msgCodec is what every message type implements besides Type: the declaration of its fields
+// (msg_codec.go), which serves writing, reading and measuring alike.
 type msgCodec interface {
 	Msg
-	// check reports the first field that breaks the message's rules. The
-	// sender runs it before writing and the receiver after reading, so both
-	// sides refuse the same values with the same error.
-	check() error
-	// encode writes the fields after the type byte, decode reads them.
-	encode(e msgWriter) msgWriter
-	decode(d msgReader) msgReader
+	fields(s fieldStream) fieldStream
+}
+
+// codecOf returns m as a message of this package, or an error wrapping wire.ErrBadType if m is
+// nil or not one.
+func codecOf(fn string, m Msg) (msgCodec, error) {
+	mm, ok := m.(msgCodec)
+	if !ok {
+		return nil, fmt.Errorf("game: %s: %T is not a game message: %w", fn, m, wire.ErrBadType)
+	}
+	if reflect.ValueOf(mm).IsNil() {
+		return nil, fmt.Errorf("game: %s: nil %T: %w", fn, m, wire.ErrBadType)
+	}
+	return mm, nil
 }
 
 // AppendMsg appends m's encoding, type byte first, to b. It fails, and
@@ -511,21 +644,29 @@ type msgCodec interface {
 // wire.ErrTooLong, wire.ErrBadName, wire.ErrNonCanonical), or wire.ErrBadType
 // if m is nil or not one of this package's message types.
 func AppendMsg(b []byte, m Msg) ([]byte, error) {
-	mm, ok := m.(msgCodec)
-	if !ok {
-		return b, fmt.Errorf("game: AppendMsg: %T is not a game msgCodec: %w", m, wire.ErrBadType)
-	}
-	if reflect.ValueOf(mm).IsNil() {
-		return b, fmt.Errorf("game: AppendMsg: nil %T: %w", m, wire.ErrBadType)
-	}
-	if err := mm.check(); err != nil {
+	mm, err := codecOf("AppendMsg", m)
+	if err != nil {
 		return b, err
 	}
-	e := mm.encode(msgWriter{t: mm.Type(), b: append(b, byte(mm.Type()))})
-	if e.err != nil {
-		return b, e.err
+	s := mm.fields(fieldStream{mode: writing, t: mm.Type(), b: append(b, byte(mm.Type()))})
+	if err := s.verdict(); err != nil {
+		return b, err
 	}
-	return e.b, nil
+	return s.b, nil
+}
+
+// MsgSize returns the length of m's encoding, type byte included: the length of what
+// AppendMsg would append, which it fails exactly when AppendMsg does, with the same error.
+func MsgSize(m Msg) (int, error) {
+	mm, err := codecOf("MsgSize", m)
+	if err != nil {
+		return 0, err
+	}
+	s := mm.fields(fieldStream{mode: measuring, t: mm.Type(), n: 1})
+	if err := s.verdict(); err != nil {
+		return 0, err
+	}
+	return s.n, nil
 }
 
 // ParseMsg reads one whole message: b is exactly the payload of a net/message
@@ -543,21 +684,18 @@ func AppendMsg(b []byte, m Msg) ([]byte, error) {
 // before a slice is made.
 func ParseMsg(b []byte) (Msg, error) {
 	if len(b) == 0 {
-		return nil, fmt.Errorf("game: msgCodec: empty: %w", wire.ErrShort)
+		return nil, fmt.Errorf("game: ParseMsg: empty: %w", wire.ErrShort)
 	}
 	t := MsgType(b[0])
 	m := newMsgOf(t)
 	if m == nil {
-		return nil, fmt.Errorf("game: msgCodec: type %v: %w", t, wire.ErrBadType)
+		return nil, fmt.Errorf("game: ParseMsg: type %v: %w", t, wire.ErrBadType)
 	}
-	d := m.decode(msgReader{t: t, b: b, n: 1})
-	if d.err != nil {
-		return nil, d.err
+	s := m.fields(fieldStream{mode: reading, t: t, b: b, n: 1})
+	if rest := len(b) - s.n; s.err == nil && rest > 0 {
+		s.fail("after the last field", fmt.Errorf("%d bytes: %w", rest, wire.ErrTrailing))
 	}
-	if rest := len(b) - d.n; rest > 0 {
-		return nil, fmt.Errorf("game: %v: %d bytes after the last field: %w", t, rest, wire.ErrTrailing)
-	}
-	if err := m.check(); err != nil {
+	if err := s.verdict(); err != nil {
 		return nil, err
 	}
 	return m, nil

@@ -2,6 +2,7 @@ package game
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"regexp"
 	"strconv"
@@ -22,31 +23,56 @@ func readMsgProtocolDoc(t *testing.T) string {
 	return string(b)
 }
 
-// TestMsgDocTypeTable: the table of messages lists every type once, with its
-// number and name.
+// msgDocTableHeader opens PROTOCOL.md's table of messages; the table ends at the first line
+// after it that is not a row.
+const msgDocTableHeader = "| type | message | direction | how it travels | depends on |\n| --- | --- | --- | --- | --- |\n"
+
+// msgDocTable writes PROTOCOL.md's table of messages from msgTypes: a row per type.
+func msgDocTable() string {
+	var b strings.Builder
+	b.WriteString(msgDocTableHeader)
+	for typ := MsgType(1); typ <= maxMsgType; typ++ {
+		e := msgTypes[typ]
+		travels, dependsOn := e.delivery.String(), e.dependsOn
+		if e.travels != "" {
+			travels += ", " + e.travels
+		}
+		if dependsOn == "" {
+			dependsOn = "—"
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s |\n", typ, e.name, e.direction, travels, dependsOn)
+	}
+	return b.String()
+}
+
+// TestMsgDocTypeTable: PROTOCOL.md's table of messages is msgTypes, row for row: every type
+// once, with its number, name, direction, delivery and dependencies. With -update it writes
+// the table from msgTypes (go test ./game -run TestMsgDocTypeTable -update).
 func TestMsgDocTypeTable(t *testing.T) {
 	doc := readMsgProtocolDoc(t)
-	rows := regexp.MustCompile(`(?m)^\| (\d+) \| (\w+) \|`).FindAllStringSubmatch(doc, -1)
-	seen := map[MsgType]bool{}
-	for _, r := range rows {
-		n, err := strconv.Atoi(r[1])
-		if err != nil || n < 1 || n > int(maxMsgType) {
-			t.Errorf("row %q: no such type", r[0])
-			continue
-		}
-		typ := MsgType(n)
-		if r[2] != typ.String() {
-			t.Errorf("row %q: type %d is %v", r[0], n, typ)
-		}
-		if seen[typ] {
-			t.Errorf("type %v listed twice", typ)
-		}
-		seen[typ] = true
+	start := strings.Index(doc, msgDocTableHeader)
+	if start < 0 {
+		t.Fatalf("PROTOCOL.md has no table of messages starting %q", msgDocTableHeader)
 	}
-	for typ := MsgType(1); typ <= maxMsgType; typ++ {
-		if !seen[typ] {
-			t.Errorf("type %v missing from the table", typ)
+	end := start + len(msgDocTableHeader)
+	for strings.HasPrefix(doc[end:], "| ") {
+		end += strings.Index(doc[end:], "\n") + 1
+	}
+	want := msgDocTable()
+	if *update {
+		if err := os.WriteFile("PROTOCOL.md", []byte(doc[:start]+want+doc[end:]), 0o644); err != nil {
+			t.Fatal(err)
 		}
+		return
+	}
+	if got := doc[start:end]; got != want {
+		gotRows, wantRows := strings.Split(got, "\n"), strings.Split(want, "\n")
+		for i := range max(len(gotRows), len(wantRows)) {
+			if g, w := msgDocRow(gotRows, i), msgDocRow(wantRows, i); g != w {
+				t.Errorf("table row %d:\n PROTOCOL.md %s\n msgTypes    %s", i-1, g, w)
+			}
+		}
+		t.Log("go test ./game -run TestMsgDocTypeTable -update writes the table from msgTypes")
 	}
 	// The layouts name every message with its number too.
 	for typ := MsgType(1); typ <= maxMsgType; typ++ {
@@ -54,6 +80,14 @@ func TestMsgDocTypeTable(t *testing.T) {
 			t.Errorf("no layout for %d %v", typ, typ)
 		}
 	}
+}
+
+// msgDocRow returns rows[i], or "(none)" past the end.
+func msgDocRow(rows []string, i int) string {
+	if i < len(rows) {
+		return rows[i]
+	}
+	return "(none)"
 }
 
 // TestMsgDocExamples: every example row is a valid message of the type it

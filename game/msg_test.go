@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/netip"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/ackattack/ackattack/internal/codectest"
 	"github.com/ackattack/ackattack/internal/int30"
+	"github.com/ackattack/ackattack/internal/seedcorpus"
 	"github.com/ackattack/ackattack/net/wire"
 	"github.com/ackattack/ackattack/world"
 )
@@ -210,8 +212,9 @@ func TestMsgEveryType(t *testing.T) {
 // TestMsgTypesTable: msgTypes is the one list of message types, and the Type
 // methods Go needs for the Msg interface agree with it. Every entry from 1 up
 // has a name and a constructor whose message's Type is the entry's index and
-// whose struct has the entry's name; entry 0 is empty; newMsgOf knows exactly
-// the table's types.
+// whose struct has the entry's name, a delivery and a direction, and what it
+// depends on unless it is unreliable (an unreliable message depends on nothing);
+// entry 0 is empty; newMsgOf and Delivery know exactly the table's types.
 func TestMsgTypesTable(t *testing.T) {
 	if e := msgTypes[0]; e.name != "" || e.newMsg != nil {
 		t.Errorf("entry 0 is %q: type byte 0 must stay unknown", e.name)
@@ -232,9 +235,21 @@ func TestMsgTypesTable(t *testing.T) {
 		if m := newMsgOf(typ); m == nil || m.Type() != typ {
 			t.Errorf("newMsgOf(%v) = %T", typ, m)
 		}
+		if d := typ.Delivery(); d != e.delivery || (d != Guaranteed && d != Unreliable && d != Sync) {
+			t.Errorf("%v travels as %v (its entry says %v)", typ, d, e.delivery)
+		}
+		if e.direction == "" {
+			t.Errorf("%v: who sends it to whom?", typ)
+		}
+		if (e.dependsOn == "") != (e.delivery == Unreliable) {
+			t.Errorf("%v travels %v and depends on %q: a message that may be lost depends on nothing, any other says what", typ, e.delivery, e.dependsOn)
+		}
 	}
 	if newMsgOf(0) != nil || newMsgOf(maxMsgType+1) != nil {
 		t.Error("newMsgOf knows a type beyond the table")
+	}
+	if MsgType(0).Delivery() != 0 || (maxMsgType+1).Delivery() != 0 {
+		t.Error("Delivery knows a type beyond the table")
 	}
 }
 
@@ -594,6 +609,11 @@ func TestMsgAppendRejects(t *testing.T) {
 			if len(got) != 1 || cap(got) != 64 || &got[0] != &b[0] || got[0] != 0xcc {
 				t.Errorf("AppendMsg returned % x (cap %d), not b", got, cap(got))
 			}
+			n, sizeErr := MsgSize(tt.m)
+			checkMsgErr(t, sizeErr, tt.want)
+			if n != 0 || sizeErr.Error() != strings.Replace(err.Error(), "AppendMsg", "MsgSize", 1) {
+				t.Errorf("MsgSize = %d, %v; AppendMsg failed with %v", n, sizeErr, err)
+			}
 		})
 	}
 }
@@ -778,29 +798,112 @@ func TestMsgTypeString(t *testing.T) {
 	}
 }
 
-// TestMsgMinSizes: the smallest element sizes that bound counts are true
-// lower bounds of world's codecs.
+// TestMsgMinSizes: the smallest size of each list's element, which bounds a count by the
+// bytes left, is the size of its smallest element: larger, it would refuse a valid message;
+// smaller, it would let a forged count allocate more than the input justifies.
 func TestMsgMinSizes(t *testing.T) {
-	if b, err := world.AppendUnit(nil, &world.Unit{ID: 1}); err != nil || len(b) != msgMinUnit {
-		t.Errorf("the smallest unit is %d bytes (%v), msgMinUnit is %d", len(b), err, msgMinUnit)
+	checkMinSize(t, "seats", seatElems, 0)
+	checkMinSize(t, "hashes", hashElems, 0)
+	checkMinSize(t, "ranges", rangeElems, IDRange{})
+	checkMinSize(t, "groups", groupElems, world.GroupHash{})
+	checkMinSize(t, "unit hashes", unitHashElems, world.UnitHash{})
+	checkMinSize(t, "unit hashes by id", unitHashByIDElems, world.UnitHash{})
+	checkMinSize(t, "units", unitElems, world.Unit{ID: 1})
+	checkMinSize(t, "attacks", attackElems, world.Attack{ID: 1, Target: 1})
+	checkMinSize(t, "peers", peerElems, PeerAddr{Addr: netip.MustParseAddrPort("0.0.0.0:0")})
+}
+
+// checkMinSize fails unless smallest, a valid element of e's lists, measures e.minSize bytes.
+func checkMinSize[T any](t *testing.T, name string, e elems[T], smallest T) {
+	t.Helper()
+	s := e.fields(fieldStream{mode: measuring, t: MsgPeers}, name, []T{smallest})
+	if s.err != nil || s.broken != nil || s.n != e.minSize {
+		t.Errorf("the smallest of %s measures %d bytes (%v, %v), its minSize is %d", name, s.n, s.err, s.broken, e.minSize)
 	}
-	if b, err := world.AppendAttack(nil, &world.Attack{ID: 1, Target: 1}); err != nil || len(b) != msgMinAttack {
-		t.Errorf("the smallest attack is %d bytes (%v), msgMinAttack is %d", len(b), err, msgMinAttack)
+}
+
+// TestMsgSize: MsgSize is the length of AppendMsg's encoding, for every message of the tests
+// above and every valid message of the fuzz corpus.
+func TestMsgSize(t *testing.T) {
+	var msgs []Msg
+	for _, tt := range msgEncodingTests {
+		msgs = append(msgs, tt.m)
+	}
+	msgs = append(msgs, msgEdgeValues()...)
+	for _, seed := range seedcorpus.Read(t, filepath.Join("testdata", "fuzz", "FuzzParseMsg")) {
+		if m, err := ParseMsg(seed.Data); err == nil {
+			msgs = append(msgs, m)
+		}
+	}
+	for _, m := range msgs {
+		b, err := AppendMsg(nil, m)
+		checkMsgErr(t, err, nil)
+		n, err := MsgSize(m)
+		checkMsgErr(t, err, nil)
+		if n != len(b) {
+			t.Errorf("%v of %d bytes: MsgSize says %d", m.Type(), len(b), n)
+		}
+	}
+}
+
+// TestMsgAllocations: appending a message into a buffer with room allocates nothing, and
+// parsing one allocates the message and its lists, nothing more: the codec runs for every
+// message of every packet.
+func TestMsgAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates on its own")
+	}
+	buf := make([]byte, 0, 64)
+	if n := testing.AllocsPerRun(100, func() {
+		var err error
+		if buf, err = AppendMsg(buf[:0], benchCommand); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("AppendMsg allocates %v times per Command", n)
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		if _, err := MsgSize(benchCommand); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("MsgSize allocates %v times per Command", n)
+	}
+	encoded := bytes.Clone(buf)
+	if n := testing.AllocsPerRun(100, func() {
+		if _, err := ParseMsg(encoded); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 2 {
+		t.Errorf("ParseMsg allocates %v times per Command, want 2 (the Command and its units)", n)
 	}
 }
 
 var benchCommand = &Command{Seat: 3, ID: 1234, Frame: 5678, Kind: world.CommandMove, Units: []uint32{11, 12, 13, 14, 15}, X: 40, Y: -12}
 
+// BenchmarkAppendParseCommand measures the two halves of the codec on the commonest message:
+// append into a reused buffer (no allocation), and parse (the message and its units).
 func BenchmarkAppendParseCommand(b *testing.B) {
-	buf := make([]byte, 0, 64)
-	b.ReportAllocs()
-	for b.Loop() {
-		var err error
-		if buf, err = AppendMsg(buf[:0], benchCommand); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := ParseMsg(buf); err != nil {
-			b.Fatal(err)
-		}
+	encoded, err := AppendMsg(nil, benchCommand)
+	if err != nil {
+		b.Fatal(err)
 	}
+	b.Run("append", func(b *testing.B) {
+		buf := make([]byte, 0, 64)
+		b.ReportAllocs()
+		for b.Loop() {
+			var err error
+			if buf, err = AppendMsg(buf[:0], benchCommand); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("parse", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := ParseMsg(encoded); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
