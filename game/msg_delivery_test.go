@@ -72,7 +72,7 @@ func TestMsgDeliveryOnTheWire(t *testing.T) {
 	g.run(2500 * time.Millisecond)
 	c.InjectDesync(3)
 	g.waitFor(10*time.Second, "the stop-the-world's end", func() bool {
-		return !c.pausing && len(c.pauseLog) > 0 && !c.pauseLog[len(c.pauseLog)-1].Running
+		return c.drift.pause == nil && len(c.drift.log.pauses) > 0 && !c.drift.log.pauses[len(c.drift.log.pauses)-1].Running
 	})
 	// A slower link to one player: the server sets a longer lead time.
 	slow := linksim.Settings{Latency: 150 * time.Millisecond}
