@@ -50,7 +50,8 @@
 //	classlink.go            one link setting for the whole class
 //	chat.go, rate.go        chat and the rates that bound it (and every other input)
 //	send.go                 the send API (send, sendOn, sendAfter) and the back-pressure policy
-//	msg.go, msg_codec.go    the game messages: each declared once; PROTOCOL.md has the bytes
+//	msg.go, msg_codec.go,   the game messages: each type declared once (its fields, how it
+//	msg_stream.go           travels, what it waits for); PROTOCOL.md has the bytes
 //	stage.go, lab.go        a lesson's and a lab's hands on a game, outside the session core
 //	report.go, *_stats.go   the --stats report, the counters and the snapshots
 //	virtual.go, session.go  games in virtual time, and what drives a host
