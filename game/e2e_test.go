@@ -212,7 +212,7 @@ func TestVirtualGameIsRepeatable(t *testing.T) {
 	lossy := linksim.Settings{LossPercent: 10, Latency: 40 * time.Millisecond, Jitter: 10 * time.Millisecond, DupPercent: 2}
 	play := func() (reports [][]byte, traces [][]byte) {
 		g := newVGame(t, vspec{seed: 7, bots: 2, clients: 3, link: lossy})
-		g.run(30 * time.Second)
+		g.run(lastsFor(30 * time.Second))
 		res := g.result()
 		for _, r := range append(res.clients, res.server) {
 			b, err := json.Marshal(r)

@@ -47,7 +47,7 @@ func TestDataHeaderSizes(t *testing.T) {
 				short[k]++
 			}
 		}
-		g.run(60 * time.Second)
+		g.run(lastsFor(60 * time.Second))
 		if unread > 0 {
 			t.Errorf("%d datagrams did not open with the keys of their connection", unread)
 		}

@@ -111,12 +111,13 @@ func benchLogGameThatLasts(b *testing.B, watch armyWatch, buckets []lastsBucket,
 }
 
 // TestHalfAnHourNobodyWaits: half an hour of the embedded game (two bots, a player who does
-// nothing) at 10% loss, in virtual time (about 10 s of wall time under the race detector):
+// nothing) at 10% loss, in virtual time (under a second; a quarter of it under the race
+// detector, lastsFor):
 // no seat, the idle player's included, goes without units for longer than the reinforcement
 // delay, counted to the last frame (a seat still empty at the end counts too).
 func TestHalfAnHourNobodyWaits(t *testing.T) {
 	t.Parallel()
-	const length = 30 * time.Minute
+	length := lastsFor(30 * time.Minute)
 	watch, _, res, delay := benchGameThatLasts(t, linksim.Settings{LossPercent: 10, Latency: 20 * time.Millisecond}, length, length)
 	const seats = 3 // the two bots and the player
 	for seat := range seats {

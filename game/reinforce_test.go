@@ -77,14 +77,27 @@ func settledSoFar(g *vgame, seen map[string]bool) (compared, differ int) {
 	return compared, differ
 }
 
-// lastsFor is how long the tests of a game that lasts play: d, or d/4 under the race
-// detector (ten times slower) or with -short. A quarter of four minutes still sees squads land
-// again and again.
+// lastsFor is how long the long games of the tests play: d, or d/4 under the race detector
+// or with -short; seedsFor how many seeds a sweep plays: n, or a third of them (at least one).
+//
+// The race detector makes a game in virtual time ten to thirty times slower, and it has
+// nothing to find in package game: the sessions start no goroutine (TestSansIO), and a game in
+// virtual time runs on the test's own. So under it the long games play less of the same, with
+// every check the same; `go test ./game` plays them all, in full, in under a minute, and CI
+// runs it beside the README's command. A quarter of four minutes still sees squads land again
+// and again; a quarter of half an hour, seats emptied and filled dozens of times.
 func lastsFor(d time.Duration) time.Duration {
 	if raceEnabled || testing.Short() {
 		return d / 4
 	}
 	return d
+}
+
+func seedsFor(n uint64) uint64 {
+	if raceEnabled || testing.Short() {
+		return max(n/3, 1)
+	}
+	return n
 }
 
 // TestReinforcementsKeepTheGameGoing: four minutes of a game at 10% loss, two of the server's
