@@ -569,7 +569,7 @@ type SpectatorChat struct {
 // LinkLost tells the server that this client's direct link with a seat's player stopped
 // delivering (Why). Commands sent over it with the receiver's bit in Direct may never have
 // arrived, and the server did not relay them; it sends them again from what it still holds,
-// and relays that direction's commands whatever their Direct for a while (server.go,
+// and relays that direction's commands whatever their Direct for a while (p2p_server.go,
 // linkLost). The receiver drops the copies it already has.
 type LinkLost struct {
 	Seat uint8 // 0..7, the other end of the link

@@ -27,7 +27,7 @@ import (
 // server relays it to the rest only. A link is a guaranteed connection, so only its end can
 // lose a command, and the server must then hear of it: a link that is quiet for linkQuiet,
 // whose oldest command goes unacknowledged for stallAfter, or that ends, is told to the server
-// in a LinkLost (server.go, linkLost), and carries no command until it is healthy again.
+// in a LinkLost (p2p_server.go, linkLost), and carries no command until it is healthy again.
 //
 // A client has one socket for all of it. Its direct links are transport endpoints without a
 // socket of their own that write through the client's writer: a transport.Server that accepts

@@ -98,7 +98,7 @@ type GameReport struct {
 	// RelaysSaved counts the copies of commands the server did not relay, because their
 	// player had sent them to that client over a direct link; LinksLost the clients' word that
 	// a direct link stopped delivering, and CommandsRelayedAgain the commands it sent again
-	// for them (server.go). Servers only.
+	// for them (p2p_server.go). Servers only.
 	RelaysSaved          uint64 `json:"relays_saved,omitempty"`
 	LinksLost            uint64 `json:"links_lost,omitempty"`
 	CommandsRelayedAgain uint64 `json:"commands_relayed_again,omitempty"`

@@ -19,7 +19,7 @@ type ServerStats struct {
 	// RelaysSaved counts the copies of commands the server did not relay, because their
 	// player sent them to that client over a direct link (Command.Direct); LinksLost the
 	// clients' LinkLosts, and CommandsRelayedAgain the commands it sent again for them
-	// (server.go).
+	// (p2p_server.go).
 	RelaysSaved          uint64
 	LinksLost            uint64
 	CommandsRelayedAgain uint64
