@@ -317,7 +317,7 @@ func TestSilentPeerGetsFiveRequests(t *testing.T) {
 			sent[d.From]++
 		}
 	}
-	g.run(40 * time.Second)
+	g.run(lastsFor(40 * time.Second)) // a dial gives up after 4 s, and a redial would come within 8
 	qs := g.clients[quiet].role.seat
 	for i, c := range g.clients {
 		if i == quiet {

@@ -36,7 +36,7 @@ func TestNoResendsOnCleanGame(t *testing.T) {
 	t.Parallel()
 	for _, link := range []linksim.Settings{{}, {Latency: 25 * time.Millisecond}} {
 		g := newVGame(t, vspec{seed: 5, bots: 2, clients: 3, link: link})
-		g.run(e2eDuration)
+		g.run(lastsFor(e2eDuration))
 		reports, direct := g.liveNet()
 		for _, r := range reports {
 			n := r.Net
