@@ -54,19 +54,27 @@ func TestDirectLinksAcrossAddresses(t *testing.T) {
 		clients = append(clients, c)
 		go func() { done <- c.Run(ctx) }()
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	linked := func() bool {
+	waitUntil(t, "every client linked to both others", func() bool {
 		for _, c := range clients {
 			if c.Snapshot().Game.DirectLinks < 2 {
 				return false
 			}
 		}
 		return true
+	})
+	// Some commands over the links: every bot issues a few more.
+	issued := make([]uint64, len(clients))
+	for i, c := range clients {
+		issued[i] = c.Snapshot().Game.CommandsIssued
 	}
-	for !linked() && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	time.Sleep(time.Second) // some commands over the links
+	waitUntil(t, "three more commands from every client", func() bool {
+		for i, c := range clients {
+			if c.Snapshot().Game.CommandsIssued < issued[i]+3 {
+				return false
+			}
+		}
+		return true
+	})
 	// The server sees each client come from the address it bound: its connections say so.
 	from := map[netip.Addr]bool{}
 	for _, p := range srv.Stats().Peers {

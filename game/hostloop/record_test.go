@@ -48,10 +48,7 @@ func TestRecordRealGame(t *testing.T) {
 	srvDone, cDone := make(chan error, 1), make(chan error, 1)
 	go func() { srvDone <- srv.Run(srvCtx) }()
 	go func() { cDone <- c.Run(context.Background()) }()
-	deadline := time.Now().Add(15 * time.Second)
-	for c.Snapshot().Frame < 20 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitUntil(t, "frame 20", func() bool { return c.Snapshot().Frame >= 20 })
 	// The server stops first and says goodbye, so that the client's loop ends after it handled
 	// every datagram the server sent before (a link without latency keeps their order).
 	stopServer()
