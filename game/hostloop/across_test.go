@@ -19,6 +19,7 @@ import (
 // lists each client at the address it sees it come from, and every client links directly to
 // both others.
 func TestDirectLinksAcrossAddresses(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("only Linux routes all of 127.0.0.0/8 to the loopback interface")
 	}

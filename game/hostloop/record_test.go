@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/gopacket/gopacket/pcapgo"
-	"go.uber.org/goleak"
 
 	"github.com/ackattack/ackattack/game"
 	"github.com/ackattack/ackattack/net/linksim"
@@ -25,7 +24,7 @@ import (
 // net/record's keys, it holds every Data packet the client's transport counted: each one sent,
 // and each one received once (accepted, or refused as stale or a duplicate).
 func TestRecordRealGame(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	t.Parallel()
 	srv, err := NewServer(game.ServerConfig{Listen: "127.0.0.1:0", Bots: 1, MinPlayers: 1, StartDelay: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
