@@ -82,6 +82,7 @@ func TestKeepaliveIdle(t *testing.T) {
 // the offset is only the difference between the two one-way delays, at most half the round
 // trip, and near 0 on loopback.
 func TestPings(t *testing.T) {
+	runParallel(t)
 	cfg := Config{PingInterval: 30 * time.Millisecond}
 	p := newPair(t, ServerConfig{Config: cfg})
 	c, _ := p.dial(ClientConfig{Config: cfg})
@@ -118,6 +119,7 @@ func TestPings(t *testing.T) {
 // goroutines while the loops run traffic; the race detector checks the claim that this is
 // safe. Snapshots must never change once published, and counters never go back.
 func TestStatsFromAnotherGoroutine(t *testing.T) {
+	runParallel(t)
 	link := &LinkSettings{}
 	var got atomic.Int64
 	p := newPair(t, ServerConfig{Config: Config{Link: link, OnMessage: func(*Peer, time.Time, *message.Message) { got.Add(1) }}})
