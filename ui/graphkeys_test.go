@@ -44,7 +44,7 @@ func TestClientScreenFreezeAndStepKeys(t *testing.T) {
 	sa.rune('f')
 	waitText(sa, "live again", "graph live")
 	waitText(sa, "the live graph", "#7 Chat executed, waited 260 ms")
-	if txt := screenText(sa); strings.Contains(txt, "FROZEN") {
+	if txt := sa.text(); strings.Contains(txt, "FROZEN") {
 		t.Errorf("still frozen after f:\n%s", txt)
 	}
 }

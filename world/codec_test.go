@@ -157,6 +157,7 @@ func TestAppendUnitRejects(t *testing.T) {
 
 // Every unit of a busy world goes through the codec unchanged.
 func TestUnitCodecRoundTripWorld(t *testing.T) {
+	t.Parallel()
 	w := sampleWorld(t)
 	var b []byte
 	for i := range w.Units() {
@@ -317,6 +318,7 @@ func TestAppendStateRejects(t *testing.T) {
 // the server's state and the units that differ, and is equal again, and stays
 // equal.
 func TestResync(t *testing.T) {
+	t.Parallel()
 	server := sampleWorld(t)
 	client := server.Clone()
 	// The player with the most units orders them all across the map.

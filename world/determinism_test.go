@@ -26,6 +26,7 @@ func lockstepFrames() int {
 // eight players' squads, a few hundred enemies spawned over time, random
 // orders, kills a few frames after each death, reinforcements.
 func TestLockstep(t *testing.T) {
+	t.Parallel()
 	a := mustWorld(t, "continent", 2026)
 	b := mustWorld(t, "continent", 2026)
 	sc := newScenario(2026, 8, 300)
@@ -68,6 +69,7 @@ func TestLockstep(t *testing.T) {
 // to it. Under the race detector this also proves that the two share nothing
 // they write.
 func TestCloneInParallel(t *testing.T) {
+	t.Parallel()
 	orig := mustWorld(t, "continent", 77)
 	sc := newScenario(77, 8, 200)
 	for range 300 {
@@ -162,6 +164,7 @@ func applyErr(w *World, evs []event) (err error) {
 // change), or the simulation is not the same on this machine: a float, a map
 // iteration or an uninitialised value crept in.
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join("testdata", "lockstep.golden")
 	var got strings.Builder
 	fmt.Fprintln(&got, "# world hash of the continent game, seed 1, 8 players, up to 200 enemies")

@@ -18,6 +18,7 @@ import (
 // source and fails on any range over a value of map type, and on any use of
 // the maps package, whose iterators have the same random order.
 func TestNoRangeOverMaps(t *testing.T) {
+	t.Parallel()
 	fset, parsed := pkgsource.Parse(t)
 	problems := rangesOverMaps(t, fset, parsed)
 	for _, p := range problems {

@@ -210,6 +210,7 @@ func TestBuildLevelRejectsSeparatedSpawns(t *testing.T) {
 // Walks on the large map are as short as a plain breadth-first search, done
 // here independently of the world's own search, says they can be.
 func TestPathsAreShortest(t *testing.T) {
+	t.Parallel()
 	w := mustWorld(t, "continent", 1)
 	sc := newScenario(3, 1, 0)
 	n := 60

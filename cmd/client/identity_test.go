@@ -140,6 +140,7 @@ func TestIdentityFlagBadPath(t *testing.T) {
 // server gives it, its secret into the file (mode 0600); the client started again with the
 // same file within the seat hold gets its seat back, which the server counts as a reclaim.
 func TestIdentityFlagKeepsTheSeat(t *testing.T) {
+	t.Parallel()
 	srv, err := hostloop.NewServer(game.ServerConfig{Listen: "127.0.0.1:0", Bots: 1, MinPlayers: 1, StartDelay: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -150,14 +151,27 @@ func TestIdentityFlagKeepsTheSeat(t *testing.T) {
 	defer func() { cancel(); <-done }()
 
 	path := filepath.Join(t.TempDir(), "ann.id")
-	play := func() identity {
+	// annSeated reports whether the server has ann connected in a seat.
+	annSeated := func() bool {
+		for _, si := range srv.Snapshot().Seats {
+			if si.Name == "ann" && si.Connected {
+				return true
+			}
+		}
+		return false
+	}
+	play := func(seated func() bool) identity {
 		t.Helper()
-		var code int
-		capture.Output(t, func() {
-			code = run([]string{"--identity", path, "--name", "ann", "--connect", srv.Addr(), "--headless", "--quiet", "--duration", "2s"})
+		r := startClient(t, "--identity", path, "--name", "ann", "--connect", srv.Addr(), "--headless", "--quiet")
+		var id identity
+		waitUntil(t, "ann in her seat, her secret in the file", func() bool {
+			b, _ := os.ReadFile(path)
+			var err error
+			id, err = parseIdentity(b)
+			return err == nil && !id.Secret.IsZero() && seated()
 		})
-		if code != 0 {
-			t.Fatalf("exit code %d", code)
+		if code, _, stderr := r.interrupt(); code != 0 {
+			t.Fatalf("exit code %d:\n%s", code, stderr)
 		}
 		fi, err := os.Stat(path)
 		if err != nil {
@@ -167,14 +181,14 @@ func TestIdentityFlagKeepsTheSeat(t *testing.T) {
 			t.Errorf("the identity file has mode %v, want 0600", fi.Mode().Perm())
 		}
 		b, _ := os.ReadFile(path)
-		id, err := parseIdentity(b)
-		if err != nil || id.Secret.IsZero() {
-			t.Fatalf("the identity file after a game: %v\n%s", err, b)
+		if after, err := parseIdentity(b); err != nil || after != id {
+			t.Fatalf("the identity file after the game: %v\n%s", err, b)
 		}
 		return id
 	}
-	first := play()
-	second := play()
+	first := play(annSeated)
+	// The second run is seated once the server has given ann her seat back.
+	second := play(func() bool { return annSeated() && srv.Snapshot().Stats.SeatsReclaimed == 1 })
 	if first != second {
 		t.Errorf("the identity changed across a restart: %+v then %+v", first, second)
 	}
@@ -195,20 +209,27 @@ func TestIdentityFlagKeepsTheSeat(t *testing.T) {
 // own server, which hands out its own secret: with --identity they play under a fresh id and
 // leave the file, the class server's secret, byte for byte as it was.
 func TestIdentityFlagEmbeddedLeavesTheFile(t *testing.T) {
+	t.Parallel()
 	want := appendIdentity(nil, identity{Player: testPlayer, Secret: testSecret})
 	for _, tc := range []struct{ name, lesson string }{{"embedded game", ""}, {"lesson", "1"}} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			path := filepath.Join(t.TempDir(), "ann.id")
 			if err := os.WriteFile(path, want, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			args := []string{"--identity", path, "--name", "ann", "--headless", "--quiet", "--duration", "2s"}
+			args := []string{"--identity", path, "--name", "ann", "--headless"}
 			if tc.lesson != "" {
 				args = append(args, "--lesson", tc.lesson)
 			}
-			var code int
-			_, stderr := capture.Output(t, func() { code = run(args) })
-			if code != 0 {
+			r := startClient(t, args...)
+			// Playing: its server has given it a secret of its own.
+			if tc.lesson != "" {
+				r.wait("the lesson's first step", func(out string) bool { return strings.Contains(out, "lesson 1, step 1 of ") })
+			} else {
+				r.waitFrame(1, "RUNNING")
+			}
+			if code, _, stderr := r.interrupt(); code != 0 {
 				t.Fatalf("exit code %d:\n%s", code, stderr)
 			}
 			if got, _ := os.ReadFile(path); !bytes.Equal(got, want) {

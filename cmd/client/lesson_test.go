@@ -48,13 +48,15 @@ func TestLessonFlagRefusals(t *testing.T) {
 // the lesson's game starts, its step is printed with its text, and it ends when its event
 // comes.
 func TestLessonFileRunsHeadless(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "mine.txt")
 	script := "lesson 50\ntitle A teacher's lesson\nlink loss=10\nstep Frames go by\n  text Watch the frame counter.\n  read 0s\n  until frames +5\n"
 	if err := os.WriteFile(file, []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var code int
-	stdout, stderr := capture.Output(t, func() { code = run([]string{"--headless", "--lesson", file, "--duration", "4s", "--name", "ann"}) })
+	r := startClient(t, "--headless", "--lesson", file, "--name", "ann")
+	r.wait("the lesson to end", func(out string) bool { return strings.Contains(out, "lesson 50 done\n") })
+	code, stdout, stderr := r.interrupt()
 	if code != 0 {
 		t.Fatalf("exit code %d:\n%s", code, stderr)
 	}
@@ -70,6 +72,7 @@ func TestLessonFileRunsHeadless(t *testing.T) {
 // lesson 4, whose game and panel replace the first; q quits with exit status 0.
 func TestLessonMenuInTerminal(t *testing.T) {
 	tmuxtest.Require(t)
+	t.Parallel()
 	bin := tmuxtest.Build(t, "client")
 	logFile := filepath.Join(t.TempDir(), "client.log")
 	p := tmuxtest.Start(t, 120, 36, bin, "--lesson", "1", "--log", logFile, "--name", "ann")

@@ -21,6 +21,7 @@ var mapRow = regexp.MustCompile(`[#.~]{20,}`)
 // and quits with q, exit status 0. The log goes to its file and never to the screen.
 func TestClientTerminalUI(t *testing.T) {
 	tmuxtest.Require(t)
+	t.Parallel()
 	bin := tmuxtest.Build(t, "client")
 	logFile := filepath.Join(t.TempDir(), "client.log")
 	p := tmuxtest.Start(t, 100, 32, bin, "--seed", "1", "--log", logFile, "--name", "ann")
@@ -48,13 +49,15 @@ func TestClientTerminalUI(t *testing.T) {
 
 // TestClientHeadlessInTerminal: --headless on a terminal prints the status lines instead of
 // drawing the UI, sends a line typed on standard input as chat, and exits 0 on Ctrl-C. It
-// also shows that the terminal harness works without the UI.
+// also shows that the terminal harness works without the UI. (--duration only bounds a run
+// that something stopped before Ctrl-C.)
 func TestClientHeadlessInTerminal(t *testing.T) {
 	tmuxtest.Require(t)
+	t.Parallel()
 	bin := tmuxtest.Build(t, "client")
 	dir := t.TempDir()
 	logFile, stats := filepath.Join(dir, "client.log"), filepath.Join(dir, "stats.json")
-	p := tmuxtest.Start(t, 100, 32, bin, "--headless", "--seed", "1", "--log", logFile, "--stats", stats, "--name", "ann", "--duration", "20s")
+	p := tmuxtest.Start(t, 100, 32, bin, "--headless", "--seed", "1", "--log", logFile, "--stats", stats, "--name", "ann", "--duration", "2m")
 
 	p.WaitText("hosting an embedded game on 127.0.0.1:", "RUNNING", "frame ")
 	p.SendText("hello from the terminal")

@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ackattack/ackattack/cmd/internal/capture"
 	"github.com/ackattack/ackattack/game"
 	"github.com/ackattack/ackattack/net/record"
 	"github.com/ackattack/ackattack/net/transport"
@@ -74,16 +73,15 @@ func TestWiresharkDissectsARecordedGame(t *testing.T) {
 	if _, err := exec.LookPath("tshark"); err != nil && os.Getenv("CI") == "" {
 		t.Skip("tshark is not installed (apt-get install tshark)")
 	}
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "game.pcapng")
-	var code int
-	capture.Output(t, func() {
-		// A unit corrupted now and then brings hash requests and unit updates, with units.
-		code = run([]string{"--headless", "--bot", "--quiet", "--name", "ann", "--duration", "3s", "--loss", "10",
-			"--inject-desync", "300ms", "--log", filepath.Join(dir, "client.log"), "--record", path})
-	})
-	if code != 0 {
-		t.Fatalf("exit code %d", code)
+	// A unit corrupted now and then brings hash requests and unit updates, with units.
+	r := startClient(t, "--headless", "--bot", "--name", "ann", "--loss", "10",
+		"--inject-desync", "300ms", "--log", filepath.Join(dir, "client.log"), "--record", path)
+	r.waitFrame(20, "")
+	if code, _, stderr := r.interrupt(); code != 0 {
+		t.Fatalf("exit code %d:\n%s", code, stderr)
 	}
 	want := expectedFields(t, path)
 	got := tsharkFields(t, path, "frame.number", "ackattack.type", "ackattack.counter", "ackattack.seq", "ackattack.ack",

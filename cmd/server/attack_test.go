@@ -1,40 +1,37 @@
 package main
 
 import (
-	"crypto/rand"
-	"net"
+	"flag"
+	"fmt"
+	"math/rand/v2"
 	"net/netip"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
-	"github.com/ackattack/ackattack/cmd/internal/tmuxtest"
 	"github.com/ackattack/ackattack/game"
+	"github.com/ackattack/ackattack/net/linksim"
 	"github.com/ackattack/ackattack/net/transport"
 	"github.com/ackattack/ackattack/net/wire"
 	"github.com/ackattack/ackattack/world"
 )
 
-// TestAttacks plays each attack of RELIABILITY.md against a real server (the binary), with
-// honest bot clients (the binary) playing through it at 5% loss on every host, and checks
-// that the attack fails and that the honest players' worlds never noticed. The harness is in
-// attacker_test.go.
+var attackSeeds = flag.Int("attack.seeds", 1, "TestAttacks: play each attack with this many seeds (each a different game: the link's losses, the bots, the keys)")
+
+// TestAttacks plays each attack of RELIABILITY.md against the server the binary runs, with
+// honest bot clients playing through it at the class's 5% loss on every host, and checks
+// that the attack fails and that the honest players' worlds never noticed. The class runs in
+// virtual time (vclass_test.go): each attack plays 17 s of game, the same game for the same
+// seed, in a fraction of that on the wall clock.
 //
 //	go test ./cmd/server -run Attacks -v
+//	go test ./cmd/server -run Attacks -v -attack.seeds=20   # each attack in 20 different games
 func TestAttacks(t *testing.T) {
-	if testing.Short() {
-		t.Skip("plays seven games with the binaries for about 17 s each, three at a time")
-	}
-	t.Parallel() // it mostly waits: the other tests of the package run meanwhile
-	server := tmuxtest.BuildPackage(t, "server", "github.com/ackattack/ackattack/cmd/server")
-	client := tmuxtest.BuildPackage(t, "client", "github.com/ackattack/ackattack/cmd/client")
-	for _, tt := range []struct {
+	for i, tt := range []struct {
 		name string
-		play func(t *testing.T, server, client string)
+		play func(t *testing.T, seed uint64)
 	}{
 		{"hijack", attackHijack},
 		{"freeze", attackFreeze},
@@ -44,34 +41,38 @@ func TestAttacks(t *testing.T) {
 		{"join_lockout", attackJoinLockout},
 		{"look_alike_names", attackLookAlikeNames},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			// Three games at a time: on a two-core machine running the rest of the suite, more
-			// would starve the processes the other tests time.
-			attackGames <- struct{}{}
-			defer func() { <-attackGames }()
-			tt.play(t, server, client)
-		})
+		for s := range *attackSeeds {
+			name := tt.name
+			if *attackSeeds > 1 {
+				name += fmt.Sprintf("/seed%d", s+1)
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				tt.play(t, uint64(100*(i+1)+s))
+			})
+		}
 	}
 }
 
 const attackPlay = 14 * time.Second // how long the honest clients of an attack play
 
-// attackGames bounds the attack games running at once.
-var attackGames = make(chan struct{}, 3)
+// madeUpMAC is a proof the student made up: 32 bytes of the seed's.
+func madeUpMAC(seed uint64) (m game.MAC) {
+	rand.NewChaCha8([32]byte{byte(seed), byte(seed >> 8), 'm', 'a', 'c'}).Read(m[:])
+	return m
+}
 
 // attackHijack: the student learns ann's player id from PlayerInfo, as every player does,
 // and connects with it: with her name, without a secret and with a made-up proof; then with
 // the server bot's id. Each is refused with the reason; ann keeps her seat and plays on.
-func attackHijack(t *testing.T, server, client string) {
-	c := startClass(t, server, client, classSpec{play: attackPlay})
+func attackHijack(t *testing.T, seed uint64) {
+	c := startVClass(t, seed, attackPlay, nil)
 	c.join("ann", "bob")
-	eve := dialAttacker(t, c.addr, transport.ClientConfig{Name: "eve"}, nil)
+	eve := c.dialAttacker(c.srvAddr, transport.ClientConfig{Name: "eve"}, nil)
 	seats := eve.seated("ann", "bob", "bot1")
-	time.Sleep(2 * time.Second)
+	c.run(2 * time.Second)
 
-	var madeUp game.MAC
-	rand.Read(madeUp[:])
+	madeUp := madeUpMAC(seed)
 	for _, th := range []struct {
 		name   string
 		player wire.PlayerID
@@ -81,7 +82,7 @@ func attackHijack(t *testing.T, server, client string) {
 		{"mallory", seats["ann"].Player, true},
 		{"bot1", seats["bot1"].Player, true},
 	} {
-		thief := dialAttacker(t, c.addr, transport.ClientConfig{Name: th.name, PlayerID: uuid.UUID(th.player)}, func(a *attacker, now time.Time, m game.Msg) {
+		thief := c.dialAttacker(c.srvAddr, transport.ClientConfig{Name: th.name, PlayerID: uuid.UUID(th.player)}, func(a *attacker, now time.Time, m game.Msg) {
 			if _, ok := m.(*game.Challenge); ok && th.prove {
 				a.sendNow(now, &game.Proof{MAC: madeUp})
 			}
@@ -96,7 +97,7 @@ func attackHijack(t *testing.T, server, client string) {
 	}
 	// The thieves are gone: ann is still connected in her seat, under her name.
 	eve.waitFor(5*time.Second, "ann's seat as before", func() bool {
-		for _, pi := range eve.seats() {
+		for _, pi := range eve.players {
 			if pi.Player == seats["ann"].Player {
 				return pi.Seat == seats["ann"].Seat && pi.Name == "ann" && pi.Connected
 			}
@@ -119,11 +120,11 @@ func attackHijack(t *testing.T, server, client string) {
 // its units in real time once a second at most (no second stop-the-world within 30 s; one
 // that needs more units than a real-time re-sync carries drops it from the game); the game
 // goes on at full speed.
-func attackFreeze(t *testing.T, server, client string) {
-	c := startClass(t, server, client, classSpec{play: attackPlay})
+func attackFreeze(t *testing.T, seed uint64) {
+	c := startVClass(t, seed, attackPlay, nil)
 	c.join("ann", "bob")
-	start := time.Now()
-	eve := dialAttacker(t, c.addr, transport.ClientConfig{Name: "eve"}, func(a *attacker, now time.Time, m game.Msg) {
+	start := c.v.Now()
+	eve := c.dialAttacker(c.srvAddr, transport.ClientConfig{Name: "eve"}, func(a *attacker, now time.Time, m game.Msg) {
 		if r, ok := m.(*game.HashRequest); ok {
 			a.sendNow(now, &game.UnitHashes{Frame: r.Frame})
 		}
@@ -131,15 +132,15 @@ func attackFreeze(t *testing.T, server, client string) {
 	eve.seated("ann", "bob")
 	eve.waitFor(10*time.Second, "the game", func() bool { return count[*game.StartGame](eve) > 0 })
 	var claims int
-	for time.Since(start) < attackPlay && eve.c.Stats().State == transport.Connected {
+	for c.v.Now().Sub(start) < attackPlay && eve.c.State() == transport.Connected {
 		if fs, ok := latest[*game.FrameSync](eve); ok && fs.Frame > 40 {
 			if eve.send(&game.HashReport{Frame: fs.Frame - 35, Groups: []world.GroupHash{{Start: 1, End: world.MaxUnitID, Hash: 0xbad}}}) {
 				claims++
 			}
 		}
-		time.Sleep(500 * time.Millisecond)
+		c.run(500 * time.Millisecond)
 	}
-	attacked := time.Since(start)
+	attacked := c.v.Now().Sub(start)
 	t.Logf("the attacker sent %d claims; its connection: %s", claims, stateText(eve.c.Stats()))
 	srv, clients := c.finish()
 	t.Logf("server: frame %d, stop-the-world re-syncs %d, pauses %v ms, dropped from a round %d, from the game %d, real-time re-syncs %d, repairs deferred %d",
@@ -172,14 +173,14 @@ func attackFreeze(t *testing.T, server, client string) {
 }
 
 // attackForgedDirectLink: the student asks for direct links like any player, so the server
-// lists where ann and bob are; it dials the lower seat's socket with the higher seat's player
+// lists where ann and bob are; it dials the lower seat's address with the higher seat's player
 // id (public) and sends 200 commands in that player's name, once with a made-up proof of the
 // pair's key and once with none. Both connections are refused, no forged command runs, and
 // the real link between ann and bob stays.
-func attackForgedDirectLink(t *testing.T, server, client string) {
-	c := startClass(t, server, client, classSpec{play: attackPlay})
+func attackForgedDirectLink(t *testing.T, seed uint64) {
+	c := startVClass(t, seed, attackPlay, nil)
 	c.join("ann", "bob")
-	eve := dialAttacker(t, c.addr, transport.ClientConfig{Name: "eve"}, nil)
+	eve := c.dialAttacker(c.srvAddr, transport.ClientConfig{Name: "eve"}, nil)
 	seats := eve.seated("ann", "bob")
 	eve.send(&game.Peers{}) // "I take direct links too"
 	lower, higher := seats["ann"], seats["bob"]
@@ -199,13 +200,12 @@ func attackForgedDirectLink(t *testing.T, server, client string) {
 		return false
 	})
 	eve.waitFor(10*time.Second, "the game", func() bool { return count[*game.StartGame](eve) > 0 })
-	time.Sleep(time.Second)
+	c.run(time.Second)
 
-	var madeUp game.MAC
-	rand.Read(madeUp[:])
+	madeUp := madeUpMAC(seed)
 	for _, prove := range []bool{true, false} {
-		forger := dialAttacker(t, at.String(), transport.ClientConfig{Name: higher.Name, PlayerID: uuid.UUID(higher.Player)}, nil)
-		forger.waitFor(10*time.Second, "a direct connection to "+lower.Name, func() bool { return forger.c.Stats().State == transport.Connected })
+		forger := c.dialAttacker(at, transport.ClientConfig{Name: higher.Name, PlayerID: uuid.UUID(higher.Player)}, nil)
+		forger.waitFor(10*time.Second, "a direct connection to "+lower.Name, func() bool { return forger.c.State() == transport.Connected })
 		frame := uint32(0)
 		if fs, ok := latest[*game.FrameSync](eve); ok {
 			frame = fs.Frame
@@ -239,26 +239,15 @@ func attackForgedDirectLink(t *testing.T, server, client string) {
 // attackReflection: the student joins first (the lowest human seat, so that every later
 // player dials it) and tells the server that its direct-link address is a victim's. The
 // server lists the address it saw, not the one named: the victim gets nothing at all.
-func attackReflection(t *testing.T, server, client string) {
-	c := startClass(t, server, client, classSpec{play: attackPlay})
-	victim, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer victim.Close()
-	var got atomic.Int64
-	go func() {
-		b := make([]byte, 2048)
-		for {
-			n, _, err := victim.ReadFrom(b)
-			if err != nil {
-				return
-			}
-			got.Add(int64(n))
-		}
-	}()
-	va := victim.LocalAddr().(*net.UDPAddr).AddrPort()
-	eve := dialAttacker(t, c.addr, transport.ClientConfig{Name: "eve"}, nil)
+func attackReflection(t *testing.T, seed uint64) {
+	c := startVClass(t, seed, attackPlay, nil)
+	// The victim is a host of the network like the others, linked to every player that
+	// comes after it: whatever they send it arrives.
+	va := c.nextAddr(5)
+	victim := &sink{}
+	c.v.AddNode(va, classLink)
+	c.v.Attach(va, victim)
+	eve := c.dialAttacker(c.srvAddr, transport.ClientConfig{Name: "eve"}, nil)
 	eve.seated("eve")
 	c.join("ann", "bob")
 	seats := eve.seated("ann", "bob", "eve")
@@ -267,13 +256,13 @@ func attackReflection(t *testing.T, server, client string) {
 	}
 	for range 5 {
 		eve.send(&game.Peers{List: []game.PeerAddr{{Seat: seats["eve"].Seat, Addr: va}}})
-		time.Sleep(time.Second)
+		c.run(time.Second)
 	}
 	eve.send(&game.Peers{}) // and the honest form: the others dial where the server saw it
-	time.Sleep(5 * time.Second)
+	c.run(5 * time.Second)
 	srv, clients := c.finish()
-	if n := got.Load(); n != 0 {
-		t.Errorf("the victim got %d bytes", n)
+	if victim.bytes != 0 {
+		t.Errorf("the victim got %d bytes", victim.bytes)
 	}
 	if srv.Game.BadMessages < 4 {
 		t.Errorf("server: %d bad messages, want the 5 Peers that named an address counted (less the link's losses)", srv.Game.BadMessages)
@@ -281,30 +270,34 @@ func attackReflection(t *testing.T, server, client string) {
 	checkHonest(t, srv, clients, false)
 }
 
-// attackForgeryAndReplay: the student sits on the path between ann and the server (a relay
-// that forwards and keeps a copy of ann's datagrams). It sends the server, from ann's
+// attackForgeryAndReplay: the student sits on the path between ann and the server and keeps
+// a copy of each datagram of ann's that reaches the server. It sends the server, from ann's
 // address, 200 altered copies of her datagrams (a byte of the counter, the body or the tag
 // flipped, or cut short), then 200 exact copies of earlier ones: none is taken, each is
 // counted, and ann's game goes on.
-func attackForgeryAndReplay(t *testing.T, server, client string) {
-	c := startClass(t, server, client, classSpec{play: attackPlay})
-	r, front := startRelay(t, c.addr)
-	c.sp.connect = map[string]string{"ann": front}
+func attackForgeryAndReplay(t *testing.T, seed uint64) {
+	c := startVClass(t, seed, attackPlay, nil)
 	c.join("ann", "bob")
+	ann := c.player("ann")
+	const maxSeen = 10000
+	var seen [][]byte
+	c.v.Tap(func(d linksim.Datagram) {
+		if d.From == ann.addr.String() && d.To == c.srvAddr.String() && len(seen) < maxSeen {
+			seen = append(seen, append([]byte(nil), d.Data...))
+		}
+	})
 	var sealed [][]byte
-	deadline := time.Now().Add(10 * time.Second)
-	for len(sealed) < 50 && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
+	c.waitFor(10*time.Second, "50 sealed datagrams of ann's on the path", func() bool {
 		sealed = sealed[:0]
-		for _, d := range r.captured() {
+		for _, d := range seen {
 			if _, err := wire.OpenDatagram(d, 0); err != nil && len(d) >= wire.SealedOverhead+1 {
 				sealed = append(sealed, d) // not a handshake packet: sealed
 			}
 		}
-	}
-	if len(sealed) < 50 {
-		t.Fatalf("the relay saw %d sealed datagrams of ann's in 10 s, want 50", len(sealed))
-	}
+		return len(sealed) >= 50
+	})
+	// The student's datagrams leave from ann's address, over her link to the server.
+	inject := c.v.Writer(ann.node)
 	const forged, replayed = 200, 200
 	for i := range forged {
 		d := append([]byte(nil), sealed[i%len(sealed)]...)
@@ -318,24 +311,24 @@ func attackForgeryAndReplay(t *testing.T, server, client string) {
 		case 3:
 			d = d[:len(d)-1]
 		}
-		r.inject(t, c.addr, d)
-		time.Sleep(2 * time.Millisecond)
+		inject.WriteTo(d, c.srvAddr)
+		c.run(2 * time.Millisecond)
 	}
 	for i := range replayed {
-		r.inject(t, c.addr, sealed[i%len(sealed)])
-		time.Sleep(2 * time.Millisecond)
+		inject.WriteTo(append([]byte(nil), sealed[i%len(sealed)]...), c.srvAddr)
+		c.run(2 * time.Millisecond)
 	}
 	srv, clients := c.finish()
-	// The server's link loses 5% of what reaches it: what the counters must show is what got
+	// ann's link loses 9.75% of what it carries: what the counters must show is what got
 	// through, at least 3 in 4 of each kind.
 	t.Logf("server: wrong key %d, replays %d, after close %d; ann: %d chat lines sent", srv.Rejected.WrongKey, srv.Rejected.Replay, srv.Rejected.AfterClose, clients["ann"].Chat.SentTotal)
 	if srv.Rejected.WrongKey < forged*3/4 || srv.Rejected.Replay+srv.Rejected.WrongKey < (forged+replayed)*3/4 {
 		t.Errorf("server: %d datagrams refused for a wrong key, %d as replays, of %d forged and %d replayed", srv.Rejected.WrongKey, srv.Rejected.Replay, forged, replayed)
 	}
 	// Everything bob heard from ann, ann wrote.
-	ann, bob := clients["ann"], clients["bob"]
+	annR, bob := clients["ann"], clients["bob"]
 	for _, l := range bob.Chat.Received {
-		if l.From == "ann" && !containsLine(ann.Chat.Sent, l.Text) {
+		if l.From == "ann" && !containsLine(annR.Chat.Sent, l.Text) {
 			t.Errorf("bob read %q from ann, who never wrote it", l.Text)
 		}
 	}
@@ -351,88 +344,112 @@ func containsLine(lines []string, s string) bool {
 	return false
 }
 
+// flooder sends real 1,200-byte connection requests to the server, rate a second, every
+// 10 ms a batch, round robin from its addresses, until stopped. Nothing answers the
+// challenges it gets: no host is at its addresses.
+type flooder struct {
+	c       *vclass
+	from    []netip.AddrPort
+	writers []transport.Writer
+	rate    int
+	rng     *rand.Rand
+	next    time.Time
+	i       int
+	sent    int
+	stop    bool
+}
+
+func (c *vclass) startFlood(at netip.AddrPort, rate int, from []netip.AddrPort) *flooder {
+	f := &flooder{c: c, from: from, rate: rate, rng: rand.New(rand.NewPCG(c.seed, uint64(at.Port())))}
+	for _, a := range from {
+		f.writers = append(f.writers, c.v.Writer(c.v.AddNodeLinkedTo(a, c.srvAddr, serverSideLink)))
+	}
+	c.v.Attach(at, f)
+	return f
+}
+
+func (f *flooder) Tick(now time.Time) {
+	for !f.stop && !now.Before(f.next) {
+		if f.next.IsZero() {
+			f.next = now
+		}
+		for range f.rate / 100 {
+			var player wire.PlayerID
+			for j := range player {
+				player[j] = byte(f.rng.Uint32())
+			}
+			req := wire.ConnectRequest{Version: wire.ProtocolVersion, Player: player, Name: "flood"}
+			d, _ := wire.AppendConnectRequest(wire.BeginDatagram(nil), &req)
+			wire.SealDatagram(d, 0)
+			f.writers[f.i%len(f.writers)].WriteTo(d, f.c.srvAddr)
+			f.sent++
+			f.i++
+		}
+		f.next = f.next.Add(10 * time.Millisecond)
+	}
+}
+
+func (f *flooder) NextDeadline(time.Time) time.Time {
+	if f.stop {
+		return time.Time{}
+	}
+	return f.next
+}
+
+func (f *flooder) Handle(time.Time, transport.Datagram) {}
+func (f *flooder) Intent(time.Time)                     {}
+func (f *flooder) Shutdown(time.Time)                   { f.stop = true }
+
 // attackJoinLockout: while the class plays, the student floods the server with connection
 // requests, 1,000 a second from one address and 1,000 a second from 64 addresses of one
 // /24, each a real 1,200-byte request. Five honest players join meanwhile from addresses of
 // their own: all five get in.
-func attackJoinLockout(t *testing.T, server, client string) {
-	c := startClass(t, server, client, classSpec{play: attackPlay})
+func attackJoinLockout(t *testing.T, seed uint64) {
+	c := startVClass(t, seed, attackPlay, nil)
 	c.join("ann")
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var sent atomic.Int64
-	flood := func(locals []string) {
-		defer wg.Done()
-		var socks []net.PacketConn
-		for _, l := range locals {
-			pc, err := net.ListenPacket("udp", l)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			defer pc.Close()
-			socks = append(socks, pc)
-		}
-		to, _ := net.ResolveUDPAddr("udp", c.addr)
-		tick := time.NewTicker(10 * time.Millisecond)
-		defer tick.Stop()
-		for i := 0; ; {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-			}
-			for range 10 { // 1,000 a second
-				req := wire.ConnectRequest{Version: wire.ProtocolVersion, Player: wire.PlayerID(uuid.New()), Name: "flood"}
-				d, _ := wire.AppendConnectRequest(wire.BeginDatagram(nil), &req)
-				wire.SealDatagram(d, 0)
-				socks[i%len(socks)].WriteTo(d, to)
-				sent.Add(1)
-				i++
-			}
-		}
-	}
-	prefix := make([]string, 64)
+	prefix := make([]netip.AddrPort, 64)
 	for i := range prefix {
-		prefix[i] = netip.AddrFrom4([4]byte{127, 0, 9, byte(i + 1)}).String() + ":0"
+		prefix[i] = netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 9, byte(i + 1)}), 40000)
 	}
-	wg.Add(2)
-	go flood([]string{"127.0.7.1:0"})
-	go flood(prefix)
-	time.Sleep(2 * time.Second) // the budgets are spent
+	floods := []*flooder{
+		c.startFlood(netip.MustParseAddrPort("127.0.7.254:1"), 1000, []netip.AddrPort{netip.MustParseAddrPort("127.0.7.1:40000")}),
+		c.startFlood(netip.MustParseAddrPort("127.0.9.254:1"), 1000, prefix),
+	}
+	c.run(2 * time.Second) // the budgets are spent
 
 	joined := make([]time.Duration, 5)
-	var jw sync.WaitGroup
-	for i := range 5 {
-		jw.Add(1)
-		go func() {
-			defer jw.Done()
-			began := time.Now()
-			local := netip.AddrFrom4([4]byte{127, 0, byte(20 + i), 1}).String() + ":0"
-			j := dialAttackerFrom(t, local, c.addr, transport.ClientConfig{Name: "j" + string(rune('1'+i))}, nil)
-			st := j.c.Stats()
-			for st.State != transport.Connected && st.State != transport.Disconnected && time.Since(began) < 10*time.Second {
-				time.Sleep(10 * time.Millisecond)
-				st = j.c.Stats()
-			}
-			if st.State == transport.Connected {
-				joined[i] = time.Since(began)
-			}
-		}()
-		time.Sleep(300 * time.Millisecond)
+	joiners := make([]*attacker, 5)
+	for i := range joiners {
+		began := c.v.Now()
+		addr := netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, byte(20 + i), 1}), 40000)
+		cfg := transport.ClientConfig{Name: "j" + string(rune('1'+i))}
+		cfg.OnConnect = func(_ *transport.Peer, now time.Time) { joined[i] = now.Sub(began) }
+		joiners[i] = c.dialAttackerFrom(addr, c.v.AddNodeLinkedTo(addr, c.srvAddr, classLink), c.srvAddr, cfg, nil)
+		c.run(300 * time.Millisecond)
 	}
-	jw.Wait()
-	close(stop)
-	wg.Wait()
+	// Each joiner tries for up to 10 s.
+	c.v.RunUntil(c.v.Now().Add(10*time.Second), func() bool {
+		for _, j := range joiners {
+			if st := j.c.State(); st != transport.Connected && st != transport.Disconnected {
+				return false
+			}
+		}
+		return true
+	})
+	sent := 0
+	for _, f := range floods {
+		f.stop = true
+		sent += f.sent
+	}
 	srv, clients := c.finish()
 	n := 0
 	for _, d := range joined {
-		if d > 0 {
+		if d > 0 && d <= 10*time.Second {
 			n++
 		}
 	}
 	t.Logf("%d requests flooded; honest joins in %v; server: %d throttled by address, %d by prefix, %d globally",
-		sent.Load(), joined, srv.Rejected.ThrottledAddress, srv.Rejected.ThrottledPrefix, srv.Rejected.ThrottledGlobal)
+		sent, joined, srv.Rejected.ThrottledAddress, srv.Rejected.ThrottledPrefix, srv.Rejected.ThrottledGlobal)
 	if n != 5 {
 		t.Errorf("%d of 5 honest joins got in during the flood", n)
 	}
@@ -447,14 +464,14 @@ func attackJoinLockout(t *testing.T, server, client string) {
 // Cyrillic а, and a bot's name. Each is refused with the reason; then, under a name of its
 // own, it writes a chat line that turns the text around, which the server refuses as a bad
 // message (the one of the game) and nobody gets.
-func attackLookAlikeNames(t *testing.T, server, client string) {
-	c := startClass(t, server, client, classSpec{play: attackPlay})
+func attackLookAlikeNames(t *testing.T, seed uint64) {
+	c := startVClass(t, seed, attackPlay, nil)
 	c.join("ann", "bob")
-	eve := dialAttacker(t, c.addr, transport.ClientConfig{Name: "eve"}, nil)
+	eve := c.dialAttacker(c.srvAddr, transport.ClientConfig{Name: "eve"}, nil)
 	seats := eve.seated("ann", "bob", "bot1", "eve")
 	names := []string{"ann", "ANN", "an\u200bn", "\u202eann", "\u0430nn", "bot1"}
 	for _, name := range names {
-		a := dialAttacker(t, c.addr, transport.ClientConfig{Name: name}, nil)
+		a := c.dialAttacker(c.srvAddr, transport.ClientConfig{Name: name}, nil)
 		st, ok := a.ended(15 * time.Second)
 		if !ok || st.Reason != wire.DisconnectKicked || !strings.Contains(st.Text, "name") {
 			t.Errorf("a player named %+q: ended %v (%s), want kicked for its name", name, ok, stateText(st))
@@ -470,7 +487,7 @@ func attackLookAlikeNames(t *testing.T, server, client string) {
 	if !eve.sendRaw(line) {
 		t.Fatal("the attacker's chat line did not go out")
 	}
-	time.Sleep(2 * time.Second)
+	c.run(2 * time.Second)
 	srv, clients := c.finish()
 	if srv.Game.JoinsRefused != uint64(len(names)) {
 		t.Errorf("server: %d joins refused, want %d", srv.Game.JoinsRefused, len(names))

@@ -19,30 +19,34 @@ import (
 )
 
 var (
-	floodFor     = flag.Duration("attack.flood", 0, "TestFloodWhilePlaying: flood a playing server this long (0: skip the test)")
-	floodSenders = flag.Int("attack.flood.senders", 4, "TestFloodWhilePlaying: goroutines sending the flood (0: a baseline run without a flood)")
-	floodRate    = flag.Int("attack.flood.rate", 125000, "TestFloodWhilePlaying: datagrams a second, all senders together (0: as fast as they can)")
+	floodFor     = flag.Duration("attack.flood", 30*time.Second, "BenchmarkFloodWhilePlaying: flood a playing server this long")
+	floodSenders = flag.Int("attack.flood.senders", 4, "BenchmarkFloodWhilePlaying: goroutines sending the flood (0: a baseline run without a flood)")
+	floodRate    = flag.Int("attack.flood.rate", 125000, "BenchmarkFloodWhilePlaying: datagrams a second, all senders together (0: as fast as they can)")
 )
 
-// TestFloodWhilePlaying is a measured run (RELIABILITY.md), not part of the suite: a server
-// (the binary) and two honest bot clients play at 5% loss while senders fire datagrams at
-// the server (at -attack.flood.rate, 125,000 a second by default) for -attack.flood: random bytes, 1,200-byte connection
-// requests, altered copies of sealed datagrams. It reports the rate, what the server
-// counted, the clients' round trips, whether the worlds agree and chat arrived, and the
-// server's peak memory; it fails if the worlds disagree, a chat line is lost, or a process
-// ends in error.
+// BenchmarkFloodWhilePlaying is a measured run (RELIABILITY.md), not part of the suite: a
+// server (the binary) and two honest bot clients (the binary) play at 5% loss on every host
+// while senders fire datagrams at the server (at -attack.flood.rate, 125,000 a second by
+// default) for -attack.flood: random bytes, 1,200-byte connection requests, altered copies of
+// sealed datagrams. It reports the rate (datagrams/s), what the server counted (counted/op),
+// the clients' round trips (rtt-ms), and the server's peak memory (peak-kB), and logs whether
+// the worlds agree and chat arrived; it fails if the worlds disagree, a chat line is lost, or
+// a process ends in error.
 //
-//	go test ./cmd/server -run FloodWhilePlaying -v -attack.flood=30s
-//	go test ./cmd/server -run FloodWhilePlaying -v -attack.flood=30s -attack.flood.senders=0   # the baseline
-func TestFloodWhilePlaying(t *testing.T) {
-	if *floodFor == 0 {
-		t.Skip("a measured run: -attack.flood=30s")
+//	go test ./cmd/server -run '^$' -bench FloodWhilePlaying -v -attack.flood=30s
+//	go test ./cmd/server -run '^$' -bench FloodWhilePlaying -v -attack.flood=30s -attack.flood.senders=0   # the baseline
+func BenchmarkFloodWhilePlaying(b *testing.B) {
+	server := tmuxtest.Build(b, "server")
+	client := tmuxtest.BuildPackage(b, "client", "github.com/ackattack/ackattack/cmd/client")
+	for b.Loop() {
+		floodWhilePlaying(b, server, client)
 	}
-	server := tmuxtest.BuildPackage(t, "server", "github.com/ackattack/ackattack/cmd/server")
-	client := tmuxtest.BuildPackage(t, "client", "github.com/ackattack/ackattack/cmd/client")
-	c := startClass(t, server, client, classSpec{play: *floodFor + 10*time.Second})
+}
+
+func floodWhilePlaying(b *testing.B, server, client string) {
+	c := startBinClass(b, server, client, *floodFor+10*time.Second)
 	c.join("ann", "bob")
-	time.Sleep(5 * time.Second)
+	time.Sleep(5 * time.Second) // a measured run on the wall clock: the game plays a while first
 
 	stop := make(chan struct{})
 	var sent atomic.Int64
@@ -54,7 +58,7 @@ func TestFloodWhilePlaying(t *testing.T) {
 			defer wg.Done()
 			pc, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 30, byte(i+1))})
 			if err != nil {
-				t.Error(err)
+				b.Error(err)
 				return
 			}
 			defer pc.Close()
@@ -105,12 +109,16 @@ func TestFloodWhilePlaying(t *testing.T) {
 	wg.Wait()
 	took := time.Since(began)
 	srv, clients := c.finish()
-	t.Logf("%d datagrams in %v: %.0f a second; the server counted %d rejected (%d overflowed its socket queue), %d connection requests",
+	b.ReportMetric(float64(sent.Load())/took.Seconds(), "datagrams/s")
+	b.ReportMetric(float64(srv.Rejected.Total), "counted")
+	b.ReportMetric(float64(peak), "peak-kB")
+	b.ReportMetric((clients["ann"].Net.RTTMillis+clients["bob"].Net.RTTMillis)/2, "rtt-ms")
+	b.Logf("%d datagrams in %v: %.0f a second; the server counted %d rejected (%d overflowed its socket queue), %d connection requests",
 		sent.Load(), took.Round(time.Millisecond), float64(sent.Load())/took.Seconds(), srv.Rejected.Total, srv.Rejected.Overflow, srv.Rejected.ThrottledAddress+srv.Rejected.ThrottledPrefix+srv.Rejected.ThrottledGlobal)
-	t.Logf("server: peak memory %d kB (VmHWM), frame %d, frames late %d (latest %.0f ms)", peak, srv.Frame, srv.Game.FramesLate, srv.Game.MaxFrameLateMillis)
+	b.Logf("server: peak memory %d kB (VmHWM), frame %d, frames late %d (latest %.0f ms)", peak, srv.Frame, srv.Game.FramesLate, srv.Game.MaxFrameLateMillis)
 	for _, name := range []string{"ann", "bob"} {
 		cl := clients[name]
-		t.Logf("%s: round trip %.1f ms, loss %.1f%%, %d chat lines sent, %d received", name, cl.Net.RTTMillis, cl.Net.LossPercent, cl.Chat.SentTotal, cl.Chat.ReceivedTotal)
+		b.Logf("%s: round trip %.1f ms, loss %.1f%%, %d chat lines sent, %d received", name, cl.Net.RTTMillis, cl.Net.LossPercent, cl.Chat.SentTotal, cl.Chat.ReceivedTotal)
 	}
 	// Every line one wrote, the other read (a line sent in the last second may still be on
 	// its way when the clients stop). A report lists the last lines only: when it has dropped
@@ -127,10 +135,10 @@ func TestFloodWhilePlaying(t *testing.T) {
 			continue
 		}
 		if uint64(got)+1 < from.Chat.SentTotal {
-			t.Errorf("%s wrote %d lines, %s read %d of them", pair[0], from.Chat.SentTotal, pair[1], got)
+			b.Errorf("%s wrote %d lines, %s read %d of them", pair[0], from.Chat.SentTotal, pair[1], got)
 		}
 	}
-	checkHonest(t, srv, clients, false)
+	checkHonest(b, srv, clients, false)
 }
 
 // vmHWM is a process's peak resident memory in kB (Linux; 0 elsewhere).

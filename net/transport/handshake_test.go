@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"go.uber.org/goleak"
 
 	"github.com/ackattack/ackattack/net/wire"
 )
@@ -83,7 +82,7 @@ func TestHandshakeUnansweredChallengeCreatesNoState(t *testing.T) {
 		t.Errorf("the server holds state for clients that never answered: %+v", got)
 	}
 	stopServer(t, srv, sl)
-	goleak.VerifyNone(t)
+	verifyNoLeaks(t)
 }
 
 // TestHandshakeRepliesNeverLarger plays every handshake answer the server can give to a raw
@@ -154,7 +153,7 @@ func TestHandshakeRepliesNeverLarger(t *testing.T) {
 		t.Logf("handshake answers: %d bytes for %d bytes of requests", received, sent)
 	}
 	stopServer(t, srv, sl)
-	goleak.VerifyNone(t)
+	verifyNoLeaks(t)
 }
 
 func TestHandshakeReplayedResponseRefused(t *testing.T) {
@@ -205,10 +204,11 @@ func TestHandshakeReplayedResponseRefused(t *testing.T) {
 		t.Errorf("accepted %d, refused %d, peers %d; want 1, 3, 0", st.Accepted, st.Rejected.BadChallenge, len(st.Peers))
 	}
 	stopServer(t, srv, sl)
-	goleak.VerifyNone(t)
+	verifyNoLeaks(t)
 }
 
 func TestHandshakeForgedChallengeRefused(t *testing.T) {
+	runParallel(t)
 	const ttl = time.Second // the fresh challenge at the end must be answered within it, under load too
 	srv, sl := startServer(t, ServerConfig{ChallengeTTL: ttl})
 	a := newRawPeer(t, srv.LocalAddr())
@@ -257,7 +257,7 @@ func TestHandshakeForgedChallengeRefused(t *testing.T) {
 		t.Errorf("refused %d challenges, want 5", st.Rejected.BadChallenge)
 	}
 	stopServer(t, srv, sl)
-	goleak.VerifyNone(t)
+	verifyNoLeaks(t)
 }
 
 // TestHandshakeWrongKeyIsSpoofed: datagrams from a connected client's address that fail its
@@ -293,7 +293,7 @@ func TestHandshakeWrongKeyIsSpoofed(t *testing.T) {
 	sl.stop()
 	cli.Close()
 	srv.Close()
-	goleak.VerifyNone(t)
+	verifyNoLeaks(t)
 }
 
 func TestHandshakeServerFull(t *testing.T) {
@@ -339,7 +339,7 @@ func TestHandshakeServerFull(t *testing.T) {
 		c.Close()
 	}
 	srv.Close()
-	goleak.VerifyNone(t)
+	verifyNoLeaks(t)
 }
 
 func TestHandshakeThrottled(t *testing.T) {
@@ -378,5 +378,5 @@ func TestHandshakeThrottled(t *testing.T) {
 		t.Errorf("state after a flood of requests: %+v", got)
 	}
 	stopServer(t, srv, sl)
-	goleak.VerifyNone(t)
+	verifyNoLeaks(t)
 }

@@ -14,10 +14,36 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.uber.org/goleak"
 
 	"github.com/ackattack/ackattack/net/linksim"
 	"github.com/ackattack/ackattack/net/wire"
 )
+
+// TestMain checks, once every test has ended, that none left a goroutine behind. A test that
+// runs alone checks it at its own end too (verifyNoLeaks).
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// sideBySide is set once the tests that run side by side (runParallel) have begun: they run
+// after every other test has ended, each beside others whose goroutines a check of its own
+// would see, so from then on TestMain's check is the one.
+var sideBySide atomic.Bool
+
+// runParallel makes t a test that runs beside the others (t.Parallel): those that mostly wait
+// for the wall clock (a timeout, an expiry) or keep a core busy for seconds.
+func runParallel(t *testing.T) {
+	t.Parallel()
+	sideBySide.Store(true)
+}
+
+// verifyNoLeaks checks that the test left no goroutine behind, unless tests run side by side
+// now (TestMain checks them).
+func verifyNoLeaks(t *testing.T) {
+	t.Helper()
+	if !sideBySide.Load() {
+		goleak.VerifyNone(t)
+	}
+}
 
 // every runs f on l's loop once per interval until the returned stop is called; stop waits
 // for the feeding goroutine to end. It is how a test plays the game: the game's intents reach

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"go.uber.org/goleak"
 
 	"github.com/ackattack/ackattack/net/linksim"
 	"github.com/ackattack/ackattack/net/message"
@@ -110,7 +109,7 @@ func (p *pair) close() {
 	if err := p.srv.Close(); err != nil {
 		p.t.Error(err)
 	}
-	goleak.VerifyNone(p.t)
+	verifyNoLeaks(p.t)
 }
 
 func (p *pair) serverPeer() (peer *Peer) {
@@ -125,6 +124,7 @@ func (p *pair) serverPeer() (peer *Peer) {
 const shortTimeout = 600 * time.Millisecond
 
 func TestTimeoutClientStopsAnswering(t *testing.T) {
+	runParallel(t)
 	var srvBye byes
 	p := newPair(t, ServerConfig{Config: Config{Timeout: shortTimeout, OnDisconnect: srvBye.record}})
 	_, cl := p.dial(ClientConfig{Config: Config{Timeout: shortTimeout}})
@@ -141,6 +141,7 @@ func TestTimeoutClientStopsAnswering(t *testing.T) {
 }
 
 func TestTimeoutServerGoesSilent(t *testing.T) {
+	runParallel(t)
 	var cliBye byes
 	p := newPair(t, ServerConfig{Config: Config{Timeout: shortTimeout}})
 	c, _ := p.dial(ClientConfig{Config: Config{Timeout: shortTimeout, OnDisconnect: cliBye.record}})
@@ -181,6 +182,7 @@ func TestDisconnectClean(t *testing.T) {
 // (--latency) still gets its goodbye out when it closes: Close lets the delayed datagrams
 // leave before the socket goes, so the server sees DisconnectClosed, not a timeout.
 func TestDisconnectLeavesThroughLatency(t *testing.T) {
+	runParallel(t)
 	var srvBye byes
 	p := newPair(t, ServerConfig{Config: Config{OnDisconnect: srvBye.record}})
 	c, cl := p.dial(ClientConfig{Config: Config{Link: &LinkSettings{Out: linksim.Settings{Latency: 200 * time.Millisecond}}}})
@@ -351,6 +353,7 @@ func TestServerShutdown(t *testing.T) {
 // datagram one way is lost) ends the connection on the side that fails, which sends
 // DisconnectError with the error's text; the other side learns the reason and the text.
 func TestConnectionErrorReachesBothSides(t *testing.T) {
+	runParallel(t)
 	const limit = 300 * time.Millisecond
 	lost := LinkSettings{In: linkLoss(100)}
 	t.Run("client fails", func(t *testing.T) {

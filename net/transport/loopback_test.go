@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/ackattack/ackattack/net/depgraph"
 	"github.com/ackattack/ackattack/net/linksim"
 	"github.com/ackattack/ackattack/net/message"
@@ -144,6 +142,7 @@ func (k *sink) complete() bool { return k.n.Load() == int64(len(k.got)) }
 // loses 20% and duplicates 5% of the datagrams each way. Every message must execute exactly
 // once, after its dependencies, on the other side.
 func TestLoopbackEightClientsTenThousandMessages(t *testing.T) {
+	runParallel(t)
 	const (
 		clients  = 8
 		messages = 10_000
@@ -310,5 +309,5 @@ func TestLoopbackEightClientsTenThousandMessages(t *testing.T) {
 	}
 	t.Logf("%d messages in %v (%.0f/s); server side: %d packets sent, %d messages resent, %d duplicate messages ignored, %d stale and %d duplicate packets; %d sends refused with back-pressure; largest RTT %v, resend delay at the end up to %v",
 		2*clients*messages, elapsed.Round(time.Millisecond), float64(2*clients*messages)/elapsed.Seconds(), sent, resent, dupIgnored, stale, dup, refused, maxRTT, maxDelay)
-	goleak.VerifyNone(t)
+	verifyNoLeaks(t)
 }

@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/ackattack/ackattack/net/message"
 )
 
@@ -22,7 +20,7 @@ import (
 // 6,000 rounds take 60 ms and fall between the jobs a host does by the clock (a stats snapshot
 // every 100 ms, a ping a second), which allocate their snapshots by design.
 func TestLoopbackSteadyStateNoAlloc(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer verifyNoLeaks(t)
 	var delivered int
 	srv, err := Listen("127.0.0.1:0", ServerConfig{Config: Config{
 		OnMessage: func(*Peer, time.Time, *message.Message) { delivered++ },

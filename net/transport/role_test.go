@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/ackattack/ackattack/net/wire"
 )
 
@@ -50,5 +48,5 @@ func TestRoleReachesTheServersOwner(t *testing.T) {
 	if roles["ann"] != wire.RolePlayer || roles["eve"] != wire.RoleObserver {
 		t.Errorf("roles at the server: %v, want ann a player and eve an observer", roles)
 	}
-	goleak.VerifyNone(t)
+	verifyNoLeaks(t)
 }

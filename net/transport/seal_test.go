@@ -89,18 +89,21 @@ type sealedPair struct {
 	cliGot           []string
 }
 
-func newSealedPair(t *testing.T) *sealedPair {
+func newSealedPair(t *testing.T) *sealedPair { return newSealedPairWith(t, Config{}) }
+
+// newSealedPairWith is newSealedPair with cfg on both sides (the pair sets KeyLog and
+// OnMessage).
+func newSealedPairWith(t *testing.T, cfg Config) *sealedPair {
 	t.Helper()
 	p := &sealedPair{t: t, now: time.Unix(1_700_000_000, 0),
 		srvAddr: netip.MustParseAddrPort("10.0.0.1:7777"), cliAddr: netip.MustParseAddrPort("10.0.0.2:40000")}
-	p.srv = NewServer(ServerConfig{Config: Config{
-		KeyLog:    func(k ConnKeys) { p.srvKeys = k },
-		OnMessage: func(_ *Peer, _ time.Time, m *message.Message) { p.got = append(p.got, string(m.Payload)) },
-	}}, &p.srvOut)
+	scfg, ccfg := cfg, cfg
+	scfg.KeyLog = func(k ConnKeys) { p.srvKeys = k }
+	scfg.OnMessage = func(_ *Peer, _ time.Time, m *message.Message) { p.got = append(p.got, string(m.Payload)) }
+	ccfg.OnMessage = func(_ *Peer, _ time.Time, m *message.Message) { p.cliGot = append(p.cliGot, string(m.Payload)) }
+	p.srv = NewServer(ServerConfig{Config: scfg}, &p.srvOut)
 	var err error
-	p.cli, err = NewClient(p.srvAddr, ClientConfig{Name: "ann", Config: Config{
-		OnMessage: func(_ *Peer, _ time.Time, m *message.Message) { p.cliGot = append(p.cliGot, string(m.Payload)) },
-	}}, &p.cliOut)
+	p.cli, err = NewClient(p.srvAddr, ClientConfig{Name: "ann", Config: ccfg}, &p.cliOut)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/ackattack/ackattack/net/message"
 	"github.com/ackattack/ackattack/net/wire"
 )
@@ -100,5 +98,5 @@ func TestSmokeConnectExchangeDisconnect(t *testing.T) {
 	if st := srv.Stats(); st.Accepted != 1 {
 		t.Fatalf("Accepted = %d", st.Accepted)
 	}
-	goleak.VerifyNone(t)
+	verifyNoLeaks(t)
 }

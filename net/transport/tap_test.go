@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/ackattack/ackattack/net/linksim"
 	"github.com/ackattack/ackattack/net/message"
 )
@@ -42,6 +40,7 @@ func (l *tapLog) count(out bool, fate TapFate) uint64 {
 // under a lossy conditioner, every one the conditioner dropped, in counts that agree with the
 // conditioner's own; the first it sends is the 1200-byte ConnectRequest to the server.
 func TestTapSeesEveryDatagram(t *testing.T) {
+	runParallel(t)
 	lossy := linksim.Settings{LossPercent: 30, DupPercent: 10}
 	tests := []struct {
 		name string
@@ -52,7 +51,7 @@ func TestTapSeesEveryDatagram(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			defer goleak.VerifyNone(t)
+			defer verifyNoLeaks(t)
 			var mu sync.Mutex
 			echoes := 0
 			srv, err := Listen("127.0.0.1:0", ServerConfig{Config: Config{

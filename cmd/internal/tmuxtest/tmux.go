@@ -1,10 +1,12 @@
 package tmuxtest
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -92,8 +94,21 @@ type build struct {
 	err  error
 }
 
-// Main runs the tests (from a package's TestMain) and then removes the binaries they built.
+// Parallel is how many tests of a package that runs processes run at once (t.Parallel), unless
+// -test.parallel says otherwise. Such tests mostly wait for their processes, which have the
+// machine's cores; go test's default, GOMAXPROCS, would leave those cores idle while the
+// tests wait in turn.
+const Parallel = 8
+
+// Main runs the tests (from a package's TestMain), Parallel of them at once unless
+// -test.parallel is given, and then removes the binaries they built.
 func Main(m *testing.M) int {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", strconv.Itoa(max(Parallel, runtime.GOMAXPROCS(0))))
+	}
 	code := m.Run()
 	builds.mu.Lock()
 	defer builds.mu.Unlock()

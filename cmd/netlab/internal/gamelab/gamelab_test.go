@@ -13,6 +13,7 @@ var lossy = linksim.Settings{LossPercent: 10, Latency: 30 * time.Millisecond}
 // TestResyncTiny: two clients, a hundred units, four desyncs (the fourth a large one): each is
 // found and repaired, the large one by stopping the world, and the worlds agree afterwards.
 func TestResyncTiny(t *testing.T) {
+	t.Parallel()
 	r, err := RunResync(ResyncConfig{Link: lossy, Seed: 1, Injections: 4, Clients: 2, Units: 100, Late: game.LateRollback})
 	if err != nil {
 		t.Fatal(err)
@@ -44,6 +45,7 @@ func TestResyncTiny(t *testing.T) {
 // both ways for every player and every spectator, measured apart, and without the CPU
 // measurement nothing machine-dependent is filled in.
 func TestScaleTiny(t *testing.T) {
+	t.Parallel()
 	r, err := RunScale(ScaleConfig{Link: lossy, Seed: 1, Frames: 20, Clients: []int{2, 10}, Units: []int{100}})
 	if err != nil {
 		t.Fatal(err)
