@@ -19,6 +19,7 @@ import (
 // packet count runs ahead, so the two directions of a connection do not both use it most of
 // the time. (With latency both may, while the counts differ by less than what is in flight.)
 func TestDataHeaderSizes(t *testing.T) {
+	t.Parallel()
 	for _, ls := range []linksim.Settings{{}, {Latency: 50 * time.Millisecond}, {LossPercent: 30, Latency: 50 * time.Millisecond}} {
 		g := newVGame(t, vspec{seed: 3, bots: 2, clients: 3, link: ls})
 		type dir struct{ from, to string }

@@ -373,6 +373,7 @@ func msgEdgeValues() []Msg {
 // TestMsgRoundTrip: every message at its limits parses back to itself; every
 // proper prefix of its encoding is short, and a byte more is trailing.
 func TestMsgRoundTrip(t *testing.T) {
+	t.Parallel()
 	seen := map[MsgType]bool{}
 	for _, m := range msgEdgeValues() {
 		seen[m.Type()] = true

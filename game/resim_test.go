@@ -59,7 +59,7 @@ func TestLateEventsRunAgainExactly(t *testing.T) {
 		for _, c := range g.clients {
 			c.lead.cur = 1
 		}
-		g.run(40 * time.Second)
+		g.run(lastsFor(40 * time.Second)) // at a lead of one frame, even a quarter has hundreds of late commands
 		o := outcome{res: g.result(), resim: g.srv.drift.rw.stats}
 		o.agreed, o.common = settledAgreement(o.res)
 		for _, c := range g.clients {
