@@ -775,13 +775,20 @@ func TestMsgHugeCountsAllocateNothing(t *testing.T) {
 		"0b 00 00 9000",              // 4096 skipped ranges
 	} {
 		in := msgUnhex(t, h)
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		_, err := ParseMsg(in)
-		runtime.ReadMemStats(&after)
-		checkMsgErr(t, err, wire.ErrShort)
-		if grew := after.TotalAlloc - before.TotalAlloc; grew > 4096 {
+		// The memory statistics are the whole process's: a goroutine of the runtime's or of the
+		// testing package's (a profile being written) may allocate during one measure. What the
+		// parse allocates shows in every measure, so the least of a few is the parse's.
+		grew := uint64(math.MaxUint64)
+		for range 5 {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			_, err := ParseMsg(in)
+			runtime.ReadMemStats(&after)
+			checkMsgErr(t, err, wire.ErrShort)
+			grew = min(grew, after.TotalAlloc-before.TotalAlloc)
+		}
+		if grew > 4096 {
 			t.Errorf("%s: parsing allocated %d bytes", h, grew)
 		}
 	}
