@@ -93,6 +93,17 @@ func lastsFor(d time.Duration) time.Duration {
 	return d
 }
 
+// onlyInFull skips t under the race detector: a game whose check needs its whole size or
+// length (a class of 41 hosts, a sweep whose share is a statistic, thirty joins in a row),
+// which the detector, with nothing to find in package game, would make a third of the whole
+// suite's time. `go test ./game` plays it, and CI runs that beside the README's command.
+func onlyInFull(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("played in full without the race detector: go test ./game")
+	}
+}
+
 func seedsFor(n uint64) uint64 {
 	if raceEnabled || testing.Short() {
 		return max(n/3, 1)

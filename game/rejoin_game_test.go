@@ -185,6 +185,7 @@ func TestSeatHeldThenFreed(t *testing.T) {
 // over, each start a new player id. Every seat they take is freed after its hold, so the
 // server never fills for good: a client that arrives after the holds joins and plays.
 func TestChurnNeverFillsTheServer(t *testing.T) {
+	onlyInFull(t)
 	t.Parallel()
 	g := newVGame(t, vspec{seed: 16, bots: 1, clients: 1})
 	g.waitFor(10*time.Second, "the game to run", func() bool { return clientRunning(g.clients[0]) })

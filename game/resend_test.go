@@ -78,6 +78,7 @@ func (g *vgame) allLinks() []transport.PeerStats {
 // 2% to 5% (3.1% over 24 games), and any change of the traffic moves it. (Seed 9 once left a
 // direct link undialled: the server's Peers overtook the client's own PlayerInfo.)
 func TestResendsInLossyGame(t *testing.T) {
+	onlyInFull(t)
 	t.Parallel()
 	lossy := linksim.Settings{LossPercent: 10, Latency: 50 * time.Millisecond, Jitter: 10 * time.Millisecond}
 	var sent, resent, spurious, lost, pkts uint64

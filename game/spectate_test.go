@@ -58,6 +58,7 @@ func newClass(t testing.TB, seed uint64, link linksim.Settings) *class {
 // chat goes on. One more client, with every seat and every place taken, is refused with a
 // reason it can show. About 40 s of game time (a quarter of the play under the race detector).
 func TestSpectatorsWatchAClass(t *testing.T) {
+	onlyInFull(t)
 	t.Parallel()
 	cl := newClass(t, 41, lossyClassLink(10))
 	g := cl.vgame
