@@ -65,7 +65,8 @@ func (s *Server) chat(now time.Time, origin uint8, text string) {
 	s.stats.ChatRelayed++
 	for d := range s.seats.following {
 		if d != &st0.downlink {
-			s.sendOn(d, now, &d.deps.chat[origin], c)
+			ch := &d.deps.chat[origin] // the origin's chain, after its writer's PlayerInfo
+			s.sendAfter(d, now, c, append(d.afterNames([]uint8{origin}), ch.Last()), ch.Last())
 		}
 	}
 }

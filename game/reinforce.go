@@ -88,7 +88,7 @@ func (s *Server) reinforce(now time.Time, f uint32, units *[world.MaxPlayers]int
 	s.event(now, "reinforcements", "seats", seats, "at frame", r.Frame)
 	s.sched.add(event{frame: r.Frame, kind: evReinforce, reinforce: r})
 	for d := range s.seats.following {
-		s.send(d, now, r)
+		s.sendAfter(d, now, r, d.afterNames(r.Seats), nil)
 	}
 }
 

@@ -73,7 +73,7 @@ func (s *Server) announceRound(now time.Time, why string) (uint32, error) {
 	s.event(now, "new round", "round", r.Round, "at frame", r.Frame, "seats", r.Seats, "why", why)
 	s.sched.add(event{frame: r.Frame, kind: evRound, round: r})
 	for d := range s.seats.following {
-		s.send(d, now, r)
+		s.sendAfter(d, now, r, d.afterNames(r.Seats), nil)
 	}
 	return r.Frame, nil
 }

@@ -233,6 +233,19 @@ type seat struct {
 	gone      string      // why its connection ended, for the player table (kept until it comes back)
 }
 
+// afterNames are the dependencies of a message that shows players' names on a screen (a chat
+// line beside its writer's name, the squads of a Reinforce or the seats of a NewRound under
+// their owners' names): the latest PlayerInfo of each seat named, so that no client runs it
+// before the roster that gives the names. Once a PlayerInfo has executed on the client, the
+// sender's local graph prunes the dependency, and it costs nothing on the wire.
+func (d *downlink) afterNames(seats []uint8) []*depgraph.Dependency {
+	after := make([]*depgraph.Dependency, 0, len(seats)+1)
+	for _, s := range seats {
+		after = append(after, &d.deps.infos[s])
+	}
+	return after
+}
+
 // present: the seat's player is there, a bot or a connected client that was sent the game.
 func (st *seat) present() bool { return st.bot != nil || st.peer != nil && st.started }
 

@@ -292,9 +292,9 @@ func (s *Server) sendEvent(d *downlink, now time.Time, e *event) {
 	case evUpdate:
 		s.send(d, now, e.update)
 	case evReinforce:
-		s.send(d, now, e.reinforce)
+		s.sendAfter(d, now, e.reinforce, d.afterNames(e.reinforce.Seats), nil)
 	case evRound:
-		s.send(d, now, e.round)
+		s.sendAfter(d, now, e.round, d.afterNames(e.round.Seats), nil)
 	}
 }
 
