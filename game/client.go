@@ -262,6 +262,9 @@ func (c *Client) step(now time.Time) {
 		}
 	}
 	c.injectOnTimer(now)
+	if f%frameSyncEvery == 0 {
+		c.sizeWindow()
+	}
 	c.endFrame()
 	if !now.Before(c.clock.nextPing) {
 		c.sendPingSummary(now)

@@ -8,9 +8,10 @@ import (
 	"github.com/ackattack/ackattack/world"
 )
 
-// historyFrames is how many recent frames of unit hashes a host keeps: long enough for a hash
-// report to cross the network and come back with a drill-down request (6.4 s at 10 frames/s).
-const historyFrames = 64
+// historyFrames is how many recent frames of unit hashes a host keeps: long enough for a frame
+// to settle (at most the longest re-run window, resim.go), and for its hash report to cross the
+// network and come back with a drill-down request (9.6 s at 10 frames a second).
+const historyFrames = 96
 
 // hashHistory keeps the hash of every unit at each of the last historyFrames frames, so that a
 // report about frame F can be checked against F, not against now.

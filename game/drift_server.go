@@ -792,7 +792,7 @@ func (s *Server) runningPause() *PauseRecord {
 
 // maxEarlyReports bounds the reports waiting on one connection for their frame to settle: one
 // every hashReportEvery frames for as long as a frame can take to settle, and one more.
-const maxEarlyReports = resimWindow/hashReportEvery + 2
+const maxEarlyReports = maxResimWindow/hashReportEvery + 2
 
 // settled reports whether the server's frame f can be checked: the world is settle frames
 // past it (resim.go).

@@ -1,26 +1,41 @@
 package game
 
-import "time"
+import (
+	"time"
 
-// The command lead time: a command issued at frame f runs at f + lead on every
-// host, so lead must cover the time a command takes to reach the other hosts. A command that
-// arrives after its frame is late, and a late command makes the worlds differ until a re-sync.
+	"github.com/ackattack/ackattack/net/transport"
+)
+
+// The command lead time: a command issued at frame f runs at f + lead on every host, so the
+// lead is what a player waits between an order and its effect. It covers the usual delivery,
+// not the worst: a command that comes after its frame is run again exactly, from a copy of the
+// world kept from before that frame (rollback, resim.go), so a late command costs the host a
+// re-run of a few frames, not a drift. A short lead makes orders feel instant; the re-runs pay
+// for the few commands that need more than the usual time. (Age of Empires played lockstep
+// with about 250 ms of command delay over modems and no re-runs; GGPO plays with one or two
+// frames of input delay and rolls back everything late.)
 //
-// What the time is made of:
-//   - the way there: half a round trip over a direct link, or a hop to the server and one on
-//     (the relay); the round trip is the worst of any player's, since every player's commands
-//     go to every other player;
+// What the lead covers:
+//   - the way there: half a round trip, the path of a command over a direct link or of the
+//     server's own; the round trip is the worst of any player's, since every player's
+//     commands go to every other player (a command the server relays takes about a whole
+//     round trip, and is run again where it comes late);
 //   - a frame: a command is issued somewhere inside a frame and must be there by the start of
 //     its frame on a host whose frames start at about the same time;
 //   - the jitter: twice the packet layer's variation of the round trip;
-//   - the losses: a lost packet costs a resend delay. With loss p, a command needs k resends
-//     with probability p^k, so covering k resends leaves p^(k+1) of the commands late. The lead
-//     covers as many resends as it takes to bring that under lateTarget.
+//   - one resend, and only when the loss is so high that a command needs one more often than
+//     not (resendLossPercent): a round trip, the soonest a resent command can follow the first
+//     (the sender waits a little more, for the peer's ack delay and the variation; what needs
+//     that little more, or a second resend, is re-run).
 //
-// Measured in virtual time (2 server bots and 3 bot clients, 50 ms ± 10 ms each way, 60 s of
-// play, BENCHMARKS.md): a lead of 1 frame left 2.2% of the commands late on a clean link,
-// 2 frames 0.2%; at 10% loss 3 frames left 0.3% late and 4 frames none; at 30% loss 6 frames
-// left 1.0% late.
+// The loss is what the packet layer counts on the path, one way: with the same conditioner on
+// every process, 10% on each end is about 19% a datagram, and the jitter makes a third of that
+// again, since a packet overtaken by a newer one is dropped too (the stale-packet rule): the
+// class's 10% preset measures about 33%, its 30% preset about 55%.
+//
+// And never more than maxAutoLead, a second, however bad the link: past it, orders feel broken,
+// and the re-runs and the hash checks handle what comes later. The teacher can set a lead of
+// their own to show the trade (a long lead, sluggish orders and no re-runs).
 
 // minLossSamples is how many of a connection's packets must have been acked or lost before
 // its loss estimate counts: at the start of a game one loss (or one packet overtaken by the
@@ -28,23 +43,22 @@ import "time"
 // first 12 s. A command that comes late meanwhile is run again at its frame (resim.go).
 const minLossSamples = 100
 
-// lateTarget is the share of commands the lead time may leave late.
-const lateTarget = 0.01
+// resendLossPercent is the loss from which the lead covers one resend of a command: below it,
+// fewer than half the commands need one, and those are re-run.
+const resendLossPercent = 50
 
-// maxLeadResends bounds the resends the lead covers: past it, the link is too bad for lockstep
-// to keep up, and re-syncs repair what arrives late.
-const maxLeadResends = 4
+// maxAutoLead bounds the lead the server chooses on its own.
+const maxAutoLead = time.Second
 
 // leadFor is the lead time in frames of frame for the worst path of a game: its round trip, the
-// variation of the round trip, the loss in percent and the resend delay.
-func leadFor(frame, rtt, jitter time.Duration, lossPercent float64, resend time.Duration) uint32 {
+// variation of the round trip and the loss in percent.
+func leadFor(frame, rtt, jitter time.Duration, lossPercent float64) uint32 {
 	d := rtt/2 + frame + 2*jitter
-	p := min(max(lossPercent/100, 0), 1)
-	for late, k := p, 0; late > lateTarget*(1+1e-9) && k < maxLeadResends; late, k = late*p, k+1 {
-		d += max(resend, rtt)
+	if lossPercent >= resendLossPercent {
+		d += rtt
 	}
 	lead := uint32((d + frame - 1) / frame)
-	return min(max(lead, minLeadFrames), maxLeadFrames)
+	return min(max(lead, minLeadFrames), max(uint32(maxAutoLead/frame), minLeadFrames))
 }
 
 // leadTimes is a host's command lead time: the one in force, and the changes announced for
@@ -118,22 +132,58 @@ func (s *Server) updateLead(now time.Time) {
 	}
 }
 
-// wantLead is the lead time the players' links call for now.
-func (s *Server) wantLead() uint32 {
-	// The worst path: every player's commands go to every other player.
-	var rtt, jitter, resend time.Duration
-	var loss float64
+// pathFigures are what the server measured of its worst path to a player: the round trip,
+// its variation, the loss in percent (once enough packets were counted) and the resend delay.
+type pathFigures struct {
+	rtt, jitter, resend time.Duration
+	loss                float64
+}
+
+// worstPath is the worst of every player's connection, figure by figure: every player's
+// commands go to every other player.
+func (s *Server) worstPath() pathFigures {
+	var p pathFigures
 	for _, st := range s.seats.players {
 		if st == nil || st.peer == nil {
 			continue
 		}
 		ps := st.peer.Stats()
-		rtt = max(rtt, st.pings.rtt, ps.PingAvg, ps.RTT)
-		jitter = max(jitter, ps.Jitter)
-		resend = max(resend, ps.Message.ResendDelay)
+		p.rtt = max(p.rtt, pathRTT(ps))
+		p.jitter = max(p.jitter, ps.Jitter)
+		p.resend = max(p.resend, ps.Message.ResendDelay)
 		if ps.Message.Packet.LossSamples >= minLossSamples {
-			loss = max(loss, ps.LossPercent, float64(st.pings.loss)/10)
+			p.loss = max(p.loss, ps.LossPercent, float64(st.pings.loss)/10)
 		}
 	}
-	return leadFor(s.cfg.Frame, rtt, jitter, loss, resend)
+	return p
+}
+
+// pathRTT is the round trip of a connection as the server measured it: the average of its
+// pings, once it has one. A ping and its answer are one datagram each way, so a lost one gives
+// no sample; the packet layer's estimate comes from acknowledgements, and at high loss an ack
+// that was lost makes the next one late, and the first samples long (twice the round trip at
+// the class's 30% preset, for the first seconds), which would hold the lead high for the ten
+// seconds it takes to fall. Before the first ping, the packet layer's is all there is.
+func pathRTT(ps transport.PeerStats) time.Duration {
+	if ps.PingAvg > 0 {
+		return ps.PingAvg
+	}
+	return ps.RTT
+}
+
+// wantLead is the lead time the players' links call for now.
+func (s *Server) wantLead() uint32 {
+	p := s.worstPath()
+	return leadFor(s.cfg.Frame, p.rtt, p.jitter, p.loss)
+}
+
+// sizeWindow sets the server's re-run window for its worst path and the lead (resim.go).
+func (s *Server) sizeWindow() {
+	s.drift.rw.setWindow(windowFor(s.cfg.Frame, s.lead.latest(), s.worstPath().resend))
+}
+
+// sizeWindow sets the client's re-run window for its path to the server and the lead: the
+// events it gets come over it (or over a direct link, a shorter path).
+func (c *Client) sizeWindow() {
+	c.drift.rw.setWindow(windowFor(c.clock.frameDur, c.lead.latest(), c.tr.Stats().Server.Message.ResendDelay))
 }

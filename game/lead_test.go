@@ -12,21 +12,24 @@ func TestLeadForTable(t *testing.T) {
 	const f = 100 * time.Millisecond
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 	for _, tt := range []struct {
-		name                string
-		rtt, jitter, resend time.Duration
-		loss                float64
-		want                uint32
+		name        string
+		rtt, jitter time.Duration
+		loss        float64
+		want        uint32
 	}{
-		{"loopback", 0, 0, 0, 0, 1},
-		{"100 ms, clean", ms(100), ms(5), ms(120), 0, 2},
-		{"100 ms, a stray loss", ms(100), ms(5), ms(120), 0.8, 2},
-		{"100 ms, 10% loss: one resend", ms(100), ms(5), ms(120), 10, 3},
-		{"100 ms, 30% loss: three resends", ms(100), ms(5), ms(120), 30, 6},
-		{"100 ms, all lost: capped", ms(100), ms(5), ms(120), 100, 7},
-		{"300 ms, clean", ms(300), 0, ms(330), 0, 3},
-		{"10 s: the most", 10 * time.Second, 0, 0, 0, maxLeadFrames},
+		{"loopback", 0, 0, 0, 1},
+		{"100 ms, clean", ms(100), ms(5), 0, 2},
+		{"100 ms, a stray loss", ms(100), ms(5), 0.8, 2},
+		{"100 ms, 10% loss: no resend, the late ones are re-run", ms(100), ms(5), 10, 2},
+		{"200 ms, 33% (the 10% preset on every process), 22 ms jitter: no resend", ms(200), ms(22), 33, 3},
+		{"100 ms, 50% loss: one resend", ms(100), ms(5), 50, 3},
+		{"100 ms, all lost: still one resend", ms(100), ms(5), 100, 3},
+		{"210 ms, 55% (the 30% preset on every process), 20 ms jitter: one resend", ms(210), ms(20), 55, 5},
+		{"300 ms, clean", ms(300), 0, 0, 3},
+		{"1.5 s round trip", ms(1500), 0, 0, 9},
+		{"10 s: never above a second", 10 * time.Second, 0, 0, 10},
 	} {
-		if got := leadFor(f, tt.rtt, tt.jitter, tt.loss, tt.resend); got != tt.want {
+		if got := leadFor(f, tt.rtt, tt.jitter, tt.loss); got != tt.want {
 			t.Errorf("%s: lead %d frames, want %d", tt.name, got, tt.want)
 		}
 	}

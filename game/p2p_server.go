@@ -97,7 +97,7 @@ func (s *Server) sentDirect(now time.Time, c *Command, d *downlink) bool {
 // sent over it may be lost, and the server did not relay them. Why says which way: quiet, o's
 // commands to st (st hears nothing); stalled, st's to o (st's command went unacknowledged);
 // ended, both. For each such direction the server sends the receiver again the sender's
-// commands it still holds, back to resimWindow frames ago (an older one can no longer be run
+// commands it still holds, back to the re-run window's frames ago (an older one can no longer be run
 // exactly; the hashes repair what it changed), and relays the sender's commands to the
 // receiver whatever their Direct, for relayAgainFor. The receiver drops the copies it has.
 func (s *Server) linkLost(now time.Time, st *seat, m *LinkLost) {
@@ -121,14 +121,14 @@ func (s *Server) linkLost(now time.Time, st *seat, m *LinkLost) {
 }
 
 // relayAgain relays to's client from's commands whatever their Direct for relayAgainFor, and
-// with resend sends it the ones the server still holds for the last resimWindow frames and the
+// with resend sends it the ones the server still holds for the re-run window's frames and the
 // ones still to run.
 func (s *Server) relayAgain(now time.Time, from, to *seat, resend bool) {
 	to.links.relayAgain[from.idx] = now.Add(relayAgainFor)
 	if !resend || to.peer == nil || !to.started || s.w == nil {
 		return
 	}
-	oldest := s.w.Frame() - min(s.w.Frame(), resimWindow)
+	oldest := s.w.Frame() - min(s.w.Frame(), s.drift.rw.windowFrames())
 	s.sched.each(func(e *event) {
 		if e.kind == evCommand && e.cmd != nil && e.seat == from.idx && e.frame >= oldest {
 			s.stats.CommandsRelayedAgain++

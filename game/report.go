@@ -173,7 +173,9 @@ type SyncReport struct {
 	Resimulations    uint64 `json:"resimulations"`
 	FramesRerun      uint64 `json:"frames_rerun"`
 	MaxLateFrames    uint32 `json:"max_late_frames"`
-	LateBeyondWindow uint64 `json:"late_beyond_window"`
+	LateRerun        uint64 `json:"late_rerun"`          // late events run again exactly
+	LateBeyondWindow uint64 `json:"late_beyond_window"`  // late events fast-forwarded
+	WindowFrames     uint32 `json:"rerun_window_frames"` // the re-run window in force
 	// Late is what the host does with a late event (--late); SettleFrames how many frames
 	// after a frame ran its hashes are checked now (resim.go, settle).
 	Late         LateMode `json:"late_mode"`
@@ -309,6 +311,7 @@ func (t *tracer) flush() error {
 func (r *SyncReport) addResim(rw *rewinder, w *world.World) {
 	st := rw.stats
 	r.Resimulations, r.FramesRerun, r.MaxLateFrames, r.LateBeyondWindow = st.Resimulations, st.FramesRerun, st.MaxLateFrames, st.LateBeyondWindow
+	r.LateRerun, r.WindowFrames = st.LateRerun, rw.windowFrames()
 	r.Late, r.SettleFrames = rw.mode, 1
 	if w != nil {
 		r.SettleFrames = rw.settle(w.Frame())

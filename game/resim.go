@@ -2,6 +2,7 @@ package game
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/ackattack/ackattack/world"
 )
@@ -16,7 +17,7 @@ import (
 // checks must repair it.
 //
 // The exact answer re-simulates. Every host keeps a copy of its world every resimEvery frames
-// for the last resimWindow frames, and the schedule keeps the events it applied over the same
+// for the frames of the re-run window, and the schedule keeps the events it applied over the same
 // frames. A late event within the window puts the world back to the copy before the event's
 // frame, puts the events since then back into the schedule together with the late one, and
 // runs the frames again up to where the host was. The result is the world of a host that had
@@ -69,28 +70,48 @@ func ParseLateMode(s string) (LateMode, error) {
 	return 0, fmt.Errorf("late mode %q: rollback or fastforward", s)
 }
 
+// The re-run window: how far back a late event is run again exactly. The lead covers the usual
+// delivery only (lead.go), so the window must cover the rest: at least resimWindow frames (3 s
+// at 10 frames a second), and more on a path whose measured resends need it (windowFor), up to
+// maxResimWindow. Every host sizes its own from what it measures: a host that cannot run an
+// event again exactly fast-forwards it, and the hash checks repair what that changed.
 const (
-	// resimWindow is how far back a late event is run again exactly: 3 s at 10 frames a
-	// second. With the lead time covering the resends the loss calls for (lead.go), the late
-	// events seen in virtual-time games at 10-30% loss came 1-8 frames late.
-	resimWindow = 30
+	resimWindow    = 30
+	maxResimWindow = 60
 	// resimEvery is how often a copy of the world is kept: a late event re-runs at most this
-	// many frames more than it needs.
+	// many frames more than it needs. The copies of the longest window bound the memory:
+	// resimCopies copies of the world, each the size of the world (BENCHMARKS.md measures it).
 	resimEvery  = 5
-	resimCopies = resimWindow/resimEvery + 1
+	resimCopies = maxResimWindow/resimEvery + 1
+	// windowResends is how many resends the window covers beyond the lead: a relayed event
+	// crosses two connections, and at one datagram lost in two on each (the class's 30% preset
+	// on every process loses 55%), it needs sixteen sends or more in about one case in a
+	// thousand.
+	windowResends = 16
 )
+
+// windowFor is the re-run window, in frames of frame, for a path whose commands run lead
+// frames after they are issued and whose lost messages are sent again after resend: the lead
+// and windowResends resends, at least resimWindow and at most maxResimWindow.
+func windowFor(frame time.Duration, lead uint32, resend time.Duration) uint32 {
+	d := time.Duration(lead)*frame + windowResends*resend
+	w := uint32((d + frame - 1) / frame)
+	return min(max(w, resimWindow), maxResimWindow)
+}
 
 // ResimStats count what the re-simulation did.
 type ResimStats struct {
 	Resimulations    uint64 // times the world was put back and run again
 	FramesRerun      uint64 // frames run again in all
 	MaxLateFrames    uint32 // the latest event run again exactly, in frames after its frame
+	LateRerun        uint64 // late events run again exactly
 	LateBeyondWindow uint64 // late events that fell back to the fast-forward
 }
 
 // rewinder keeps the copies of the world and decides where a late event sends it back to.
 type rewinder struct {
 	mode   LateMode
+	window uint32 // frames; 0 means resimWindow (setWindow)
 	copies [resimCopies]*world.World
 	valid  [resimCopies]bool // a reset invalidates the copies but keeps their memory
 	floor  uint32            // no copy before this frame counts: a re-sync put the world in place there
@@ -104,7 +125,7 @@ type rewinder struct {
 }
 
 // The settling of a frame. A frame's hashes are final once no late event can change it any
-// more, and a late event changes frames until it is resimWindow frames late. Waiting that long
+// more, and a late event changes frames until it is a window late. Waiting that long
 // before every hash check would find an injected desync 3 s late; so a host waits as long as
 // the events of the last 30 s came late, plus a frame: settle. With a lead time that covers
 // the link, events are rarely late and a frame is checked one frame after it ran.
@@ -135,7 +156,21 @@ func (r *rewinder) settle(now uint32) uint32 {
 			late = max(late, r.lateMax[i])
 		}
 	}
-	return min(late+1, resimWindow)
+	return min(late+1, r.windowFrames())
+}
+
+// windowFrames is the re-run window in force.
+func (r *rewinder) windowFrames() uint32 {
+	if r.window == 0 {
+		return resimWindow
+	}
+	return r.window
+}
+
+// setWindow sets the re-run window (windowFor). A longer window runs events again from the
+// copies as they are kept; a shorter one fast-forwards what it no longer covers.
+func (r *rewinder) setWindow(frames uint32) {
+	r.window = min(max(frames, resimWindow), maxResimWindow)
 }
 
 // keep stores a copy of w at the start of its frame (before the frame's events), every
@@ -162,13 +197,14 @@ func (r *rewinder) late(frame, now uint32) bool {
 	if frame >= now {
 		return false // not late
 	}
-	if r.mode == LateRollback && now-frame <= resimWindow && frame >= r.floor {
+	if r.mode == LateRollback && now-frame <= r.windowFrames() && frame >= r.floor {
 		if _, ok := r.copyFor(frame); ok {
 			if !r.due || frame < r.from {
 				r.from = frame
 			}
 			r.due = true
 			r.stats.MaxLateFrames = max(r.stats.MaxLateFrames, now-frame)
+			r.stats.LateRerun++
 			r.noteLate(now, now-frame)
 			return true
 		}

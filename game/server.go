@@ -328,6 +328,7 @@ func (s *Server) step(now time.Time) {
 			s.send(d, now, fs)
 		}
 		s.updateLead(now)
+		s.sizeWindow()
 	}
 	s.flushOutboxes(now)
 }

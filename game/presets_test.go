@@ -1,0 +1,111 @@
+package game
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ackattack/ackattack/net/linksim"
+)
+
+// everyProcess is the link between two hosts when every process puts the same conditioner on
+// its own socket, both ways, as the binaries' --loss, --latency and --jitter do: a datagram
+// crosses two, so its loss compounds and its latency and jitter add.
+func everyProcess(lossPercent float64, latency, jitter time.Duration) linksim.Settings {
+	keep := 1 - lossPercent/100
+	return linksim.Settings{LossPercent: 100 * (1 - keep*keep), Latency: 2 * latency, Jitter: 2 * jitter}
+}
+
+// presetRun is what a class preset did to a game: the lead the clients ran with (sampled once a
+// second after the first 10 s), how many settled frames every host agreed on, the late events
+// the clients re-ran and the ones they fast-forwarded, and the longest pause.
+type presetRun struct {
+	leads              []time.Duration
+	agreed, common     int
+	rerun, beyond      uint64
+	commands           uint64
+	longestPause       time.Duration
+	everyClientRunning bool
+}
+
+func (r presetRun) leadP95() time.Duration {
+	s := slices.Clone(r.leads)
+	slices.Sort(s)
+	return s[(len(s)*95+99)/100-1]
+}
+
+// playPreset plays a minute of the game a class plays at a preset: the server's two bots and
+// three bot clients, every link as link, the bots playing to the last frame.
+func playPreset(t *testing.T, seed uint64, link linksim.Settings) presetRun {
+	t.Helper()
+	g := newVGame(t, vspec{seed: seed, bots: 2, clients: 3, link: link})
+	g.run(10 * time.Second)
+	var r presetRun
+	for range 50 {
+		g.run(time.Second)
+		for _, c := range g.clients {
+			r.leads = append(r.leads, time.Duration(c.lead.cur)*c.clock.frameDur)
+		}
+	}
+	r.everyClientRunning = true
+	for _, c := range g.clients {
+		r.everyClientRunning = r.everyClientRunning && clientRunning(c)
+		r.rerun += c.drift.rw.stats.LateRerun
+		r.beyond += c.drift.rw.stats.LateBeyondWindow
+	}
+	r.commands = 3 * g.srv.stats.CommandsRelayed // every command reaches every client
+	for _, ms := range g.srv.stats.PauseMillis {
+		r.longestPause = max(r.longestPause, time.Duration(ms)*time.Millisecond)
+	}
+	for _, c := range g.clients {
+		for _, ms := range c.stats.PauseMillis {
+			r.longestPause = max(r.longestPause, time.Duration(ms)*time.Millisecond)
+		}
+	}
+	res := g.result()
+	r.agreed, r.common = settledAgreement(res)
+	return r
+}
+
+// TestClassPresets: the command lead time covers the usual delivery and the re-runs the rest,
+// at the presets a class uses, with the same conditioner on every process: orders run within
+// 300 ms at 10% loss (and at 12% lost once), within 500 ms at 30% and never after a second,
+// and the hosts agree on at least 99% of the settled frames. Played in full only (a minute of
+// five hosts, three times).
+func TestClassPresets(t *testing.T) {
+	onlyInFull(t)
+	t.Parallel()
+	for _, tt := range []struct {
+		name          string
+		link          linksim.Settings
+		p95, most     time.Duration
+		noLongPauses  bool
+		everyoneJoins bool
+	}{
+		{"10% on every process, 50 ± 10 ms", everyProcess(10, 50*time.Millisecond, 10*time.Millisecond), 300 * time.Millisecond, time.Second, false, false},
+		{"30% on every process, 50 ± 10 ms", everyProcess(30, 50*time.Millisecond, 10*time.Millisecond), 500 * time.Millisecond, time.Second, true, true},
+		{"12% dropped once, 40 ms on every process", linksim.Settings{LossPercent: 12, Latency: 80 * time.Millisecond}, 300 * time.Millisecond, time.Second, false, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := playPreset(t, 7, tt.link)
+			t.Logf("lead p95 %v, max %v; settled frames agreed %d of %d; late events re-run %d, fast-forwarded %d, of %d commands applied (%.1f%% re-run); longest pause %v",
+				r.leadP95(), slices.Max(r.leads), r.agreed, r.common, r.rerun, r.beyond, r.commands, 100*float64(r.rerun)/float64(max(r.commands, 1)), r.longestPause)
+			if p95 := r.leadP95(); p95 > tt.p95 {
+				t.Errorf("lead p95 %v, want at most %v", p95, tt.p95)
+			}
+			if m := slices.Max(r.leads); m > tt.most {
+				t.Errorf("lead reached %v, want never above %v", m, tt.most)
+			}
+			if r.common == 0 || 100*r.agreed < 99*r.common {
+				t.Errorf("the hosts agreed on %d of %d settled frames, want 99%%", r.agreed, r.common)
+			}
+			if tt.everyoneJoins && !r.everyClientRunning {
+				t.Error("a client never ran the game")
+			}
+			if tt.noLongPauses && r.longestPause >= time.Second {
+				t.Errorf("a pause of %v, want none of a second or more", r.longestPause)
+			}
+		})
+	}
+}
