@@ -432,17 +432,21 @@ func (s *Server) unitHashes(now time.Time, st *seat, u *UnitHashes) {
 }
 
 // realtimeResync repairs units without stopping: every host, the server included, puts the
-// server's current state of the units in place at a future frame (now plus the lead time, like
-// a command), so the repair lands at the same frame everywhere and no host has stepped past it.
-// The units lose those few frames of progress on every host alike, which keeps them equal.
-// Hosts whose units were right get the update too: otherwise they would now differ.
+// server's current state of the units in place at the next frame, the earliest every host can
+// have it: the update reaches the clients half a round trip later, after they ran that frame,
+// and each runs the frames since again with it (resim.go), as it does any late event. So the
+// repair lands at the same frame everywhere, as soon as it can, and waits for no lead time.
+// (Where a client cannot run the frame again, the update is applied late and fast-forwarded,
+// and the next report shows what that left.) The units lose a frame of progress on every host
+// alike, which keeps them equal. Hosts whose units were right get the update too: otherwise
+// they would now differ.
 //
 // The update also carries st's seat, the checked frame and the server's hashes of the units
 // then (mine holds them), so that every client can show what differed. It returns the frame
 // the repair takes effect at.
 func (s *Server) realtimeResync(now time.Time, st *seat, checked uint32, mine []world.UnitHash, ids, removed []uint32) uint32 {
 	f := s.w.Frame()
-	at := max(f+s.lead.cur+1, s.drift.lastFix+1) // one update per frame: no question of their order
+	at := max(f+1, s.drift.lastFix+1) // one update per frame: no question of their order
 	s.drift.lastFix = at
 	up := &UnitUpdate{Frame: at, Seat: st.idx, Checked: checked}
 	for _, id := range ids {
