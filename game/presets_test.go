@@ -169,3 +169,45 @@ func TestInjectedDesyncsAtTheClassPreset(t *testing.T) {
 		t.Errorf("the hosts agreed on %d of %d settled frames, want half", agreed, common)
 	}
 }
+
+// TestLeadFollowsTheClassFromLossToLatency: the class plays at the 30% preset on every process
+// (F7), then the teacher moves it to 150 ms of round trip on a clean link (F8, 75 ms each way
+// on every process, a round trip of 300 ms between two of them). The lead follows the new path
+// without a spike: never above what the new path calls for with one resend (the loss estimate
+// of the old link fades), and never above a second.
+func TestLeadFollowsTheClassFromLossToLatency(t *testing.T) {
+	t.Parallel()
+	g := newVGame(t, vspec{seed: 9, bots: 2, clients: 3, link: everyProcess(30, 0, 0)})
+	g.run(lastsFor(30 * time.Second))
+	f8 := everyProcess(0, 75*time.Millisecond, 0)
+	names := append([]string{g.srvAddr.String()}, func() (out []string) {
+		for _, a := range g.caddrs {
+			out = append(out, a.String())
+		}
+		return out
+	}()...)
+	for i, a := range names {
+		for _, b := range names[i+1:] {
+			if err := g.Network().SetLink(a, b, f8, f8); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var most time.Duration
+	for range 30 {
+		g.run(time.Second)
+		for _, c := range g.clients {
+			most = max(most, time.Duration(c.lead.latest())*c.clock.frameDur)
+		}
+	}
+	settled := time.Duration(g.srv.lead.latest()) * g.srv.cfg.Frame
+	// 300 ms of round trip: half of it, a frame, and at most one resend of a round trip.
+	bound := 150*time.Millisecond + DefaultFrame + 300*time.Millisecond
+	t.Logf("after the move: lead at most %v, %v at the end", most, settled)
+	if most > bound {
+		t.Errorf("the lead reached %v after the move, want at most %v", most, bound)
+	}
+	if settled > 300*time.Millisecond {
+		t.Errorf("the lead settled at %v on a clean 300 ms round trip, want 300 ms at most", settled)
+	}
+}
