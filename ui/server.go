@@ -415,7 +415,7 @@ func (s *ServerScreen) refreshDebug() {
 }
 
 func (s *ServerScreen) statusOf(snap *game.ServerSnapshot, now time.Time) Status {
-	st := Status{Frame: snap.Frame, Lead: time.Duration(snap.Game.LeadTimeMillis) * time.Millisecond,
+	st := Status{Frame: snap.Frame, Lead: leadOfServer(snap),
 		RTT: time.Duration(snap.Net.RTTMillis * float64(time.Millisecond)), LossPercent: snap.Net.LossPercent,
 		State: StateRunning, Link: LinkText(s.linkCtl.current)}
 	for _, p := range s.peers {
@@ -643,4 +643,9 @@ func (s *ServerScreen) pushLink(ls linksim.Settings) error {
 	}
 	s.classAsked = &ls // as the clients will have it
 	return nil
+}
+
+// leadOfServer is the server's command lead time in force, fixed by the teacher or not.
+func leadOfServer(snap *game.ServerSnapshot) Lead {
+	return Lead{Time: time.Duration(snap.Game.LeadTimeMillis) * time.Millisecond, Fixed: snap.LeadFixed}
 }

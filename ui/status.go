@@ -23,11 +23,29 @@ const (
 	StateSpectating = "SPECTATING"
 )
 
+// Lead is the command lead time as the screens show it: how far ahead orders are scheduled,
+// and whether the teacher fixed it (the server's --lead, or t on its screen) rather than the
+// server's policy, which sets it from the players' links.
+type Lead struct {
+	Time  time.Duration
+	Fixed bool
+}
+
+// String is "lead 300 ms", and "lead 300 ms (teacher)" when the teacher fixed it.
+func (l Lead) String() string {
+	s := fmt.Sprintf("lead %d ms", l.Time.Milliseconds())
+	if l.Fixed {
+		s += " (teacher)"
+	}
+	return s
+}
+
 // Status is what the status line shows: the simulation frame, the link's
 // numbers and the connection state.
 type Status struct {
 	Frame          uint32
-	Lead, RTT      time.Duration // how far ahead orders are scheduled; round-trip time
+	Lead           Lead
+	RTT            time.Duration // round-trip time
 	LossPercent    float64       // packets lost, 0..100
 	BytesInPerSec  float64
 	BytesOutPerSec float64
@@ -42,7 +60,7 @@ type Status struct {
 //
 //	frame 1234  lead 200 ms  rtt 48 ms  loss 3.2%  in 1.2 kB/s  out 0.8 kB/s  loss 30% lat 100ms jit 20ms dup 0%  RUNNING
 //
-// The first loss is measured, the packets that really went missing; the
+// The lead says "(teacher)" after it when the teacher fixed it. The first loss is measured, the packets that really went missing; the
 // second is the network lab's setting (see LinkText), so a student can compare
 // what was asked of the link with what the protocol saw.
 //
@@ -79,7 +97,7 @@ func (s *StatusLine) Status() Status { return s.status }
 func statusFields(st Status) []string {
 	return []string{
 		fmt.Sprintf("frame %d", st.Frame),
-		fmt.Sprintf("lead %d ms", st.Lead.Milliseconds()),
+		st.Lead.String(),
 		"rtt " + rttText(st.RTT),
 		fmt.Sprintf("loss %.1f%%", st.LossPercent),
 		"in " + byteRate(st.BytesInPerSec),
