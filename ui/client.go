@@ -225,9 +225,10 @@ func (s *ClientScreen) Refresh(now time.Time) {
 			s.tell("the teacher set the class's link: " + LinkText(*snap.ClassLink))
 		}
 	}
+	st := s.statusOf(snap, now)
 	s.debug.SetData(DebugData{Peer: s.peer, HasPeer: s.hasPeer, Title: "server link", Now: now,
-		Mismatches: snap.Mismatches, Pauses: snap.Pauses, Sync: snap.Sync, HasSync: true})
-	s.status.SetStatus(s.statusOf(snap, now))
+		Mismatches: snap.Mismatches, Pauses: snap.Pauses, Sync: snap.Sync, Lead: st.Lead, HasSync: true})
+	s.status.SetStatus(st)
 	s.followOrders(snap, now)
 	s.followChat()
 	if t := s.injecting; t != nil {

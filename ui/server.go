@@ -377,7 +377,7 @@ func (s *ServerScreen) refreshDebug() {
 	if snap == nil {
 		return
 	}
-	d := DebugData{Now: s.now, Pauses: snap.Pauses, Sync: snap.Sync, HasSync: true}
+	d := DebugData{Now: s.now, Pauses: snap.Pauses, Sync: snap.Sync, Lead: leadOfServer(snap), HasSync: true}
 	for _, sp := range snap.Spectators {
 		if spectatorRow(sp.Number) != s.seat {
 			continue
