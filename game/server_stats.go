@@ -95,6 +95,7 @@ type ServerSnapshot struct {
 	LeadFixed   bool
 	LeadSetting LeadSetting
 	LeadNext    LeadTime
+	FrameDur    time.Duration // the length of a frame, to say how long a lead in frames is
 	Stats       ServerStats
 	Events      []string // the latest event log lines
 	// The report's counters, for a status line (the whole --stats report is built once at
@@ -145,7 +146,7 @@ func (s *Server) publish(now time.Time, force bool) {
 		return
 	}
 	snap := &ServerSnapshot{At: now, Running: s.clock.running, Paused: s.drift.pause != nil && !s.drift.pause.reached.IsZero(),
-		Frame: s.frameNow(), Lead: s.lead.cur, LeadFixed: s.lead.fixed, LeadSetting: s.lead.teacher.asked,
+		Frame: s.frameNow(), Lead: s.lead.cur, LeadFixed: s.lead.fixed, LeadSetting: s.lead.teacher.asked, FrameDur: s.cfg.Frame,
 		Stats: s.stats, Events: lastOf(s.stats.events, maxEventsShown)}
 	if n := len(s.lead.next); n > 0 {
 		snap.LeadNext = s.lead.next[n-1]

@@ -134,3 +134,32 @@ func TestServerScreenRealGame(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestServerScreenLeadRealGame: t on the server's screen fixes a real server's command lead
+// time at 100 ms: its snapshot has it, the client it plays with takes it (its status line says
+// the teacher set it), and the server's screen shows it.
+func TestServerScreenLeadRealGame(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays a game on loopback")
+	}
+	srv, c := startRealGame(t)
+	sa, _ := startScreen(t, 120, 36, DefaultFPS, func(app *tview.Application) screenModel {
+		return NewServerScreen(GameServer(srv), srv.Addr(), t.TempDir(), func(p tview.Primitive) { app.SetFocus(p) })
+	})
+	waitText(sa, "the game running", "RUNNING")
+	sa.rune('t')
+	fixed := game.FixedLead(100 * time.Millisecond)
+	sa.waitFor("the server's lead fixed at 100 ms", func() bool {
+		s := srv.Snapshot()
+		return s.LeadSetting == fixed && s.LeadFixed && s.Lead == 1
+	})
+	sa.waitFor("the client's lead fixed at 100 ms", func() bool {
+		s := c.Snapshot()
+		return s.LeadFixed && s.Game.LeadTimeMillis == 100
+	})
+	waitText(sa, "the server's status line", "lead 100 ms (teacher)")
+	cs, _ := startScreen(t, 120, 36, DefaultFPS, func(app *tview.Application) screenModel {
+		return NewClientScreen(GameClient(c), t.TempDir(), func(p tview.Primitive) { app.SetFocus(p) })
+	})
+	waitText(cs, "the client's status line", "lead 100 ms (teacher)")
+}

@@ -64,6 +64,10 @@ type ServerScreen struct {
 	followLog  bool // the event log sticks to its end until the user scrolls up
 	// rounding is a new-round intent whose outcome the next frame reports.
 	rounding *OrderTicket
+	// leadAsked is the lead setting t last asked for, shown until the server's snapshot has it
+	// (as classAsked), and leading the intent whose refusal, if any, the next frame reports.
+	leadAsked *game.LeadSetting
+	leading   *OrderTicket
 }
 
 // NewServerScreen builds the screen for host, serving on addr.
@@ -166,6 +170,9 @@ func (s *ServerScreen) Refresh(now time.Time) {
 	if a := s.classAsked; a != nil && s.snap != nil && s.snap.ClassLink != nil && *s.snap.ClassLink == *a {
 		s.classAsked = nil // the server has it
 	}
+	if a := s.leadAsked; a != nil && s.snap != nil && s.snap.LeadSetting == *a {
+		s.leadAsked = nil // the server has it
+	}
 	s.linkCtl.sync()
 	s.classCtl.sync()
 	snap := s.snap
@@ -218,8 +225,17 @@ func (s *ServerScreen) Refresh(now time.Time) {
 		case snap.Round > 1:
 			round = fmt.Sprintf("  ·  round %d", snap.Round)
 		}
-		s.notice.SetText(fmt.Sprintf("serving on %s  ·  %d player(s)%s  ·  %s  ·  Tab focus  ·  d debug  ·  ? help",
-			s.addr, len(snap.Seats), round, spectatorsText(snap)))
+		s.notice.SetText(fmt.Sprintf("serving on %s  ·  %d player(s)%s  ·  %s  ·  %s  ·  Tab focus  ·  d debug  ·  ? help",
+			s.addr, len(snap.Seats), round, tview.Escape(leadText(snap, s.leadSetting())), spectatorsText(snap)))
+	}
+	if t := s.leading; t != nil {
+		if _, err, ok := t.Result(); ok {
+			s.leading = nil
+			if err != nil {
+				s.leadAsked = nil
+				s.tell("lead time unchanged: " + err.Error())
+			}
+		}
 	}
 	if t := s.rounding; t != nil {
 		if frame, err, ok := t.Result(); ok {
@@ -448,6 +464,10 @@ func (s *ServerScreen) HandleKey(ev *tcell.EventKey, quit func()) *tcell.EventKe
 		s.toggleSpectatorChat()
 		return nil
 	}
+	if ev.Key() == tcell.KeyRune && ev.Rune() == 't' {
+		s.stepLead()
+		return nil
+	}
 	if ev.Key() == tcell.KeyRune && ev.Rune() == 'R' {
 		if t, ok := s.host.NewRound(); ok {
 			s.rounding = t // the next frame says what came of it
@@ -648,4 +668,81 @@ func (s *ServerScreen) pushLink(ls linksim.Settings) error {
 // leadOfServer is the server's command lead time in force, fixed by the teacher or not.
 func leadOfServer(snap *game.ServerSnapshot) Lead {
 	return Lead{Time: time.Duration(snap.Game.LeadTimeMillis) * time.Millisecond, Fixed: snap.LeadFixed}
+}
+
+// leadSteps are the lead settings t steps through: the server's policy, then ever longer fixed
+// leads, from orders that happen at once (and late commands run again) to sluggish orders
+// that nothing can make late.
+var leadSteps = []game.LeadSetting{game.LeadAuto, game.FixedLead(100 * time.Millisecond), game.FixedLead(300 * time.Millisecond),
+	game.FixedLead(time.Second), game.FixedLead(2 * time.Second)}
+
+// nextLeadStep is the setting t moves to from l: the next of leadSteps, from the last back to
+// auto; from a lead fixed otherwise (--lead 500ms), the first longer step, or auto.
+func nextLeadStep(l game.LeadSetting) game.LeadSetting {
+	if i := slices.Index(leadSteps, l); i >= 0 {
+		return leadSteps[(i+1)%len(leadSteps)]
+	}
+	for _, step := range leadSteps[1:] {
+		if step > l {
+			return step
+		}
+	}
+	return game.LeadAuto
+}
+
+// leadStepText is a lead setting in the help's words: "auto", "300 ms", "1 s".
+func leadStepText(l game.LeadSetting) string {
+	d, fixed := l.Fixed()
+	switch {
+	case !fixed:
+		return "auto"
+	case d%time.Second == 0:
+		return fmt.Sprintf("%d s", d/time.Second)
+	}
+	return fmt.Sprintf("%d ms", d.Milliseconds())
+}
+
+// leadSetting is the teacher's lead setting as the screen should show it: what t last asked
+// for, until the frame's snapshot has it (Refresh lets go of it then), then the snapshot's.
+func (s *ServerScreen) leadSetting() game.LeadSetting {
+	switch {
+	case s.leadAsked != nil:
+		return *s.leadAsked
+	case s.snap != nil:
+		return s.snap.LeadSetting
+	}
+	return game.LeadAuto
+}
+
+// leadText is the lead time for the line above the status line: the lead in force, the
+// change on its way if there is one, and who sets it, as in "lead 100 ms, auto (t)" or
+// "lead 100 ms, 1000 ms from frame 1234, set by the teacher (t)".
+func leadText(snap *game.ServerSnapshot, setting game.LeadSetting) string {
+	text := fmt.Sprintf("lead %d ms", snap.Game.LeadTimeMillis)
+	if next := snap.LeadNext; next.Frame != 0 {
+		text += fmt.Sprintf(", %d ms from frame %d", (time.Duration(next.LeadFrames) * snap.FrameDur).Milliseconds(), next.Frame)
+	}
+	if setting == game.LeadAuto {
+		return text + ", auto (t)"
+	}
+	return text + ", set by the teacher (t)"
+}
+
+// stepLead moves the command lead time to the next of leadSteps, through the owner loop, and
+// says what the class will see.
+func (s *ServerScreen) stepLead() {
+	next := nextLeadStep(s.leadSetting())
+	t, ok := s.host.SetLead(next)
+	if !ok {
+		s.tell(errBusy.Error())
+		return
+	}
+	s.leadAsked, s.leading = &next, t
+	then := leadStepText(nextLeadStep(next))
+	if next == game.LeadAuto {
+		s.tell("lead time auto: the server sets it from the players' links (t: " + then + ")")
+		return
+	}
+	s.tell(fmt.Sprintf("lead time %s, set by the teacher: every order waits %[1]s; a command slower than that is late, and run again (t: %s)",
+		leadStepText(next), then))
 }
