@@ -144,6 +144,7 @@ func (s *Server) flushLead(now time.Time) {
 	if !s.clock.running {
 		if t.pace.waiting {
 			s.lead.setting, t.pace.waiting = t.asked, false
+			s.takeLeadBeforeStart()
 		}
 		return
 	}
@@ -157,6 +158,12 @@ func (s *Server) flushLead(now time.Time) {
 	}
 	s.stats.LeadSettings++
 	s.sendLead(now, s.lead.announce(now, lt, s.w.Frame()))
+}
+
+// takeLeadBeforeStart puts the setting's lead in force before the game starts, for the
+// snapshots of the lobby (the start takes it again, from what the links measured by then).
+func (s *Server) takeLeadBeforeStart() {
+	s.lead.cur, s.lead.fixed = s.leadWanted(), s.lead.setting != LeadAuto
 }
 
 // nextLead is when the teacher's waiting setting may go out (zero: none waits).

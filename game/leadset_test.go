@@ -307,3 +307,23 @@ func TestTeacherLeadPaced(t *testing.T) {
 	}
 	checkLeadEverywhere(t, g, 20, true)
 }
+
+// TestSetLeadBeforeStart: a lead the teacher fixes in the lobby is in force at once (the
+// snapshot shows it) and is the one the game starts with: StartGame carries it, and no
+// LeadTime is needed.
+func TestSetLeadBeforeStart(t *testing.T) {
+	t.Parallel()
+	g := newVGame(t, vspec{seed: 37, clients: 1})
+	if _, err := g.srv.SetLead(g.now, FixedLead(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	g.srv.Intent(g.now)
+	if s := g.srv.Snapshot(); s.Running || s.Lead != 10 || !s.LeadFixed || s.LeadSetting != FixedLead(time.Second) {
+		t.Errorf("the lobby's snapshot: running %v, %d frames, fixed %v, setting %v; want 10 frames fixed at 1s", s.Running, s.Lead, s.LeadFixed, s.LeadSetting)
+	}
+	g.waitFor(10*time.Second, "the game to start", func() bool { return clientRunning(g.clients[0]) })
+	checkLeadEverywhere(t, g, 10, true)
+	if n := g.clients[0].stats.LeadTimes + g.srv.stats.LeadChanges + g.srv.stats.LeadSettings; n != 0 {
+		t.Errorf("%d LeadTimes and lead changes for a lead set before the start", n)
+	}
+}

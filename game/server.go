@@ -102,6 +102,7 @@ func NewServer(cfg ServerConfig, out transport.Writer) (*Server, error) {
 		tc.Logger = cfg.Logger
 	}
 	s.tr = transport.NewServer(tc, out)
+	s.takeLeadBeforeStart()
 	s.snap.Store(&ServerSnapshot{})
 	return s, nil
 }
