@@ -105,6 +105,15 @@ func TestClientScreenRealGame(t *testing.T) {
 	sa.waitFor("the link in the status line", func() bool { return strings.Contains(screenText(sa), "loss 1%") })
 }
 
+// realServerScreen runs the server's screen over srv, 120×36.
+func realServerScreen(t *testing.T, srv *hostloop.Server) *screenApp {
+	t.Helper()
+	sa, _ := startScreen(t, 120, 36, DefaultFPS, func(app *tview.Application) screenModel {
+		return NewServerScreen(GameServer(srv), srv.Addr(), t.TempDir(), func(p tview.Primitive) { app.SetFocus(p) })
+	})
+	return sa
+}
+
 // TestServerScreenRealGame: the server screen over a real server shows its bot and the player
 // who joined, with the player's address and round-trip time, and its slider sets the server's
 // link conditioner.
@@ -113,9 +122,7 @@ func TestServerScreenRealGame(t *testing.T) {
 		t.Skip("plays a game on loopback")
 	}
 	srv, c := startRealGame(t)
-	sa, _ := startScreen(t, 120, 36, DefaultFPS, func(app *tview.Application) screenModel {
-		return NewServerScreen(GameServer(srv), srv.Addr(), t.TempDir(), func(p tview.Primitive) { app.SetFocus(p) })
-	})
+	sa := realServerScreen(t, srv)
 	addr := c.Addr()
 	waitText(sa, "the bot", "bot1")
 	waitText(sa, "the player's address", addr)
@@ -143,9 +150,7 @@ func TestServerScreenLeadRealGame(t *testing.T) {
 		t.Skip("plays a game on loopback")
 	}
 	srv, c := startRealGame(t)
-	sa, _ := startScreen(t, 120, 36, DefaultFPS, func(app *tview.Application) screenModel {
-		return NewServerScreen(GameServer(srv), srv.Addr(), t.TempDir(), func(p tview.Primitive) { app.SetFocus(p) })
-	})
+	sa := realServerScreen(t, srv)
 	waitText(sa, "the game running", "RUNNING")
 	sa.rune('t')
 	fixed := game.FixedLead(100 * time.Millisecond)
