@@ -740,9 +740,9 @@ func (s *ServerScreen) stepLead() {
 	s.leadAsked, s.leading = &next, t
 	then := leadStepText(nextLeadStep(next))
 	if next == game.LeadAuto {
-		s.tell("lead time auto: the server sets it from the players' links (t: " + then + ")")
+		s.tell("lead auto: the server sets it from the players' links (t: " + then + ")")
 		return
 	}
-	s.tell(fmt.Sprintf("lead time %s, set by the teacher: every order waits %[1]s; a command slower than that is late, and run again (t: %s)",
+	s.tell(fmt.Sprintf("lead %s, set by the teacher: orders wait %[1]s, slower commands come late and run again (t: %s)",
 		leadStepText(next), then))
 }

@@ -395,11 +395,11 @@ func TestServerScreenLeadKey(t *testing.T) {
 		want         game.LeadSetting
 		status, said string
 	}{
-		{ms(100), "lead 100 ms (teacher)", "lead time 100 ms, set by the teacher: every order waits 100 ms; a command slower than that is late, and run again (t: 300 ms)"},
-		{ms(300), "lead 300 ms (teacher)", "lead time 300 ms, set by the teacher"},
-		{ms(1000), "lead 1000 ms (teacher)", "lead time 1 s, set by the teacher: every order waits 1 s"},
+		{ms(100), "lead 100 ms (teacher)", "lead 100 ms, set by the teacher: orders wait 100 ms, slower commands come late and run again (t: 300 ms)"},
+		{ms(300), "lead 300 ms (teacher)", "lead 300 ms, set by the teacher"},
+		{ms(1000), "lead 1000 ms (teacher)", "lead 1 s, set by the teacher: orders wait 1 s"},
 		{ms(2000), "lead 2000 ms (teacher)", "(t: auto)"},
-		{game.LeadAuto, "lead 200 ms  rtt", "lead time auto: the server sets it from the players' links (t: 100 ms)"},
+		{game.LeadAuto, "lead 200 ms  rtt", "lead auto: the server sets it from the players' links (t: 100 ms)"},
 		{ms(100), "lead 100 ms (teacher)", "(t: 300 ms)"},
 	} {
 		sa.rune('t')

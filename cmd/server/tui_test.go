@@ -56,7 +56,7 @@ func TestServerTerminalLead(t *testing.T) {
 
 	p.WaitText("RUNNING", "lead 300 ms (teacher)")
 	p.Send("t")
-	p.WaitText("lead time 1 s, set by the teacher")
+	p.WaitText("lead 1 s, set by the teacher")
 	p.WaitText("lead 1000 ms (teacher)")
 	p.Send("q")
 	if status := p.Exit(); status != 0 {
