@@ -570,6 +570,9 @@ func (c *Client) publish(now time.Time, force bool) {
 	}
 	s := &ClientSnapshot{At: now, State: c.tr.State(), Started: c.w != nil, Paused: c.phase == phasePaused,
 		Seat: c.role.seat, Lead: c.lead.cur, LeadFixed: c.lead.fixed, Players: c.players}
+	if n := len(c.lead.next); n > 0 {
+		s.LeadNext = c.lead.next[n-1]
+	}
 	if p := c.tr.Peer(); p != nil {
 		s.Waiting = p.Conn().WaitingForSync()
 	}

@@ -209,6 +209,14 @@ func TestSetLeadLive(t *testing.T) {
 		if s := g.srv.Snapshot(); s.LeadNext != lt || s.LeadSetting != l {
 			t.Errorf("the server's snapshot: next %+v, setting %v; want %+v, %v", s.LeadNext, s.LeadSetting, lt, l)
 		}
+		g.waitFor(5*time.Second, "the change on its way in every client's snapshot", func() bool {
+			for _, c := range g.live() {
+				if c.Snapshot().LeadNext != lt {
+					return false
+				}
+			}
+			return true
+		})
 		g.waitFor(10*time.Second, "the change in force everywhere", func() bool { return leadEverywhere(g, frames, fixed) })
 		for _, w := range watches {
 			if at, ok := w.arrived[lt.Frame]; !ok || at > lt.Frame {

@@ -286,7 +286,8 @@ func waitingText(snap *game.ClientSnapshot, peer transport.PeerStats) string {
 
 // statusOf is the status line's content for a snapshot.
 func (s *ClientScreen) statusOf(snap *game.ClientSnapshot, now time.Time) Status {
-	st := Status{Frame: snap.Frame, Lead: Lead{Time: time.Duration(snap.Game.LeadTimeMillis) * time.Millisecond, Fixed: snap.LeadFixed},
+	lead := Lead{Time: time.Duration(snap.Game.LeadTimeMillis) * time.Millisecond, Fixed: snap.LeadFixed}.WithNext(snap.LeadNext, snap.FrameDur)
+	st := Status{Frame: snap.Frame, Lead: lead,
 		RTT: s.peer.RTT, LossPercent: s.peer.LossPercent, BytesInPerSec: s.peer.BytesInPerSec,
 		BytesOutPerSec: s.peer.BytesOutPerSec, State: StateRunning, Link: LinkText(s.linkCtl.current)}
 	switch {

@@ -226,7 +226,7 @@ func (s *ServerScreen) Refresh(now time.Time) {
 			round = fmt.Sprintf("  ·  round %d", snap.Round)
 		}
 		s.notice.SetText(fmt.Sprintf("serving on %s  ·  %d player(s)%s  ·  %s  ·  %s  ·  Tab focus  ·  d debug  ·  ? help",
-			s.addr, len(snap.Seats), round, tview.Escape(leadText(snap, s.leadSetting())), spectatorsText(snap)))
+			s.addr, len(snap.Seats), round, tview.Escape(leadText(s.leadSetting())), spectatorsText(snap)))
 	}
 	if t := s.leading; t != nil {
 		if _, err, ok := t.Result(); ok {
@@ -665,9 +665,10 @@ func (s *ServerScreen) pushLink(ls linksim.Settings) error {
 	return nil
 }
 
-// leadOfServer is the server's command lead time in force, fixed by the teacher or not.
+// leadOfServer is the server's command lead time in force, fixed by the teacher or not, and
+// the change on its way.
 func leadOfServer(snap *game.ServerSnapshot) Lead {
-	return Lead{Time: time.Duration(snap.Game.LeadTimeMillis) * time.Millisecond, Fixed: snap.LeadFixed}
+	return Lead{Time: time.Duration(snap.Game.LeadTimeMillis) * time.Millisecond, Fixed: snap.LeadFixed}.WithNext(snap.LeadNext, snap.FrameDur)
 }
 
 // leadSteps are the lead settings t steps through: the server's policy, then ever longer fixed
@@ -714,18 +715,14 @@ func (s *ServerScreen) leadSetting() game.LeadSetting {
 	return game.LeadAuto
 }
 
-// leadText is the lead time for the line above the status line: the lead in force, the
-// change on its way if there is one, and who sets it, as in "lead 100 ms, auto (t)" or
-// "lead 100 ms, 1000 ms from frame 1234, set by the teacher (t)".
-func leadText(snap *game.ServerSnapshot, setting game.LeadSetting) string {
-	text := fmt.Sprintf("lead %d ms", snap.Game.LeadTimeMillis)
-	if next := snap.LeadNext; next.Frame != 0 {
-		text += fmt.Sprintf(", %d ms from frame %d", (time.Duration(next.LeadFrames) * snap.FrameDur).Milliseconds(), next.Frame)
-	}
+// leadText is the lead time for the line above the status line: the teacher's setting, as in
+// "lead auto (t)" or "lead 300 ms, set by the teacher (t)". (The status line has the lead in
+// force, and the change on its way.)
+func leadText(setting game.LeadSetting) string {
 	if setting == game.LeadAuto {
-		return text + ", auto (t)"
+		return "lead auto (t)"
 	}
-	return text + ", set by the teacher (t)"
+	return "lead " + leadStepText(setting) + ", set by the teacher (t)"
 }
 
 // stepLead moves the command lead time to the next of leadSteps, through the owner loop, and

@@ -414,16 +414,19 @@ func TestServerScreenLeadKey(t *testing.T) {
 		t.Errorf("the host was asked %d times, want 6: %v", len(f.leads), f.leads)
 	}
 
-	// A change on its way, once the notice has had its time.
+	// A change on its way shows on the status line until its frame; once the notice has had its
+	// time, the line above says who sets the lead.
 	f.mu.Lock()
 	f.snap.LeadSetting, f.snap.LeadNext = ms(1000), game.LeadTime{Frame: 441, LeadFrames: 10, Fixed: true}
 	f.mu.Unlock()
+	waitText(sa, "the change on its way", "frame 420  lead 100 ms (teacher) → 1000 ms (teacher) at frame 441  rtt")
 	sa.do(func() { ss.noticeAt = fakeNow.Add(-time.Minute) })
-	waitText(sa, "the change on its way", "lead 100 ms, 1000 ms from frame 441, set by the teacher (t)")
+	waitText(sa, "the teacher's setting", "lead 1 s, set by the teacher (t)")
 	f.mu.Lock()
-	f.snap.LeadSetting, f.snap.LeadNext, f.snap.LeadFixed, f.snap.Game.LeadTimeMillis = game.LeadAuto, game.LeadTime{}, false, 200
+	f.snap.LeadSetting, f.snap.LeadNext = game.LeadAuto, game.LeadTime{Frame: 450, LeadFrames: 2}
 	f.mu.Unlock()
-	waitText(sa, "the policy's lead", "lead 200 ms, auto (t)")
+	waitText(sa, "the way back to auto", "frame 420  lead 100 ms (teacher) → 200 ms at frame 450  rtt")
+	waitText(sa, "the policy's setting", "lead auto (t)")
 	sa.rune('?')
 	waitText(sa, "the help", "command lead time: auto, 100 ms, 300 ms, 1 s, 2 s")
 }

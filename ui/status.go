@@ -10,6 +10,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/ackattack/ackattack/game"
 	"github.com/ackattack/ackattack/net/linksim"
 )
 
@@ -25,17 +26,39 @@ const (
 
 // Lead is the command lead time as the screens show it: how far ahead orders are scheduled,
 // and whether the teacher fixed it (the server's --lead, or t on its screen) rather than the
-// server's policy, which sets it from the players' links.
+// server's policy, which sets it from the players' links; and the change on its way, which
+// every host puts in force at the same frame.
 type Lead struct {
 	Time  time.Duration
 	Fixed bool
+	// Next is the lead from frame NextFrame on (0: no change on its way), fixed by the teacher
+	// (NextFixed) or not.
+	Next      time.Duration
+	NextFrame uint32
+	NextFixed bool
 }
 
-// String is "lead 300 ms", and "lead 300 ms (teacher)" when the teacher fixed it.
+// WithNext is l with the change next, a snapshot's LeadNext (Frame 0: none), in frames of
+// frame.
+func (l Lead) WithNext(next game.LeadTime, frame time.Duration) Lead {
+	if next.Frame != 0 {
+		l.Next, l.NextFrame, l.NextFixed = time.Duration(next.LeadFrames)*frame, next.Frame, next.Fixed
+	}
+	return l
+}
+
+// String is "lead 300 ms", and "lead 300 ms (teacher)" when the teacher fixed it; with a change
+// on its way, "lead 100 ms → 300 ms (teacher) at frame 1234".
 func (l Lead) String() string {
-	s := fmt.Sprintf("lead %d ms", l.Time.Milliseconds())
-	if l.Fixed {
-		s += " (teacher)"
+	ms := func(d time.Duration, fixed bool) string {
+		if fixed {
+			return fmt.Sprintf("%d ms (teacher)", d.Milliseconds())
+		}
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	}
+	s := "lead " + ms(l.Time, l.Fixed)
+	if l.NextFrame != 0 {
+		s += fmt.Sprintf(" → %s at frame %d", ms(l.Next, l.NextFixed), l.NextFrame)
 	}
 	return s
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/ackattack/ackattack/game"
 	"github.com/ackattack/ackattack/net/linksim"
 )
 
@@ -109,6 +110,16 @@ func TestStatusLeadByTeacher(t *testing.T) {
 		120: "frame 1234  lead 200 ms (teacher)  rtt 48 ms  loss 3.2%  link: loss 30% lat 100ms jit 20ms  RUNNING",
 		60:  "frame 1234  lead 200 ms (teacher)  rtt 48 ms  RUNNING",
 		40:  "frame 1234  rtt 48 ms  RUNNING",
+	} {
+		if fields, state := statusText(st, width); fields+state != want {
+			t.Errorf("at %d columns:\n got %q\nwant %q", width, fields+state, want)
+		}
+	}
+	// A change on its way, back to the server's policy.
+	st.Lead = st.Lead.WithNext(game.LeadTime{Frame: 1250, LeadFrames: 3}, 100*time.Millisecond)
+	for width, want := range map[int]string{
+		120: "frame 1234  lead 200 ms (teacher) → 300 ms at frame 1250  rtt 48 ms  loss 3.2%  RUNNING",
+		80:  "frame 1234  lead 200 ms (teacher) → 300 ms at frame 1250  rtt 48 ms  RUNNING",
 	} {
 		if fields, state := statusText(st, width); fields+state != want {
 			t.Errorf("at %d columns:\n got %q\nwant %q", width, fields+state, want)
