@@ -104,33 +104,15 @@ func (m *ClassLink) Settings() linksim.Settings {
 	}
 }
 
-// classLink is the server's side: the latest setting, and when it last went out.
+// classLink is the server's side: the latest setting, and its pace (at most one every
+// classLinkEvery, the latest wins: rate.go).
 type classLink struct {
-	latest  *ClassLink // nil: the teacher never pushed one
-	sentAt  time.Time
-	waiting bool // latest has not gone out yet (it came within classLinkEvery of the last)
+	latest *ClassLink // nil: the teacher never pushed one
+	pace   settingPace
 }
 
 // push makes m the class's setting, waiting to go out.
-func (c *classLink) push(m *ClassLink) { c.latest, c.waiting = m, true }
-
-// due reports whether the waiting setting may go out at now (at most one every
-// classLinkEvery), and if so marks it sent.
-func (c *classLink) due(now time.Time) bool {
-	if !c.waiting || now.Before(c.sentAt.Add(classLinkEvery)) {
-		return false
-	}
-	c.waiting, c.sentAt = false, now
-	return true
-}
-
-// next is when a waiting setting may go out (zero: none waits).
-func (c *classLink) next() time.Time {
-	if !c.waiting {
-		return time.Time{}
-	}
-	return c.sentAt.Add(classLinkEvery)
-}
+func (c *classLink) push(m *ClassLink) { c.latest = m; c.pace.changed() }
 
 // PushLink gives every client the link settings s, now or (within classLinkEvery of the last
 // push) as soon as the bound allows; clients that join later get them too. It fails, and
@@ -157,7 +139,7 @@ func (s *Server) ClassLink() (linksim.Settings, bool) {
 
 // flushClassLink sends the waiting setting to every connected client once the bound allows.
 func (s *Server) flushClassLink(now time.Time) {
-	if !s.class.due(now) {
+	if !s.class.pace.due(now, classLinkEvery) {
 		return
 	}
 	s.stats.ClassLinks++
@@ -172,7 +154,7 @@ func (s *Server) sendClassLink(st *downlink, now time.Time) {
 }
 
 // nextClassLink is when a waiting setting may go out (zero: none waits).
-func (s *Server) nextClassLink() time.Time { return s.class.next() }
+func (s *Server) nextClassLink() time.Time { return s.class.pace.next(classLinkEvery) }
 
 // classLinkView is the client's side: the class's link as the server last set it (nil: never),
 // and why it is not on this client's link (nil: it is).

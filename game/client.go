@@ -556,7 +556,7 @@ func (c *Client) start(now time.Time, sg *StartGame) {
 	if c.clock.frameDur <= 0 {
 		c.clock.frameDur = DefaultFrame
 	}
-	c.lead.cur = sg.LeadFrames
+	c.lead.cur, c.lead.fixed = sg.LeadFrames, sg.LeadFixed
 	c.clock.syncFrame, c.clock.syncAt, c.clock.nextFrame = sg.Frame, now, now
 	for _, b := range c.drift.early {
 		c.resyncBatch(now, b)
@@ -572,7 +572,10 @@ func (c *Client) publish(now time.Time, force bool) {
 		return
 	}
 	s := &ClientSnapshot{At: now, State: c.tr.State(), Started: c.w != nil, Paused: c.phase == phasePaused,
-		Seat: c.role.seat, Lead: c.lead.cur, Players: c.players}
+		Seat: c.role.seat, Lead: c.lead.cur, LeadFixed: c.lead.fixed, Players: c.players}
+	if n := len(c.lead.next); n > 0 {
+		s.LeadNext = c.lead.next[n-1]
+	}
 	if p := c.tr.Peer(); p != nil {
 		s.Waiting = p.Conn().WaitingForSync()
 	}

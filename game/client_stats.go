@@ -60,8 +60,13 @@ type ClientSnapshot struct {
 	Waiting bool // the connection waits for a sync message's ack
 	Seat    uint8
 	Frame   uint32
-	Lead    uint32
-	Players [world.MaxPlayers]PlayerInfo
+	Lead    uint32 // the command lead time in force, in frames
+	// LeadFixed: the teacher fixed that lead (the server's --lead, or its key); false: the
+	// server sets it from its players' links. LeadNext is the latest change announced for a
+	// frame still to come (Frame 0: none), in force from LeadNext.Frame on.
+	LeadFixed bool
+	LeadNext  LeadTime
+	Players   [world.MaxPlayers]PlayerInfo
 	// The report's counters, for a status line (the whole --stats report, with its chat and
 	// hash history, is built once at exit: Client.Report).
 	Net  NetReport

@@ -69,6 +69,11 @@ type ServerConfig struct {
 	// SeatHold: a seat whose player vanished is kept for it this long (so that it can come
 	// back to its units), then freed for anybody. Default and maximum MaxSeatHold.
 	SeatHold time.Duration
+	// Lead is who sets the command lead time: LeadAuto (the default), the server from its
+	// players' links (lead.go); or a lead the teacher fixed (FixedLead, the --lead flag),
+	// rounded to whole frames, at most MaxFixedLead. The teacher can change it while the game
+	// runs (Server.SetLead, leadset.go).
+	Lead LeadSetting
 	// SpectatorChatOff starts the game with the spectators' chat turned off (spectate.go); the
 	// teacher can turn it on and off while it runs (Server.SetSpectatorChat).
 	SpectatorChatOff bool

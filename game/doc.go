@@ -39,6 +39,7 @@
 //	spectate.go             spectators: admitted past the seats, watching, bounded
 //	p2p.go, p2p_server.go   direct links between clients, LinkLost, relays saved
 //	lead.go                 the command lead time: how far ahead a command runs
+//	leadset.go              the teacher's hand on it: fixed, or back to the policy
 //	schedule.go             the events of a frame and their one order on every host
 //	resim.go                late events run again exactly (rollback) or fast-forwarded
 //	drift_server.go,        drift checking and repair: grouped unit hashes, the drill-down,
@@ -48,7 +49,8 @@
 //	enemies.go              the server's enemies, spawned and killed as events
 //	reinforce.go, round.go  a game that lasts: fresh squads, new rounds
 //	classlink.go            one link setting for the whole class
-//	chat.go, rate.go        chat and the rates that bound it (and every other input)
+//	chat.go, rate.go        chat and the rates that bound it (and every other input), and
+//	                        the pace of the teacher's settings
 //	send.go                 the send API (send, sendOn, sendAfter) and the back-pressure policy
 //	msg.go, msg_codec.go,   the game messages: each type declared once (its fields, how it
 //	msg_stream.go           travels, what it waits for); PROTOCOL.md has the bytes

@@ -61,33 +61,40 @@ func leadFor(frame, rtt, jitter time.Duration, lossPercent float64) uint32 {
 	return min(max(lead, minLeadFrames), max(uint32(maxAutoLead/frame), minLeadFrames))
 }
 
-// leadTimes is a host's command lead time: the one in force, and the changes announced for
-// later frames (LeadTime), in order.
+// leadTimes is a host's command lead time: the one in force (and whether the teacher fixed
+// it, leadset.go), and the changes announced for later frames (LeadTime), in order. The server
+// announces at most one change every teacherLeadEvery, and each comes into force within twice
+// the largest lead and a frame: a few dozen at most wait here.
 type leadTimes struct {
-	cur  uint32
-	next []LeadTime
+	cur   uint32
+	fixed bool
+	next  []LeadTime
 }
 
 // advance puts in force the changes whose frame has come by frame f.
 func (l *leadTimes) advance(f uint32) {
 	for len(l.next) > 0 && l.next[0].Frame <= f {
-		l.cur = l.next[0].LeadFrames
+		l.cur, l.fixed = l.next[0].LeadFrames, l.next[0].Fixed
 		l.next = l.next[1:]
 	}
 }
 
-// latest is the lead time once every announced change is in force.
-func (l *leadTimes) latest() uint32 {
+// latest is the lead time once every announced change is in force, and whether the teacher
+// fixed it.
+func (l *leadTimes) latest() (frames uint32, fixed bool) {
 	if n := len(l.next); n > 0 {
-		return l.next[n-1].LeadFrames
+		return l.next[n-1].LeadFrames, l.next[n-1].Fixed
 	}
-	return l.cur
+	return l.cur, l.fixed
 }
 
-// leadPolicy is the server's side: its lead times, and when it last changed them.
+// leadPolicy is the server's side: its lead times, when it last changed them, and who sets
+// them: the policy below (LeadAuto), or the teacher (leadset.go).
 type leadPolicy struct {
 	leadTimes
 	lastChange time.Time
+	setting    LeadSetting // the one the latest change went out with
+	teacher    teacherLead // the teacher's latest, and its pace
 }
 
 // pingReport is what a client last reported of its link to the server (PingSummary).
@@ -103,30 +110,49 @@ func (r *pingReport) take(v *PingSummary) {
 
 // change decides whether the lead moves to want at now, with the world at frame: it rises as
 // soon as 2 s after the last change (commands would come late), and falls only 10 s after it
-// (a loss estimate that wavers would otherwise move it every other second). A change is
-// announced for a frame far enough ahead that every client has it in time: twice the larger
-// lead and one.
+// (a loss estimate that wavers would otherwise move it every other second).
 func (l *leadPolicy) change(now time.Time, want, frame uint32) (LeadTime, bool) {
-	cur := l.latest()
+	cur, _ := l.latest()
 	since := now.Sub(l.lastChange)
 	if want == cur || since < 2*time.Second || (want < cur && since < 10*time.Second) {
 		return LeadTime{}, false
 	}
+	return l.announce(now, LeadTime{LeadFrames: want}, frame), true
+}
+
+// announce adds the change lt (its frame left to fill) at now, with the world at frame. A
+// change is announced for a frame far enough ahead that every client has it in time: twice
+// the largest lead (the one in force, the latest announced, the new one) and one; and never
+// before a change announced earlier, which comes into force first.
+func (l *leadPolicy) announce(now time.Time, lt LeadTime, frame uint32) LeadTime {
+	latest, _ := l.latest()
+	lt.Frame = frame + 2*max(l.cur, latest, lt.LeadFrames) + 1
+	if n := len(l.next); n > 0 {
+		lt.Frame = max(lt.Frame, l.next[n-1].Frame+1)
+	}
 	l.lastChange = now
-	lt := LeadTime{Frame: frame + 2*max(cur, want) + 1, LeadFrames: want}
 	l.next = append(l.next, lt)
-	return lt, true
+	return lt
 }
 
 // updateLead sets the command lead time from the worst path among the players (leadPolicy.change
-// says when), and announces a change to every client.
+// says when), and announces a change to every client; while the teacher has fixed the lead
+// (leadset.go), it changes nothing.
 func (s *Server) updateLead(now time.Time) {
+	if s.lead.setting != LeadAuto {
+		return
+	}
 	lt, ok := s.lead.change(now, s.wantLead(), s.w.Frame())
 	if !ok {
 		return
 	}
+	s.sendLead(now, lt)
+}
+
+// sendLead counts a change of the lead time, logs it and sends it to every client.
+func (s *Server) sendLead(now time.Time, lt LeadTime) {
 	s.stats.LeadChanges++
-	s.event(now, "lead time", "frames", lt.LeadFrames, "from frame", lt.Frame)
+	s.event(now, "lead time", "frames", lt.LeadFrames, "from frame", lt.Frame, "set by", leadSetBy(lt.Fixed))
 	for d := range s.seats.following {
 		s.sendOn(d, now, &d.deps.lead, &lt)
 	}

@@ -310,6 +310,9 @@ type StartGame struct {
 	FrameMillis uint32  // the length of one frame in milliseconds
 	LeadFrames  uint32  // the command lead time the game starts with, in frames
 	Seats       []uint8 // the seats that play, strictly ascending, each 0..7
+	// LeadFixed: the teacher fixed that lead time (the server's --lead, or its key); false:
+	// the server sets it from its players' links (lead.go).
+	LeadFixed bool
 }
 
 // Command is a player's order, to be applied at Frame on every host. The
@@ -354,6 +357,9 @@ type Chat struct {
 type LeadTime struct {
 	Frame      uint32 // effective from this frame
 	LeadFrames uint32
+	// Fixed: the teacher fixed this lead time (the server's --lead, or its key), and the
+	// server's policy leaves it alone; false: the policy set it from the players' links.
+	Fixed bool
 }
 
 // PingSummary is a client's view of its connection to the server over the

@@ -24,14 +24,16 @@ func (m *PlayerInfo) fields(s fieldStream) fieldStream {
 }
 
 // StartGame: map (1..64 bytes) ‖ seed u64 ‖ frame u30 ‖ frame millis u30 ‖ lead frames u30 ‖
-// seats list of seat.
+// seats list of seat ‖ flags u8 (bit 0 lead fixed), optional.
 func (m *StartGame) fields(s fieldStream) fieldStream {
 	s.text("map", &m.Map, 1, MaxMapNameLen)
 	s.u64("seed", &m.Seed)
 	s.u30("frame", &m.Frame)
 	s.u30("frame millis", &m.FrameMillis)
 	s.u30("lead frames", &m.LeadFrames)
-	return list(s, "seats", &m.Seats, 0, world.MaxPlayers, seatElems)
+	s = list(s, "seats", &m.Seats, 0, world.MaxPlayers, seatElems)
+	s.optionalFlags("flags", &m.LeadFixed)
+	return s
 }
 
 // Command: seat ‖ id u30 ‖ frame u30 ‖ kind u8 (1..3) ‖ units list of u30 (1..1024) ‖ x i30 ‖
@@ -84,10 +86,11 @@ func (m *Chat) fields(s fieldStream) fieldStream {
 	return s
 }
 
-// LeadTime: frame u30 ‖ lead frames u30.
+// LeadTime: frame u30 ‖ lead frames u30 ‖ flags u8 (bit 0 fixed), optional.
 func (m *LeadTime) fields(s fieldStream) fieldStream {
 	s.u30("frame", &m.Frame)
 	s.u30("lead frames", &m.LeadFrames)
+	s.optionalFlags("flags", &m.Fixed)
 	return s
 }
 

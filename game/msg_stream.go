@@ -229,6 +229,30 @@ func (s *fieldStream) flags(field string, bits ...*bool) {
 	}
 }
 
+// optionalFlags declares a u8 of flag bits, as flags, that may end a message, left out when
+// every bit is clear, so that a message without it has the bytes of the message's older form,
+// from before the flags were added. Reading, no bytes left means every bit clear, and a byte
+// of 0 (a second spelling of no flags) is refused.
+func (s *fieldStream) optionalFlags(field string, bits ...*bool) {
+	set := false
+	for _, b := range bits {
+		set = set || *b
+	}
+	if s.mode == reading && s.n == len(s.b) || s.mode != reading && !set {
+		return
+	}
+	s.flags(field, bits...)
+	if s.mode != reading || s.err != nil {
+		return
+	}
+	for _, b := range bits {
+		if *b {
+			return
+		}
+	}
+	s.fail(field, fmt.Errorf("no flag set: left out, not sent as 0: %w", wire.ErrNonCanonical))
+}
+
 // count declares the length of a list or a string, a u30: have, for writing or measuring. Fewer
 // than least, or more than most, breaks the field's rule. Reading, more than most, or more
 // elements of minSize bytes than there are bytes left, is an error of the bytes, found before

@@ -60,6 +60,9 @@ var msgEncodingTests = []struct {
 	{"start game", &StartGame{Map: "skirmish", Seed: 0x0123456789abcdef, FrameMillis: 100, LeadFrames: 3, Seats: []uint8{0, 2, 5}},
 		// type | map | seed | frame 0 | 100 ms | lead 3 | seats 0, 2, 5
 		"02 08 736b69726d697368 0123456789abcdef 00 64 03 03 000205"},
+	{"start game, the lead fixed by the teacher", &StartGame{Map: "skirmish", Seed: 0x0123456789abcdef, FrameMillis: 100, LeadFrames: 3, Seats: []uint8{0, 2, 5}, LeadFixed: true},
+		// type | map | seed | frame 0 | 100 ms | lead 3 | seats 0, 2, 5 | flags: lead fixed
+		"02 08 736b69726d697368 0123456789abcdef 00 64 03 03 000205 01"},
 	{"command, move", &Command{Seat: 2, ID: 5, Frame: 200, Kind: world.CommandMove, Units: []uint32{3, 4}, X: 40, Y: 12},
 		// type | seat | id | frame 200 | move | units 3, 4 | x 40 | y 12 | target 0 | direct none
 		"03 02 05 80c8 01 02 0304 28 0c 00 00"},
@@ -81,6 +84,9 @@ var msgEncodingTests = []struct {
 	{"chat", &Chat{Seat: 3, Line: 1, Text: "gg"}, "06 03 01 02 6767"},
 	{"chat, empty line", &Chat{Line: 128}, "06 00 8080 00"},
 	{"lead time", &LeadTime{Frame: 250, LeadFrames: 4}, "07 80fa 04"},
+	{"lead time fixed by the teacher", &LeadTime{Frame: 250, LeadFrames: 3, Fixed: true},
+		// type | frame 250 | 3 frames | flags: fixed
+		"07 80fa 03 01"},
 	{"ping summary", &PingSummary{AvgRTTMicros: 45000, MinRTTMicros: 30000, MaxRTTMicros: 120000, LossPermille: 25},
 		"08 c000afc8 c0007530 c001d4c0 19"},
 	{"hash report", &HashReport{Frame: 120, Groups: []world.GroupHash{{Start: 1, End: 10003, Hash: 0x1122334455667788}, {Start: 10004, End: world.MaxUnitID}}},
@@ -313,6 +319,7 @@ func msgEdgeValues() []Msg {
 		&PlayerInfo{Name: strings.Repeat("n", wire.MaxNameLen)},
 		&StartGame{Map: strings.Repeat("m", MaxMapNameLen), Seed: math.MaxUint64, Frame: int30.MaxUInt30, FrameMillis: int30.MaxUInt30, LeadFrames: int30.MaxUInt30, Seats: []uint8{0, 1, 2, 3, 4, 5, 6, 7}},
 		&StartGame{Map: "é"},
+		&StartGame{Map: "é", LeadFixed: true},
 		&Command{Seat: 7, ID: int30.MaxUInt30, Frame: int30.MaxUInt30, Kind: world.CommandAttack, Units: maxUnits, Target: int30.MaxUInt30, Direct: 0x7f},
 		&Command{Seat: 7, ID: int30.MaxUInt30, Frame: int30.MaxUInt30, Kind: world.CommandMove, Units: maxUnits, X: -int30.MaxInt30, Y: int30.MaxInt30},
 		&Command{Kind: world.CommandMove, Units: []uint32{0, 0}, X: 8192, Y: -8192},
@@ -323,6 +330,8 @@ func msgEdgeValues() []Msg {
 		&Chat{Seat: 7, Line: int30.MaxUInt30, Text: strings.Repeat("ü", MaxChatLen/2)},
 		&Chat{Text: "tab-free, but ☃ and emoji 🎯 are fine"},
 		&LeadTime{Frame: int30.MaxUInt30, LeadFrames: int30.MaxUInt30},
+		&LeadTime{Frame: int30.MaxUInt30, LeadFrames: int30.MaxUInt30, Fixed: true},
+		&LeadTime{Fixed: true},
 		&PingSummary{AvgRTTMicros: int30.MaxUInt30, MinRTTMicros: int30.MaxUInt30, MaxRTTMicros: int30.MaxUInt30, LossPermille: MaxLossPermille},
 		&PingSummary{},
 		&HashReport{Frame: int30.MaxUInt30, Groups: groups},
@@ -385,7 +394,7 @@ func TestMsgRoundTrip(t *testing.T) {
 			t.Fatalf("%v: parsed as %+v, want %+v", m.Type(), got, m)
 		}
 		// Cutting a message anywhere leaves it short, inside a unit or an
-		// attack too; except right before an optional last list, where
+		// attack too; except right before an optional last field, where
 		// what is left is the message without it.
 		head, tail := msgWithoutTail(m)
 		var headLen int
@@ -399,14 +408,15 @@ func TestMsgRoundTrip(t *testing.T) {
 			if tail && i == headLen {
 				checkMsgErr(t, err, nil)
 				if !reflect.DeepEqual(got, head) {
-					t.Fatalf("%v cut before its last list: parsed as %+v, want %+v", m.Type(), got, head)
+					t.Fatalf("%v cut before its optional end: parsed as %+v, want %+v", m.Type(), got, head)
 				}
 				continue
 			}
 			checkMsgErr(t, err, wire.ErrShort)
 		}
-		// A byte more is trailing; where an optional last list is left out,
-		// that byte is its count, and a count of 0 is not how to say "none".
+		// A byte more is trailing; where an optional last field is left out,
+		// that byte is a list's count or the flags, and 0 is not how to say
+		// "none".
 		want := wire.ErrTrailing
 		if tail && headLen == len(b) {
 			want = wire.ErrNonCanonical
@@ -421,10 +431,19 @@ func TestMsgRoundTrip(t *testing.T) {
 	}
 }
 
-// msgWithoutTail returns, for a message whose last field is an optional list
-// (left out when empty), the message without that list, and true.
+// msgWithoutTail returns, for a message whose last field is optional (a list
+// left out when empty, flags left out when all clear), the message without
+// that field, and true.
 func msgWithoutTail(m Msg) (Msg, bool) {
 	switch v := m.(type) {
+	case *StartGame:
+		c := *v
+		c.LeadFixed = false
+		return &c, true
+	case *LeadTime:
+		c := *v
+		c.Fixed = false
+		return &c, true
 	case *HashRequest:
 		c := *v
 		c.Hashes = nil
@@ -668,6 +687,12 @@ func TestMsgParseRejects(t *testing.T) {
 		{"start seat 8", "02 01 6d 0000000000000000 00 64 03 01 08", wire.ErrRange},
 		{"start seats descending", "02 01 6d 0000000000000000 00 64 03 02 0503", wire.ErrNonCanonical},
 		{"start seats beyond the bytes", "02 01 6d 0000000000000000 00 64 03 03 0001", wire.ErrShort},
+		{"start flags sent as 0", "02 01 6d 0000000000000000 00 64 03 00 00", wire.ErrNonCanonical},
+		{"start reserved flag", "02 01 6d 0000000000000000 00 64 03 00 02", wire.ErrNonCanonical},
+		{"start flags and a byte more", "02 01 6d 0000000000000000 00 64 03 00 01 00", wire.ErrTrailing},
+		{"lead time flags sent as 0", "07 00 03 00", wire.ErrNonCanonical},
+		{"lead time reserved flag", "07 00 03 81", wire.ErrNonCanonical},
+		{"lead time flags and a byte more", "07 00 03 01 01", wire.ErrTrailing},
 		{"command seat 8", "03 08 00 00 01 01 01 00 00 00 00", wire.ErrRange},
 		{"command kind 0", "03 00 00 00 00 01 01 00 00 00 00", wire.ErrRange},
 		{"command kind 4", "03 00 00 00 04 01 01 00 00 00 00", wire.ErrRange},

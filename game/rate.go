@@ -28,3 +28,35 @@ func (r *rateBucket) take(now time.Time, l rateLimit) bool {
 	r.full = maxTime(r.full, now).Add(l.every)
 	return true
 }
+
+// settingPace is the pace of a setting the teacher changes while the game runs (the class's
+// link, the command lead time): a change goes out at once if the last one went out at least
+// every ago, and otherwise waits until then; a change that comes while another waits takes
+// its place, so only the latest goes. (A slider dragged to and fro, a key pressed five times
+// in a row: the clients get the one the teacher stopped at, not every step on the way.) The
+// setting itself is its owner's; the pace keeps only when.
+type settingPace struct {
+	sentAt  time.Time
+	waiting bool // the latest change has not gone out yet
+}
+
+// changed marks that a change waits to go out.
+func (p *settingPace) changed() { p.waiting = true }
+
+// due reports whether the waiting change may go out at now, at most one every every, and if so
+// marks it sent.
+func (p *settingPace) due(now time.Time, every time.Duration) bool {
+	if !p.waiting || now.Before(p.sentAt.Add(every)) {
+		return false
+	}
+	p.waiting, p.sentAt = false, now
+	return true
+}
+
+// next is when a waiting change may go out (zero: none waits).
+func (p *settingPace) next(every time.Duration) time.Time {
+	if !p.waiting {
+		return time.Time{}
+	}
+	return p.sentAt.Add(every)
+}

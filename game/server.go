@@ -69,11 +69,15 @@ func NewServer(cfg ServerConfig, out transport.Writer) (*Server, error) {
 	if _, err := world.NewWorld(cfg.Map, cfg.Seed); err != nil {
 		return nil, err
 	}
+	lead, err := cfg.Lead.rounded(cfg.Frame)
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{
 		cfg:     cfg,
 		rng:     rand.New(rand.NewPCG(cfg.Seed, 0x5e77e5)),
 		sched:   newSchedule(),
-		lead:    leadPolicy{leadTimes: leadTimes{cur: minLeadFrames}},
+		lead:    leadPolicy{leadTimes: leadTimes{cur: minLeadFrames}, setting: lead, teacher: teacherLead{asked: lead}},
 		round:   roundPlan{current: 1},
 		enemies: enemyStream{nextID: world.FirstEnemyID, killSent: make(map[uint32]bool)},
 		drift:   newServerDrift(cfg.Late),
@@ -98,6 +102,7 @@ func NewServer(cfg ServerConfig, out transport.Writer) (*Server, error) {
 		tc.Logger = cfg.Logger
 	}
 	s.tr = transport.NewServer(tc, out)
+	s.takeLeadBeforeStart()
 	s.snap.Store(&ServerSnapshot{})
 	return s, nil
 }
@@ -146,6 +151,7 @@ func (s *Server) Tick(now time.Time) {
 	s.freeHeldSeats(now)
 	s.expireClaims(now)
 	s.flushClassLink(now)
+	s.flushLead(now)
 	s.flushSpectateNotices(now)
 	s.flushOutboxes(now) // also while paused or before the start: a Pause may be waiting there
 	s.tr.Tick(now)
@@ -156,6 +162,7 @@ func (s *Server) Tick(now time.Time) {
 func (s *Server) NextDeadline(now time.Time) time.Time {
 	next := transport.Earliest(transport.Earliest(s.tr.NextTick(now), s.nextClaimDeadline()), s.nextClassLink())
 	next = transport.Earliest(next, s.nextSpectateNotice())
+	next = transport.Earliest(next, s.nextLead())
 	if s.clock.running {
 		next = transport.Earliest(next, s.clock.nextFrame)
 	}
@@ -235,9 +242,9 @@ func (s *Server) start(now time.Time) {
 		}
 	}
 	s.clock.running = true
-	// The first lead comes from what the handshakes and pings measured so far; it is revised
-	// once a second from then on.
-	s.lead.cur, s.lead.lastChange = s.wantLead(), now
+	// The first lead is the teacher's, or comes from what the handshakes and pings measured so
+	// far; the policy revises it once a second from then on.
+	s.lead.cur, s.lead.fixed, s.lead.lastChange = s.leadWanted(), s.lead.setting != LeadAuto, now
 	s.drift.rw.reset(0)
 	s.clock.nextFrame = now
 	s.enemies.nextSpawn = now.Add(s.cfg.EnemyEvery)
@@ -258,7 +265,7 @@ func (s *Server) sendStart(d *downlink, now time.Time, snapshot bool) {
 		after = append(after, &d.deps.infos[i])
 	}
 	s.sendAfter(d, now, &StartGame{Map: s.cfg.Map, Seed: s.cfg.Seed, Frame: s.w.Frame(), FrameMillis: uint32(s.cfg.Frame / time.Millisecond),
-		LeadFrames: s.lead.cur, Seats: s.seats.inGameList()}, after, &d.deps.start)
+		LeadFrames: s.lead.cur, Seats: s.seats.inGameList(), LeadFixed: s.lead.fixed}, after, &d.deps.start)
 	if !snapshot {
 		return
 	}

@@ -30,7 +30,8 @@ type ServerStats struct {
 	Rounds               uint64 // new rounds announced (round.go)
 	ClassLinks           uint64 // link settings pushed to the class (classlink.go)
 	ChatRelayed          uint64
-	LeadChanges          uint64
+	LeadChanges          uint64 // lead time changes announced, the policy's and the teacher's
+	LeadSettings         uint64 // the teacher's lead settings that went out (leadset.go)
 	HashReports          uint64
 	HashReportsTooOld    uint64
 	// HashReportsDropped counts the reports, a player's or a spectator's, the server dropped
@@ -86,9 +87,17 @@ type ServerSnapshot struct {
 	Running bool
 	Paused  bool
 	Frame   uint32
-	Lead    uint32
-	Stats   ServerStats
-	Events  []string // the latest event log lines
+	Lead    uint32 // the command lead time in force, in frames
+	// LeadFixed: the teacher fixed the lead in force; LeadSetting is the teacher's latest
+	// setting, rounded to frames (LeadAuto: the server's policy sets the lead, lead.go), which
+	// may wait up to teacherLeadEvery to go out; LeadNext is the latest change announced for a
+	// frame still to come (Frame 0: none), in force from LeadNext.Frame on.
+	LeadFixed   bool
+	LeadSetting LeadSetting
+	LeadNext    LeadTime
+	FrameDur    time.Duration // the length of a frame, to say how long a lead in frames is
+	Stats       ServerStats
+	Events      []string // the latest event log lines
 	// The report's counters, for a status line (the whole --stats report is built once at
 	// exit: Server.Report).
 	Net      NetReport
@@ -137,7 +146,11 @@ func (s *Server) publish(now time.Time, force bool) {
 		return
 	}
 	snap := &ServerSnapshot{At: now, Running: s.clock.running, Paused: s.drift.pause != nil && !s.drift.pause.reached.IsZero(),
-		Frame: s.frameNow(), Lead: s.lead.cur, Stats: s.stats, Events: lastOf(s.stats.events, maxEventsShown)}
+		Frame: s.frameNow(), Lead: s.lead.cur, LeadFixed: s.lead.fixed, LeadSetting: s.lead.teacher.asked, FrameDur: s.cfg.Frame,
+		Stats: s.stats, Events: lastOf(s.stats.events, maxEventsShown)}
+	if n := len(s.lead.next); n > 0 {
+		snap.LeadNext = s.lead.next[n-1]
+	}
 	// The snapshot's copy of the counters shares nothing with the loop's bookkeeping.
 	snap.Stats.PauseMillis = slices.Clone(s.stats.PauseMillis)
 	snap.Stats.chatSent, snap.Stats.events, snap.Stats.hashes = boundedLog[string]{}, nil, worldHashLog{}

@@ -225,9 +225,10 @@ func (s *ClientScreen) Refresh(now time.Time) {
 			s.tell("the teacher set the class's link: " + LinkText(*snap.ClassLink))
 		}
 	}
+	st := s.statusOf(snap, now)
 	s.debug.SetData(DebugData{Peer: s.peer, HasPeer: s.hasPeer, Title: "server link", Now: now,
-		Mismatches: snap.Mismatches, Pauses: snap.Pauses, Sync: snap.Sync, HasSync: true})
-	s.status.SetStatus(s.statusOf(snap, now))
+		Mismatches: snap.Mismatches, Pauses: snap.Pauses, Sync: snap.Sync, Lead: st.Lead, HasSync: true})
+	s.status.SetStatus(st)
 	s.followOrders(snap, now)
 	s.followChat()
 	if t := s.injecting; t != nil {
@@ -285,7 +286,8 @@ func waitingText(snap *game.ClientSnapshot, peer transport.PeerStats) string {
 
 // statusOf is the status line's content for a snapshot.
 func (s *ClientScreen) statusOf(snap *game.ClientSnapshot, now time.Time) Status {
-	st := Status{Frame: snap.Frame, Lead: time.Duration(snap.Game.LeadTimeMillis) * time.Millisecond,
+	lead := Lead{Time: time.Duration(snap.Game.LeadTimeMillis) * time.Millisecond, Fixed: snap.LeadFixed}.WithNext(snap.LeadNext, snap.FrameDur)
+	st := Status{Frame: snap.Frame, Lead: lead,
 		RTT: s.peer.RTT, LossPercent: s.peer.LossPercent, BytesInPerSec: s.peer.BytesInPerSec,
 		BytesOutPerSec: s.peer.BytesOutPerSec, State: StateRunning, Link: LinkText(s.linkCtl.current)}
 	switch {

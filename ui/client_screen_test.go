@@ -11,6 +11,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/ackattack/ackattack/game"
 	"github.com/ackattack/ackattack/net/linksim"
 	"github.com/ackattack/ackattack/net/transport"
 	"github.com/ackattack/ackattack/world"
@@ -442,4 +443,30 @@ func TestClientScreenLinkPresets(t *testing.T) {
 	f.mu.Unlock()
 	waitText(sa, "the teacher's link", "the teacher set the class's link: link: loss 30%")
 	waitText(sa, "the sliders following", "loss 30%")
+}
+
+// TestClientScreenLeadBesideLateEvents: the client's debug panel, on its hashes view, puts the
+// lead in force beside what it let through, in one line a student reads: the re-runs, the
+// frames run again, how late the latest was, and none beyond the window; and the status line
+// says the teacher fixed the lead. When the teacher gives it back, both follow.
+func TestClientScreenLeadBesideLateEvents(t *testing.T) {
+	f := newFakeClient(t)
+	f.mu.Lock()
+	f.snap.Lead, f.snap.LeadFixed, f.snap.Game.LeadTimeMillis = 3, true, 300
+	f.snap.Sync = game.SyncReport{Late: game.LateRollback, Resimulations: 12, FramesRerun: 47, MaxLateFrames: 4, SettleFrames: 5}
+	f.mu.Unlock()
+	sa, _ := fakeClientScreen(t, f, 200, 40) // the panel wide enough for the line in one row
+	waitText(sa, "the status line", "lead 300 ms (teacher)  rtt 40 ms")
+	sa.rune('d')
+	waitText(sa, "the debug panel", "1 graph")
+	sa.rune('n') // the acks view
+	sa.rune('n') // the hashes view
+	waitText(sa, "the hashes view", "lead 300 ms (teacher) · late events: 12 re-runs · 47 frames run again · the latest 4 frames late · 0 beyond the window")
+
+	f.mu.Lock()
+	f.snap.Lead, f.snap.LeadFixed, f.snap.Game.LeadTimeMillis = 2, false, 200
+	f.snap.Sync.Resimulations, f.snap.Sync.FramesRerun = 13, 50
+	f.mu.Unlock()
+	waitText(sa, "the policy's lead in the status line", "lead 200 ms  rtt 40 ms")
+	waitText(sa, "the policy's lead beside the late events", "lead 200 ms · late events: 13 re-runs · 50 frames run again")
 }

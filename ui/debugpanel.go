@@ -46,9 +46,11 @@ type DebugData struct {
 	// NoHashes, if set, is what the hashes view says instead of "every report matched" when
 	// the player sends no hash reports at all (a bot playing on the server's own world).
 	NoHashes string
-	// Sync is the host's sync report, for the hashes view's line on late events (HasSync:
-	// there is one to show).
+	// Sync is the host's sync report and Lead its command lead time in force, for the hashes
+	// view's line on the lead and the late events it let through (HasSync: there is one to
+	// show).
 	Sync    game.SyncReport
+	Lead    Lead
 	HasSync bool
 	// RTTSamples, when not nil, are the round-trip samples the acks view draws, oldest first,
 	// instead of the ones the panel collects from frame to frame: a replay knows every one.
@@ -169,7 +171,7 @@ func (p *DebugPanel) SetData(d DebugData) *DebugPanel {
 	}
 	p.hashes.SetRecords(d.Mismatches, d.Now).SetEmptyText(d.NoHashes)
 	if d.HasSync {
-		p.hashes.SetLate(d.Sync)
+		p.hashes.SetLate(d.Lead, d.Sync)
 	}
 	p.pauses.SetPauses(d.Pauses, d.Now)
 	return p

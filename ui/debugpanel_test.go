@@ -126,6 +126,7 @@ func sampleDebugData() DebugData {
 		Peer: samplePeer(), HasPeer: true, Title: "player ann", Now: syncNow,
 		Mismatches: sampleRecords(), Pauses: samplePauses(),
 		Sync:    game.SyncReport{Late: game.LateRollback, Resimulations: 2, FramesRerun: 9, MaxLateFrames: 3, LateBeyondWindow: 1, SettleFrames: 4},
+		Lead:    Lead{Time: 300 * time.Millisecond, Fixed: true},
 		HasSync: true,
 	}
 }

@@ -67,6 +67,7 @@ var ServerKeys = []KeyHelp{
 	{"PgUp PgDn", "scroll the event log"},
 	{"R", "start a new round: fresh worlds, fresh squads"},
 	{"s", "spectators' chat off / on"},
+	{"t", "command lead time: auto, 100 ms, 300 ms, 1 s, 2 s"},
 	{"? F1", "this help"},
 	{"q Ctrl+C", "quit"},
 }

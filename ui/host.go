@@ -152,6 +152,10 @@ type ServerHost interface {
 	// SetSpectatorChat turns the spectators' chat on or off (game.Server.SetSpectatorChat);
 	// the error is a host too busy to take it. The snapshot shows the change.
 	SetSpectatorChat(on bool) error
+	// SetLead sets who sets the command lead time (game.Server.SetLead): the server's policy
+	// (game.LeadAuto), or a lead the teacher fixes. The ticket settles with the server's
+	// refusal, if any (nil, false: the host's queue was full); the snapshot shows the change.
+	SetLead(l game.LeadSetting) (*OrderTicket, bool)
 }
 
 // GameServer returns the ServerHost of s.
@@ -196,6 +200,19 @@ func (g gameServer) SetSpectatorChat(on bool) error {
 		return errBusy
 	}
 	return nil
+}
+
+func (g gameServer) SetLead(l game.LeadSetting) (*OrderTicket, bool) {
+	t := &OrderTicket{}
+	ok := g.s.TryDo(func(s *game.Server, now time.Time) {
+		_, err := s.SetLead(now, l)
+		s.Intent(now)
+		t.settle(0, err)
+	})
+	if !ok {
+		return nil, false
+	}
+	return t, true
 }
 
 var errBusy = errors.New("the game is busy: try again")

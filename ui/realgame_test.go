@@ -105,6 +105,15 @@ func TestClientScreenRealGame(t *testing.T) {
 	sa.waitFor("the link in the status line", func() bool { return strings.Contains(screenText(sa), "loss 1%") })
 }
 
+// realServerScreen runs the server's screen over srv, 120×36.
+func realServerScreen(t *testing.T, srv *hostloop.Server) *screenApp {
+	t.Helper()
+	sa, _ := startScreen(t, 120, 36, DefaultFPS, func(app *tview.Application) screenModel {
+		return NewServerScreen(GameServer(srv), srv.Addr(), t.TempDir(), func(p tview.Primitive) { app.SetFocus(p) })
+	})
+	return sa
+}
+
 // TestServerScreenRealGame: the server screen over a real server shows its bot and the player
 // who joined, with the player's address and round-trip time, and its slider sets the server's
 // link conditioner.
@@ -113,9 +122,7 @@ func TestServerScreenRealGame(t *testing.T) {
 		t.Skip("plays a game on loopback")
 	}
 	srv, c := startRealGame(t)
-	sa, _ := startScreen(t, 120, 36, DefaultFPS, func(app *tview.Application) screenModel {
-		return NewServerScreen(GameServer(srv), srv.Addr(), t.TempDir(), func(p tview.Primitive) { app.SetFocus(p) })
-	})
+	sa := realServerScreen(t, srv)
 	addr := c.Addr()
 	waitText(sa, "the bot", "bot1")
 	waitText(sa, "the player's address", addr)
@@ -133,4 +140,31 @@ func TestServerScreenRealGame(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// TestServerScreenLeadRealGame: t on the server's screen fixes a real server's command lead
+// time at 100 ms: its snapshot has it, the client it plays with takes it (its status line says
+// the teacher set it), and the server's screen shows it.
+func TestServerScreenLeadRealGame(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays a game on loopback")
+	}
+	srv, c := startRealGame(t)
+	sa := realServerScreen(t, srv)
+	waitText(sa, "the game running", "RUNNING")
+	sa.rune('t')
+	fixed := game.FixedLead(100 * time.Millisecond)
+	sa.waitFor("the server's lead fixed at 100 ms", func() bool {
+		s := srv.Snapshot()
+		return s.LeadSetting == fixed && s.LeadFixed && s.Lead == 1
+	})
+	sa.waitFor("the client's lead fixed at 100 ms", func() bool {
+		s := c.Snapshot()
+		return s.LeadFixed && s.Game.LeadTimeMillis == 100
+	})
+	waitText(sa, "the server's status line", "lead 100 ms (teacher)")
+	cs, _ := startScreen(t, 120, 36, DefaultFPS, func(app *tview.Application) screenModel {
+		return NewClientScreen(GameClient(c), t.TempDir(), func(p tview.Primitive) { app.SetFocus(p) })
+	})
+	waitText(cs, "the client's status line", "lead 100 ms (teacher)")
 }

@@ -64,6 +64,10 @@ type ServerScreen struct {
 	followLog  bool // the event log sticks to its end until the user scrolls up
 	// rounding is a new-round intent whose outcome the next frame reports.
 	rounding *OrderTicket
+	// leadAsked is the lead setting t last asked for, shown until the server's snapshot has it
+	// (as classAsked), and leading the intent whose refusal, if any, the next frame reports.
+	leadAsked *game.LeadSetting
+	leading   *OrderTicket
 }
 
 // NewServerScreen builds the screen for host, serving on addr.
@@ -166,6 +170,9 @@ func (s *ServerScreen) Refresh(now time.Time) {
 	if a := s.classAsked; a != nil && s.snap != nil && s.snap.ClassLink != nil && *s.snap.ClassLink == *a {
 		s.classAsked = nil // the server has it
 	}
+	if a := s.leadAsked; a != nil && s.snap != nil && s.snap.LeadSetting == *a {
+		s.leadAsked = nil // the server has it
+	}
 	s.linkCtl.sync()
 	s.classCtl.sync()
 	snap := s.snap
@@ -218,8 +225,17 @@ func (s *ServerScreen) Refresh(now time.Time) {
 		case snap.Round > 1:
 			round = fmt.Sprintf("  ·  round %d", snap.Round)
 		}
-		s.notice.SetText(fmt.Sprintf("serving on %s  ·  %d player(s)%s  ·  %s  ·  Tab focus  ·  d debug  ·  ? help",
-			s.addr, len(snap.Seats), round, spectatorsText(snap)))
+		s.notice.SetText(fmt.Sprintf("serving on %s  ·  %d player(s)%s  ·  %s  ·  %s  ·  Tab focus  ·  d debug  ·  ? help",
+			s.addr, len(snap.Seats), round, tview.Escape(leadText(s.leadSetting())), spectatorsText(snap)))
+	}
+	if t := s.leading; t != nil {
+		if _, err, ok := t.Result(); ok {
+			s.leading = nil
+			if err != nil {
+				s.leadAsked = nil
+				s.tell("lead time unchanged: " + err.Error())
+			}
+		}
 	}
 	if t := s.rounding; t != nil {
 		if frame, err, ok := t.Result(); ok {
@@ -377,7 +393,7 @@ func (s *ServerScreen) refreshDebug() {
 	if snap == nil {
 		return
 	}
-	d := DebugData{Now: s.now, Pauses: snap.Pauses, Sync: snap.Sync, HasSync: true}
+	d := DebugData{Now: s.now, Pauses: snap.Pauses, Sync: snap.Sync, Lead: leadOfServer(snap), HasSync: true}
 	for _, sp := range snap.Spectators {
 		if spectatorRow(sp.Number) != s.seat {
 			continue
@@ -415,7 +431,7 @@ func (s *ServerScreen) refreshDebug() {
 }
 
 func (s *ServerScreen) statusOf(snap *game.ServerSnapshot, now time.Time) Status {
-	st := Status{Frame: snap.Frame, Lead: time.Duration(snap.Game.LeadTimeMillis) * time.Millisecond,
+	st := Status{Frame: snap.Frame, Lead: leadOfServer(snap),
 		RTT: time.Duration(snap.Net.RTTMillis * float64(time.Millisecond)), LossPercent: snap.Net.LossPercent,
 		State: StateRunning, Link: LinkText(s.linkCtl.current)}
 	for _, p := range s.peers {
@@ -446,6 +462,10 @@ func (s *ServerScreen) HandleKey(ev *tcell.EventKey, quit func()) *tcell.EventKe
 	}
 	if ev.Key() == tcell.KeyRune && ev.Rune() == 's' {
 		s.toggleSpectatorChat()
+		return nil
+	}
+	if ev.Key() == tcell.KeyRune && ev.Rune() == 't' {
+		s.stepLead()
 		return nil
 	}
 	if ev.Key() == tcell.KeyRune && ev.Rune() == 'R' {
@@ -643,4 +663,83 @@ func (s *ServerScreen) pushLink(ls linksim.Settings) error {
 	}
 	s.classAsked = &ls // as the clients will have it
 	return nil
+}
+
+// leadOfServer is the server's command lead time in force, fixed by the teacher or not, and
+// the change on its way.
+func leadOfServer(snap *game.ServerSnapshot) Lead {
+	return Lead{Time: time.Duration(snap.Game.LeadTimeMillis) * time.Millisecond, Fixed: snap.LeadFixed}.WithNext(snap.LeadNext, snap.FrameDur)
+}
+
+// leadSteps are the lead settings t steps through: the server's policy, then ever longer fixed
+// leads, from orders that happen at once (and late commands run again) to sluggish orders
+// that nothing can make late.
+var leadSteps = []game.LeadSetting{game.LeadAuto, game.FixedLead(100 * time.Millisecond), game.FixedLead(300 * time.Millisecond),
+	game.FixedLead(time.Second), game.FixedLead(2 * time.Second)}
+
+// nextLeadStep is the setting t moves to from l: the next of leadSteps, from the last back to
+// auto; from a lead fixed otherwise (--lead 500ms), the first longer step, or auto.
+func nextLeadStep(l game.LeadSetting) game.LeadSetting {
+	if i := slices.Index(leadSteps, l); i >= 0 {
+		return leadSteps[(i+1)%len(leadSteps)]
+	}
+	for _, step := range leadSteps[1:] {
+		if step > l {
+			return step
+		}
+	}
+	return game.LeadAuto
+}
+
+// leadStepText is a lead setting in the help's words: "auto", "300 ms", "1 s".
+func leadStepText(l game.LeadSetting) string {
+	d, fixed := l.Fixed()
+	switch {
+	case !fixed:
+		return "auto"
+	case d%time.Second == 0:
+		return fmt.Sprintf("%d s", d/time.Second)
+	}
+	return fmt.Sprintf("%d ms", d.Milliseconds())
+}
+
+// leadSetting is the teacher's lead setting as the screen should show it: what t last asked
+// for, until the frame's snapshot has it (Refresh lets go of it then), then the snapshot's.
+func (s *ServerScreen) leadSetting() game.LeadSetting {
+	switch {
+	case s.leadAsked != nil:
+		return *s.leadAsked
+	case s.snap != nil:
+		return s.snap.LeadSetting
+	}
+	return game.LeadAuto
+}
+
+// leadText is the lead time for the line above the status line: the teacher's setting, as in
+// "lead auto (t)" or "lead 300 ms, set by the teacher (t)". (The status line has the lead in
+// force, and the change on its way.)
+func leadText(setting game.LeadSetting) string {
+	if setting == game.LeadAuto {
+		return "lead auto (t)"
+	}
+	return "lead " + leadStepText(setting) + ", set by the teacher (t)"
+}
+
+// stepLead moves the command lead time to the next of leadSteps, through the owner loop, and
+// says what the class will see.
+func (s *ServerScreen) stepLead() {
+	next := nextLeadStep(s.leadSetting())
+	t, ok := s.host.SetLead(next)
+	if !ok {
+		s.tell(errBusy.Error())
+		return
+	}
+	s.leadAsked, s.leading = &next, t
+	then := leadStepText(nextLeadStep(next))
+	if next == game.LeadAuto {
+		s.tell("lead auto: the server sets it from the players' links (t: " + then + ")")
+		return
+	}
+	s.tell(fmt.Sprintf("lead %s, set by the teacher: orders wait %[1]s, slower commands come late and run again (t: %s)",
+		leadStepText(next), then))
 }

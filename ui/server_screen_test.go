@@ -31,6 +31,7 @@ type fakeServer struct {
 	// other while it is refused.
 	rounds int
 	pushed []linksim.Settings // the class links pushed, in order
+	leads  []game.LeadSetting // the lead settings asked for, in order
 }
 
 var (
@@ -67,7 +68,7 @@ func newFakeServer(t testing.TB) *fakeServer {
 			Action: game.ActionRealtime, At: 405}},
 		Pauses: []game.PauseRecord{{Frame: 300, Start: fakeNow.Add(-12 * time.Second), Millis: 480, Units: 37}},
 	}
-	f.snap.Game.LeadTimeMillis = 200
+	f.snap.Game.LeadTimeMillis, f.snap.FrameDur = fakeAutoLead.Milliseconds(), 100*time.Millisecond
 	f.snap.SpectatorChat = true
 	f.snap.Sync = game.SyncReport{Late: game.LateRollback, Resimulations: 3, FramesRerun: 14, MaxLateFrames: 4, SettleFrames: 5}
 	f.snap.Net.RTTMillis = 42
@@ -148,6 +149,26 @@ func (f *fakeServer) SetSpectatorChat(on bool) error {
 	defer f.mu.Unlock()
 	f.snap.SpectatorChat = on
 	return nil
+}
+
+// fakeAutoLead is the lead the fake server's policy sets: 2 frames of 100 ms.
+const fakeAutoLead = 200 * time.Millisecond
+
+// SetLead takes the setting at once, as a server whose snapshot shows it a few frames later
+// would: a fixed lead in force, or the policy's.
+func (f *fakeServer) SetLead(l game.LeadSetting) (*OrderTicket, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.leads = append(f.leads, l)
+	d, fixed := l.Fixed()
+	if !fixed {
+		d = fakeAutoLead
+	}
+	f.snap.LeadSetting, f.snap.LeadFixed = l, fixed
+	f.snap.Lead, f.snap.Game.LeadTimeMillis = uint32(d/(100*time.Millisecond)), d.Milliseconds()
+	t := &OrderTicket{}
+	t.settle(0, nil)
+	return t, true
 }
 
 func (f *fakeServer) lastPushed() (linksim.Settings, int) {
@@ -358,5 +379,68 @@ func TestServerScreenClassLink(t *testing.T) {
 	sa.waitFor("a clean server link", func() bool { ls, _ := f.Link(); return ls == linksim.Settings{} })
 	if ls, n := f.lastPushed(); n != 3 || ls != (linksim.Settings{LossPercent: 40}) {
 		t.Errorf("%d class links pushed, the last %+v; want 3, the last 40%% loss", n, ls)
+	}
+}
+
+// TestServerScreenLeadKey: t steps the command lead time through auto, 100 ms, 300 ms, 1 s
+// and 2 s, through the host; the server's snapshot has each, the status line says the teacher
+// set it, and the notice says what the class will see. Once the notice has had its time, the
+// line above the status line keeps the lead and who sets it, and a change on its way.
+func TestServerScreenLeadKey(t *testing.T) {
+	f := newFakeServer(t)
+	sa, ss := fakeServerScreen(t, f, 160, 40)
+	waitText(sa, "the policy's lead", "lead 200 ms  rtt")
+	ms := func(n int) game.LeadSetting { return game.FixedLead(time.Duration(n) * time.Millisecond) }
+	for _, step := range []struct {
+		want         game.LeadSetting
+		status, said string
+	}{
+		{ms(100), "lead 100 ms (teacher)", "lead 100 ms, set by the teacher: orders wait 100 ms, slower commands come late and run again (t: 300 ms)"},
+		{ms(300), "lead 300 ms (teacher)", "lead 300 ms, set by the teacher"},
+		{ms(1000), "lead 1000 ms (teacher)", "lead 1 s, set by the teacher: orders wait 1 s"},
+		{ms(2000), "lead 2000 ms (teacher)", "(t: auto)"},
+		{game.LeadAuto, "lead 200 ms  rtt", "lead auto: the server sets it from the players' links (t: 100 ms)"},
+		{ms(100), "lead 100 ms (teacher)", "(t: 300 ms)"},
+	} {
+		sa.rune('t')
+		sa.waitFor("the host asked for "+step.want.String(), func() bool {
+			s := f.Snapshot()
+			return s.LeadSetting == step.want && s.LeadFixed == (step.want != game.LeadAuto)
+		})
+		waitText(sa, "the status line", step.status)
+		waitText(sa, "the notice", step.said)
+	}
+	if len(f.leads) != 6 {
+		t.Errorf("the host was asked %d times, want 6: %v", len(f.leads), f.leads)
+	}
+
+	// A change on its way shows on the status line until its frame; once the notice has had its
+	// time, the line above says who sets the lead.
+	f.mu.Lock()
+	f.snap.LeadSetting, f.snap.LeadNext = ms(1000), game.LeadTime{Frame: 441, LeadFrames: 10, Fixed: true}
+	f.mu.Unlock()
+	waitText(sa, "the change on its way", "frame 420  lead 100 ms (teacher) → 1000 ms (teacher) at frame 441  rtt")
+	sa.do(func() { ss.noticeAt = fakeNow.Add(-time.Minute) })
+	waitText(sa, "the teacher's setting", "lead 1 s, set by the teacher (t)")
+	f.mu.Lock()
+	f.snap.LeadSetting, f.snap.LeadNext = game.LeadAuto, game.LeadTime{Frame: 450, LeadFrames: 2}
+	f.mu.Unlock()
+	waitText(sa, "the way back to auto", "frame 420  lead 100 ms (teacher) → 200 ms at frame 450  rtt")
+	waitText(sa, "the policy's setting", "lead auto (t)")
+	sa.rune('?')
+	waitText(sa, "the help", "command lead time: auto, 100 ms, 300 ms, 1 s, 2 s")
+}
+
+// TestNextLeadStep: t goes through the steps and back to auto; from a lead fixed otherwise, to
+// the first longer step.
+func TestNextLeadStep(t *testing.T) {
+	ms := func(n int) game.LeadSetting { return game.FixedLead(time.Duration(n) * time.Millisecond) }
+	for from, want := range map[game.LeadSetting]game.LeadSetting{
+		game.LeadAuto: ms(100), ms(100): ms(300), ms(300): ms(1000), ms(1000): ms(2000), ms(2000): game.LeadAuto,
+		ms(500): ms(1000), ms(200): ms(300), ms(3000): game.LeadAuto,
+	} {
+		if got := nextLeadStep(from); got != want {
+			t.Errorf("t from %v: %v, want %v", from, got, want)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/ackattack/ackattack/game"
 	"github.com/ackattack/ackattack/net/linksim"
 )
 
@@ -23,11 +24,51 @@ const (
 	StateSpectating = "SPECTATING"
 )
 
+// Lead is the command lead time as the screens show it: how far ahead orders are scheduled,
+// and whether the teacher fixed it (the server's --lead, or t on its screen) rather than the
+// server's policy, which sets it from the players' links; and the change on its way, which
+// every host puts in force at the same frame.
+type Lead struct {
+	Time  time.Duration
+	Fixed bool
+	// Next is the lead from frame NextFrame on (0: no change on its way), fixed by the teacher
+	// (NextFixed) or not.
+	Next      time.Duration
+	NextFrame uint32
+	NextFixed bool
+}
+
+// WithNext is l with the change next, a snapshot's LeadNext (Frame 0: none), in frames of
+// frame.
+func (l Lead) WithNext(next game.LeadTime, frame time.Duration) Lead {
+	if next.Frame != 0 {
+		l.Next, l.NextFrame, l.NextFixed = time.Duration(next.LeadFrames)*frame, next.Frame, next.Fixed
+	}
+	return l
+}
+
+// String is "lead 300 ms", and "lead 300 ms (teacher)" when the teacher fixed it; with a change
+// on its way, "lead 100 ms → 300 ms (teacher) at frame 1234".
+func (l Lead) String() string {
+	ms := func(d time.Duration, fixed bool) string {
+		if fixed {
+			return fmt.Sprintf("%d ms (teacher)", d.Milliseconds())
+		}
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	}
+	s := "lead " + ms(l.Time, l.Fixed)
+	if l.NextFrame != 0 {
+		s += fmt.Sprintf(" → %s at frame %d", ms(l.Next, l.NextFixed), l.NextFrame)
+	}
+	return s
+}
+
 // Status is what the status line shows: the simulation frame, the link's
 // numbers and the connection state.
 type Status struct {
 	Frame          uint32
-	Lead, RTT      time.Duration // how far ahead orders are scheduled; round-trip time
+	Lead           Lead
+	RTT            time.Duration // round-trip time
 	LossPercent    float64       // packets lost, 0..100
 	BytesInPerSec  float64
 	BytesOutPerSec float64
@@ -42,7 +83,7 @@ type Status struct {
 //
 //	frame 1234  lead 200 ms  rtt 48 ms  loss 3.2%  in 1.2 kB/s  out 0.8 kB/s  loss 30% lat 100ms jit 20ms dup 0%  RUNNING
 //
-// The first loss is measured, the packets that really went missing; the
+// The lead says "(teacher)" after it when the teacher fixed it. The first loss is measured, the packets that really went missing; the
 // second is the network lab's setting (see LinkText), so a student can compare
 // what was asked of the link with what the protocol saw.
 //
@@ -79,7 +120,7 @@ func (s *StatusLine) Status() Status { return s.status }
 func statusFields(st Status) []string {
 	return []string{
 		fmt.Sprintf("frame %d", st.Frame),
-		fmt.Sprintf("lead %d ms", st.Lead.Milliseconds()),
+		st.Lead.String(),
 		"rtt " + rttText(st.RTT),
 		fmt.Sprintf("loss %.1f%%", st.LossPercent),
 		"in " + byteRate(st.BytesInPerSec),

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/ackattack/ackattack/game"
 	"github.com/ackattack/ackattack/net/linksim"
 )
 
@@ -15,7 +16,7 @@ import (
 func statusSample(state string) Status {
 	return Status{
 		Frame:          1234,
-		Lead:           200 * time.Millisecond,
+		Lead:           Lead{Time: 200 * time.Millisecond},
 		RTT:            48 * time.Millisecond,
 		LossPercent:    3.2,
 		BytesInPerSec:  1200,
@@ -97,6 +98,32 @@ func TestStatusWithoutLink(t *testing.T) {
 	fields, state := statusText(st, 120)
 	if got, want := fields+state, "frame 1234  lead 200 ms  rtt 48 ms  loss 3.2%  in 1.2 kB/s  out 0.8 kB/s  RUNNING"; got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+// TestStatusLeadByTeacher: a lead the teacher fixed says so; the lead goes with the loss, before
+// the round-trip time, when the line is short of room.
+func TestStatusLeadByTeacher(t *testing.T) {
+	st := statusSample(StateRunning)
+	st.Lead.Fixed = true
+	for width, want := range map[int]string{
+		120: "frame 1234  lead 200 ms (teacher)  rtt 48 ms  loss 3.2%  link: loss 30% lat 100ms jit 20ms  RUNNING",
+		60:  "frame 1234  lead 200 ms (teacher)  rtt 48 ms  RUNNING",
+		40:  "frame 1234  rtt 48 ms  RUNNING",
+	} {
+		if fields, state := statusText(st, width); fields+state != want {
+			t.Errorf("at %d columns:\n got %q\nwant %q", width, fields+state, want)
+		}
+	}
+	// A change on its way, back to the server's policy.
+	st.Lead = st.Lead.WithNext(game.LeadTime{Frame: 1250, LeadFrames: 3}, 100*time.Millisecond)
+	for width, want := range map[int]string{
+		120: "frame 1234  lead 200 ms (teacher) → 300 ms at frame 1250  rtt 48 ms  loss 3.2%  RUNNING",
+		80:  "frame 1234  lead 200 ms (teacher) → 300 ms at frame 1250  rtt 48 ms  RUNNING",
+	} {
+		if fields, state := statusText(st, width); fields+state != want {
+			t.Errorf("at %d columns:\n got %q\nwant %q", width, fields+state, want)
+		}
 	}
 }
 

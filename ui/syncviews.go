@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
@@ -75,6 +76,11 @@ func fitLines(lines []styledLine, height int) []styledLine {
 // when drawn. Wrapping between fields rather than cutting the row keeps the
 // end of a long header, the action taken, on the screen of a narrow panel.
 func wrapFields(fields []span, width int, indent string) []styledLine {
+	return wrapFieldsBy(fields, width, indent, "  ")
+}
+
+// wrapFieldsBy is wrapFields with sep between the fields of a row.
+func wrapFieldsBy(fields []span, width int, indent, sep string) []styledLine {
 	var lines []styledLine
 	var cur styledLine
 	used := 0
@@ -84,9 +90,9 @@ func wrapFields(fields []span, width int, indent string) []styledLine {
 		case len(cur) == 0:
 			cur = styledLine{f}
 			used = n
-		case used+2+n <= width:
-			cur = append(cur, span{text: "  "}, f)
-			used += 2 + n
+		case used+utf8.RuneCountInString(sep)+n <= width:
+			cur = append(cur, span{text: sep}, f)
+			used += utf8.RuneCountInString(sep) + n
 		default:
 			lines = append(lines, cur)
 			cur = styledLine{{text: indent}, f}
@@ -131,31 +137,44 @@ type MismatchView struct {
 	records []game.SyncRecord // newest first
 	now     time.Time
 	empty   string // what an empty view says, if not the default
-	late    []span // the late-events line at the top (nil for none)
+	late    []span // the lead and late-events line at the top (nil for none)
 }
 
-// SetLate sets the line at the top of the view that says what the host did with late events
-// (from its sync report: re-runs, frames run again, the latest, those beyond the window).
-func (v *MismatchView) SetLate(sy game.SyncReport) *MismatchView {
-	v.late = lateFields(sy)
+// SetLate sets the line at the top of the view that puts the host's command lead time beside
+// what it did with the events that came later than it (from its sync report: re-runs, frames
+// run again, the latest, those beyond the window), so that a student reads the trade in one
+// place: "lead 300 ms (teacher) · late events: 12 re-runs · 47 frames run again · the latest 4
+// frames late · 0 beyond the window · hashes checked 5 frames after".
+func (v *MismatchView) SetLate(lead Lead, sy game.SyncReport) *MismatchView {
+	v.late = lateFields(lead, sy)
 	return v
 }
 
-// lateFields is the view's summary of a host's late events: with rollback, how often the world
-// went back and how far, and how many came later than the window; with the fast-forward, how
-// many events were fast-forwarded. Then how long after a frame its hashes are checked.
-func lateFields(sy game.SyncReport) []span {
-	var fs []span
-	if sy.Late == game.LateFastForward {
+// lateSep is what stands between the fields of the late-events line.
+const lateSep = " · "
+
+// lateFields is the view's summary of a host's late events, after its lead time: with
+// rollback, how often the world went back and how far, and how many came later than the
+// window; with the fast-forward, how many events were fast-forwarded. Then how long after a
+// frame its hashes are checked.
+func lateFields(lead Lead, sy game.SyncReport) []span {
+	fs := []span{{text: lead.String(), bold: true}}
+	switch {
+	case sy.Late == game.LateFastForward:
 		fs = append(fs, span{text: fmt.Sprintf("late events: %d fast-forwarded (--late fastforward)", sy.LateBeyondWindow)})
-	} else {
-		fs = append(fs, span{text: fmt.Sprintf("late events: %s (%s run again)", plural(int(sy.Resimulations), "re-run"), plural(int(sy.FramesRerun), "frame"))})
-		if sy.Resimulations > 0 {
-			fs = append(fs, span{text: fmt.Sprintf("latest %s late", plural(int(sy.MaxLateFrames), "frame"))})
-		}
-		if sy.LateBeyondWindow > 0 {
-			fs = append(fs, span{text: fmt.Sprintf("%d beyond the window, fast-forwarded", sy.LateBeyondWindow), color: tcell.ColorYellow})
-		}
+	case sy.Resimulations == 0:
+		fs = append(fs, span{text: "late events: 0 re-runs"})
+	default:
+		fs = append(fs, span{text: "late events: " + plural(int(sy.Resimulations), "re-run")},
+			span{text: plural(int(sy.FramesRerun), "frame") + " run again"},
+			span{text: fmt.Sprintf("the latest %s late", plural(int(sy.MaxLateFrames), "frame"))})
+	}
+	switch {
+	case sy.Late == game.LateFastForward:
+	case sy.LateBeyondWindow > 0:
+		fs = append(fs, span{text: fmt.Sprintf("%d beyond the window, fast-forwarded", sy.LateBeyondWindow), color: tcell.ColorYellow})
+	default:
+		fs = append(fs, span{text: "0 beyond the window"})
 	}
 	return append(fs, span{text: fmt.Sprintf("hashes checked %s after", plural(int(sy.SettleFrames), "frame")), color: ageColor})
 }
@@ -239,7 +258,7 @@ func unitHash(h uint64, missing bool) string {
 func (v *MismatchView) lines(width int) []styledLine {
 	var lines []styledLine
 	if v.late != nil {
-		lines = append(lines, wrapFields(v.late, width, "    ")...)
+		lines = append(lines, wrapFieldsBy(v.late, width, "    ", lateSep)...)
 	}
 	if len(v.records) == 0 {
 		if v.empty != "" {

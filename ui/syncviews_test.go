@@ -284,24 +284,30 @@ func TestPauseViewGolden(t *testing.T) {
 	checkGolden(t, "pauses_40", got)
 }
 
-// TestLateFields: the hashes view's line on late events, for each --late mode.
+// TestLateFields: the hashes view's line on the lead and the late events, for each --late
+// mode.
 func TestLateFields(t *testing.T) {
+	auto := Lead{Time: 100 * time.Millisecond}
+	teacher := Lead{Time: 300 * time.Millisecond, Fixed: true}
 	for _, tt := range []struct {
 		name string
+		lead Lead
 		sy   game.SyncReport
 		want string
 	}{
-		{"nothing late", game.SyncReport{SettleFrames: 1},
-			"late events: 0 re-runs (0 frames run again)|hashes checked 1 frame after"},
-		{"re-runs", game.SyncReport{Resimulations: 1, FramesRerun: 6, MaxLateFrames: 2, SettleFrames: 3},
-			"late events: 1 re-run (6 frames run again)|latest 2 frames late|hashes checked 3 frames after"},
-		{"beyond the window", game.SyncReport{Resimulations: 4, FramesRerun: 40, MaxLateFrames: 30, LateBeyondWindow: 2, SettleFrames: 30},
-			"late events: 4 re-runs (40 frames run again)|latest 30 frames late|2 beyond the window, fast-forwarded|hashes checked 30 frames after"},
-		{"fast-forward", game.SyncReport{Late: game.LateFastForward, LateBeyondWindow: 7, SettleFrames: 1},
-			"late events: 7 fast-forwarded (--late fastforward)|hashes checked 1 frame after"},
+		{"nothing late", auto, game.SyncReport{SettleFrames: 1},
+			"lead 100 ms|late events: 0 re-runs|0 beyond the window|hashes checked 1 frame after"},
+		{"re-runs", teacher, game.SyncReport{Resimulations: 12, FramesRerun: 47, MaxLateFrames: 4, SettleFrames: 5},
+			"lead 300 ms (teacher)|late events: 12 re-runs|47 frames run again|the latest 4 frames late|0 beyond the window|hashes checked 5 frames after"},
+		{"one re-run", auto, game.SyncReport{Resimulations: 1, FramesRerun: 6, MaxLateFrames: 1, SettleFrames: 2},
+			"lead 100 ms|late events: 1 re-run|6 frames run again|the latest 1 frame late|0 beyond the window|hashes checked 2 frames after"},
+		{"beyond the window", auto, game.SyncReport{Resimulations: 4, FramesRerun: 40, MaxLateFrames: 30, LateBeyondWindow: 2, SettleFrames: 30},
+			"lead 100 ms|late events: 4 re-runs|40 frames run again|the latest 30 frames late|2 beyond the window, fast-forwarded|hashes checked 30 frames after"},
+		{"fast-forward", teacher, game.SyncReport{Late: game.LateFastForward, LateBeyondWindow: 7, SettleFrames: 1},
+			"lead 300 ms (teacher)|late events: 7 fast-forwarded (--late fastforward)|hashes checked 1 frame after"},
 	} {
 		var parts []string
-		for _, s := range lateFields(tt.sy) {
+		for _, s := range lateFields(tt.lead, tt.sy) {
 			parts = append(parts, s.text)
 		}
 		if got := strings.Join(parts, "|"); got != tt.want {

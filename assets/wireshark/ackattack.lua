@@ -284,7 +284,8 @@ field("ping.t2", "int64", "t2 (Unix ns)")
 -- a list of fields { name, type }, and decode_fields walks it. Types: u8, u16, u64, i64, u30,
 -- i30, seat, string, bytesN (N raw bytes), {list = fields} (a u30 count, then that many
 -- elements), unit, attack, and the few fields that depend on others, as functions. A list
--- marked optional ends its message and is left out when empty: no bytes left, no list.
+-- marked optional ends its message and is left out when empty: no bytes left, no list; flags
+-- marked optional end theirs and are left out when every bit is clear.
 
 local msg_types = {
 	[1] = "PlayerInfo", [2] = "StartGame", [3] = "Command", [4] = "SpawnEnemy", [5] = "KillEnemy",
@@ -311,14 +312,15 @@ local layouts = {
 	[1] = { { "seat", "seat" }, { "player", "bytes16" }, { "name", "string" },
 		{ "flags", "u8", bits = { { "bot", 0x01 }, { "connected", 0x02 } } } },
 	[2] = { { "map", "string" }, { "seed", "u64" }, { "frame", "u30" }, { "frame_ms", "u30" },
-		{ "lead_frames", "u30" }, { "seats", { list = { { "seat", "seat" } } } } },
+		{ "lead_frames", "u30" }, { "seats", { list = { { "seat", "seat" } } } },
+		{ "flags", "u8", bits = { { "lead_fixed", 0x01 } }, optional = true } },
 	[3] = { { "seat", "seat" }, { "id", "u30" }, { "frame", "u30" }, { "kind", "u8", names = command_kinds },
 		{ "units", { list = { { "unit", "u30" } } } }, { "x", "i30" }, { "y", "i30" }, { "target", "u30" },
 		{ "direct", "u8", bits = direct_seats } },
 	[4] = { { "frame", "u30" }, { "id", "u30" }, { "kind", "u8" }, { "x", "i30" }, { "y", "i30" } },
 	[5] = { { "frame", "u30" }, { "id", "u30" } },
 	[6] = { { "seat", "seat" }, { "line", "u30" }, { "text", "string" } },
-	[7] = { { "frame", "u30" }, { "lead_frames", "u30" } },
+	[7] = { { "frame", "u30" }, { "lead_frames", "u30" }, { "flags", "u8", bits = { { "fixed", 0x01 } }, optional = true } },
 	[8] = { { "avg_rtt_us", "u30" }, { "min_rtt_us", "u30" }, { "max_rtt_us", "u30" }, { "loss_permille", "u30" } },
 	[9] = { { "frame", "u30" }, { "groups", { list = { { "start", "u30" }, { "end", "u30" }, { "hash", "u64" } } } } },
 	[10] = { { "frame", "u30" }, { "ranges", { list = { { "start", "u30" }, { "end", "u30" } } } },
@@ -474,6 +476,7 @@ local function decode_value(tvb, off, tree, name, f, parent)
 		local r = tvb(off, need)
 		local item = tree:add(F[name], r)
 		local v = (need <= 4) and r:uint() or nil
+		if f.optional and v == 0 then malformed(tree, tvb, off, name .. ": optional flags with none set are left out, not sent") end
 		for _, bit in ipairs(f.bits or {}) do
 			item:add(F[name .. "." .. bit[1]], r)
 		end

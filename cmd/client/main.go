@@ -408,8 +408,9 @@ func printStatus(ctx context.Context, c *hostloop.Client) {
 		case s.Spectator != nil:
 			state = "SPECTATING: " + s.Spectator.WhyText()
 		}
-		fmt.Printf("frame %d  lead %d ms  rtt %.0f ms  loss %.1f%%  late %d  resyncs %d/%d  %s\n",
-			s.Frame, s.Game.LeadTimeMillis, s.Net.RTTMillis, s.Net.LossPercent, s.Game.CommandsLate,
+		lead := ui.Lead{Time: time.Duration(s.Game.LeadTimeMillis) * time.Millisecond, Fixed: s.LeadFixed}.WithNext(s.LeadNext, s.FrameDur)
+		fmt.Printf("frame %d  %s  rtt %.0f ms  loss %.1f%%  late %d  resyncs %d/%d  %s\n",
+			s.Frame, lead, s.Net.RTTMillis, s.Net.LossPercent, s.Game.CommandsLate,
 			s.Sync.RealtimeResyncs, s.Sync.StopWorldResyncs, state)
 	}
 }

@@ -388,7 +388,11 @@ var gameExampleFields = []struct {
 		"game.playerinfo.flags.connected": "1", "game.playerinfo.flags.bot": "0"}},
 	{"StartGame", `map "skirmish", seed 0x0123456789abcdef, frame 0, 100 ms, lead 3, seats 0, 2, 5`, map[string]string{
 		"game.startgame.map": "skirmish", "game.startgame.seed": "0x0123456789abcdef", "game.startgame.frame": "0",
-		"game.startgame.frame_ms": "100", "game.startgame.lead_frames": "3", "game.startgame.seats.seat": "0,2,5"}},
+		"game.startgame.frame_ms": "100", "game.startgame.lead_frames": "3", "game.startgame.seats.seat": "0,2,5",
+		"game.startgame.flags": ""}},
+	{"StartGame", `map "skirmish", seed 0x0123456789abcdef, frame 0, 100 ms, lead 3 fixed by the teacher, seats 0, 2, 5`, map[string]string{
+		"game.startgame.lead_frames": "3", "game.startgame.seats.seat": "0,2,5", "game.startgame.flags": "1",
+		"game.startgame.flags.lead_fixed": "1"}},
 	{"Command", "seat 2, id 5, frame 200, move units 3 and 4 to (40, 12)", map[string]string{"game.command.seat": "2",
 		"game.command.id": "5", "game.command.frame": "200", "game.command.kind": "1", "game.command.units.unit": "3,4",
 		"game.command.x": "40", "game.command.y": "12"}},
@@ -403,7 +407,10 @@ var gameExampleFields = []struct {
 		"game.spawnenemy.id": "10000", "game.spawnenemy.kind": "2", "game.spawnenemy.x": "5", "game.spawnenemy.y": "-3"}},
 	{"KillEnemy", "frame 300, id 10000", map[string]string{"game.killenemy.frame": "300", "game.killenemy.id": "10000"}},
 	{"Chat", `seat 3, line 1, "gg"`, map[string]string{"game.chat.seat": "3", "game.chat.line": "1", "game.chat.text": "gg"}},
-	{"LeadTime", "from frame 250, 4 frames", map[string]string{"game.leadtime.frame": "250", "game.leadtime.lead_frames": "4"}},
+	{"LeadTime", "from frame 250, 4 frames", map[string]string{"game.leadtime.frame": "250", "game.leadtime.lead_frames": "4",
+		"game.leadtime.flags": ""}},
+	{"LeadTime", "from frame 250, 3 frames fixed by the teacher", map[string]string{"game.leadtime.frame": "250",
+		"game.leadtime.lead_frames": "3", "game.leadtime.flags": "1", "game.leadtime.flags.fixed": "1"}},
 	{"PingSummary", "45 ms average, 30 ms smallest, 120 ms largest, 2.5 % loss", map[string]string{
 		"game.pingsummary.avg_rtt_us": "45000", "game.pingsummary.min_rtt_us": "30000",
 		"game.pingsummary.max_rtt_us": "120000", "game.pingsummary.loss_permille": "25"}},

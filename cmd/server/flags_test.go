@@ -1,11 +1,15 @@
 package main
 
 import (
+	"encoding/json"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ackattack/ackattack/cmd/internal/capture"
+	"github.com/ackattack/ackattack/game"
 )
 
 // The README's contract: exit 2 on a bad flag. --map takes skirmish or continent; an unknown
@@ -72,6 +76,53 @@ func TestMinPlayersRange(t *testing.T) {
 			t.Errorf("%q: exit code %d, want 0:\n%s", tc.args, code, stderr)
 		case tc.want != "" && (code != 2 || !strings.HasPrefix(stderr, "server: "+tc.want)):
 			t.Errorf("%q: exit code %d, want 2, and %q:\n%s", tc.args, code, tc.want, stderr)
+		}
+	}
+}
+
+// TestLeadFlag: --lead takes auto or a duration above 0 and at most game.MaxFixedLead; anything
+// else is a usage error, exit code 2, naming the flag, the value and what it takes. A fixed
+// lead is the game's from the start, rounded to whole frames (the --stats report has it).
+func TestLeadFlag(t *testing.T) {
+	for _, tc := range []struct {
+		lead   string
+		want   string // the message; "" when accepted
+		millis int64  // the lead in the report, when accepted
+	}{
+		{lead: "5s", want: `--lead "5s": want auto, or a duration above 0 and at most 3s, such as 300ms`},
+		{lead: "0s", want: `--lead "0s": want auto`},
+		{lead: "-1s", want: `--lead "-1s": want auto`},
+		{lead: "fast", want: `--lead "fast": want auto`},
+		{lead: "", want: `--lead "": want auto`},
+		{lead: "auto", millis: 100},
+		{lead: "320ms", millis: 300},
+		{lead: "3s", millis: 3000},
+	} {
+		stats := filepath.Join(t.TempDir(), "stats.json")
+		var code int
+		_, stderr := capture.Output(t, func() {
+			code = run([]string{"--headless", "--listen", "127.0.0.1:0", "--duration", "100ms", "--log-level", "warn", "--stats", stats, "--lead", tc.lead})
+		})
+		if tc.want != "" {
+			if code != 2 || !strings.HasPrefix(stderr, "server: "+tc.want) {
+				t.Errorf("--lead %q: exit code %d, want 2, and %q:\n%s", tc.lead, code, tc.want, stderr)
+			}
+			continue
+		}
+		if code != 0 {
+			t.Errorf("--lead %q: exit code %d, want 0:\n%s", tc.lead, code, stderr)
+			continue
+		}
+		b, err := os.ReadFile(stats)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r game.Report
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Game.LeadTimeMillis != tc.millis {
+			t.Errorf("--lead %q: lead_time_ms %d, want %d", tc.lead, r.Game.LeadTimeMillis, tc.millis)
 		}
 	}
 }

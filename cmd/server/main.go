@@ -51,12 +51,17 @@ func run(args []string) int {
 	bots := fs.Int("bots", 0, "server-side bot players")
 	minPlayers := fs.Int("min-players", 0, fmt.Sprintf("connected players needed before the start countdown (0: start with the first; at most %d less --bots)", world.MaxPlayers))
 	seatHold := fs.Duration("seat-hold", game.MaxSeatHold, fmt.Sprintf("how long a vanished player's seat waits for it before anybody may take it (at most %v)", game.MaxSeatHold))
+	lead := fs.String("lead", "auto", fmt.Sprintf("the command lead time: auto (the server sets it from its players' links), or a `duration` that fixes it, rounded to whole frames of %v, at most %v; the t key of the server's screen changes it", game.DefaultFrame, game.MaxFixedLead))
 	spectatorChat := fs.Bool("spectator-chat", true, fmt.Sprintf("let the spectators (up to %d beyond the seats) chat; the s key of the server's screen turns it off and on", game.MaxSpectators))
 	if exit, ok := cmd.Parse(args); !ok {
 		return exit
 	}
 	if *seatHold <= 0 || *seatHold > game.MaxSeatHold {
 		return cmd.Fail(cli.ExitUsage, fmt.Errorf("--seat-hold must be more than 0 and at most %v", game.MaxSeatHold))
+	}
+	leadSetting, err := game.ParseLead(*lead)
+	if err != nil {
+		return cmd.Fail(cli.ExitUsage, fmt.Errorf("--lead %q: want auto, or a duration above 0 and at most %v, such as 300ms", *lead, game.MaxFixedLead))
 	}
 	if *bots < 0 || *bots > world.MaxPlayers {
 		return cmd.Fail(cli.ExitUsage, fmt.Errorf("--bots must be 0..%d", world.MaxPlayers))
@@ -82,7 +87,7 @@ func run(args []string) int {
 	defer cmd.Close()
 	logger := cmd.Logger
 	cfg := game.ServerConfig{Listen: addr, Map: *mapName, Seed: *seed, Bots: *bots, MinPlayers: *minPlayers, SeatHold: *seatHold, Late: cmd.Late,
-		SpectatorChatOff: !*spectatorChat, Logger: logger}
+		Lead: leadSetting, SpectatorChatOff: !*spectatorChat, Logger: logger}
 	cfg.Transport.Link = cmd.Link
 	cfg.Transport.LinkSeed = cli.LinkSeed("server", "", *seed)
 	cfg.Transport.DebugViews = !cmd.Headless // the UI's debug panel reads them
@@ -96,7 +101,7 @@ func run(args []string) int {
 		}
 		return cmd.Fail(cli.ExitFailure, err)
 	}
-	logger.Info("serving", "addr", srv.Addr(), "map", *mapName, "bots", *bots)
+	logger.Info("serving", "addr", srv.Addr(), "map", *mapName, "bots", *bots, "lead", leadSetting)
 	ctx, stop := cmd.Context()
 	defer stop()
 	var runErr, uiErr error
