@@ -88,6 +88,12 @@ func (l *leadTimes) latest() (frames uint32, fixed bool) {
 	return l.cur, l.fixed
 }
 
+// latestFrames is latest's lead time alone.
+func (l *leadTimes) latestFrames() uint32 {
+	frames, _ := l.latest()
+	return frames
+}
+
 // leadPolicy is the server's side: its lead times, when it last changed them, and who sets
 // them: the policy below (LeadAuto), or the teacher (leadset.go).
 type leadPolicy struct {
@@ -205,11 +211,11 @@ func (s *Server) wantLead() uint32 {
 
 // sizeWindow sets the server's re-run window for its worst path and the lead (resim.go).
 func (s *Server) sizeWindow() {
-	s.drift.rw.setWindow(windowFor(s.cfg.Frame, s.lead.latest(), s.worstPath().resend))
+	s.drift.rw.setWindow(windowFor(s.cfg.Frame, s.lead.latestFrames(), s.worstPath().resend))
 }
 
 // sizeWindow sets the client's re-run window for its path to the server and the lead: the
 // events it gets come over it (or over a direct link, a shorter path).
 func (c *Client) sizeWindow() {
-	c.drift.rw.setWindow(windowFor(c.clock.frameDur, c.lead.latest(), c.tr.Stats().Server.Message.ResendDelay))
+	c.drift.rw.setWindow(windowFor(c.clock.frameDur, c.lead.latestFrames(), c.tr.Stats().Server.Message.ResendDelay))
 }

@@ -197,10 +197,10 @@ func TestLeadFollowsTheClassFromLossToLatency(t *testing.T) {
 	for range 30 {
 		g.run(time.Second)
 		for _, c := range g.clients {
-			most = max(most, time.Duration(c.lead.latest())*c.clock.frameDur)
+			most = max(most, time.Duration(c.lead.latestFrames())*c.clock.frameDur)
 		}
 	}
-	settled := time.Duration(g.srv.lead.latest()) * g.srv.cfg.Frame
+	settled := time.Duration(g.srv.lead.latestFrames()) * g.srv.cfg.Frame
 	// 300 ms of round trip: half of it, a frame, and at most one resend of a round trip.
 	bound := 150*time.Millisecond + DefaultFrame + 300*time.Millisecond
 	t.Logf("after the move: lead at most %v, %v at the end", most, settled)
