@@ -204,10 +204,13 @@ func checkAgree(t *testing.T, g *vgame) {
 			continue
 		}
 		common := 0
+		// A frame a late event can still reach, and run again, has not settled: a command on
+		// its way may change it on one host before the other. The game's own checks wait as
+		// long as the latest late event of the last 30 s on either host (resim.go, settle);
+		// so does this one.
+		settle := max(g.srv.drift.rw.settle(g.srv.w.Frame()), c.drift.rw.settle(c.w.Frame()))
 		for f, h := range c.drift.hashes.report(c.w.Frame()) {
-			// A frame a late event can still reach, and run again, has not settled: a command
-			// on its way may change it on one host before the other.
-			if n, _ := strconv.Atoi(f); uint32(n)+maxResimWindow > g.srv.w.Frame() {
+			if n, _ := strconv.Atoi(f); uint32(n)+settle > min(g.srv.w.Frame(), c.w.Frame()) {
 				continue
 			}
 			if s, ok := sh[f]; ok {
