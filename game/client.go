@@ -318,7 +318,7 @@ func (c *Client) resimulate() {
 	if c.w == nil || c.phase == phaseAwaitingWorld {
 		return
 	}
-	c.drift.rw.rerun(c.w, c.sched, func(w *world.World) { c.w = w }, func() { c.beginFrame(true); c.endFrame() })
+	c.drift.rw.rerun(c.w, c.sched, func(w *world.World) { c.w, c.drift.inject.from = w, w.Frame() }, func() { c.beginFrame(true); c.endFrame() })
 }
 
 func (c *Client) sendPingSummary(now time.Time) {

@@ -290,6 +290,10 @@ type desyncInjector struct {
 	nextHurt time.Time
 	next     int
 	hurts    []hurt
+	// from is the frame the re-run under way started at, from a copy of the world taken at
+	// the start of that frame: it holds the corruptions injected before it, between two
+	// frames, already.
+	from uint32
 }
 
 // injectOnTimer corrupts one of this player's units every ClientConfig.InjectDesync.
@@ -357,8 +361,11 @@ func hurtUnit(w *world.World, id uint32) bool {
 }
 
 // rehurt repeats, in a re-run, the corruptions injected at frame f before or after its events.
+// Those injected before the events of the frame the re-run starts at are in its copy of the
+// world already (the copy is taken as the frame starts, after them): repeated, they would
+// corrupt twice.
 func (in *desyncInjector) rehurt(w *world.World, rerun bool, f uint32, afterEvents bool) {
-	if !rerun {
+	if !rerun || (!afterEvents && f == in.from) {
 		return
 	}
 	for _, h := range in.hurts {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ackattack/ackattack/net/linksim"
+	"github.com/ackattack/ackattack/world"
 )
 
 // settledAgreement counts, over every client, the frames both it and the server recorded and
@@ -119,4 +120,42 @@ func BenchmarkResimulateWindow(b *testing.B) {
 	}
 	b.ReportMetric(float64(units), "units")
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/rerun")
+}
+
+// TestRerunRepeatsACorruptionOnce: a unit corrupted between two frames, at a frame whose copy
+// of the world the re-run of a late command starts from, is corrupted once in the re-run, not
+// twice: the copy holds the corruption already. The client that ran the late command again
+// ends with the world of one that had it in time.
+func TestRerunRepeatsACorruptionOnce(t *testing.T) {
+	const at = 15 // a multiple of resimEvery: the re-run starts from the copy of this frame
+	play := func(late bool) *Client {
+		c := startedOfflineClient(t)
+		now := time.Now()
+		for c.w.Frame() < at {
+			c.step(now)
+		}
+		if c.InjectDesync(1) != 1 {
+			t.Fatal("nothing to corrupt")
+		}
+		cmd := &Command{Seat: 1, ID: 1, Frame: at, Kind: world.CommandStop, Units: ownUnits(c.w, 1)}
+		if !late {
+			deliver(t, c, cmd)
+		}
+		for c.w.Frame() < at+3 {
+			c.step(now)
+		}
+		if late {
+			deliver(t, c, cmd)
+			c.resimulate()
+			if c.drift.rw.stats.Resimulations != 1 {
+				t.Fatalf("%d re-runs, want 1", c.drift.rw.stats.Resimulations)
+			}
+		}
+		return c
+	}
+	onTime, late := play(false), play(true)
+	if onTime.w.Hash() != late.w.Hash() {
+		t.Errorf("the client that ran the late command again differs from the one that had it in time: units %v and %v",
+			onTime.w.Units()[:5], late.w.Units()[:5])
+	}
 }
