@@ -244,13 +244,8 @@ func TestStateCodec(t *testing.T) {
 		}
 	}
 	// Hand-made states: frame | next id | next attack id | generator | unit ids | attacks.
-	rng := "14 706367" + strings.Repeat("3a", 1) + strings.Repeat("00", 16)
-	attack1 := " 01 00 01 a710 32 8096 07 8096"
-	attack2 := " 02 00 01 a710 32 8096 07 8096"
-	for _, c := range []struct {
-		name, hex string
-		want      error
-	}{
+	rng, attack1, attack2 := handRNG, handAttack1, handAttack2
+	checkHandMade(t, ParseState, appendState, []handMade{
 		{"empty world", "00 01 01 " + rng + " 00 00", nil},
 		{"ids 1, 2, 10000", "05 04 01 " + rng + " 03 01 01 a70e 00", nil},
 		{"two attacks", "05 04 03 " + rng + " 00 02" + attack1 + attack2, nil},
@@ -263,8 +258,30 @@ func TestStateCodec(t *testing.T) {
 		{"generator garbage", "05 04 01 03 616263 00 00", int30.ErrRange},
 		{"next id in the enemies' range", "05 a711 01 " + rng + " 00 00", int30.ErrRange},
 		{"next id zero", "05 00 01 " + rng + " 00 00", int30.ErrRange},
-	} {
-		s, _, err := ParseState(unhex(t, c.hex))
+	})
+}
+
+// The pieces of the hand-made states: a generator's 20 bytes ("pcg:" and two zero words) and
+// two attacks, ids 1 and 2.
+const (
+	handRNG     = "14 7063673a 0000000000000000 0000000000000000"
+	handAttack1 = " 01 00 01 a710 32 8096 07 8096"
+	handAttack2 = " 02 00 01 a710 32 8096 07 8096"
+)
+
+// handMade is an encoding written by hand, and the error its parser must refuse it with (nil:
+// none).
+type handMade struct {
+	name, hex string
+	want      error
+}
+
+// checkHandMade parses each case with parse, and encodes what parses back with encode: the
+// same bytes.
+func checkHandMade[T any](t *testing.T, parse func([]byte) (T, int, error), encode func([]byte, *T) ([]byte, error), cases []handMade) {
+	t.Helper()
+	for _, c := range cases {
+		v, _, err := parse(unhex(t, c.hex))
 		if !errors.Is(err, c.want) || (err == nil) != (c.want == nil) {
 			t.Errorf("%s: %v, want %v", c.name, err, c.want)
 			continue
@@ -272,8 +289,7 @@ func TestStateCodec(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		// What parses encodes back to the same bytes.
-		if again, err := appendState(nil, &s); err != nil || !bytes.Equal(again, unhex(t, c.hex)) {
+		if again, err := encode(nil, &v); err != nil || !bytes.Equal(again, unhex(t, c.hex)) {
 			t.Errorf("%s: encodes back as % x, %v", c.name, again, err)
 		}
 	}
@@ -350,13 +366,8 @@ func TestCoreStateCodec(t *testing.T) {
 		}
 	}
 	// Hand-made core states: next id | next attack id | generator | attacks.
-	rng := "14 706367" + strings.Repeat("3a", 1) + strings.Repeat("00", 16)
-	attack1 := " 01 00 01 a710 32 8096 07 8096"
-	attack2 := " 02 00 01 a710 32 8096 07 8096"
-	for _, c := range []struct {
-		name, hex string
-		want      error
-	}{
+	rng, attack1, attack2 := handRNG, handAttack1, handAttack2
+	checkHandMade(t, ParseCoreState, appendCoreState, []handMade{
 		{"a fresh world", "01 01 " + rng + " 00", nil},
 		{"two attacks", "04 03 " + rng + " 02" + attack1 + attack2, nil},
 		{"next id in a longer form", "8004 01 " + rng + " 00", int30.ErrNonCanonical},
@@ -368,19 +379,7 @@ func TestCoreStateCodec(t *testing.T) {
 		{"generator too long", "04 01 41" + strings.Repeat("00", 65) + " 00", int30.ErrTooLong},
 		{"generator garbage", "04 01 03 616263 00", int30.ErrRange},
 		{"no attack count", "04 01 " + rng, int30.ErrShort},
-	} {
-		s, _, err := ParseCoreState(unhex(t, c.hex))
-		if !errors.Is(err, c.want) || (err == nil) != (c.want == nil) {
-			t.Errorf("%s: %v, want %v", c.name, err, c.want)
-			continue
-		}
-		if err != nil {
-			continue
-		}
-		if again, err := appendCoreState(nil, &s); err != nil || !bytes.Equal(again, unhex(t, c.hex)) {
-			t.Errorf("%s: encodes back as % x, %v", c.name, again, err)
-		}
-	}
+	})
 }
 
 // TestAppendCoreStateRejects: a CoreState that ParseCoreState would refuse is not written.
