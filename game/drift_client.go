@@ -61,7 +61,7 @@ func (p *pauseOrder) reached() bool { return !p.reachedAt.IsZero() }
 // to world.MaxUnitID, the XOR of every unit's hash (0 for a world without units); and the hash
 // of the rest of the world's state (world.World.StateHash: the id counters, the random
 // generator, the attacks in flight), so that the server checks everything the world hash
-// covers: 27 bytes whatever the world's size. When the root differs from the server's, the
+// covers: 27 bytes whatever the world's size (at a frame past 16,383, 8 of them the state's). When the root differs from the server's, the
 // server asks for the next level down (a HashRequest with its hashes of at most ten
 // sub-ranges, drillRequest), and the client answers the units of the sub-ranges that differ
 // (hashRequest): the drifted unit is still named one round trip after the report that found

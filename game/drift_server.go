@@ -29,7 +29,7 @@ import (
 
 // serverDrift is the server's state of drift checking and repair.
 type serverDrift struct {
-	hist hashHistory // the unit hashes of the recent frames, to check reports against
+	hist hashHistory // the unit and state hashes of the recent frames, to check reports against
 	rw   rewinder    // the copies of the world for re-running late events (resim.go)
 	// fixAt: unit id → the frame its latest real-time repair takes effect; stateFixAt the frame
 	// the latest real-time repair of the world's state takes effect; lastFix the frame of the
@@ -428,8 +428,8 @@ type driftFound struct {
 	state        *StateMismatch
 }
 
-// decideRepair repairs what a check of st's frame checked found, and records the decision on
-// the check's record: a real-time re-sync (the server's state of the units and of the world's
+// decideRepair repairs what the check of st's frame checked found, and records the decision
+// on the check's record: a real-time re-sync (the server's state of the units and of the world's
 // state, applied at a frame every client reaches after the update arrives), at most one a
 // second for one player. If units repaired recently still differ, or too many differ, it stops
 // the world instead, whose last batch carries the whole state. What already has a repair on
