@@ -321,7 +321,7 @@ func (c *Client) resimulate() {
 	if c.w == nil || c.phase == phaseAwaitingWorld {
 		return
 	}
-	c.drift.rw.rerun(c.w, c.sched, func(w *world.World) { c.w = w }, func() { c.beginFrame(true); c.endFrame() })
+	c.drift.rw.rerun(c.w, c.sched, func(w *world.World) { c.w, c.drift.inject.from = w, w.Frame() }, func() { c.beginFrame(true); c.endFrame() })
 }
 
 func (c *Client) sendPingSummary(now time.Time) {
@@ -477,6 +477,9 @@ func (c *Client) onMessage(p *transport.Peer, now time.Time, m *message.Message)
 	case *UnitUpdate:
 		c.stats.RealtimeResyncs++
 		c.stats.MismatchedUnits += uint64(len(v.Units) + len(v.Removed))
+		if len(v.State) > 0 {
+			c.stats.MismatchedStates++
+		}
 		c.schedule(event{frame: v.Frame, kind: evUpdate, update: v})
 		c.logUpdate(now, v)
 	case *Pause:
@@ -620,7 +623,7 @@ func (c *Client) counters(server transport.PeerStats) (NetReport, GameReport, Sy
 		DirectSilent: c.stats.DirectSilent, DirectRefused: c.stats.DirectRefused, DirectQuiet: c.stats.DirectQuiet,
 		DirectStalled: c.stats.DirectStalled, DirectLost: c.stats.DirectLost, WorldCopies: c.stats.WorldCopies}
 	sy := SyncReport{HashReports: c.stats.HashReports, MismatchedGroups: c.stats.MismatchedGroups, MismatchedUnits: c.stats.MismatchedUnits,
-		RealtimeResyncs: c.stats.RealtimeResyncs, StopWorldResyncs: c.stats.StopWorldResyncs, PauseMillis: append([]int64{}, c.stats.PauseMillis...)}
+		MismatchedStates: c.stats.MismatchedStates, RealtimeResyncs: c.stats.RealtimeResyncs, StopWorldResyncs: c.stats.StopWorldResyncs, PauseMillis: append([]int64{}, c.stats.PauseMillis...)}
 	sy.addResim(&c.drift.rw, c.w)
 	return n, g, sy
 }

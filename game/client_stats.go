@@ -22,6 +22,7 @@ type ClientStats struct {
 	HashRequests     uint64
 	MismatchedGroups uint64
 	MismatchedUnits  uint64
+	MismatchedStates uint64 // real-time re-syncs received with the server's core state (any player's drift)
 	RealtimeResyncs  uint64
 	StopWorldResyncs uint64
 	PauseMillis      []int64 // the latest maxPausesKept pauses, oldest first

@@ -42,10 +42,10 @@
 //	leadset.go              the teacher's hand on it: fixed, or back to the policy
 //	schedule.go             the events of a frame and their one order on every host
 //	resim.go                late events run again exactly (rollback) or fast-forwarded
-//	drift_server.go,        drift checking and repair: grouped unit hashes, the drill-down,
-//	drift_client.go,        real-time re-sync, stop-the-world re-sync, world copies, and the
-//	drift_history.go,       debug panel's log of each
-//	drift_log.go
+//	drift_server.go,        drift checking and repair: grouped unit hashes and the state
+//	drift_client.go,        hash, the drill-down, real-time re-sync (units and core state),
+//	drift_history.go,       stop-the-world re-sync, world copies, and the debug panel's log
+//	drift_log.go            of each
 //	enemies.go              the server's enemies, spawned and killed as events
 //	reinforce.go, round.go  a game that lasts: fresh squads, new rounds
 //	classlink.go            one link setting for the whole class

@@ -1,6 +1,9 @@
 package game
 
 import (
+	"cmp"
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -10,17 +13,19 @@ import (
 // Drift checking and repair, the client's side (the server's side, and the idea, are in
 // drift_server.go).
 //
-// A client reports the root of its hash tree over the units of a settled frame once a second
-// (reportHashes), answers the server's drill-down from its hash history (hashRequest), applies
-// real-time repairs as events of their frame (a UnitUpdate, in the schedule), and takes part in
-// a stop-the-world re-sync: it pauses at the ordered frame, sends the hash of every unit
-// (reachPause), puts the server's batches in place and acknowledges each (resyncBatch), and
-// resumes when told. It also keeps, for the debug panel, what it saw of each (the log), and the
-// corruptions injected on purpose, which a re-run of their frame must repeat.
+// A client reports, once a second, the root of its hash tree over the units of a settled frame
+// and the hash of the rest of its world's state (reportHashes), answers the server's
+// drill-down from its hash history (hashRequest), applies real-time repairs as events of their
+// frame (a UnitUpdate, in the schedule: its units, then the server's core state, applyUpdate),
+// and takes part in a stop-the-world re-sync: it pauses at the ordered frame, sends the hash of
+// every unit (reachPause), puts the server's batches in place and acknowledges each
+// (resyncBatch), and resumes when told. It also keeps, for the debug panel, what it saw of
+// each (the log), and the corruptions injected on purpose, which a re-run of their frame must
+// repeat.
 
 // clientDrift is the client's state of drift checking and repair.
 type clientDrift struct {
-	hist   hashHistory       // the unit hashes of the recent frames
+	hist   hashHistory       // the unit and state hashes of the recent frames
 	rw     rewinder          // the copies of the world for re-running late events (resim.go)
 	hashes worldHashLog      // the world hash of every 10th frame, for the --stats report
 	groups []world.GroupHash // reportHashes', kept for its memory
@@ -36,6 +41,7 @@ type clientDrift struct {
 	// simulation.
 	log       syncLog
 	answers   []drillAnswer
+	reported  []reportedState
 	pauseSeen map[uint32]bool
 	inject    desyncInjector
 }
@@ -52,14 +58,18 @@ type pauseOrder struct {
 func (p *pauseOrder) reached() bool { return !p.reachedAt.IsZero() }
 
 // reportHashes sends, once a second, the root of the hash tree over the units: one group, ids 1
-// to world.MaxUnitID, the XOR of every unit's hash, about 19 bytes whatever the world's size.
-// When it differs from the server's, the server asks for the next level down (a HashRequest
-// with its hashes of at most ten sub-ranges, drillRequest), and the client answers the units of
-// the sub-ranges that differ (hashRequest): the drifted unit is still named one round trip
-// after the report that found it, and only a mismatch costs more than the root. One report a
-// second rather than one every frame: each datagram with a record costs the server an
-// acknowledgement of its own. At frame it reports the frame that has settled (resim.go):
-// its hashes as they are after every re-run, from the hash history.
+// to world.MaxUnitID, the XOR of every unit's hash (0 for a world without units); and the hash
+// of the rest of the world's state (world.World.StateHash: the id counters, the random
+// generator, the attacks in flight), so that the server checks everything the world hash
+// covers: 27 bytes whatever the world's size (at a frame past 16,383, 8 of them the state's). When the root differs from the server's, the
+// server asks for the next level down (a HashRequest with its hashes of at most ten
+// sub-ranges, drillRequest), and the client answers the units of the sub-ranges that differ
+// (hashRequest): the drifted unit is still named one round trip after the report that found
+// it, and only a mismatch costs more than the root. A state that differs needs no drill-down:
+// the server's repair carries its whole state. One report a second rather than one every
+// frame: each datagram with a record costs the server an acknowledgement of its own. At frame
+// it reports the frame that has settled (resim.go): its hashes as they are after every re-run,
+// from the hash history.
 func (c *Client) reportHashes(now time.Time, frame uint32) {
 	settle := c.drift.rw.settle(frame)
 	if frame < settle {
@@ -70,15 +80,24 @@ func (c *Client) reportHashes(now time.Time, frame uint32) {
 		return // not this frame's turn: the root walks every unit, so only for a report
 	}
 	hs, ok := c.drift.hist.at(f)
+	state, _ := c.drift.hist.stateAt(f) // kept with the unit hashes
 	if !ok {
 		return // before the start, or before the world was put in place by a re-sync
 	}
-	c.drift.groups = world.GroupUnitHashes(hs, len(hs), c.drift.groups) // one group of every unit: the root
+	c.drift.groups = world.GroupUnitHashes(hs, max(len(hs), 1), c.drift.groups) // one group of every unit: the root
 	if len(c.drift.groups) == 0 {
-		return
+		c.drift.groups = append(c.drift.groups, world.GroupHash{Start: 1, End: world.MaxUnitID}) // the root over no unit
 	}
 	c.stats.HashReports++
-	c.send(now, &HashReport{Frame: f, Groups: c.drift.groups})
+	c.drift.reported = appendBounded(c.drift.reported, reportedState{frame: f, state: state}, maxAnswers)
+	c.send(now, &HashReport{Frame: f, Groups: c.drift.groups, State: state})
+}
+
+// reportedState is the state hash a client reported for a frame: the one the server compared,
+// which a re-run of the frame since may have changed in the history.
+type reportedState struct {
+	frame uint32
+	state uint64
 }
 
 // hashRequest answers the server's drill-down from the history of that frame
@@ -290,6 +309,10 @@ type desyncInjector struct {
 	nextHurt time.Time
 	next     int
 	hurts    []hurt
+	// from is the frame the re-run under way started at, from a copy of the world taken at
+	// the start of that frame: it holds the corruptions injected before it, between two
+	// frames, already.
+	from uint32
 }
 
 // injectOnTimer corrupts one of this player's units every ClientConfig.InjectDesync.
@@ -342,8 +365,107 @@ func (c *Client) injectDesync(n int, afterEvents bool) int {
 // (resim.go): a desync the class is waiting to see found must not be healed by a late command.
 type hurt struct {
 	frame       uint32
-	id          uint32
-	afterEvents bool // injected during the frame's step, after its events (a timed injection)
+	id          uint32     // the unit that lost a hit point (0 for a drift of the state)
+	state       stateDrift // the drift of the world's state (0 for a unit's)
+	afterEvents bool       // injected during the frame's step, after its events (a timed injection)
+}
+
+// stateDrift is a corruption of the world's state other than its units, on purpose: the
+// drifts a fast-forwarded event can leave, each in one part of the state that the state hash
+// covers.
+type stateDrift uint8
+
+const (
+	driftAttack       stateDrift = iota + 1 // one attack more in flight: slow, and harmless (no damage)
+	driftGenerator                          // the random generator one number further on
+	driftNextID                             // the next unit id one higher
+	driftNextAttackID                       // the next attack id one higher
+)
+
+func (d stateDrift) String() string {
+	switch d {
+	case driftAttack:
+		return "an attack in flight"
+	case driftGenerator:
+		return "the random generator"
+	case driftNextID:
+		return "the next unit id"
+	case driftNextAttackID:
+		return "the next attack id"
+	}
+	return fmt.Sprintf("stateDrift(%d)", uint8(d))
+}
+
+// injectStateDrift corrupts this client's world's state between two frames, so that the
+// server's state hash check finds and repairs it: the tests' way to make the drifts a late
+// event can leave. It reports whether the world took it.
+func (c *Client) injectStateDrift(d stateDrift) bool {
+	if c.w == nil || !driftState(c.w, d) {
+		return false
+	}
+	c.stats.Desyncs++
+	c.drift.inject.hurts = appendBounded(c.drift.inject.hurts, hurt{frame: c.w.Frame(), state: d}, 64)
+	return true
+}
+
+// driftState makes w's state drift as d says, its units untouched, through the core state a
+// repair puts in place; false if w cannot take it.
+func driftState(w *world.World, d stateDrift) bool {
+	s := w.CoreState()
+	switch d {
+	case driftAttack:
+		a, ok := harmlessAttack(w, &s)
+		if !ok {
+			return false
+		}
+		i, _ := slices.BinarySearchFunc(s.Attacks, a.ID, func(a world.Attack, id uint32) int { return cmp.Compare(a.ID, id) })
+		s.Attacks = slices.Insert(s.Attacks, i, a)
+		s.NextAttackID = max(s.NextAttackID, a.ID+1)
+	case driftGenerator:
+		var g rand.PCG
+		if g.UnmarshalBinary(s.RNG) != nil {
+			return false
+		}
+		g.Uint64()
+		s.RNG, _ = g.MarshalBinary()
+	case driftNextID:
+		s.NextID++
+	case driftNextAttackID:
+		s.NextAttackID++
+	}
+	return w.ApplyCoreState(s) == nil
+}
+
+// harmlessAttack is an attack that changes the attacks in flight and nothing else for a long
+// while: no damage, the slowest speed, from the corner of the map farthest from its target (a
+// living unit). It takes the lowest id no attack in flight has and the counter has handed out
+// already, so that the counter stays as it was (a world that never loosed one has none: then
+// the counter's next).
+func harmlessAttack(w *world.World, s *world.CoreState) (world.Attack, bool) {
+	var target world.Unit
+	for _, u := range w.Units() {
+		if !u.Dead {
+			target = u
+			break
+		}
+	}
+	if target.ID == 0 {
+		return world.Attack{}, false
+	}
+	id := uint32(1)
+	for _, a := range s.Attacks { // ids ascending
+		if a.ID == id {
+			id++
+		}
+	}
+	a := world.Attack{ID: id, Owner: world.EnemyOwner, Target: target.ID, Speed: 1}
+	if target.X < w.Width()/2 {
+		a.X = w.Width()*world.CellSize - 1
+	}
+	if target.Y < w.Height()/2 {
+		a.Y = w.Height()*world.CellSize - 1
+	}
+	return a, true
 }
 
 // hurtUnit takes a hit point from unit id, if it has one to spare.
@@ -357,12 +479,19 @@ func hurtUnit(w *world.World, id uint32) bool {
 }
 
 // rehurt repeats, in a re-run, the corruptions injected at frame f before or after its events.
+// Those injected before the events of the frame the re-run starts at are in its copy of the
+// world already (the copy is taken as the frame starts, after them): repeated, they would
+// corrupt twice.
 func (in *desyncInjector) rehurt(w *world.World, rerun bool, f uint32, afterEvents bool) {
-	if !rerun {
+	if !rerun || (!afterEvents && f == in.from) {
 		return
 	}
 	for _, h := range in.hurts {
-		if h.frame == f && h.afterEvents == afterEvents {
+		switch {
+		case h.frame != f || h.afterEvents != afterEvents:
+		case h.state != 0:
+			driftState(w, h.state)
+		default:
 			hurtUnit(w, h.id)
 		}
 	}
@@ -391,11 +520,12 @@ func (c *Client) answer(frame uint32) ([]world.UnitHash, bool) {
 }
 
 // logUpdate records a real-time re-sync: the units that differed at the checked frame, with
-// this client's hash and the server's. For this player's own drift, the client's hashes are
-// those it sent in its answer; for another player's, it has only its history of the frame,
-// which may be gone (the units are then listed with LocalKnown false).
+// this client's hash and the server's, and the world's state if it differed. For this player's
+// own drift, the client's hashes are those it sent in its answer and its report; for another
+// player's, it has only its history of the frame, which may be gone (the units, and the state,
+// are then listed with LocalKnown false).
 func (c *Client) logUpdate(now time.Time, v *UnitUpdate) {
-	if v.Checked == 0 && len(v.Hashes) == 0 && len(v.Removed) == 0 {
+	if v.Checked == 0 && len(v.Hashes) == 0 && len(v.Removed) == 0 && len(v.State) == 0 {
 		return // not the repair of a drift (a test's or a benchmark's update)
 	}
 	var (
@@ -433,7 +563,23 @@ func (c *Client) logUpdate(now time.Time, v *UnitUpdate) {
 		rec = &c.drift.log.records[len(c.drift.log.records)-1]
 	}
 	rec.setUnits(us)
+	rec.State = nil
+	if len(v.State) > 0 {
+		rec.State = &StateMismatch{Server: v.StateHash}
+		rec.State.Local, rec.State.LocalKnown = c.stateAt(v.Checked)
+	}
 	rec.Action, rec.At = ActionRealtime, v.Frame
+}
+
+// stateAt is this client's state hash at frame, as it reported it if the report is still
+// kept (the server compared that one), or else from its history; false if neither has it.
+func (c *Client) stateAt(frame uint32) (uint64, bool) {
+	for i := len(c.drift.reported) - 1; i >= 0; i-- {
+		if r := c.drift.reported[i]; r.frame == frame {
+			return r.state, true
+		}
+	}
+	return c.drift.hist.stateAt(frame)
 }
 
 // logPause records a Pause: a new pause record, and the stop-the-world on the latest

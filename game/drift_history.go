@@ -8,25 +8,29 @@ import (
 	"github.com/ackattack/ackattack/world"
 )
 
-// historyFrames is how many recent frames of unit hashes a host keeps: long enough for a frame
-// to settle (at most the longest re-run window, resim.go), and for its hash report to cross the
-// network and come back with a drill-down request (9.6 s at 10 frames a second).
+// historyFrames is how many recent frames of hashes a host keeps (each unit's, and the rest
+// of the world's state): long enough for a frame to settle (at most the longest re-run window,
+// resim.go), and for its hash report to cross the network and come back with a drill-down
+// request (9.6 s at 10 frames a second).
 const historyFrames = 96
 
-// hashHistory keeps the hash of every unit at each of the last historyFrames frames, so that a
-// report about frame F can be checked against F, not against now.
+// hashHistory keeps the hash of every unit, and the hash of the rest of the world's state
+// (world.World.StateHash), at each of the last historyFrames frames, so that a report about
+// frame F can be checked against F, not against now.
 type hashHistory struct {
 	frames [historyFrames]uint32
 	hashes [historyFrames][]world.UnitHash
+	states [historyFrames]uint64
 	valid  [historyFrames]bool
 }
 
-// record stores w's unit hashes for its current frame (the state at the start of the frame).
+// record stores w's hashes for its current frame (the state at the start of the frame).
 func (h *hashHistory) record(w *world.World) {
 	f := w.Frame()
 	i := f % historyFrames
 	h.frames[i], h.valid[i] = f, true
 	h.hashes[i] = w.UnitHashes(1, world.MaxUnitID, h.hashes[i][:0])
+	h.states[i] = w.StateHash()
 }
 
 // at returns the unit hashes of frame f, if still kept.
@@ -36,6 +40,15 @@ func (h *hashHistory) at(f uint32) ([]world.UnitHash, bool) {
 		return nil, false
 	}
 	return h.hashes[i], true
+}
+
+// stateAt returns the state hash of frame f, if still kept.
+func (h *hashHistory) stateAt(f uint32) (uint64, bool) {
+	i := f % historyFrames
+	if !h.valid[i] || h.frames[i] != f {
+		return 0, false
+	}
+	return h.states[i], true
 }
 
 // clear forgets everything (after a re-sync rewrites the past).

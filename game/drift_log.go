@@ -28,8 +28,8 @@ const (
 	ActionDrillDown    = "drill-down"                            // groups differed; per-unit hashes asked for
 	ActionRealtime     = "real-time re-sync"                     // the units' server state applied at Record.At on every host
 	ActionStopWorld    = "stop-the-world"                        // the game pauses at Record.At and every host re-syncs
-	ActionNoneLeft     = "already repairing"                     // every differing unit had a repair on its way
-	ActionNoneDiffered = "no unit differed"                      // the answer's units, in the ranges it covers, were the server's
+	ActionNoneLeft     = "already repairing"                     // everything that differed had a repair on its way
+	ActionNoneDiffered = "no unit differed"                      // the answer's units, in the ranges it covers, were the server's, and so was the state
 	ActionNoDrillDown  = "answer came too late"                  // the drill-down's answer did not match the request, or the frame was gone from the history
 	ActionTooSoon      = "repair waits: one a second per player" // this player's units were repaired less than a second ago
 	ActionNewRound     = "a new round replaces every world"      // a new round is announced: it repairs everything (round.go)
@@ -50,8 +50,20 @@ type UnitMismatch struct {
 	LocalKnown bool
 }
 
+// StateMismatch is the world's state other than its units (the id counters, the random
+// generator, the attacks in flight) when its hash differed: the two hashes. They say that the
+// state differed, not which part of it: the repair carries the whole of it.
+type StateMismatch struct {
+	Local  uint64 // the client's state hash
+	Server uint64 // the server's
+	// LocalKnown: Local is known. A client that records another player's repair takes its own
+	// hash from its history of the checked frame, which may be gone (as UnitMismatch's).
+	LocalKnown bool
+}
+
 // SyncRecord is one hash check that found a difference: the frame the hashes were taken at, the
-// groups that differed, the units the drill-down found, and what was done about them.
+// groups that differed, the units the drill-down found, whether the world's state differed, and
+// what was done about them.
 type SyncRecord struct {
 	When   time.Time
 	Seat   uint8     // the player whose hashes differed
@@ -63,7 +75,10 @@ type SyncRecord struct {
 	// At (the state a stop-the-world compares), not of Frame: on the server, when the record
 	// is of a client's WorldHashes; on a client, always, since it learns which units differed
 	// only from the server's re-sync batches.
-	Units  []UnitMismatch
+	Units []UnitMismatch
+	// State is set when the world's state other than its units differed at Frame: with
+	// ActionRealtime the repair carries the server's state as well as its units.
+	State  *StateMismatch
 	More   int    // how many more units differed than Units lists
 	Action string // one of the Action constants
 	At     uint32 // for ActionRealtime and ActionStopWorld: the frame the repair or pause takes effect
@@ -108,8 +123,9 @@ type SeatInfo struct {
 	Connected bool
 	InGame    bool
 	// LastHash is the latest hash check of this player's reports: "ok at frame F",
-	// "mismatch at frame F: G groups", "real-time re-sync at frame F" (F: when the repair
-	// takes effect), "stop-the-world at frame F" (F: the paused frame), or "" before any.
+	// "mismatch at frame F: G groups", "mismatch at frame F: the world's state" (or "G groups
+	// and the world's state"), "real-time re-sync at frame F" (F: when the repair takes
+	// effect), "stop-the-world at frame F" (F: the paused frame), or "" before any.
 	LastHash string
 	// State: "playing", "joining" (connected, the game not started for it), "paused" (a
 	// stop-the-world is under way), "re-syncing" (its re-sync batches are not all applied),
@@ -174,8 +190,18 @@ func copyRecords(log []SyncRecord) []SyncRecord {
 	for i := range out {
 		out[i].Groups = slices.Clone(out[i].Groups)
 		out[i].Units = slices.Clone(out[i].Units)
+		out[i].State = copyState(out[i].State)
 	}
 	return out
+}
+
+// copyState is a copy of a record's state mismatch (nil stays nil).
+func copyState(m *StateMismatch) *StateMismatch {
+	if m == nil {
+		return nil
+	}
+	c := *m
+	return &c
 }
 
 // copyPending is a deep copy of the pending orders for a snapshot.

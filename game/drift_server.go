@@ -15,22 +15,28 @@ import (
 //
 // Every host runs the same world, and a drift (a command that came later than a re-run can
 // mend, a unit corrupted on purpose) must be found and repaired, by the server, whose world is
-// the truth. Clients report grouped unit hashes of settled frames; a difference leads to a
-// drill-down (a HashRequest with the server's hash of each sub-range, a UnitHashes in answer)
-// that names the units; a few are repaired in real time (a UnitUpdate every host applies at a
-// frame ahead), many, or ones that drift again, by a stop-the-world re-sync (every host pauses
-// at a frame ahead, clients send WorldHashes, the server sends ResyncBatches, clients answer
-// BatchApplied, the server sends Resume). A spectator's drift is repaired by a copy of the
-// whole world to it alone (spectate.go).
+// the truth. A world is its units and the rest of its state (the id counters, the random
+// generator, the attacks in flight), and both are checked: clients report, for settled frames,
+// the root of the hash tree over their units and the hash of the rest (world.StateHash). A
+// unit difference leads to a drill-down (a HashRequest with the server's hash of each
+// sub-range, a UnitHashes in answer) that names the units; a state difference needs none, the
+// state being small. A few units, and the state, are repaired in real time (a UnitUpdate every
+// host applies at a frame ahead); many units, or ones that drift again, by a stop-the-world
+// re-sync (every host pauses at a frame ahead, clients send WorldHashes, the server sends
+// ResyncBatches, the last with the whole state, clients answer BatchApplied, the server sends
+// Resume). A spectator's drift is repaired by a copy of the whole world to it alone
+// (spectate.go).
 
 // serverDrift is the server's state of drift checking and repair.
 type serverDrift struct {
-	hist hashHistory // the unit hashes of the recent frames, to check reports against
+	hist hashHistory // the unit and state hashes of the recent frames, to check reports against
 	rw   rewinder    // the copies of the world for re-running late events (resim.go)
-	// fixAt: unit id → the frame its latest real-time repair takes effect; lastFix the frame of
-	// the latest repair (one per frame).
-	fixAt   map[uint32]uint32
-	lastFix uint32
+	// fixAt: unit id → the frame its latest real-time repair takes effect; stateFixAt the frame
+	// the latest real-time repair of the world's state takes effect; lastFix the frame of the
+	// latest repair (one per frame).
+	fixAt      map[uint32]uint32
+	stateFixAt uint32
+	lastFix    uint32
 	// pause is the stop-the-world re-sync in progress (nil: none), resumeAt when it ends (zero:
 	// not yet decided), pendingHashes the WorldHashes that came before the server reached it.
 	pause         *pause
@@ -85,10 +91,13 @@ type clientPause struct {
 // playerDrift is what drift checking holds against one player, across its connections: a
 // client dropped for stalling the game must not come back with a clean slate.
 type playerDrift struct {
-	lastRequest  *HashRequest // the drill-down waiting for its answer
-	pauseMisses  int          // stop-the-world rounds in a row this client did not finish in time
-	stoppedWorld time.Time    // when this client's report last made the server stop the world
-	repairedAt   time.Time    // when this client's report last led to a real-time re-sync
+	lastRequest *HashRequest // the drill-down waiting for its answer
+	// requestState is the state mismatch of the report lastRequest drills into (nil: its state
+	// was the server's): its repair goes with the units the answer names.
+	requestState *StateMismatch
+	pauseMisses  int       // stop-the-world rounds in a row this client did not finish in time
+	stoppedWorld time.Time // when this client's report last made the server stop the world
+	repairedAt   time.Time // when this client's report last led to a real-time re-sync
 	// lastHash is the latest hash check of its reports, for the player table (SeatInfo).
 	lastHash string
 }
@@ -172,11 +181,13 @@ func (s *Server) reportLimit() rateLimit {
 	return rateLimit{burst: maxEarlyReports, every: hashReportEvery * s.cfg.Frame / 2}
 }
 
-// checkHashReport checks a player's grouped hashes against the server's history of that frame.
-// A mismatched group is drilled into, a level of the hash tree at a time (drillRequest).
+// checkHashReport checks a player's report against the server's history of that frame: its
+// grouped unit hashes and its state hash. A mismatched group is drilled into, a level of the
+// hash tree at a time (drillRequest), and a state that differs is repaired with the units the
+// drill-down names; a state that differs alone is repaired at once (decideRepair).
 func (s *Server) checkHashReport(now time.Time, st *seat, r *HashReport) {
 	if s.drift.pause != nil {
-		return // the stop-the-world under way compares every unit anyway
+		return // the stop-the-world under way compares every unit and sends the state anyway
 	}
 	mine, ok := s.drift.hist.at(r.Frame)
 	if !ok {
@@ -184,16 +195,47 @@ func (s *Server) checkHashReport(now time.Time, st *seat, r *HashReport) {
 		return
 	}
 	ranges := mismatchedRanges(mine, r.Groups)
-	if len(ranges) == 0 {
+	state := s.stateMismatch(r)
+	if len(ranges) == 0 && state == nil {
 		st.sync.lastHash = fmt.Sprintf("ok at frame %d", r.Frame)
 		return
 	}
 	s.stats.MismatchedGroups += uint64(len(ranges))
-	s.event(now, "hash mismatch", "seat", st.idx, "frame", r.Frame, "groups", len(ranges))
-	st.sync.lastHash = fmt.Sprintf("mismatch at frame %d: %d groups", r.Frame, len(ranges))
-	st.sync.lastRequest = drillRequest(r.Frame, mine, ranges, s.cfg.GroupSize)
-	s.drift.log.records = pushRecord(s.drift.log.records, SyncRecord{When: now, Seat: st.idx, Frame: r.Frame, Groups: slices.Clone(st.sync.lastRequest.Ranges), Action: ActionDrillDown})
+	s.event(now, "hash mismatch", "seat", st.idx, "frame", r.Frame, "groups", len(ranges), "state", state != nil)
+	st.sync.lastHash = mismatchText(r.Frame, len(ranges), state != nil)
+	rec := SyncRecord{When: now, Seat: st.idx, Frame: r.Frame, State: state, Action: ActionDrillDown}
+	if len(ranges) == 0 {
+		// The units agree: no drill-down, and the state is repaired now.
+		s.drift.log.records = pushRecord(s.drift.log.records, rec)
+		s.decideRepair(now, st, r.Frame, mine, driftFound{state: state})
+		return
+	}
+	st.sync.lastRequest, st.sync.requestState = drillRequest(r.Frame, mine, ranges, s.cfg.GroupSize), state
+	rec.Groups = slices.Clone(st.sync.lastRequest.Ranges)
+	s.drift.log.records = pushRecord(s.drift.log.records, rec)
 	s.send(st, now, st.sync.lastRequest)
+}
+
+// stateMismatch compares a report's state hash with the server's of its frame: nil when they
+// are equal.
+func (s *Server) stateMismatch(r *HashReport) *StateMismatch {
+	mine, ok := s.drift.hist.stateAt(r.Frame)
+	if !ok || mine == r.State {
+		return nil
+	}
+	return &StateMismatch{Local: r.State, Server: mine, LocalKnown: true}
+}
+
+// mismatchText is the player table's word on a report of frame that differed in groups groups,
+// and in the world's state if state.
+func mismatchText(frame uint32, groups int, state bool) string {
+	switch {
+	case !state:
+		return fmt.Sprintf("mismatch at frame %d: %d groups", frame, groups)
+	case groups == 0:
+		return fmt.Sprintf("mismatch at frame %d: the world's state", frame)
+	}
+	return fmt.Sprintf("mismatch at frame %d: %d groups and the world's state", frame, groups)
 }
 
 // mismatchedRanges are the groups of a report whose hash differs from the server's units of
@@ -346,11 +388,10 @@ func inRanges(rs []IDRange, id uint32) bool {
 }
 
 // unitHashes compares a client's per-unit hashes with the server's and repairs the units that
-// differ: a real-time re-sync (the server's state of those units, applied at a frame every
-// client reaches after the update arrives). If the same units were repaired recently and still
-// differ, or too many differ, it stops the world instead. It compares only the ranges the answer
-// covers (answeredRanges): a unit of a range the client skipped, its hashes equal, is not missing
-// there, and a unit only the client has, or only the server has, is found in a range it answers.
+// differ, with the world's state if the report that led to the drill-down found it different
+// (decideRepair). It compares only the ranges the answer covers (answeredRanges): a unit of a
+// range the client skipped, its hashes equal, is not missing there, and a unit only the client
+// has, or only the server has, is found in a range it answers.
 func (s *Server) unitHashes(now time.Time, st *seat, u *UnitHashes) {
 	if s.drift.pause != nil {
 		// The stop-the-world under way compares every unit anyway.
@@ -368,32 +409,62 @@ func (s *Server) unitHashes(now time.Time, st *seat, u *UnitHashes) {
 		s.closeDrillDown(st, u.Frame, ActionNoDrillDown, 0)
 		return // an answer to an older request
 	}
-	st.sync.lastRequest = nil
+	state := st.sync.requestState
+	st.sync.lastRequest, st.sync.requestState = nil, nil
 	compared := compareAnswer(mine, req.Ranges, u)
-	ids, removed := compared.ids, compared.removed
-	found := unitMismatches(mine, compared.theirs, ids, removed)
-	// decide records how the drill-down ended: the ranges the answer covers, the units found.
+	s.decideRepair(now, st, u.Frame, mine, driftFound{
+		ids: compared.ids, removed: compared.removed, units: unitMismatches(mine, compared.theirs, compared.ids, compared.removed),
+		answered: compared.answered, state: state})
+}
+
+// driftFound is what a check of a player's frame found: the units of the server's that differ
+// or that the client lacks (ids) and the ones only the client has (removed), both in id
+// order, with their hashes for the log (units); the ranges the drill-down's answer covered; and
+// the world's state, if it differed.
+type driftFound struct {
+	ids, removed []uint32
+	units        []UnitMismatch
+	answered     []IDRange
+	state        *StateMismatch
+}
+
+// decideRepair repairs what the check of st's frame checked found, and records the decision
+// on the check's record: a real-time re-sync (the server's state of the units and of the world's
+// state, applied at a frame every client reaches after the update arrives), at most one a
+// second for one player. If units repaired recently still differ, or too many differ, it stops
+// the world instead, whose last batch carries the whole state. What already has a repair on
+// its way, taking effect after the checked frame, is no new mismatch: the report predates the
+// repair.
+func (s *Server) decideRepair(now time.Time, st *seat, checked uint32, mine []world.UnitHash, d driftFound) {
+	found, state := d.units, d.state
+	// decide records how the check ended: the ranges the answer covers, what it found.
 	decide := func(action string, at uint32) {
-		rec := s.drillDown(now, st, u.Frame)
-		rec.Groups = slices.Clone(compared.answered)
+		rec := s.drillDown(now, st, checked)
+		rec.Groups = slices.Clone(d.answered)
 		rec.setUnits(found)
+		rec.State = copyState(state)
 		rec.Action, rec.At = action, at
 	}
-	if len(found) == 0 {
+	if len(found) == 0 && state == nil {
 		decide(ActionNoneDiffered, 0)
 		return
 	}
-	// A unit whose repair is already on its way, taking effect after the reported frame, is no
-	// new mismatch: the report predates the repair.
-	repairing := func(id uint32) bool { return s.drift.fixAt[id] > u.Frame }
-	ids = slices.DeleteFunc(ids, repairing)
-	removed = slices.DeleteFunc(removed, repairing)
-	if len(ids)+len(removed) == 0 {
+	repairing := func(id uint32) bool { return s.drift.fixAt[id] > checked }
+	ids := slices.DeleteFunc(d.ids, repairing)
+	removed := slices.DeleteFunc(d.removed, repairing)
+	stateRepairing := state != nil && s.drift.stateFixAt > checked
+	if len(ids)+len(removed) == 0 && (state == nil || stateRepairing) {
 		decide(ActionNoneLeft, 0)
 		return
 	}
 	found = slices.DeleteFunc(found, func(m UnitMismatch) bool { return repairing(m.ID) })
+	if stateRepairing {
+		state = nil
+	}
 	s.stats.MismatchedUnits += uint64(len(ids) + len(removed))
+	if state != nil {
+		s.stats.MismatchedStates++
+	}
 	if r := s.round.next; r != nil {
 		// A repair would land in the new round, and put an old unit into it.
 		decide(ActionNewRound, r.Frame)
@@ -401,7 +472,7 @@ func (s *Server) unitHashes(now time.Time, st *seat, u *UnitHashes) {
 	}
 	again := 0
 	for _, id := range ids {
-		if f, ok := s.drift.fixAt[id]; ok && u.Frame >= f && u.Frame-f < realtimeRecheckSpan {
+		if f, ok := s.drift.fixAt[id]; ok && checked >= f && checked-f < realtimeRecheckSpan {
 			again++ // repaired recently, and wrong again: the real-time re-sync did not hold
 		}
 	}
@@ -419,32 +490,35 @@ func (s *Server) unitHashes(now time.Time, st *seat, u *UnitHashes) {
 	}
 	if !st.sync.repairedAt.IsZero() && now.Sub(st.sync.repairedAt) < realtimeEvery {
 		// A report can be made up: repairing on every one would let a client make the server
-		// send up to RealtimeMax units to every player ten times a second. An honest client's
-		// next report of these groups comes within a second, and is repaired then.
+		// send up to RealtimeMax units, and its state, to every player ten times a second. An
+		// honest client's next report comes within a second, and is repaired then.
 		decide(ActionTooSoon, 0)
 		s.stats.RepairsDeferred++
 		return
 	}
 	st.sync.repairedAt = now
-	at := s.realtimeResync(now, st, u.Frame, mine, ids, removed)
+	at := s.realtimeResync(now, st, checked, mine, ids, removed, state)
 	decide(ActionRealtime, at)
 	st.sync.lastHash = fmt.Sprintf("real-time re-sync at frame %d", at)
 }
 
-// realtimeResync repairs units without stopping: every host, the server included, puts the
-// server's current state of the units in place at the next frame, the earliest every host can
-// have it: the update reaches the clients half a round trip later, after they ran that frame,
-// and each runs the frames since again with it (resim.go), as it does any late event. So the
-// repair lands at the same frame everywhere, as soon as it can, and waits for no lead time.
-// (Where a client cannot run the frame again, the update is applied late and fast-forwarded,
-// and the next report shows what that left.) The units lose a frame of progress on every host
-// alike, which keeps them equal. Hosts whose units were right get the update too: otherwise
-// they would now differ.
+// realtimeResync repairs units, and the world's state if state is not nil, without stopping:
+// every host, the server included, puts the server's current state of the units, and its core
+// state (the id counters, the random generator, the attacks in flight: world.CoreState), in
+// place at the next frame, the earliest every host can have it: the update reaches the clients
+// half a round trip later, after they ran that frame, and each runs the frames since again with
+// it (resim.go), as it does any late event. So the repair lands at the same frame everywhere,
+// as soon as it can, and waits for no lead time. (Where a client cannot run the frame again,
+// the update is applied late and fast-forwarded, and the next report shows what that left.)
+// What is repaired loses a frame of progress on every host alike, which keeps them equal: the
+// units stand where they stood, the generator draws its numbers again, the attacks fly from
+// where they were, and the counters hand out those ids again. Hosts whose world was right get
+// the update too: otherwise they would now differ.
 //
-// The update also carries st's seat, the checked frame and the server's hashes of the units
-// then (mine holds them), so that every client can show what differed. It returns the frame
-// the repair takes effect at.
-func (s *Server) realtimeResync(now time.Time, st *seat, checked uint32, mine []world.UnitHash, ids, removed []uint32) uint32 {
+// The update also carries st's seat, the checked frame and the server's hashes then (mine
+// holds the units'; state the state's), so that every client can show what differed. It
+// returns the frame the repair takes effect at.
+func (s *Server) realtimeResync(now time.Time, st *seat, checked uint32, mine []world.UnitHash, ids, removed []uint32, state *StateMismatch) uint32 {
 	f := s.w.Frame()
 	at := max(f+1, s.drift.lastFix+1) // one update per frame: no question of their order
 	s.drift.lastFix = at
@@ -460,6 +534,16 @@ func (s *Server) realtimeResync(now time.Time, st *seat, checked uint32, mine []
 		}
 	}
 	up.Removed = append(up.Removed, removed...)
+	if state != nil {
+		// A state the codec cannot carry (a world past a billion attacks) is left out: the
+		// next report shows the difference again.
+		if b, err := s.w.AppendCoreState(nil); err != nil {
+			s.cfg.Logger.Error("the world's state cannot be sent", "err", err)
+		} else {
+			up.State, up.StateHash = b, state.Server
+			s.drift.stateFixAt = at
+		}
+	}
 	for _, id := range ids {
 		s.drift.fixAt[id] = at
 	}
@@ -474,7 +558,7 @@ func (s *Server) realtimeResync(now time.Time, st *seat, checked uint32, mine []
 	s.sched.add(event{frame: at, kind: evUpdate, update: up})
 	s.stats.RealtimeResyncs++
 	s.stats.lastResync = at
-	s.event(now, "real-time re-sync", "seat", st.idx, "units", len(up.Units), "removed", len(up.Removed), "at frame", at)
+	s.event(now, "real-time re-sync", "seat", st.idx, "units", len(up.Units), "removed", len(up.Removed), "state", len(up.State) > 0, "at frame", at)
 	for d := range s.seats.following {
 		s.send(d, now, up)
 	}

@@ -158,25 +158,30 @@ func TestEndToEndCleanLinkNoMismatch(t *testing.T) {
 // playing and chatting to the last frame, 50 ms ± 10 ms each way, a minute. At 10% loss every
 // client's world equals the server's at 99% of the settled frames and nothing is re-synced;
 // at 30%, 95%, and a pause (if any) lasts under a second. The classic fast-forward on the
-// 10% link is logged beside them (BENCHMARKS.md).
+// 10% link is logged beside them (BENCHMARKS.md). With the fast-forward, seed 32 is the game
+// in which a late command left a client's next attack id off the server's for good while
+// hash reports covered the units alone: now that they cover the world's state too, its world
+// agrees at 90% of the settled frames or more, as every client's does (it agreed at none).
 func TestEndToEndLossyLink(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		name       string
 		loss       float64
 		late       LateMode
+		seed       uint64
 		minAgree   int // percent of settled frames, 0: only logged
 		noResyncs  bool
 		maxPauseMs int64
 	}{
-		{"10% loss", 10, LateRollback, 99, true, 0},
-		{"30% loss", 30, LateRollback, 95, false, 999},
-		{"10% loss, fastforward", 10, LateFastForward, 0, false, 0},
+		{"10% loss", 10, LateRollback, 7, 99, true, 0},
+		{"30% loss", 30, LateRollback, 7, 95, false, 999},
+		{"10% loss, fastforward", 10, LateFastForward, 7, 0, false, 0},
+		{"10% loss, fastforward, a state that drifted", 10, LateFastForward, 32, 90, false, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			lossy := linksim.Settings{LossPercent: tt.loss, Latency: 50 * time.Millisecond, Jitter: 10 * time.Millisecond}
-			g := newVGame(t, vspec{seed: 7, bots: 2, clients: 3, link: lossy,
+			g := newVGame(t, vspec{seed: tt.seed, bots: 2, clients: 3, link: lossy,
 				server: func(c *ServerConfig) { c.Late = tt.late },
 				client: func(_ int, c *ClientConfig) { c.Late = tt.late }})
 			repairs := g.runWatchingRepairs(e2eDuration)

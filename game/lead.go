@@ -50,11 +50,24 @@ const resendLossPercent = 50
 // maxAutoLead bounds the lead the server chooses on its own.
 const maxAutoLead = time.Second
 
+// fastForwardLate is the share of commands the lead may leave late when a late command is
+// fast-forwarded rather than run again (--late fastforward): each one makes a drift, so there
+// the lead covers as many resends as keep fewer than one command in a hundred late, as classic
+// lockstep does, still never more than maxAutoLead.
+const fastForwardLate = 0.01
+
 // leadFor is the lead time in frames of frame for the worst path of a game: its round trip, the
-// variation of the round trip and the loss in percent.
-func leadFor(frame, rtt, jitter time.Duration, lossPercent float64) uint32 {
+// variation of the round trip and the loss in percent, for a game that does late with its
+// late commands.
+func leadFor(frame, rtt, jitter time.Duration, lossPercent float64, late LateMode) uint32 {
 	d := rtt/2 + frame + 2*jitter
-	if lossPercent >= resendLossPercent {
+	p := min(max(lossPercent/100, 0), 1)
+	switch {
+	case late == LateFastForward:
+		for left := p; left > fastForwardLate*(1+1e-9) && d < maxAutoLead; left *= p {
+			d += rtt
+		}
+	case lossPercent >= resendLossPercent:
 		d += rtt
 	}
 	lead := uint32((d + frame - 1) / frame)
@@ -206,7 +219,7 @@ func pathRTT(ps transport.PeerStats) time.Duration {
 // wantLead is the lead time the players' links call for now.
 func (s *Server) wantLead() uint32 {
 	p := s.worstPath()
-	return leadFor(s.cfg.Frame, p.rtt, p.jitter, p.loss)
+	return leadFor(s.cfg.Frame, p.rtt, p.jitter, p.loss, s.drift.rw.mode)
 }
 
 // sizeWindow sets the server's re-run window for its worst path and the lead (resim.go).

@@ -29,7 +29,30 @@ func TestLeadForTable(t *testing.T) {
 		{"1.5 s round trip", ms(1500), 0, 0, 9},
 		{"10 s: never above a second", 10 * time.Second, 0, 0, 10},
 	} {
-		if got := leadFor(f, tt.rtt, tt.jitter, tt.loss); got != tt.want {
+		if got := leadFor(f, tt.rtt, tt.jitter, tt.loss, LateRollback); got != tt.want {
+			t.Errorf("%s: lead %d frames, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestLeadForFastForward: with --late fastforward a late command is not run again but
+// fast-forwarded, and makes a drift, so the lead covers the resends that keep fewer than 1% of
+// the commands late, as classic lockstep does; still never above a second.
+func TestLeadForFastForward(t *testing.T) {
+	const f = 100 * time.Millisecond
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	for _, tt := range []struct {
+		name        string
+		rtt, jitter time.Duration
+		loss        float64
+		want        uint32
+	}{
+		{"100 ms, clean", ms(100), ms(5), 0, 2},
+		{"100 ms, 10% loss: one resend", ms(100), ms(5), 10, 3},
+		{"100 ms, 30% loss: three resends", ms(100), ms(5), 30, 5},
+		{"200 ms, 55%: capped at a second", ms(200), ms(20), 55, 10},
+	} {
+		if got := leadFor(f, tt.rtt, tt.jitter, tt.loss, LateFastForward); got != tt.want {
 			t.Errorf("%s: lead %d frames, want %d", tt.name, got, tt.want)
 		}
 	}

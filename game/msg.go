@@ -369,10 +369,13 @@ type PingSummary struct {
 	LossPermille                             uint32 // 0..MaxLossPermille
 }
 
-// HashReport carries a client's grouped unit hashes for one frame.
+// HashReport carries a client's hashes of one frame: its grouped unit hashes, and the hash of
+// the rest of its world's state (world.World.StateHash: the id counters, the random generator,
+// the attacks in flight), so that the server checks everything the world hash covers.
 type HashReport struct {
 	Frame  uint32
 	Groups []world.GroupHash // at most MaxHashGroups, each with Start <= End
+	State  uint64            // the world's state hash at Frame
 }
 
 // IDRange is the unit ids Start..End, both included.
@@ -404,13 +407,15 @@ type UnitHashes struct {
 	Skipped []IDRange // at most MaxHashRanges, each with Start <= End
 }
 
-// UnitUpdate is the real-time re-sync: the server's state of some units.
+// UnitUpdate is the real-time re-sync: the server's state of some units, and of the rest of
+// the world's state when that differed.
 //
-// Seat, Checked and Hashes say why: they change nothing in any world, but without them a
-// client could not show what differed. It knows its own hash of a repaired unit, never the
-// server's, and the units in the update are the server's state at Frame, not at Checked.
+// Seat, Checked, Hashes and StateHash say why: they change nothing in any world, but without
+// them a client could not show what differed. It knows its own hash of a repaired unit (and of
+// its state), never the server's, and what the update carries is the server's state as it
+// decided the repair, not at Checked.
 type UnitUpdate struct {
-	Frame   uint32       // the state as of the start of this frame
+	Frame   uint32       // put in place at the start of this frame, after its squads
 	Units   []world.Unit // put in place as they are
 	Removed []uint32     // ids of units the server no longer has
 	Seat    uint8        // 0..7, the player whose hash report found the drift
@@ -419,6 +424,12 @@ type UnitUpdate struct {
 	// had then, ids strictly ascending. A unit in Removed without a hash here is one the
 	// server did not have at Checked either.
 	Hashes []world.UnitHash
+	// State, if not empty, is the server world's core state in World.AppendCoreState's
+	// encoding (the id counters, the random generator, the attacks in flight), put in place
+	// with ApplyCoreState after the units: the player's state hash differed from the
+	// server's. StateHash is the server's state hash at Checked (0 without State).
+	State     []byte
+	StateHash uint64
 }
 
 // Pause stops the game at Frame for a stop-the-world re-sync.

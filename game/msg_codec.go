@@ -103,10 +103,13 @@ func (m *PingSummary) fields(s fieldStream) fieldStream {
 	return s
 }
 
-// HashReport: frame u30 ‖ groups list of (start u30 ‖ end u30 ‖ hash u64), at most 4096.
+// HashReport: frame u30 ‖ groups list of (start u30 ‖ end u30 ‖ hash u64), at most 4096 ‖
+// state hash u64.
 func (m *HashReport) fields(s fieldStream) fieldStream {
 	s.u30("frame", &m.Frame)
-	return list(s, "groups", &m.Groups, 0, MaxHashGroups, groupElems)
+	s = list(s, "groups", &m.Groups, 0, MaxHashGroups, groupElems)
+	s.u64("state hash", &m.State)
+	return s
 }
 
 // HashRequest: frame u30 ‖ ranges list of (start u30 ‖ end u30), at most 4096 ‖ hashes list of
@@ -130,14 +133,24 @@ func (m *UnitHashes) fields(s fieldStream) fieldStream {
 }
 
 // UnitUpdate: frame u30 ‖ units list of unit ‖ removed list of u30 ‖ seat ‖ checked u30 ‖
-// hashes list of (id u30 ‖ hash u64), ids strictly ascending.
+// hashes list of (id u30 ‖ hash u64), ids strictly ascending ‖ state, optional: a u30 length
+// and World.AppendCoreState's bytes, then the state hash u64.
 func (m *UnitUpdate) fields(s fieldStream) fieldStream {
 	s.u30("frame", &m.Frame)
 	s = list(s, "units", &m.Units, 0, anyCount, unitElems)
 	s.ids("removed", &m.Removed, 0, anyCount)
 	s.seat("seat", &m.Seat)
 	s.u30("checked", &m.Checked)
-	return list(s, "hashes", &m.Hashes, 0, anyCount, unitHashByIDElems)
+	s = list(s, "hashes", &m.Hashes, 0, anyCount, unitHashByIDElems)
+	if s.leftOut(len(m.State) == 0) {
+		if m.StateHash != 0 { // across fields: the hash goes with the state
+			s.refuse("state hash", wire.ErrNonCanonical, "%#x without a state, want 0", m.StateHash)
+		}
+		return s
+	}
+	worldBytes(&s, "state", &m.State, world.ParseCoreState)
+	s.u64("state hash", &m.StateHash)
+	return s
 }
 
 // Pause: frame u30.
@@ -168,7 +181,7 @@ func (m *ResyncBatch) fields(s fieldStream) fieldStream {
 		s = list(s, "attacks", &m.Attacks, 0, anyCount, attackElems)
 	}
 	if hasState {
-		s.worldState("state", &m.State)
+		worldBytes(&s, "state", &m.State, world.ParseState)
 	}
 	// Across fields: the attacks and the state go only in a batch that says it has the attacks.
 	if !m.HasAttacks && (len(m.Attacks) > 0 || hasState) {

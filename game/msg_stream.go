@@ -351,13 +351,22 @@ func (s *fieldStream) ids(field string, l *[]uint32, least, most int) {
 // Reading, no bytes left means no list, and a count of 0 (a second spelling of no list) is
 // refused.
 func optionalList[T any](s fieldStream, field string, l *[]T, most int, e elems[T]) fieldStream {
-	if s.mode == reading && s.n == len(s.b) || s.mode != reading && len(*l) == 0 {
+	if s.leftOut(len(*l) == 0) {
 		return s
 	}
 	if s = list(s, field, l, 0, most, e); s.mode == reading && s.err == nil && *l == nil {
 		s.fail(field, fmt.Errorf("an empty list is left out, not sent with a count of 0: %w", wire.ErrNonCanonical))
 	}
 	return s
+}
+
+// leftOut reports whether an optional field that may end a message is left out: reading, no
+// bytes are left; writing or measuring, the field is empty.
+func (s *fieldStream) leftOut(empty bool) bool {
+	if s.mode == reading {
+		return s.n == len(s.b)
+	}
+	return empty
 }
 
 // worldElems declares the elements of a list of units or attacks in world's codec, whose
@@ -437,16 +446,21 @@ func counted[T string | []byte](s *fieldStream, field string, v *T, most int) {
 	}
 }
 
-// worldState declares a world's state in World.AppendState's encoding, exactly one: a u30
-// length and its bytes, at most maxStateLen.
-func (s *fieldStream) worldState(field string, v *[]byte) {
+// worldBytes declares a world's state in world's codec, exactly one value that parse reads (a
+// State of World.AppendState, a CoreState of World.AppendCoreState): a u30 length and its
+// bytes, at most maxStateLen. A message sends a state only when it has one: a length of 0 is
+// a second spelling of no state.
+func worldBytes[T any](s *fieldStream, field string, v *[]byte, parse func([]byte) (T, int, error)) {
 	if counted(s, field, v, maxStateLen); s.mode == reading {
+		if s.err == nil && len(*v) == 0 {
+			s.fail(field, fmt.Errorf("a length of 0: no state is left out: %w", wire.ErrNonCanonical))
+		}
 		*v = bytes.Clone(*v) // a parsed message does not alias its input
 	}
-	if _, k, err := world.ParseState(*v); err != nil || k != len(*v) {
-		s.fail(field, fmt.Errorf("not one world state (%v): %w", err, wire.ErrRange))
+	if _, k, err := parse(*v); err != nil || k != len(*v) {
+		s.fail(field, fmt.Errorf("not one %s (%v): %w", field, err, wire.ErrRange))
 	}
 }
 
-// maxStateLen bounds the world state a ResyncBatch carries, in bytes.
+// maxStateLen bounds the world state a ResyncBatch or a UnitUpdate carries, in bytes.
 const maxStateLen = 1 << 24

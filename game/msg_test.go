@@ -89,9 +89,15 @@ var msgEncodingTests = []struct {
 		"07 80fa 03 01"},
 	{"ping summary", &PingSummary{AvgRTTMicros: 45000, MinRTTMicros: 30000, MaxRTTMicros: 120000, LossPermille: 25},
 		"08 c000afc8 c0007530 c001d4c0 19"},
-	{"hash report", &HashReport{Frame: 120, Groups: []world.GroupHash{{Start: 1, End: 10003, Hash: 0x1122334455667788}, {Start: 10004, End: world.MaxUnitID}}},
-		// type | frame | 2 groups | 1..10003 hash | 10004..max hash 0
-		"09 78 02 01 a713 1122334455667788 a714 ffffffff 0000000000000000"},
+	{"hash report", &HashReport{Frame: 120, Groups: []world.GroupHash{{Start: 1, End: 10003, Hash: 0x1122334455667788}, {Start: 10004, End: world.MaxUnitID}},
+		State: 0xfedcba9876543210},
+		// type | frame | 2 groups | 1..10003 hash | 10004..max hash 0 | state hash
+		"09 78 02 01 a713 1122334455667788 a714 ffffffff 0000000000000000 fedcba9876543210"},
+	{"hash report, the root", &HashReport{Frame: 120, Groups: []world.GroupHash{{Start: 1, End: world.MaxUnitID, Hash: 0x1122334455667788}},
+		State: 0xfedcba9876543210},
+		// type | frame | 1 group: 1..max hash | state hash: what a client sends once a second
+		"09 78 01 01 ffffffff 1122334455667788 fedcba9876543210"},
+	{"hash report, no unit", &HashReport{Frame: 20, State: 1}, "09 14 00 0000000000000001"},
 	{"hash request", &HashRequest{Frame: 120, Ranges: []IDRange{{Start: 1, End: 5}}}, "0a 78 01 01 05"},
 	{"hash request with the server's hashes", &HashRequest{Frame: 120, Ranges: []IDRange{{Start: 1, End: 200}, {Start: 201, End: world.MaxUnitID}},
 		Hashes: []uint64{0x1122334455667788, 0}},
@@ -113,6 +119,11 @@ var msgEncodingTests = []struct {
 		// seat 1 | checked frame 118 | 1 hash: unit 3
 		"0c 79 01 03 00 01 49 0a 14 32 0c 14 28 01 a712 01 76 01 03 0123456789abcdef"},
 	{"unit update, empty", &UnitUpdate{Frame: 5}, "0c 05 00 00 00 00 00"},
+	{"unit update, the world's state", &UnitUpdate{Frame: 121, Seat: 1, Checked: 118, State: msgTestCoreState, StateHash: 0x0123456789abcdef},
+		// type | frame 121 | no units | none removed | seat 1 | checked frame 118 | no unit
+		// hash | the core state, 36 bytes: next id 11, next attack id 2, the generator, one
+		// attack | the server's state hash at frame 118
+		"0c 79 00 00 01 76 00 24 " + msgTestCoreStateHex + " 0123456789abcdef"},
 	{"unit update, hashes only", &UnitUpdate{Frame: 16384, Seat: 7, Checked: 16380,
 		Hashes: []world.UnitHash{{ID: 1, Hash: 1}, {ID: 10000, Hash: math.MaxUint64}}},
 		// type | frame 16384 | no units | none removed | seat 7 | checked 16380 | 2 hashes:
@@ -172,6 +183,15 @@ var msgEncodingTests = []struct {
 		// type | seat 5 | stalled
 		"1c 05 02"},
 }
+
+// msgTestCoreState is a world's core state (world.World.AppendCoreState): next id 11, next
+// attack id 2, the generator, and one attack in flight: id 1 of seat 2 from unit 9 at enemy
+// 10000, at (5750, 350), damage 7, speed 150. It is PROTOCOL.md's example state without its
+// frame and unit ids.
+var (
+	msgTestCoreStateHex = "0b 02 14 7063673a 402119bdbf870fd3 d5a610ff03b67bf7 01 01 02 09 a710 9676 815e 07 8096"
+	msgTestCoreState    = codectest.MustUnhex(msgTestCoreStateHex)
+)
 
 // Keys of the examples: 32 bytes of 0x11, and the bytes 0x00 to 0x1f.
 var (
@@ -334,8 +354,9 @@ func msgEdgeValues() []Msg {
 		&LeadTime{Fixed: true},
 		&PingSummary{AvgRTTMicros: int30.MaxUInt30, MinRTTMicros: int30.MaxUInt30, MaxRTTMicros: int30.MaxUInt30, LossPermille: MaxLossPermille},
 		&PingSummary{},
-		&HashReport{Frame: int30.MaxUInt30, Groups: groups},
+		&HashReport{Frame: int30.MaxUInt30, Groups: groups, State: math.MaxUint64},
 		&HashReport{Groups: []world.GroupHash{{Start: 5, End: 5}}},
+		&HashReport{},
 		&HashRequest{Frame: int30.MaxUInt30, Ranges: ranges},
 		&HashRequest{Frame: int30.MaxUInt30, Ranges: ranges, Hashes: rangeHashes},
 		&HashRequest{Ranges: []IDRange{{Start: 0, End: int30.MaxUInt30}}},
@@ -345,6 +366,9 @@ func msgEdgeValues() []Msg {
 		&UnitHashes{Skipped: []IDRange{{Start: 0, End: int30.MaxUInt30}}},
 		&UnitHashes{},
 		&UnitUpdate{Frame: int30.MaxUInt30, Units: units, Removed: []uint32{0, 1, int30.MaxUInt30}, Seat: 7, Checked: int30.MaxUInt30, Hashes: hashes},
+		&UnitUpdate{Frame: int30.MaxUInt30, Units: units, Removed: []uint32{0, 1, int30.MaxUInt30}, Seat: 7, Checked: int30.MaxUInt30, Hashes: hashes,
+			State: msgTestCoreState, StateHash: math.MaxUint64},
+		&UnitUpdate{State: msgTestCoreState},
 		&UnitUpdate{},
 		&Pause{Frame: int30.MaxUInt30},
 		&Pause{},
@@ -431,9 +455,9 @@ func TestMsgRoundTrip(t *testing.T) {
 	}
 }
 
-// msgWithoutTail returns, for a message whose last field is optional (a list
-// left out when empty, flags left out when all clear), the message without
-// that field, and true.
+// msgWithoutTail returns, for a message whose last field is optional (a list left out when
+// empty, flags left out when all clear, a UnitUpdate's state left out when there is none),
+// the message without that field, and true.
 func msgWithoutTail(m Msg) (Msg, bool) {
 	switch v := m.(type) {
 	case *StartGame:
@@ -451,6 +475,10 @@ func msgWithoutTail(m Msg) (Msg, bool) {
 	case *UnitHashes:
 		c := *v
 		c.Skipped = nil
+		return &c, true
+	case *UnitUpdate:
+		c := *v
+		c.State, c.StateHash = nil, 0
 		return &c, true
 	}
 	return nil, false
@@ -571,6 +599,9 @@ func TestMsgAppendRejects(t *testing.T) {
 		{"update hashes descending", &UnitUpdate{Hashes: []world.UnitHash{{ID: 2}, {ID: 1}}}, wire.ErrNonCanonical},
 		{"update hash twice", &UnitUpdate{Hashes: []world.UnitHash{{ID: 2}, {ID: 2}}}, wire.ErrNonCanonical},
 		{"update hash id too large", &UnitUpdate{Hashes: []world.UnitHash{{ID: int30.MaxUInt30 + 1}}}, wire.ErrRange},
+		{"update state hash without a state", &UnitUpdate{StateHash: 1}, wire.ErrNonCanonical},
+		{"update state not a core state", &UnitUpdate{State: []byte{1}}, wire.ErrRange},
+		{"update state with a byte more", &UnitUpdate{State: append(bytes.Clone(msgTestCoreState), 0)}, wire.ErrRange},
 		{"pause frame too large", &Pause{Frame: int30.MaxUInt30 + 1}, wire.ErrRange},
 		{"world hash id too large", &WorldHashes{Hashes: []world.UnitHash{{ID: math.MaxUint32}}}, wire.ErrRange},
 		{"attacks without HasAttacks", &ResyncBatch{Attacks: []world.Attack{{ID: 1, Target: 1}}}, wire.ErrRange},
@@ -717,7 +748,9 @@ func TestMsgParseRejects(t *testing.T) {
 		{"loss 1001", "08 00 00 00 83e9", wire.ErrRange},
 		{"4097 groups", "09 00 9001", wire.ErrTooLong},
 		{"groups beyond the bytes", "09 00 0a 01 01 0000000000000000", wire.ErrShort},
-		{"group backwards", "09 00 01 02 01 0000000000000000", wire.ErrRange},
+		{"group backwards", "09 00 01 02 01 0000000000000000 0000000000000000", wire.ErrRange},
+		{"hash report without its state hash", "09 00 01 01 ffffffff 0000000000000000", wire.ErrShort},
+		{"hash report, state hash cut", "09 00 00 00000000000000", wire.ErrShort},
 		{"4097 ranges", "0a 00 9001", wire.ErrTooLong},
 		{"range backwards", "0a 00 01 05 04", wire.ErrRange},
 		{"hash request, hashes sent with a count of 0", "0a 00 01 01 05 00", wire.ErrNonCanonical},
@@ -740,6 +773,11 @@ func TestMsgParseRejects(t *testing.T) {
 		{"update hashes beyond the bytes", "0c 00 00 00 00 00 02 01 0000000000000001", wire.ErrShort},
 		{"update hashes descending", "0c 00 00 00 00 00 02 02 0000000000000000 01 0000000000000000", wire.ErrNonCanonical},
 		{"update hash twice", "0c 00 00 00 00 00 02 01 0000000000000000 01 0000000000000000", wire.ErrNonCanonical},
+		{"update state of length 0", "0c 00 00 00 00 00 00 00 0000000000000000", wire.ErrNonCanonical},
+		{"update state without its hash", "0c 00 00 00 00 00 00 24 " + msgTestCoreStateHex, wire.ErrShort},
+		{"update state beyond the bytes", "0c 00 00 00 00 00 00 7f " + msgTestCoreStateHex + " 0000000000000000", wire.ErrShort},
+		{"update state not a core state", "0c 00 00 00 00 00 00 01 00 0000000000000000", wire.ErrRange},
+		{"update state hash and more", "0c 00 00 00 00 00 00 24 " + msgTestCoreStateHex + " 0000000000000000 00", wire.ErrTrailing},
 		{"world hashes without attacks hash", "0e 00 00", wire.ErrShort},
 		{"world hashes beyond the bytes", "0e 00 02 01 0000000000000001", wire.ErrShort},
 		{"batch reserved flag", "0f 00 00 00 00 02", wire.ErrNonCanonical},

@@ -147,11 +147,15 @@ type FrameDeadlines struct {
 	MaxFrameLateMillis float64 `json:"max_frame_late_ms"` // the latest start of any frame
 }
 
-// SyncReport counts the unit-hash checks and re-syncs.
+// SyncReport counts the hash checks and re-syncs.
 type SyncReport struct {
-	HashReports      uint64  `json:"hash_reports"`
-	MismatchedGroups uint64  `json:"mismatched_groups"`
-	MismatchedUnits  uint64  `json:"mismatched_units"`
+	HashReports      uint64 `json:"hash_reports"`
+	MismatchedGroups uint64 `json:"mismatched_groups"`
+	MismatchedUnits  uint64 `json:"mismatched_units"`
+	// MismatchedStates counts the worlds whose state other than their units (the id counters,
+	// the generator, the attacks in flight) differed: on the server, the players' reports whose
+	// state it repaired or decided to; on a client, the repairs of a state it received.
+	MismatchedStates uint64  `json:"mismatched_states"`
 	RealtimeResyncs  uint64  `json:"realtime_resyncs"`
 	StopWorldResyncs uint64  `json:"stop_world_resyncs"`
 	PauseMillis      []int64 `json:"pause_ms"` // never null: [] when there was no pause

@@ -29,9 +29,10 @@ func TestHashReportsHeldToARate(t *testing.T) {
 		for end := g.now.Add(flood); g.now.Before(end); g.run(50 * time.Millisecond) {
 			f := s.w.Frame() - resimWindow
 			mine, _ := s.drift.hist.at(f)
+			state, _ := s.drift.hist.stateAt(f)
 			groups := world.GroupUnitHashes(mine, len(mine), nil) // the root, as a client reports it
 			groups[0].Hash ^= lie
-			c.send(g.now, &HashReport{Frame: f, Groups: groups})
+			c.send(g.now, &HashReport{Frame: f, Groups: groups, State: state})
 			sent++
 		}
 		g.run(time.Second) // the last ones arrive

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ackattack/ackattack/net/linksim"
+	"github.com/ackattack/ackattack/world"
 )
 
 // settledAgreement counts, over every client, the frames both it and the server recorded and
@@ -119,4 +120,95 @@ func BenchmarkResimulateWindow(b *testing.B) {
 	}
 	b.ReportMetric(float64(units), "units")
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/rerun")
+}
+
+// TestRerunRepeatsACorruptionOnce: a unit corrupted between two frames, at a frame whose copy
+// of the world the re-run of a late command starts from, is corrupted once in the re-run, not
+// twice: the copy holds the corruption already. The client that ran the late command again
+// ends with the world of one that had it in time.
+func TestRerunRepeatsACorruptionOnce(t *testing.T) {
+	const at = 15 // a multiple of resimEvery: the re-run starts from the copy of this frame
+	play := func(late bool) *Client {
+		c := startedOfflineClient(t)
+		now := time.Now()
+		for c.w.Frame() < at {
+			c.step(now)
+		}
+		if c.InjectDesync(1) != 1 {
+			t.Fatal("nothing to corrupt")
+		}
+		cmd := &Command{Seat: 1, ID: 1, Frame: at, Kind: world.CommandStop, Units: ownUnits(c.w, 1)}
+		if !late {
+			deliver(t, c, cmd)
+		}
+		for c.w.Frame() < at+3 {
+			c.step(now)
+		}
+		if late {
+			deliver(t, c, cmd)
+			c.resimulate()
+			if c.drift.rw.stats.Resimulations != 1 {
+				t.Fatalf("%d re-runs, want 1", c.drift.rw.stats.Resimulations)
+			}
+		}
+		return c
+	}
+	onTime, late := play(false), play(true)
+	if onTime.w.Hash() != late.w.Hash() {
+		t.Errorf("the client that ran the late command again differs from the one that had it in time: units %v and %v",
+			onTime.w.Units()[:5], late.w.Units()[:5])
+	}
+}
+
+// TestLateStateRepairRunsAgainExactly: a real-time re-sync of the world's state that comes
+// after its frame is run again from before it, like any late event: the client that got it
+// late ends with the world of one that had it in time, and both differ from a client that never
+// got it. With the fast-forward it is put in place where the world is, frames late: that world
+// differs, for the next report to find.
+func TestLateStateRepairRunsAgainExactly(t *testing.T) {
+	const at = 15
+	drifted := startedOfflineClient(t).w.Clone()
+	for drifted.Frame() < at {
+		drifted.Step()
+	}
+	if !driftState(drifted, driftGenerator) || !driftState(drifted, driftNextAttackID) {
+		t.Fatal("the state did not drift")
+	}
+	core, err := drifted.AppendCoreState(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	update := &UnitUpdate{Frame: at, Seat: 1, Checked: at - 5, State: core, StateHash: drifted.StateHash()}
+	// play runs a client to frame at+3 with late events run as late says, the update delivered
+	// when its world is at frame deliverAt (never: 0, a frame it starts past).
+	play := func(late LateMode, deliverAt uint32) *Client {
+		c := startedOfflineClient(t)
+		c.drift.rw.mode = late
+		now := time.Now()
+		for c.w.Frame() < at+3 {
+			if c.w.Frame() == deliverAt {
+				deliver(t, c, update)
+				c.resimulate()
+			}
+			c.step(now)
+		}
+		return c
+	}
+	never, onTime := play(LateRollback, 0), play(LateRollback, at-1)
+	late, fastForwarded := play(LateRollback, at+2), play(LateFastForward, at+2)
+	if late.drift.rw.stats.Resimulations != 1 {
+		t.Errorf("%d re-runs for the late repair, want 1", late.drift.rw.stats.Resimulations)
+	}
+	if onTime.w.Hash() != late.w.Hash() {
+		t.Error("the client that ran the late repair again differs from the one that had it in time")
+	}
+	if onTime.w.StateHash() == never.w.StateHash() {
+		t.Error("the repair changed nothing")
+	}
+	if fastForwarded.w.Hash() == onTime.w.Hash() {
+		t.Error("the fast-forwarded repair gave the world of the one that had it in time")
+	}
+	if r := findRecord(late.drift.log.records, 1, at-5, ActionRealtime); r == nil || r.State == nil || r.State.Server != update.StateHash {
+		t.Errorf("the late client's record of the repair: %+v, want the server's state hash", r)
+	}
 }

@@ -221,20 +221,37 @@ func apply(w *world.World, e *event) error {
 	case evReinforce:
 		return addSquads(w, e.reinforce.Seats)
 	case evUpdate:
-		for _, id := range e.update.Removed {
-			w.RemoveUnit(id)
-		}
-		for _, u := range e.update.Units {
-			if err := w.SetUnit(u); err != nil {
-				return err
-			}
-		}
-		return nil
+		return applyUpdate(w, e.update)
 	case evCommand:
 		c := e.cmd
 		return w.Apply(world.Command{Player: c.Seat, Kind: c.Kind, Units: c.Units, X: c.X, Y: c.Y, Target: c.Target})
 	}
 	return nil
+}
+
+// applyUpdate puts a real-time re-sync in place: it removes the units the server no longer
+// has, puts the server's units in place, then its core state (the id counters, the random
+// generator, the attacks in flight), which leaves the units alone. A unit or a state the
+// world's rules refuse is skipped, and the refusals are the event's verdict, the same on every
+// host.
+func applyUpdate(w *world.World, up *UnitUpdate) error {
+	var errs []error
+	for _, id := range up.Removed {
+		w.RemoveUnit(id)
+	}
+	for _, u := range up.Units {
+		if err := w.SetUnit(u); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(up.State) > 0 {
+		s, _, err := world.ParseCoreState(up.State) // the message's parse checked it already
+		if err == nil {
+			err = w.ApplyCoreState(s)
+		}
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
 }
 
 // addSquads gives each seat a starting squad, in the order of seats.

@@ -40,6 +40,7 @@ type ServerStats struct {
 	HashReportsDropped uint64
 	MismatchedGroups   uint64
 	MismatchedUnits    uint64
+	MismatchedStates   uint64 // players' worlds whose state (not a unit) differed, counted when a repair is decided
 	RealtimeResyncs    uint64
 	StopWorldResyncs   uint64
 	PauseMillis        []int64
@@ -225,7 +226,7 @@ func (s *Server) counters(st transport.ServerStats) (NetReport, RejectedReport, 
 			WorldCopies: s.stats.SpectatorResyncs, Dropped: s.stats.SpectatorsDropped},
 		FrameDeadlines: &FrameDeadlines{FramesLate: s.stats.FramesLate, MaxFrameLateMillis: float64(s.stats.MaxFrameLate) / float64(time.Millisecond)}}
 	sy := SyncReport{HashReports: s.stats.HashReports, MismatchedGroups: s.stats.MismatchedGroups, MismatchedUnits: s.stats.MismatchedUnits,
-		RealtimeResyncs: s.stats.RealtimeResyncs, StopWorldResyncs: s.stats.StopWorldResyncs, PauseMillis: append([]int64{}, s.stats.PauseMillis...),
+		MismatchedStates: s.stats.MismatchedStates, RealtimeResyncs: s.stats.RealtimeResyncs, StopWorldResyncs: s.stats.StopWorldResyncs, PauseMillis: append([]int64{}, s.stats.PauseMillis...),
 		LastResyncFrame: s.stats.lastResync, PauseDropouts: s.stats.PauseDropouts, PlayersDropped: s.stats.PlayersDropped,
 		RepairsDeferred: s.stats.RepairsDeferred, ReportsDropped: s.stats.HashReportsDropped}
 	sy.addResim(&s.drift.rw, s.w)

@@ -331,8 +331,9 @@ func (s *Server) spectatorReport(now time.Time, sp *spectator, r *HashReport) {
 	}
 }
 
-// checkSpectatorReport checks a spectator's report. A difference repairs the spectator's
-// world alone: the whole world, to it, at most once every spectatorResyncEvery.
+// checkSpectatorReport checks a spectator's report, its units and its state. A difference
+// repairs the spectator's world alone: the whole world, to it, at most once every
+// spectatorResyncEvery.
 func (s *Server) checkSpectatorReport(now time.Time, sp *spectator, r *HashReport) {
 	if !s.clock.running || s.drift.pause != nil {
 		return
@@ -341,7 +342,7 @@ func (s *Server) checkSpectatorReport(now time.Time, sp *spectator, r *HashRepor
 	if !ok {
 		return // too old: its next report shows the same
 	}
-	if len(mismatchedRanges(mine, r.Groups)) == 0 {
+	if len(mismatchedRanges(mine, r.Groups)) == 0 && s.stateMismatch(r) == nil {
 		sp.lastHash = fmt.Sprintf("ok at frame %d", r.Frame)
 		return
 	}

@@ -285,26 +285,42 @@ func TestSpectatorPausesWithThePlayers(t *testing.T) {
 }
 
 // TestDriftedSpectatorGetsTheWorld: a spectator whose world drifts (one of its units changed
-// on it alone) is repaired alone: the server sends it the whole world once, and nobody else
-// is touched: no repair of the players' units, no pause.
+// on it alone, or its state: an attack in flight, the random generator, an id counter) is
+// repaired alone: the server sends it the whole world once, and nobody else is touched: no
+// repair of the players' worlds, no pause.
 func TestDriftedSpectatorGetsTheWorld(t *testing.T) {
 	t.Parallel()
-	cl := smallClass(t, 45, 1, nil)
-	g := cl.vgame
-	watcher := cl.spectators[0]
-	u := watcher.w.Units()[0]
-	hurtUnit(watcher.w, u.ID)
-	g.waitFor(10*time.Second, "the spectator's copy of the world", func() bool { return watcher.stats.WorldCopies == 1 })
-	g.run(10 * time.Second)
-	st := g.srv.stats
-	if st.SpectatorResyncs != 1 || st.RealtimeResyncs != 0 || st.StopWorldResyncs != 0 {
-		t.Errorf("%d copies of the world to the spectator, %d real-time repairs, %d pauses: want 1, 0, 0",
-			st.SpectatorResyncs, st.RealtimeResyncs, st.StopWorldResyncs)
-	}
-	res := g.result()
-	differ, common := lastSettledDiffer(res.server, res.clients[len(cl.players)], 100)
-	if common == 0 || differ != 0 {
-		t.Errorf("after its copy of the world the spectator differs at %d of its last %d settled frames", differ, common)
+	for _, tt := range []struct {
+		name  string
+		drift func(c *Client) bool
+	}{
+		{"a unit", func(c *Client) bool { return hurtUnit(c.w, c.w.Units()[0].ID) }},
+		{"an attack in flight", func(c *Client) bool { return c.injectStateDrift(driftAttack) }},
+		{"the random generator", func(c *Client) bool { return c.injectStateDrift(driftGenerator) }},
+		{"the next unit id", func(c *Client) bool { return c.injectStateDrift(driftNextID) }},
+		{"the next attack id", func(c *Client) bool { return c.injectStateDrift(driftNextAttackID) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cl := smallClass(t, 45, 1, nil)
+			g := cl.vgame
+			watcher := cl.spectators[0]
+			if !tt.drift(watcher) {
+				t.Fatal("the spectator's world did not take the drift")
+			}
+			g.waitFor(10*time.Second, "the spectator's copy of the world", func() bool { return watcher.stats.WorldCopies == 1 })
+			g.run(10 * time.Second)
+			st := g.srv.stats
+			if st.SpectatorResyncs != 1 || st.RealtimeResyncs != 0 || st.StopWorldResyncs != 0 {
+				t.Errorf("%d copies of the world to the spectator, %d real-time repairs, %d pauses: want 1, 0, 0",
+					st.SpectatorResyncs, st.RealtimeResyncs, st.StopWorldResyncs)
+			}
+			res := g.result()
+			differ, common := lastSettledDiffer(res.server, res.clients[len(cl.players)], 100)
+			if common == 0 || differ != 0 {
+				t.Errorf("after its copy of the world the spectator differs at %d of its last %d settled frames", differ, common)
+			}
+		})
 	}
 }
 

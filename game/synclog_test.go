@@ -284,7 +284,8 @@ func TestServerLogsDrillDowns(t *testing.T) {
 	all := []IDRange{{Start: 1, End: world.MaxUnitID}}
 	good := rangeHash(mine, 1, world.MaxUnitID)
 	report := func(st *seat, frame uint32, hash uint64) {
-		s.hashReport(time.Now(), st, &HashReport{Frame: frame, Groups: []world.GroupHash{{Start: 1, End: world.MaxUnitID, Hash: hash}}})
+		state, _ := s.drift.hist.stateAt(frame) // the server's: only the units differ
+		s.hashReport(time.Now(), st, &HashReport{Frame: frame, Groups: []world.GroupHash{{Start: 1, End: world.MaxUnitID, Hash: hash}}, State: state})
 	}
 	// answer is a client's UnitHashes of frame: the server's, with units wrong changed, units
 	// lack left out, and unit extra added.

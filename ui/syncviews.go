@@ -129,6 +129,15 @@ const ageColor = tcell.ColorGray
 // unit, as happens to a client that learns of a repair from the server. A
 // record lists a bounded number of units; "+N more" counts the rest.
 //
+// A world is more than its units: the counters that hand out unit and attack
+// ids, the random generator and the attacks in flight are checked too, by one
+// hash of them all beside the units' ("the world's state" in the header, and a
+// "state" row with both hashes). It says that the state differed, not which
+// part of it; the repair carries all of it:
+//
+//	frame 1240  player 2  the world's state  -> real-time re-sync at frame 1246
+//	  state     local 0123456789abcdef   server fedcba9876543210  (id counters, generator, attacks in flight)
+//
 // A header that is wider than the view wraps between its fields, so the
 // action stays visible; rows that do not fit at the bottom are left out and
 // the last row says how many.
@@ -200,6 +209,10 @@ func (v *MismatchView) SetRecords(rs []game.SyncRecord, now time.Time) *Mismatch
 		r := rs[i]
 		r.Groups = slices.Clone(r.Groups)
 		r.Units = slices.Clone(r.Units)
+		if r.State != nil {
+			state := *r.State
+			r.State = &state
+		}
 		v.records = append(v.records, r)
 	}
 	v.now = now
@@ -278,6 +291,9 @@ func (v *MismatchView) lines(width int) []styledLine {
 		case len(r.Groups) > 0:
 			fields = append(fields, span{text: fmt.Sprintf("%s [%s]", plural(len(r.Groups), "group"), idRanges(r.Groups))})
 		}
+		if r.State != nil {
+			fields = append(fields, span{text: "the world's state"})
+		}
 		if a := mismatchAction(r); a.text != "" {
 			fields = append(fields, a)
 		}
@@ -295,6 +311,13 @@ func (v *MismatchView) lines(width int) []styledLine {
 		}
 		if r.More > 0 {
 			lines = append(lines, plain(fmt.Sprintf("  +%d more", r.More)))
+		}
+		if m := r.State; m != nil {
+			local := "unknown"
+			if m.LocalKnown {
+				local = fmt.Sprintf("%016x", m.Local)
+			}
+			lines = append(lines, plain(fmt.Sprintf("  state     local %-16s   server %016x  (id counters, generator, attacks in flight)", local, m.Server)))
 		}
 	}
 	return lines

@@ -117,6 +117,25 @@ func TestMismatchViewText(t *testing.T) {
 			},
 		},
 		{
+			// The world's state differed: alone, repaired in real time; with a unit, as
+			// another player's client records it (its own hash of the state unknown).
+			name: "the world's state",
+			records: []game.SyncRecord{
+				{Seat: 2, Frame: 1240, State: &game.StateMismatch{Local: 0x0123456789abcdef, Server: 0xfedcba9876543210, LocalKnown: true},
+					Action: game.ActionRealtime, At: 1246},
+				{Seat: 1, Frame: 1250, Units: []game.UnitMismatch{{ID: 3, Local: 2, Server: 1, LocalKnown: true}},
+					State: &game.StateMismatch{Server: 7}, Action: game.ActionRealtime, At: 1256},
+			},
+			width: 120, height: 5,
+			want: []string{
+				"frame 1250  player 1  the world's state  -> real-time re-sync at frame 1256",
+				"  unit 3    local 0000000000000002   server 0000000000000001",
+				"  state     local unknown            server 0000000000000007  (id counters, generator, attacks in flight)",
+				"frame 1240  player 2  the world's state  -> real-time re-sync at frame 1246",
+				"  state     local 0123456789abcdef   server fedcba9876543210  (id counters, generator, attacks in flight)",
+			},
+		},
+		{
 			// Records without a time, groups or action, the actions that
 			// repair nothing in their own words, and a unit whose local
 			// hash this host does not know.

@@ -3,6 +3,7 @@ package world
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/ackattack/ackattack/internal/int30"
 )
@@ -40,6 +41,10 @@ import (
 //	      difference from the one before (at least 1)
 //	u30   count of attacks, then each attack as above, ids ascending
 //
+//	CoreState: State without the frame and the unit ids:
+//	u30   NextID, u30 NextAttackID, u30 n and the generator's n bytes, as above
+//	u30   count of attacks, then each attack as above, ids ascending
+//
 // The price of the protocol's integers is range: a field holds ±536,870,911
 // signed or 0..1,073,741,823 unsigned, not all of int32 and uint32. No value a
 // game produces comes near that (cells, hit points from the unit table,
@@ -56,7 +61,10 @@ import (
 // When hashes show that a client's unit went out of sync, the server sends
 // that unit's whole state and the client puts it in place with SetUnit. In a
 // stop-the-world re-sync the server also sends the rest of the world's state
-// (World.AppendState), so the client can drop the units the server no longer has.
+// (World.AppendState), so the client can drop the units the server no longer has. When a
+// client's state hash (World.StateHash) differs from the server's, a real-time re-sync carries
+// the server's CoreState (World.AppendCoreState), which every host puts in place with
+// ApplyCoreState, its units untouched.
 //
 // The integers are internal/int30's UInt30 and Int30, the protocol's own, and every
 // error wraps one of int30's sentinels (which net/wire's are), so a unit inside a
@@ -396,15 +404,25 @@ func (r *reader) attack() Attack {
 	return a
 }
 
-// State is the part of a world that is not units: what a stop-the-world
-// re-sync sends besides the units that differ.
-type State struct {
-	Frame        uint32
+// CoreState is the world's state other than its units and its frame: the counters that hand
+// out ids, the random generator and the attacks in flight (StateHash hashes the same, and the
+// map). A real-time re-sync carries it when a client's state hash differs from the server's,
+// and every host puts it in place with ApplyCoreState at the repair's frame, its units
+// untouched.
+type CoreState struct {
 	NextID       uint32
 	NextAttackID uint32
 	RNG          []byte   // the random generator, in its MarshalBinary form
-	UnitIDs      []uint32 // every unit that exists, players' and enemies', ascending
 	Attacks      []Attack // the attacks in flight, by ascending id
+}
+
+// State is the part of a world that is not units: what a stop-the-world
+// re-sync sends besides the units that differ. It is the CoreState with the
+// frame and the ids of every unit.
+type State struct {
+	Frame uint32
+	CoreState
+	UnitIDs []uint32 // every unit that exists, players' and enemies', ascending
 }
 
 // generator checks the random generator's state as ParseState does: at most
@@ -422,23 +440,39 @@ func (c *checker) generator(rng []byte) {
 	}
 }
 
-// state applies ParseState's rules to s.
-func (c *checker) state(s *State) {
-	c.within("frame", s.Frame, 0, int30.MaxUInt30)
+// counters applies the parsers' rules to the counters and the generator of s.
+func (c *checker) counters(s *CoreState) {
 	c.within("next id", s.NextID, 1, FirstEnemyID)
 	c.within("next attack id", s.NextAttackID, 1, MaxAttackID+1)
 	c.generator(s.RNG)
+}
+
+// attackList applies the parsers' rules to a list of attacks: each valid, ids ascending.
+func (c *checker) attackList(as []Attack) {
+	for i := range as {
+		c.attack(&as[i])
+		if c.err == nil && i > 0 && as[i].ID <= as[i-1].ID {
+			c.fail(int30.ErrNonCanonical, "attack %d after attack %d", as[i].ID, as[i-1].ID)
+		}
+	}
+}
+
+// core applies ParseCoreState's rules to s.
+func (c *checker) core(s *CoreState) {
+	c.counters(s)
+	c.attackList(s.Attacks)
+}
+
+// state applies ParseState's rules to s.
+func (c *checker) state(s *State) {
+	c.within("frame", s.Frame, 0, int30.MaxUInt30)
+	c.counters(&s.CoreState)
 	prev := uint32(0)
 	for _, id := range s.UnitIDs {
 		c.within("unit id", id, prev+1, MaxUnitID)
 		prev = id
 	}
-	for i := range s.Attacks {
-		c.attack(&s.Attacks[i])
-		if c.err == nil && i > 0 && s.Attacks[i].ID <= s.Attacks[i-1].ID {
-			c.fail(int30.ErrNonCanonical, "attack %d after attack %d", s.Attacks[i].ID, s.Attacks[i-1].ID)
-		}
-	}
+	c.attackList(s.Attacks)
 }
 
 // AppendState appends the encoding of w's State to b. It fails, and returns b
@@ -456,35 +490,68 @@ func appendState(b []byte, s *State) ([]byte, error) {
 	return appendChecked(b, s, "state", (*checker).state, encodeState)
 }
 
+// AppendCoreState appends the encoding of w's CoreState to b: State's encoding without the
+// frame and the unit ids. It fails, and returns b unchanged, as AppendState does.
+func (w *World) AppendCoreState(b []byte) ([]byte, error) {
+	s := w.CoreState()
+	return appendCoreState(b, &s)
+}
+
+// appendCoreState appends the encoding of s, after the checks ParseCoreState makes.
+func appendCoreState(b []byte, s *CoreState) ([]byte, error) {
+	return appendChecked(b, s, "core state", (*checker).core, encodeCoreState)
+}
+
 // encodeState appends a state that a checker has passed: the bytes, no checks.
 func encodeState(b []byte, s *State) []byte {
 	b = appendUInt30(b, s.Frame)
-	b = appendUInt30(b, s.NextID)
-	b = appendUInt30(b, s.NextAttackID)
-	b = appendUInt30(b, uint32(len(s.RNG)))
-	b = append(b, s.RNG...)
+	b = encodeCounters(b, &s.CoreState)
 	b = appendUInt30(b, uint32(len(s.UnitIDs)))
 	prev := uint32(0)
 	for _, id := range s.UnitIDs {
 		b = appendUInt30(b, id-prev)
 		prev = id
 	}
-	b = appendUInt30(b, uint32(len(s.Attacks)))
-	for i := range s.Attacks {
-		b = encodeAttack(b, &s.Attacks[i])
+	return encodeAttackList(b, s.Attacks)
+}
+
+// encodeCoreState appends a core state that a checker has passed.
+func encodeCoreState(b []byte, s *CoreState) []byte {
+	return encodeAttackList(encodeCounters(b, s), s.Attacks)
+}
+
+// encodeCounters appends the counters and the generator: next id, next attack id, the
+// generator's length and bytes.
+func encodeCounters(b []byte, s *CoreState) []byte {
+	b = appendUInt30(b, s.NextID)
+	b = appendUInt30(b, s.NextAttackID)
+	b = appendUInt30(b, uint32(len(s.RNG)))
+	return append(b, s.RNG...)
+}
+
+// encodeAttackList appends a count of attacks, then each attack.
+func encodeAttackList(b []byte, as []Attack) []byte {
+	b = appendUInt30(b, uint32(len(as)))
+	for i := range as {
+		b = encodeAttack(b, &as[i])
 	}
 	return b
 }
 
 // State returns the world's State (the same values AppendState encodes).
 func (w *World) State() State {
-	s := State{Frame: w.frame, NextID: w.nextID, NextAttackID: w.nextAttackID}
-	s.RNG, _ = w.rng.MarshalBinary()
+	s := State{Frame: w.frame, CoreState: w.CoreState()}
 	s.UnitIDs = make([]uint32, len(w.units))
 	for i := range w.units {
 		s.UnitIDs[i] = w.units[i].ID
 	}
-	s.Attacks = append([]Attack(nil), w.attacks...)
+	return s
+}
+
+// CoreState returns the world's CoreState (the same values AppendCoreState encodes).
+func (w *World) CoreState() CoreState {
+	s := CoreState{NextID: w.nextID, NextAttackID: w.nextAttackID, Attacks: slices.Clone(w.attacks)}
+	s.RNG, _ = w.rng.MarshalBinary()
 	return s
 }
 
@@ -493,21 +560,7 @@ func ParseState(b []byte) (State, int, error) {
 	r := reader{checker: checker{what: "state"}, b: b}
 	var s State
 	s.Frame = r.u30("frame", 0, int30.MaxUInt30)
-	s.NextID = r.u30("next id", 1, FirstEnemyID)
-	s.NextAttackID = r.u30("next attack id", 1, MaxAttackID+1)
-	n := int(r.u30("generator length", 0, int30.MaxUInt30))
-	if r.err == nil {
-		switch {
-		case n > maxRNGState:
-			r.fail(int30.ErrTooLong, "generator state of %d bytes, at most %d", n, maxRNGState)
-		case len(b)-r.n < n:
-			r.fail(int30.ErrShort, "generator state")
-		default:
-			s.RNG = append([]byte(nil), b[r.n:r.n+n]...)
-			r.n += n
-			r.generator(s.RNG)
-		}
-	}
+	r.counters(&s.CoreState)
 	// Each id step takes at least one byte.
 	count := r.count("unit ids", 1)
 	if r.err == nil {
@@ -518,47 +571,74 @@ func ParseState(b []byte) (State, int, error) {
 		prev += r.u30("unit id step", 1, MaxUnitID-prev)
 		s.UnitIDs = append(s.UnitIDs, prev)
 	}
-	count = r.count("attacks", minAttackSize)
-	if r.err == nil {
-		s.Attacks = make([]Attack, 0, count)
-	}
-	for i := 0; i < count && r.err == nil; i++ {
-		a := r.attack()
-		if r.err == nil && i > 0 && a.ID <= s.Attacks[i-1].ID {
-			r.fail(int30.ErrNonCanonical, "attack %d after attack %d", a.ID, s.Attacks[i-1].ID)
-		}
-		s.Attacks = append(s.Attacks, a)
-	}
+	s.Attacks = r.attackList()
 	if r.err != nil {
 		return State{}, 0, r.err
 	}
 	return s, r.n, nil
 }
 
+// ParseCoreState reads a CoreState from the front of b.
+func ParseCoreState(b []byte) (CoreState, int, error) {
+	r := reader{checker: checker{what: "core state"}, b: b}
+	var s CoreState
+	r.counters(&s)
+	s.Attacks = r.attackList()
+	if r.err != nil {
+		return CoreState{}, 0, r.err
+	}
+	return s, r.n, nil
+}
+
+// counters reads the counters and the generator into s.
+func (r *reader) counters(s *CoreState) {
+	s.NextID = r.u30("next id", 1, FirstEnemyID)
+	s.NextAttackID = r.u30("next attack id", 1, MaxAttackID+1)
+	n := int(r.u30("generator length", 0, int30.MaxUInt30))
+	if r.err != nil {
+		return
+	}
+	switch {
+	case n > maxRNGState:
+		r.fail(int30.ErrTooLong, "generator state of %d bytes, at most %d", n, maxRNGState)
+	case len(r.b)-r.n < n:
+		r.fail(int30.ErrShort, "generator state")
+	default:
+		s.RNG = append([]byte(nil), r.b[r.n:r.n+n]...)
+		r.n += n
+		r.generator(s.RNG)
+	}
+}
+
+// attackList reads a count of attacks and the attacks, ids ascending.
+func (r *reader) attackList() []Attack {
+	count := r.count("attacks", minAttackSize)
+	if r.err != nil {
+		return nil
+	}
+	as := make([]Attack, 0, count)
+	for i := 0; i < count && r.err == nil; i++ {
+		a := r.attack()
+		if r.err == nil && i > 0 && a.ID <= as[i-1].ID {
+			r.fail(int30.ErrNonCanonical, "attack %d after attack %d", a.ID, as[i-1].ID)
+		}
+		as = append(as, a)
+	}
+	return as
+}
+
 // ApplyState makes w's non-unit state equal to s and removes every unit whose
 // id s does not list. Units that s lists but w lacks, or holds differently,
 // come separately through SetUnit. The world is unchanged if s is invalid.
 func (w *World) ApplyState(s State) error {
-	var rng rand.PCG
-	if err := rng.UnmarshalBinary(s.RNG); err != nil {
-		return fmt.Errorf("world: state: generator: %v: %w", err, int30.ErrRange)
-	}
 	for i := 1; i < len(s.UnitIDs); i++ {
 		if s.UnitIDs[i] <= s.UnitIDs[i-1] {
 			return fmt.Errorf("world: state: unit ids not ascending: %w", ErrBadID)
 		}
 	}
-	for i := range s.Attacks {
-		a := &s.Attacks[i]
-		if err := w.checkAttack(a); err != nil {
-			return err
-		}
-		if i > 0 && a.ID <= s.Attacks[i-1].ID || a.ID >= s.NextAttackID {
-			return fmt.Errorf("world: state: attack %d out of order: %w", a.ID, ErrBadAttack)
-		}
-	}
-	if s.NextID == 0 || s.NextID > FirstEnemyID || s.NextAttackID == 0 {
-		return fmt.Errorf("world: state: counters: %w", int30.ErrRange)
+	rng, err := w.checkCore(&s.CoreState)
+	if err != nil {
+		return err
 	}
 	keep := w.units[:0]
 	j := 0
@@ -574,4 +654,53 @@ func (w *World) ApplyState(s State) error {
 	w.frame, w.nextID, w.nextAttackID, w.rng = s.Frame, s.NextID, s.NextAttackID, rng
 	w.attacks = append(w.attacks[:0], s.Attacks...)
 	return nil
+}
+
+// ApplyCoreState makes w's counters, random generator and attacks in flight equal to s, and
+// leaves its units and its frame alone: a real-time re-sync of the world's state, which every
+// host applies at the repair's frame. The world is unchanged if s is invalid.
+//
+// The next id is at least one more than the highest player unit's id. The server sends its
+// state of a few frames before the repair's frame, and a squad that landed in between took
+// the ids from the server's counter on: set back, the counter would hand the same ids out
+// again, and the next squad would overwrite those units. Every host holds the same units at
+// the repair's frame (the units that differ are repaired in the same update, before the
+// state), so every host ends with the same counter.
+func (w *World) ApplyCoreState(s CoreState) error {
+	rng, err := w.checkCore(&s)
+	if err != nil {
+		return err
+	}
+	next := s.NextID
+	for i := len(w.units) - 1; i >= 0; i-- {
+		if u := &w.units[i]; !u.IsEnemy() {
+			next = max(next, u.ID+1)
+			break // ids ascend: the last player unit has the highest player id
+		}
+	}
+	w.nextID, w.nextAttackID, w.rng = min(next, FirstEnemyID), s.NextAttackID, rng
+	w.attacks = append(w.attacks[:0], s.Attacks...)
+	return nil
+}
+
+// checkCore checks s against the world's rules before ApplyState or ApplyCoreState puts it in
+// place, and returns its random generator.
+func (w *World) checkCore(s *CoreState) (rand.PCG, error) {
+	var rng rand.PCG
+	if err := rng.UnmarshalBinary(s.RNG); err != nil {
+		return rng, fmt.Errorf("world: state: generator: %v: %w", err, int30.ErrRange)
+	}
+	for i := range s.Attacks {
+		a := &s.Attacks[i]
+		if err := w.checkAttack(a); err != nil {
+			return rng, err
+		}
+		if i > 0 && a.ID <= s.Attacks[i-1].ID || a.ID >= s.NextAttackID {
+			return rng, fmt.Errorf("world: state: attack %d out of order: %w", a.ID, ErrBadAttack)
+		}
+	}
+	if s.NextID == 0 || s.NextID > FirstEnemyID || s.NextAttackID == 0 {
+		return rng, fmt.Errorf("world: state: counters: %w", int30.ErrRange)
+	}
+	return rng, nil
 }

@@ -244,13 +244,8 @@ func TestStateCodec(t *testing.T) {
 		}
 	}
 	// Hand-made states: frame | next id | next attack id | generator | unit ids | attacks.
-	rng := "14 706367" + strings.Repeat("3a", 1) + strings.Repeat("00", 16)
-	attack1 := " 01 00 01 a710 32 8096 07 8096"
-	attack2 := " 02 00 01 a710 32 8096 07 8096"
-	for _, c := range []struct {
-		name, hex string
-		want      error
-	}{
+	rng, attack1, attack2 := handRNG, handAttack1, handAttack2
+	checkHandMade(t, ParseState, appendState, []handMade{
 		{"empty world", "00 01 01 " + rng + " 00 00", nil},
 		{"ids 1, 2, 10000", "05 04 01 " + rng + " 03 01 01 a70e 00", nil},
 		{"two attacks", "05 04 03 " + rng + " 00 02" + attack1 + attack2, nil},
@@ -263,8 +258,30 @@ func TestStateCodec(t *testing.T) {
 		{"generator garbage", "05 04 01 03 616263 00 00", int30.ErrRange},
 		{"next id in the enemies' range", "05 a711 01 " + rng + " 00 00", int30.ErrRange},
 		{"next id zero", "05 00 01 " + rng + " 00 00", int30.ErrRange},
-	} {
-		s, _, err := ParseState(unhex(t, c.hex))
+	})
+}
+
+// The pieces of the hand-made states: a generator's 20 bytes ("pcg:" and two zero words) and
+// two attacks, ids 1 and 2.
+const (
+	handRNG     = "14 7063673a 0000000000000000 0000000000000000"
+	handAttack1 = " 01 00 01 a710 32 8096 07 8096"
+	handAttack2 = " 02 00 01 a710 32 8096 07 8096"
+)
+
+// handMade is an encoding written by hand, and the error its parser must refuse it with (nil:
+// none).
+type handMade struct {
+	name, hex string
+	want      error
+}
+
+// checkHandMade parses each case with parse, and encodes what parses back with encode: the
+// same bytes.
+func checkHandMade[T any](t *testing.T, parse func([]byte) (T, int, error), encode func([]byte, *T) ([]byte, error), cases []handMade) {
+	t.Helper()
+	for _, c := range cases {
+		v, _, err := parse(unhex(t, c.hex))
 		if !errors.Is(err, c.want) || (err == nil) != (c.want == nil) {
 			t.Errorf("%s: %v, want %v", c.name, err, c.want)
 			continue
@@ -272,8 +289,7 @@ func TestStateCodec(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		// What parses encodes back to the same bytes.
-		if again, err := appendState(nil, &s); err != nil || !bytes.Equal(again, unhex(t, c.hex)) {
+		if again, err := encode(nil, &v); err != nil || !bytes.Equal(again, unhex(t, c.hex)) {
 			t.Errorf("%s: encodes back as % x, %v", c.name, again, err)
 		}
 	}
@@ -310,6 +326,151 @@ func TestAppendStateRejects(t *testing.T) {
 	w.frame = int30.MaxUInt30 + 1
 	if got, err := w.AppendState([]byte{0xee}); !errors.Is(err, int30.ErrRange) || !bytes.Equal(got, []byte{0xee}) {
 		t.Errorf("World.AppendState past the last frame: % x, %v", got, err)
+	}
+}
+
+// TestCoreStateCodec: a world's CoreState goes through its codec unchanged, its bytes are
+// State's without the frame and the unit ids, and the codec's rules hold (one encoding, no
+// value out of range, no count beyond the input).
+func TestCoreStateCodec(t *testing.T) {
+	w := sampleWorld(t)
+	b, err := w.AppendCoreState([]byte{1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = b[2:]
+	s, n, err := ParseCoreState(append(slices.Clone(b), 0xff))
+	if err != nil || n != len(b) {
+		t.Fatalf("ParseCoreState: %d of %d bytes, %v", n, len(b), err)
+	}
+	if want := w.CoreState(); s.NextID != want.NextID || s.NextAttackID != want.NextAttackID ||
+		!bytes.Equal(s.RNG, want.RNG) || !slices.Equal(s.Attacks, want.Attacks) {
+		t.Fatalf("ParseCoreState = %+v, want %+v", s, want)
+	}
+	// State's bytes: the frame, the counters and the generator, the unit ids, the attacks.
+	state, err := w.AppendState(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counters := encodeCounters(nil, &s)
+	ids := encodeState(nil, &State{CoreState: CoreState{NextID: s.NextID, NextAttackID: s.NextAttackID, RNG: s.RNG}, UnitIDs: w.State().UnitIDs})
+	ids = ids[1+len(counters) : len(ids)-1] // without the frame 0, the counters and the count of no attacks
+	frame := appendUInt30(nil, w.Frame())
+	if want := slices.Concat(frame, counters, ids, b[len(counters):]); !bytes.Equal(state, want) {
+		t.Errorf("the state is\n% x\nwant the frame, the core state's counters, the unit ids and its attacks\n% x", state, want)
+	}
+	t.Logf("core state of %d attacks in %d bytes; the state of %d units in %d", len(s.Attacks), len(b), len(w.Units()), len(state))
+	for i := range b {
+		if _, _, err := ParseCoreState(b[:i]); err == nil {
+			t.Fatalf("%d of %d bytes parsed", i, len(b))
+		}
+	}
+	// Hand-made core states: next id | next attack id | generator | attacks.
+	rng, attack1, attack2 := handRNG, handAttack1, handAttack2
+	checkHandMade(t, ParseCoreState, appendCoreState, []handMade{
+		{"a fresh world", "01 01 " + rng + " 00", nil},
+		{"two attacks", "04 03 " + rng + " 02" + attack1 + attack2, nil},
+		{"next id in a longer form", "8004 01 " + rng + " 00", int30.ErrNonCanonical},
+		{"next id zero", "00 01 " + rng + " 00", int30.ErrRange},
+		{"next id in the enemies' range", "a711 01 " + rng + " 00", int30.ErrRange},
+		{"next attack id zero", "04 00 " + rng + " 00", int30.ErrRange},
+		{"attack count beyond the input", "04 01 " + rng + " 05 01", int30.ErrShort},
+		{"attacks out of order", "04 05 " + rng + " 02" + attack2 + attack1, int30.ErrNonCanonical},
+		{"generator too long", "04 01 41" + strings.Repeat("00", 65) + " 00", int30.ErrTooLong},
+		{"generator garbage", "04 01 03 616263 00", int30.ErrRange},
+		{"no attack count", "04 01 " + rng, int30.ErrShort},
+	})
+}
+
+// TestAppendCoreStateRejects: a CoreState that ParseCoreState would refuse is not written.
+func TestAppendCoreStateRejects(t *testing.T) {
+	good := sampleWorld(t).CoreState()
+	valid := func() CoreState {
+		s := good
+		s.Attacks = slices.Clone(good.Attacks)
+		return s
+	}
+	checkRefusals(t, valid, appendCoreState, []refusal[CoreState]{
+		{"next id zero", func(s *CoreState) { s.NextID = 0 }, int30.ErrRange},
+		{"next id in the enemies' range", func(s *CoreState) { s.NextID = FirstEnemyID + 1 }, int30.ErrRange},
+		{"next attack id beyond a UInt30", func(s *CoreState) { s.NextAttackID = int30.MaxUInt30 + 1 }, int30.ErrRange},
+		{"generator garbage", func(s *CoreState) { s.RNG = []byte("abc") }, int30.ErrRange},
+		{"generator too long", func(s *CoreState) { s.RNG = make([]byte, maxRNGState+1) }, int30.ErrTooLong},
+		{"attack out of range", func(s *CoreState) { s.Attacks[0].X = math.MaxInt32 }, int30.ErrRange},
+		{"attacks descending", func(s *CoreState) { s.Attacks[0], s.Attacks[1] = s.Attacks[1], s.Attacks[0] }, int30.ErrNonCanonical},
+	})
+}
+
+// TestApplyCoreState: a world whose counters, generator and attacks drifted takes the server's
+// core state and is equal to the server again, hash for hash, without a unit or its frame
+// touched; it stays equal; a state the world's rules refuse changes nothing; and the next id
+// never falls to an id a player unit has.
+func TestApplyCoreState(t *testing.T) {
+	server := sampleWorld(t)
+	for _, c := range []struct {
+		name  string
+		drift func(w *World)
+	}{
+		{"generator", func(w *World) { w.rng.Uint64() }},
+		{"next id", func(w *World) { w.nextID++ }},
+		{"next attack id", func(w *World) { w.nextAttackID++ }},
+		{"an attack in flight", func(w *World) { w.attacks[0].Damage++ }},
+		{"an attack lost", func(w *World) { w.attacks = w.attacks[1:] }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			client := server.Clone()
+			c.drift(client)
+			if client.StateHash() == server.StateHash() {
+				t.Fatal("the state hashes are equal after the drift")
+			}
+			units := slices.Clone(client.Units())
+			b, err := server.AppendCoreState(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, _, err := ParseCoreState(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := client.ApplyCoreState(s); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(client.Units(), units) || client.Frame() != server.Frame() {
+				t.Fatal("ApplyCoreState changed the units or the frame")
+			}
+			if client.StateHash() != server.StateHash() || client.Hash() != server.Hash() {
+				t.Fatal("the worlds differ after the repair")
+			}
+			for range 100 {
+				server.Step()
+				client.Step()
+			}
+			if client.Hash() != server.Hash() {
+				t.Fatal("the worlds differ 100 frames after the repair")
+			}
+			server = sampleWorld(t)
+		})
+	}
+
+	w := sampleWorld(t)
+	before := w.Hash()
+	bad := w.CoreState()
+	bad.Attacks = append(slices.Clone(bad.Attacks), Attack{ID: bad.NextAttackID, Target: 1, Speed: 150})
+	if err := w.ApplyCoreState(bad); !errors.Is(err, ErrBadAttack) || w.Hash() != before {
+		t.Errorf("an attack with an id the counter has not handed out: %v, and the world changed: %v", err, w.Hash() != before)
+	}
+
+	// A counter of a few frames before a squad landed: the squad's ids stay its own.
+	w = mustWorld(t, "skirmish", 1)
+	old := w.CoreState()
+	if _, err := w.AddPlayerUnits(0); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.ApplyCoreState(old); err != nil {
+		t.Fatal(err)
+	}
+	if w.NextID() != 6 {
+		t.Errorf("next id %d after a squad of ids 1-5, want 6", w.NextID())
 	}
 }
 

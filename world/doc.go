@@ -4,7 +4,8 @@
 // with the same bits (lockstep: World says what that asks of a simulation). The world knows
 // nothing of the network; package game feeds it the commands and events scheduled for each
 // frame and compares its hashes. IDEAS.md: lockstep with a command lead time, late events (the
-// classic lockstep fast-forward), grouped unit hashes, stop-the-world re-sync (the state).
+// classic lockstep fast-forward), grouped unit hashes and the state hash, real-time re-sync
+// (the core state), stop-the-world re-sync (the state).
 //
 // # The map
 //
@@ -15,11 +16,13 @@
 //	                actPlayer and actEnemy, what units do
 //	command.go      Command and Apply: an order checked the same way on every host
 //	fastforward.go  FastForward: the classic lockstep fast-forward of a late command's units
-//	hash.go         Unit.Hash and Attack.Hash (FNV-1a and a finalizer), World.Hash; the
-//	                grouped unit hashes: GroupHash, GroupHashes, GroupUnitHashesIn,
-//	                RangeHash, UnitHashes
+//	hash.go         Unit.Hash and Attack.Hash (FNV-1a and a finalizer), World.Hash,
+//	                World.StateHash (the world but its units and frame); the grouped unit
+//	                hashes: GroupHash, GroupHashes, GroupUnitHashesIn, RangeHash, UnitHashes
 //	codec.go        AppendUnit, ParseUnit, AppendAttack, ParseAttack, AppendState, ParseState,
-//	                ApplyState: the re-sync codec, in the protocol's UInt30 and Int30
+//	                ApplyState, and CoreState (counters, generator, attacks: AppendCoreState,
+//	                ParseCoreState, ApplyCoreState): the re-sync codec, in the protocol's
+//	                UInt30 and Int30
 //	unit.go         Unit, Attack, Order; the id ranges (FirstEnemyID, MaxUnitID), MaxPlayers,
 //	                CellSize
 //	kinds.go        Kind, the unit table from assets; StartingSquad
@@ -44,10 +47,12 @@
 //		h := w.Hash() // equal on every host that had the same calls
 //
 //	// Finding and repairing a drift:
-//	groups := w.GroupHashes(10, nil)          // a client's report
+//	groups := w.GroupHashes(10, nil)          // a client's report, with w.StateHash()
 //	if server.RangeHash(g.Start, g.End) != g.Hash { ... UnitHashes of that range ... }
 //	b, err := world.AppendUnit(nil, &u)       // the server sends the unit; the client:
 //	u, n, err := world.ParseUnit(b); err = w.SetUnit(u)
+//	b, err = server.AppendCoreState(nil)      // a state hash differed: the server's state
+//	s, _, err := world.ParseCoreState(b); err = w.ApplyCoreState(s)
 //
 // # Rules
 //
@@ -64,6 +69,7 @@
 //     changes nothing; an id no unit has is skipped.
 //   - Only the server's Kill removes an enemy: an enemy at 0 hp stays Dead until then.
 //   - Every Append… checks its value before it writes; Parse… never panics; one value, one
-//     encoding. SetUnit and ApplyState check what they put in place against the world's rules.
+//     encoding. SetUnit, ApplyState and ApplyCoreState check what they put in place against
+//     the world's rules.
 //   - A World is not safe for concurrent use; Clone gives a copy that shares nothing mutable.
 package world

@@ -3,6 +3,7 @@ package world
 import (
 	"bytes"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/ackattack/ackattack/internal/seedcorpus"
@@ -105,14 +106,49 @@ func FuzzParseState(f *testing.F) {
 				t.Fatal("ApplyState took the state once but not twice")
 			}
 			fromWorld, err := w2.AppendState(nil)
-			want, _ := appendState(nil, &State{
-				Frame: s.Frame, NextID: s.NextID, NextAttackID: s.NextAttackID, RNG: s.RNG,
-				UnitIDs: unitIDs(w2), Attacks: s.Attacks,
-			})
+			want, _ := appendState(nil, &State{Frame: s.Frame, CoreState: s.CoreState, UnitIDs: unitIDs(w2)})
 			if err != nil || !bytes.Equal(fromWorld, want) {
 				t.Fatalf("the world's state encodes as % x (%v), want % x", fromWorld, err, want)
 			}
 		}
+	})
+}
+
+// FuzzParseCoreState: parsing never panics, re-encodes to the same bytes, and a core state
+// ApplyCoreState accepts leaves the units alone, gives itself back, and can be stepped.
+func FuzzParseCoreState(f *testing.F) {
+	seed, err := mustWorld(f, "skirmish", 3).AppendCoreState(nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, n, err := ParseCoreState(data)
+		if err != nil {
+			if n != 0 {
+				t.Fatalf("error %v with n = %d", err, n)
+			}
+			return
+		}
+		if again, err := appendCoreState(nil, &s); err != nil || !bytes.Equal(again, data[:n]) {
+			t.Fatalf("% x parsed as %+v, which encodes as % x, %v", data[:n], s, again, err)
+		}
+		w := fuzzWorld(t)
+		units := slices.Clone(w.Units())
+		if w.ApplyCoreState(s) != nil {
+			return
+		}
+		if !slices.Equal(w.Units(), units) {
+			t.Fatalf("ApplyCoreState changed the units: %+v, were %+v", w.Units(), units)
+		}
+		// The next id moves above the world's player units; the rest is s.
+		want := s
+		want.NextID = max(s.NextID, 2)
+		got, err := w.AppendCoreState(nil)
+		if wantBytes, _ := appendCoreState(nil, &want); err != nil || !bytes.Equal(got, wantBytes) {
+			t.Fatalf("the world's core state encodes as % x (%v), want % x", got, err, wantBytes)
+		}
+		stepSome(w)
 	})
 }
 
@@ -139,6 +175,10 @@ func TestFuzzCorpora(t *testing.T) {
 		},
 		"FuzzParseState": func(b []byte) (int, error) {
 			_, n, err := ParseState(b)
+			return n, err
+		},
+		"FuzzParseCoreState": func(b []byte) (int, error) {
+			_, n, err := ParseCoreState(b)
 			return n, err
 		},
 	}

@@ -94,6 +94,38 @@ func (w *World) Hash() uint64 {
 	h = fnvWord(h, w.lv.nameHash)
 	h = fnvWord(h, uint64(w.frame)|uint64(w.nextID)<<32)
 	h = fnvWord(h, uint64(w.nextAttackID))
+	h = w.hashGenerator(h)
+	h = fnvWord(h, uint64(len(w.units)))
+	for i := range w.units {
+		h = fnvWord(h, w.units[i].Hash())
+	}
+	return fmix64(w.hashAttacks(h))
+}
+
+// StateHash returns a hash of the world's state other than its units and its frame: the map,
+// the counters that hand out ids, the random generator's state and every attack in flight, in
+// id order. It is what Hash covers besides the units and the frame, so two worlds at one frame
+// with equal unit hashes (GroupHashes) and equal state hashes have equal Hashes. A client
+// reports it beside the root of its unit hashes, and the server repairs a difference with its
+// CoreState. The words, after FNV's offset basis:
+//
+//	the map's name hash (FNV-1a over its bytes)
+//	next id | next attack id << 32
+//	the generator's MarshalBinary form, 8 bytes at a time, big-endian (the last word shorter)
+//	the count of attacks, then each attack's hash, ids ascending
+//
+// then the finalizer, as for a unit (game/PROTOCOL.md, section 5).
+func (w *World) StateHash() uint64 {
+	h := uint64(fnvOffset64)
+	h = fnvWord(h, w.lv.nameHash)
+	h = fnvWord(h, uint64(w.nextID)|uint64(w.nextAttackID)<<32)
+	h = w.hashGenerator(h)
+	return fmix64(w.hashAttacks(h))
+}
+
+// hashGenerator runs h over the random generator's state: its MarshalBinary form, 8 bytes at
+// a time, big-endian.
+func (w *World) hashGenerator(h uint64) uint64 {
 	var buf [32]byte
 	rng, _ := w.rng.AppendBinary(buf[:0]) // cannot fail
 	for len(rng) > 0 {
@@ -105,15 +137,16 @@ func (w *World) Hash() uint64 {
 		h = fnvWord(h, v)
 		rng = rng[n:]
 	}
-	h = fnvWord(h, uint64(len(w.units)))
-	for i := range w.units {
-		h = fnvWord(h, w.units[i].Hash())
-	}
+	return h
+}
+
+// hashAttacks runs h over the attacks in flight: their count, then each one's hash.
+func (w *World) hashAttacks(h uint64) uint64 {
 	h = fnvWord(h, uint64(len(w.attacks)))
 	for i := range w.attacks {
 		h = fnvWord(h, w.attacks[i].Hash())
 	}
-	return fmix64(h)
+	return h
 }
 
 // GroupHash covers the units with ids Start..End (inclusive): Hash is the

@@ -326,6 +326,42 @@ func TestWorldHash(t *testing.T) {
 	}
 }
 
+// TestStateHash: the state hash covers what the world hash covers besides the units and the
+// frame (the counters, the generator, the attacks in flight), and nothing else; two worlds at
+// one frame with the same units and the same state hash have the same world hash.
+func TestStateHash(t *testing.T) {
+	w := sampleWorld(t)
+	h := w.StateHash()
+	for _, c := range []struct {
+		name    string
+		change  func(w *World)
+		changes bool
+	}{
+		{"generator", func(w *World) { w.rng.Uint64() }, true},
+		{"next id", func(w *World) { w.nextID++ }, true},
+		{"next attack id", func(w *World) { w.nextAttackID++ }, true},
+		{"an attack", func(w *World) { w.attacks[0].Damage++ }, true},
+		{"an attack more", func(w *World) {
+			w.attacks = append(w.attacks, Attack{ID: w.nextAttackID, Target: 1, Speed: 150})
+		}, true},
+		{"an attack less", func(w *World) { w.attacks = w.attacks[1:] }, true},
+		{"frame", func(w *World) { w.frame++ }, false},
+		{"a unit", func(w *World) { w.units[3].Cooldown++ }, false},
+		{"a unit removed", func(w *World) { w.RemoveUnit(w.units[0].ID) }, false},
+	} {
+		c2 := w.Clone()
+		c.change(c2)
+		if changed := c2.StateHash() != h; changed != c.changes {
+			t.Errorf("changing the %s changes the state hash: %v, want %v", c.name, changed, c.changes)
+		}
+	}
+	a, _ := NewWorld("skirmish", 1)
+	b, _ := NewWorld("continent", 1)
+	if a.StateHash() == b.StateHash() {
+		t.Error("empty worlds on different maps have the same state hash")
+	}
+}
+
 // TestResetStartsAFreshRound: two worlds with different pasts, one busy with units and attacks
 // in flight and one empty, reset at the same frame with the same seed, are equal from then on;
 // ids start again from the first, and only the frame counter remembers the past.

@@ -45,6 +45,19 @@ func TestProtocolDocStateExample(t *testing.T) {
 	if s, n, err := ParseState(want); err != nil || n != len(want) || s.Frame != 21 || s.NextID != 11 || len(s.Attacks) != 1 {
 		t.Errorf("the document's state parses as %+v, %d of %d bytes, %v", s, n, len(want), err)
 	}
+	// The same world's core state, and its state hash.
+	doc := readGameProtocolDoc(t)
+	core, err := w.AppendCoreState(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := codectest.DocExample(t, doc, "example-core-state"); !bytes.Equal(core, want) {
+		t.Errorf("the document's core state is\n% x\nbut the world's is\n% x", want, core)
+	}
+	m := regexp.MustCompile(`has the state hash\s+` + "`0x([0-9a-f]{16})`").FindStringSubmatch(doc)
+	if got := fmt.Sprintf("%016x", w.StateHash()); m == nil || m[1] != got {
+		t.Errorf("the document's state hash example %q, the world's %s", m, got)
+	}
 }
 
 // TestProtocolDocHashExample: the hash of seat 0's first soldier at the start.

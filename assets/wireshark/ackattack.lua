@@ -285,7 +285,8 @@ field("ping.t2", "int64", "t2 (Unix ns)")
 -- i30, seat, string, bytesN (N raw bytes), {list = fields} (a u30 count, then that many
 -- elements), unit, attack, and the few fields that depend on others, as functions. A list
 -- marked optional ends its message and is left out when empty: no bytes left, no list; flags
--- marked optional end theirs and are left out when every bit is clear.
+-- marked optional end theirs and are left out when every bit is clear; a field marked with =
+-- "name" is there only when the field it names is.
 
 local msg_types = {
 	[1] = "PlayerInfo", [2] = "StartGame", [3] = "Command", [4] = "SpawnEnemy", [5] = "KillEnemy",
@@ -322,13 +323,15 @@ local layouts = {
 	[6] = { { "seat", "seat" }, { "line", "u30" }, { "text", "string" } },
 	[7] = { { "frame", "u30" }, { "lead_frames", "u30" }, { "flags", "u8", bits = { { "fixed", 0x01 } }, optional = true } },
 	[8] = { { "avg_rtt_us", "u30" }, { "min_rtt_us", "u30" }, { "max_rtt_us", "u30" }, { "loss_permille", "u30" } },
-	[9] = { { "frame", "u30" }, { "groups", { list = { { "start", "u30" }, { "end", "u30" }, { "hash", "u64" } } } } },
+	[9] = { { "frame", "u30" }, { "groups", { list = { { "start", "u30" }, { "end", "u30" }, { "hash", "u64" } } } },
+		{ "state_hash", "u64" } },
 	[10] = { { "frame", "u30" }, { "ranges", { list = { { "start", "u30" }, { "end", "u30" } } } },
 		{ "hashes", { list = { { "hash", "u64" } } }, optional = true } },
 	[11] = { { "frame", "u30" }, { "hashes", { list = id_hash } },
 		{ "skipped", { list = { { "start", "u30" }, { "end", "u30" } } }, optional = true } },
 	[12] = { { "frame", "u30" }, { "units", { list = "unit" } }, { "removed", { list = { { "id", "u30" } } } },
-		{ "seat", "seat" }, { "checked", "u30" }, { "hashes", { list = id_hash } } },
+		{ "seat", "seat" }, { "checked", "u30" }, { "hashes", { list = id_hash } },
+		{ "state", "blob", optional = true }, { "state_hash", "u64", with = "state" } },
 	[13] = { { "frame", "u30" } },
 	[14] = { { "frame", "u30" }, { "hashes", { list = id_hash } }, { "attacks_hash", "u64" } },
 	[15] = { { "frame", "u30" }, { "batch", "u30" }, { "units", { list = "unit" } },
@@ -491,6 +494,7 @@ local function decode_value(tvb, off, tree, name, f, parent)
 	if typ == "string" or typ == "blob" then
 		local len, n = read_u30(tvb, off)
 		if len == nil or off + n + len > tvb:len() then malformed(tree, tvb, off, name .. ": cut short") end
+		if typ == "blob" and len == 0 then malformed(tree, tvb, off, name .. ": a state of length 0 (no state is left out)") end
 		if len == 0 then
 			tree:add(F[name], tvb(off, n), "")
 		elseif typ == "string" then
@@ -516,6 +520,7 @@ decode_fields = function(tvb, off, tree, prefix, layout)
 	local seen = {}
 	for _, f in ipairs(layout) do
 		local skip = (f.when and band(seen[f.when[1]] or 0, f.when[2]) == 0) or (f.optional and off >= tvb:len())
+			or (f.with and seen[f.with] == nil)
 		if not skip then
 			off, seen[f[1]] = decode_value(tvb, off, tree, prefix .. "." .. f[1], f, seen)
 		end

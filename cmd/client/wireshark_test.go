@@ -414,9 +414,14 @@ var gameExampleFields = []struct {
 	{"PingSummary", "45 ms average, 30 ms smallest, 120 ms largest, 2.5 % loss", map[string]string{
 		"game.pingsummary.avg_rtt_us": "45000", "game.pingsummary.min_rtt_us": "30000",
 		"game.pingsummary.max_rtt_us": "120000", "game.pingsummary.loss_permille": "25"}},
-	{"HashReport", "frame 120: ids 1..10003 hash 0x1122334455667788, ids 10004..1,073,741,823 hash 0", map[string]string{
+	{"HashReport", "frame 120: ids 1..10003 hash 0x1122334455667788, ids 10004..1,073,741,823 hash 0; state hash 0xfedcba9876543210", map[string]string{
 		"game.hashreport.frame": "120", "game.hashreport.groups": "2", "game.hashreport.groups.start": "1,10004",
-		"game.hashreport.groups.end": "10003,1073741823", "game.hashreport.groups.hash": "0x1122334455667788,0x0000000000000000"}},
+		"game.hashreport.groups.end": "10003,1073741823", "game.hashreport.groups.hash": "0x1122334455667788,0x0000000000000000",
+		"game.hashreport.state_hash": "0xfedcba9876543210"}},
+	{"HashReport", "frame 120, the root (what a client sends): ids 1..1,073,741,823 hash 0x1122334455667788; state hash 0xfedcba9876543210", map[string]string{
+		"game.hashreport.frame": "120", "game.hashreport.groups": "1", "game.hashreport.groups.start": "1",
+		"game.hashreport.groups.end": "1073741823", "game.hashreport.groups.hash": "0x1122334455667788",
+		"game.hashreport.state_hash": "0xfedcba9876543210"}},
 	{"HashRequest", "frame 120, ids 1..5", map[string]string{"game.hashrequest.frame": "120",
 		"game.hashrequest.ranges.start": "1", "game.hashrequest.ranges.end": "5", "game.hashrequest.hashes": ""}},
 	{"HashRequest", "frame 120, ids 1..200 where the server's hash is 0x1122334455667788, ids 201..1,073,741,823 where it is 0",
@@ -431,7 +436,13 @@ var gameExampleFields = []struct {
 	{"UnitUpdate", "frame 121, unit 3 moving to (12, 20); unit 10002 removed; found in seat 1's report of frame 118, where unit 3's hash was 0x0123456789abcdef",
 		map[string]string{"game.unitupdate.frame": "121", "unit.id": "3", "unit.x": "10", "unit.y": "20", "unit.hp": "50",
 			"unit.target_x": "12", "unit.target_y": "20", "unit.move_progress": "40", "game.unitupdate.removed.id": "10002",
-			"game.unitupdate.seat": "1", "game.unitupdate.checked": "118", "game.unitupdate.hashes.hash": "0x0123456789abcdef"}},
+			"game.unitupdate.seat": "1", "game.unitupdate.checked": "118", "game.unitupdate.hashes.hash": "0x0123456789abcdef",
+			"game.unitupdate.state": "", "game.unitupdate.state_hash": ""}},
+	{"UnitUpdate", "frame 121, the world's state alone: the core state of section 5's example (next id 11, next attack id 2, the generator, one arrow); found in seat 1's report of frame 118, where the server's state hash was 0x0123456789abcdef",
+		map[string]string{"game.unitupdate.frame": "121", "game.unitupdate.units": "0", "game.unitupdate.seat": "1",
+			"game.unitupdate.checked": "118", "game.unitupdate.hashes": "0",
+			"game.unitupdate.state":      "0b02147063673a402119bdbf870fd3d5a610ff03b67bf7010102" + "09a71096" + "76815e078096",
+			"game.unitupdate.state_hash": "0x0123456789abcdef"}},
 	{"Pause", "frame 500", map[string]string{"game.pause.frame": "500"}},
 	{"WorldHashes", "frame 500, unit 1 hash 1, unit 2 hash 2, attacks hash all ones", map[string]string{
 		"game.worldhashes.frame": "500", "game.worldhashes.hashes.id": "1,2",

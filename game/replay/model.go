@@ -395,9 +395,15 @@ func (m *Model) decode(c *conn, out bool, payload []byte) {
 		for _, h := range v.Hashes {
 			rec.Units = append(rec.Units, game.UnitMismatch{ID: h.ID, Server: h.Hash})
 		}
+		state := ""
+		if len(v.State) > 0 {
+			// The capture has the server's hash of the state, not the client's.
+			rec.State = &game.StateMismatch{Server: v.StateHash}
+			state = " and of the world's state"
+		}
 		m.mismatches.push(rec, maxSyncKept)
-		m.event(d, EventResync, v.Type(), fmt.Sprintf("UnitUpdate: real-time re-sync of %d units of seat %d, checked at frame %d, applied at frame %d",
-			len(v.Units)+len(v.Removed), v.Seat, v.Checked, v.Frame))
+		m.event(d, EventResync, v.Type(), fmt.Sprintf("UnitUpdate: real-time re-sync of %d units%s of seat %d, checked at frame %d, applied at frame %d",
+			len(v.Units)+len(v.Removed), state, v.Seat, v.Checked, v.Frame))
 	case *game.Pause:
 		if m.pause(v.Frame) == nil {
 			// (No hash-mismatch record: a Pause does not say whose units drifted.)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ackattack/ackattack/game"
+	"github.com/ackattack/ackattack/world"
 )
 
 // decodeAll hands m the payloads of msgs as a connection to the server received them.
@@ -89,6 +90,35 @@ func TestDrillDownEvents(t *testing.T) {
 	}
 	if fmt.Sprint(texts) != fmt.Sprint(want) {
 		t.Errorf("events %q, want %q", texts, want)
+	}
+}
+
+// TestRealtimeResyncOfTheState: a real-time re-sync that carries the server's state becomes an
+// event that says so, and a record with the server's hash of the state (the client's is not in
+// the capture), once however many copies the capture holds.
+func TestRealtimeResyncOfTheState(t *testing.T) {
+	m := New(nil)
+	c := m.conn(netip.MustParseAddrPort("127.0.0.1:7777"))
+	c.now = time.Unix(1000, 0)
+	w, err := world.NewWorld("skirmish", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	core, err := w.AppendCoreState(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := &game.UnitUpdate{Frame: 35, Seat: 1, Checked: 30, State: core, StateHash: 0xfeed}
+	decodeAll(t, m, c, up, up)
+	var texts []string
+	for _, e := range m.Events() {
+		texts = append(texts, e.Text)
+	}
+	if want := "UnitUpdate: real-time re-sync of 0 units and of the world's state of seat 1, checked at frame 30, applied at frame 35"; len(texts) != 1 || texts[0] != want {
+		t.Errorf("events %q, want %q once", texts, want)
+	}
+	if rs := m.Mismatches(); len(rs) != 1 || rs[0].State == nil || rs[0].State.Server != 0xfeed || rs[0].State.LocalKnown {
+		t.Errorf("records %+v, want one with the server's state hash", rs)
 	}
 }
 

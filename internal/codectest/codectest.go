@@ -3,6 +3,7 @@ package codectest
 import (
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -15,6 +16,16 @@ func Unhex(tb testing.TB, s string) []byte {
 	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
 	if err != nil {
 		tb.Fatalf("bad hex %q: %v", s, err)
+	}
+	return b
+}
+
+// MustUnhex is Unhex for a table's values, made before any test runs: it panics on bad hex,
+// which is the table's bug.
+func MustUnhex(s string) []byte {
+	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
+	if err != nil {
+		panic(fmt.Sprintf("bad hex %q: %v", s, err))
 	}
 	return b
 }
