@@ -88,7 +88,7 @@ func TestLeadTimeKeepsCommandsOnTime(t *testing.T) {
 			}
 			relayed0 = g.srv.stats.CommandsRelayed
 			maxLead := g.srv.lead.cur
-			g.runUntil(g.now.Add(30*time.Second), func() bool { maxLead = max(maxLead, g.srv.lead.cur); return false })
+			g.runUntil(g.now.Add(lastsFor(30*time.Second)), func() bool { maxLead = max(maxLead, g.srv.lead.cur); return false })
 			var late uint64
 			for _, c := range g.clients {
 				late += c.stats.CommandsLate
