@@ -7,52 +7,38 @@ import (
 	"github.com/ackattack/ackattack/net/linksim"
 )
 
-// TestLeadForTable: the lead time's arithmetic (lead.go) on the paths a class sees.
+// TestLeadForTable: the lead time's arithmetic (lead.go) on the paths a class sees. With re-runs
+// (the default) the lead covers the usual delivery; with --late fastforward a late command is
+// not run again but fast-forwarded, and makes a drift, so the lead covers the resends that keep
+// fewer than 1% of the commands late, as classic lockstep does. Never above a second.
 func TestLeadForTable(t *testing.T) {
 	const f = 100 * time.Millisecond
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	const rb, ff = LateRollback, LateFastForward
 	for _, tt := range []struct {
 		name        string
 		rtt, jitter time.Duration
 		loss        float64
+		late        LateMode
 		want        uint32
 	}{
-		{"loopback", 0, 0, 0, 1},
-		{"100 ms, clean", ms(100), ms(5), 0, 2},
-		{"100 ms, a stray loss", ms(100), ms(5), 0.8, 2},
-		{"100 ms, 10% loss: no resend, the late ones are re-run", ms(100), ms(5), 10, 2},
-		{"200 ms, 33% (the 10% preset on every process), 22 ms jitter: no resend", ms(200), ms(22), 33, 3},
-		{"100 ms, 50% loss: one resend", ms(100), ms(5), 50, 3},
-		{"100 ms, all lost: still one resend", ms(100), ms(5), 100, 3},
-		{"210 ms, 55% (the 30% preset on every process), 20 ms jitter: one resend", ms(210), ms(20), 55, 5},
-		{"300 ms, clean", ms(300), 0, 0, 3},
-		{"1.5 s round trip", ms(1500), 0, 0, 9},
-		{"10 s: never above a second", 10 * time.Second, 0, 0, 10},
+		{"loopback", 0, 0, 0, rb, 1},
+		{"100 ms, clean", ms(100), ms(5), 0, rb, 2},
+		{"100 ms, a stray loss", ms(100), ms(5), 0.8, rb, 2},
+		{"100 ms, 10% loss: no resend, the late ones are re-run", ms(100), ms(5), 10, rb, 2},
+		{"200 ms, 33% (the 10% preset on every process), 22 ms jitter: no resend", ms(200), ms(22), 33, rb, 3},
+		{"100 ms, 50% loss: one resend", ms(100), ms(5), 50, rb, 3},
+		{"100 ms, all lost: still one resend", ms(100), ms(5), 100, rb, 3},
+		{"210 ms, 55% (the 30% preset on every process), 20 ms jitter: one resend", ms(210), ms(20), 55, rb, 5},
+		{"300 ms, clean", ms(300), 0, 0, rb, 3},
+		{"1.5 s round trip", ms(1500), 0, 0, rb, 9},
+		{"10 s: never above a second", 10 * time.Second, 0, 0, rb, 10},
+		{"fast-forward, 100 ms, clean", ms(100), ms(5), 0, ff, 2},
+		{"fast-forward, 100 ms, 10% loss: one resend", ms(100), ms(5), 10, ff, 3},
+		{"fast-forward, 100 ms, 30% loss: three resends", ms(100), ms(5), 30, ff, 5},
+		{"fast-forward, 200 ms, 55%: capped at a second", ms(200), ms(20), 55, ff, 10},
 	} {
-		if got := leadFor(f, tt.rtt, tt.jitter, tt.loss, LateRollback); got != tt.want {
-			t.Errorf("%s: lead %d frames, want %d", tt.name, got, tt.want)
-		}
-	}
-}
-
-// TestLeadForFastForward: with --late fastforward a late command is not run again but
-// fast-forwarded, and makes a drift, so the lead covers the resends that keep fewer than 1% of
-// the commands late, as classic lockstep does; still never above a second.
-func TestLeadForFastForward(t *testing.T) {
-	const f = 100 * time.Millisecond
-	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
-	for _, tt := range []struct {
-		name        string
-		rtt, jitter time.Duration
-		loss        float64
-		want        uint32
-	}{
-		{"100 ms, clean", ms(100), ms(5), 0, 2},
-		{"100 ms, 10% loss: one resend", ms(100), ms(5), 10, 3},
-		{"100 ms, 30% loss: three resends", ms(100), ms(5), 30, 5},
-		{"200 ms, 55%: capped at a second", ms(200), ms(20), 55, 10},
-	} {
-		if got := leadFor(f, tt.rtt, tt.jitter, tt.loss, LateFastForward); got != tt.want {
+		if got := leadFor(f, tt.rtt, tt.jitter, tt.loss, tt.late); got != tt.want {
 			t.Errorf("%s: lead %d frames, want %d", tt.name, got, tt.want)
 		}
 	}
