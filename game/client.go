@@ -482,6 +482,9 @@ func (c *Client) onMessage(p *transport.Peer, now time.Time, m *message.Message)
 		}
 		c.schedule(event{frame: v.Frame, kind: evUpdate, update: v})
 		c.logUpdate(now, v)
+		if v.Seat == c.role.seat {
+			c.cfg.Logger.Info("repair received", "frame", v.Frame, "checked", v.Checked, "units", len(v.Units)+len(v.Removed), "state", len(v.State) > 0)
+		}
 	case *Pause:
 		c.pauseOrdered(now, v)
 	case *ResyncBatch:

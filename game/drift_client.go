@@ -319,8 +319,9 @@ type desyncInjector struct {
 func (c *Client) injectOnTimer(now time.Time) {
 	in := &c.drift.inject
 	if c.cfg.InjectDesync > 0 && !now.Before(in.nextHurt) {
-		if !in.nextHurt.IsZero() {
-			c.injectDesync(1, true)
+		if !in.nextHurt.IsZero() && c.injectDesync(1, true) > 0 {
+			// The log says when, so that the time to find and repair it can be measured.
+			c.cfg.Logger.Info("desync injected", "frame", c.w.Frame(), "unit", in.hurts[len(in.hurts)-1].id)
 		}
 		in.nextHurt = now.Add(c.cfg.InjectDesync)
 	}

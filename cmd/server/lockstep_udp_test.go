@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -34,6 +35,12 @@ type udpScenario struct {
 	latency time.Duration // --latency
 	jitter  time.Duration // --jitter
 	late    string        // --late
+	// kernel, if set, makes the link in the kernel instead (kernelnet_test.go): each process in
+	// a network namespace of its own, and no link flag but --latency where the kernel cannot
+	// delay.
+	kernel *kernelLink
+	// injectDesync is every client's --inject-desync (0: none).
+	injectDesync time.Duration
 
 	// minAgreement is the share of the settled frames, over all clients, where a client's
 	// world must equal the server's; 0 asserts nothing. Only what holds over real UDP on a
@@ -48,6 +55,20 @@ type udpScenario struct {
 	clientsMayDrop bool
 }
 
+// linkText is the scenario's link, as its flags give it.
+func (sc udpScenario) linkText() string {
+	var s string
+	if sc.kernel != nil {
+		s = fmt.Sprintf("the kernel: %.0f%% and %v each way of every process; ", sc.kernel.loss, sc.kernel.delay)
+	} else {
+		s = fmt.Sprintf("--loss %.2f --latency %v --jitter %v ", sc.loss, sc.latency, sc.jitter)
+	}
+	if sc.injectDesync > 0 {
+		s += fmt.Sprintf("--inject-desync %v ", sc.injectDesync)
+	}
+	return s + "--late " + sc.late
+}
+
 // udpResult is what the four --stats reports say about a scenario.
 type udpResult struct {
 	server         game.Report
@@ -56,6 +77,71 @@ type udpResult struct {
 	agreed, common []int           // per client that played: settled frames in common with the server, and equal there
 	allAgreed, all int             // the same over all clients
 	cpu            []time.Duration // CPU time (user + system) of the server and each client
+
+	// everyAgreed of every frames: the frames that every host that played holds in its report
+	// and that are older than the newest udpSettled of the earliest host's last frame, and
+	// those where every client's world hash is the server's.
+	everyAgreed, every int
+	leads              []int64        // the lead of every client's status lines after its first udpWarmUp of them, ms
+	slowest            int            // the fewest frames any client ran between two of those status lines (-1: none)
+	desyncs            []desyncTiming // every corruption --inject-desync made, and what came of it
+	kernelNetem        bool           // a kernel link: the kernel delayed the datagrams too
+}
+
+// The figures BENCHMARKS.md ("Orders within a lead the class can see") reads from a game.
+const (
+	// udpSettled: a frame has settled, for every host agreeing, once it is older than the
+	// newest this many frames of the host that stopped first.
+	udpSettled = 30
+	// udpWarmUp: the status lines (one a second) of a client's first seconds, left out of the
+	// lead's figures: the server has measured too little of the links to set it yet.
+	udpWarmUp = 10
+)
+
+// lateRerun and lateForwarded sum the clients' late events run again exactly and
+// fast-forwarded (beyond the re-run window, or with --late fastforward).
+func (r udpResult) lateRerun() (n uint64) {
+	for _, c := range r.clients {
+		n += c.Sync.LateRerun
+	}
+	return n
+}
+
+func (r udpResult) lateForwarded() (n uint64) {
+	for _, c := range r.clients {
+		n += c.Sync.LateBeyondWindow
+	}
+	return n
+}
+
+// longestPause is the longest stop-the-world pause of any host, in ms (0: none).
+func (r udpResult) longestPause() int64 {
+	var longest int64
+	for _, rep := range append([]game.Report{r.server}, r.clients...) {
+		for _, p := range rep.Sync.PauseMillis {
+			longest = max(longest, p)
+		}
+	}
+	return longest
+}
+
+// emptySenders counts the chat lines, in every client's report, whose sender has no name.
+func (r udpResult) emptySenders() (n int) {
+	for _, c := range r.clients {
+		for _, l := range c.Chat.Received {
+			if l.From == "" {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func (r udpResult) everyShare() float64 {
+	if r.every == 0 {
+		return 0
+	}
+	return float64(r.everyAgreed) / float64(r.every)
 }
 
 func (r udpResult) share() float64 {
@@ -78,17 +164,30 @@ func (r udpResult) share() float64 {
 // scenario at half the link per process (--loss 5.13 or 16.33, 25 ms ± 5 ms), which gives
 // each link the virtual games' loss and latency.
 //
+// Two more scenarios: kernel12_rollback makes the link in the kernel instead of the binaries'
+// conditioner (kernelnet_test.go: each process in a network namespace of its own, 12% of its
+// datagrams dropped on the way out and 12% on the way in, 40 ms each way; it needs root, and
+// skips with the reason when it cannot make the namespaces), and loss10_desync is
+// loss10_rollback with --inject-desync 7s on every client.
+//
 // It is a measured run on the wall clock, not part of the suite: the scenarios play one after
 // the other, -udp.duration each (20 s by default), and it asserts only what holds on a loaded
 // machine: that the processes end cleanly (at --loss 30 a client may fail to join or drop)
 // and that at --loss 10 with re-runs the worlds agree at 95% of the settled frames. Each
-// scenario reports the share of settled frames where the worlds agree (agree%), the server's
-// re-syncs (realtime, stopworld) and the clients that ended early (dropped). Stop-the-world
-// re-syncs at --loss 10 and pauses over a second at --loss 30 do happen here, while the
-// virtual games have none; BENCHMARKS.md ("Lockstep over real UDP, from the binaries") says
-// how often and why. Its figures come from
+// scenario reports the share of settled frames where a client's world equals the server's
+// (agree%, per client, frames 40 older than the last) and where every host's does
+// (every-agree%, frames 30 older than the last), the server's re-syncs (realtime, stopworld),
+// the clients that ended early (dropped), the lead in the clients' status lines after their
+// first 10 s (lead-p50-ms, lead-p95-ms, lead-max-ms), the late events the clients ran again
+// (rerun) and fast-forwarded (forwarded), the longest pause of any host (pause-max-ms), the
+// chat lines whose sender had no name (empty-senders), and with --inject-desync how long the
+// server took to find a corruption (found-p95-ms, from the client's log line to the server's
+// "hash mismatch") and the repair to reach the client after that (repaired-p95-ms).
+// BENCHMARKS.md ("Lockstep over real UDP, from the binaries", "Orders within a lead the
+// class can see, from the binaries") has the figures, from
 //
 //	go test ./cmd/server -run '^$' -bench LockstepOverRealUDP -v -timeout 20m -udp.duration=60s -udp.matched
+//	go test ./cmd/server -run '^$' -bench LockstepOverRealUDP -v -timeout 20m -udp.duration=40s
 func BenchmarkLockstepOverRealUDP(b *testing.B) {
 	server := tmuxtest.Build(b, "server")
 	client := tmuxtest.BuildPackage(b, "client", "github.com/ackattack/ackattack/cmd/client")
@@ -97,6 +196,8 @@ func BenchmarkLockstepOverRealUDP(b *testing.B) {
 		{name: "loss10_rollback", loss: 10, latency: latency, jitter: jitter, late: "rollback", minAgreement: 0.95},
 		{name: "loss30_rollback", loss: 30, latency: latency, jitter: jitter, late: "rollback", clientsMayDrop: true},
 		{name: "loss10_fastforward", loss: 10, latency: latency, jitter: jitter, late: "fastforward"},
+		{name: "kernel12_rollback", kernel: &kernelLink{loss: 12, delay: 40 * time.Millisecond}, late: "rollback"},
+		{name: "loss10_desync", loss: 10, latency: latency, jitter: jitter, late: "rollback", injectDesync: 7 * time.Second},
 	}
 	if *udpMatched {
 		for _, sc := range scenarios[:3] {
@@ -119,6 +220,22 @@ func BenchmarkLockstepOverRealUDP(b *testing.B) {
 			b.ReportMetric(float64(res.server.Sync.RealtimeResyncs), "realtime")
 			b.ReportMetric(float64(res.server.Sync.StopWorldResyncs), "stopworld")
 			b.ReportMetric(float64(len(res.dropped)), "dropped")
+			b.ReportMetric(100*res.everyShare(), "every-agree%")
+			if len(res.leads) > 0 {
+				b.ReportMetric(float64(percentile(res.leads, 0.50)), "lead-p50-ms")
+				b.ReportMetric(float64(percentile(res.leads, 0.95)), "lead-p95-ms")
+				b.ReportMetric(float64(slices.Max(res.leads)), "lead-max-ms")
+			}
+			b.ReportMetric(float64(res.lateRerun()), "rerun")
+			b.ReportMetric(float64(res.lateForwarded()), "forwarded")
+			b.ReportMetric(float64(res.longestPause()), "pause-max-ms")
+			b.ReportMetric(float64(res.emptySenders()), "empty-senders")
+			if found := foundTimes(res.desyncs); len(found) > 0 {
+				b.ReportMetric(float64(percentile(found, 0.95)), "found-p95-ms")
+			}
+			if repaired := repairTimes(res.desyncs); len(repaired) > 0 {
+				b.ReportMetric(float64(percentile(repaired, 0.95)), "repaired-p95-ms")
+			}
 			if res.all == 0 {
 				if sc.clientsMayDrop && len(res.dropped) > 0 {
 					b.Logf("%s: clients %v ended early, and no settled frame is left to compare", sc.name, res.dropped)
@@ -140,6 +257,8 @@ type udpGame struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	hosts  []*udpHost
+	// kernelNetem: the scenario's kernel link delays the datagrams in the kernel too.
+	kernelNetem bool
 }
 
 // startUDPGame starts one scenario: the server on a free loopback port, then the three
@@ -151,14 +270,31 @@ func startUDPGame(t testing.TB, serverBin, clientBin string, sc udpScenario, d t
 	g.ctx, g.cancel = context.WithTimeout(context.Background(), d+udpServerExtra+time.Minute)
 	t.Cleanup(g.cancel)
 	link := []string{"--loss", strconv.FormatFloat(sc.loss, 'f', 2, 64), "--latency", sc.latency.String(), "--jitter", sc.jitter.String(), "--late", sc.late}
-	start := func(name, bin string, args ...string) {
-		g.hosts = append(g.hosts, startHost(t, g.ctx, g.dir, name, bin, append(args, link...)...))
+	command := func(_ int, bin string, args ...string) (string, []string) { return bin, args }
+	addr := ""
+	if sc.kernel != nil {
+		k := newKernelNet(t, 4, *sc.kernel)
+		g.kernelNetem = k.netem
+		link = []string{"--late", sc.late}
+		if !k.netem {
+			link = append(link, "--latency", sc.kernel.delay.String())
+		}
+		command, addr = k.command, kernelNetAddr(0)+":7777"
+	} else {
+		addr = freeUDPAddr(t)
 	}
-	addr := freeUDPAddr(t)
+	start := func(name, bin string, args ...string) {
+		bin, args = command(len(g.hosts), bin, append(args, link...)...)
+		g.hosts = append(g.hosts, startHost(t, g.ctx, g.dir, name, bin, args...))
+	}
 	start("server", serverBin, "--listen", addr, "--bots", "2", "--min-players", "3", "--duration", (d + udpServerExtra).String())
 	for i := 1; i <= 3; i++ {
 		name := "c" + strconv.Itoa(i)
-		start(name, clientBin, "--connect", addr, "--bot", "--quiet", "--name", name, "--seed", strconv.Itoa(i), "--duration", d.String())
+		args := []string{"--connect", addr, "--bot", "--name", name, "--seed", strconv.Itoa(i), "--duration", d.String()}
+		if sc.injectDesync > 0 {
+			args = append(args, "--inject-desync", sc.injectDesync.String())
+		}
+		start(name, clientBin, args...) // not --quiet: its status lines say the lead once a second
 	}
 	return g
 }
@@ -215,6 +351,25 @@ func (g *udpGame) wait(t testing.TB) udpResult {
 		res.agreed, res.common = append(res.agreed, agreed), append(res.common, common)
 		res.allAgreed, res.all = res.allAgreed+agreed, res.all+common
 	}
+	res.everyAgreed, res.every = everyAgrees(s, res.clients, udpSettled)
+	res.kernelNetem = g.kernelNetem
+	res.slowest = -1
+	for _, h := range g.hosts[1:] {
+		leads, slowest, err := readStatusLines(h.out, udpWarmUp)
+		if err != nil {
+			t.Fatalf("%s: %v", h.name, err)
+		}
+		res.leads = append(res.leads, leads...)
+		if slowest >= 0 && (res.slowest < 0 || slowest < res.slowest) {
+			res.slowest = slowest
+		}
+	}
+	if g.sc.injectDesync > 0 {
+		var err error
+		if res.desyncs, err = desyncTimings(g.hosts); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return res
 }
 
@@ -258,7 +413,21 @@ func logUDPResult(t testing.TB, sc udpScenario, res udpResult) {
 		s.Frame, s.Game.LeadTimeChanges, s.Game.CommandsIssued, s.Game.CommandsLate, s.Sync.Resimulations,
 		s.Sync.RealtimeResyncs, s.Sync.StopWorldResyncs, s.Sync.PauseMillis)
 	t.Logf("CPU time of the server and the clients: %v", res.cpu)
-	t.Logf("%s (--loss %.2f --latency %v --jitter %v): worlds agree at %d of %d settled frames (%.1f%%); re-syncs %d real-time, %d stop-the-world; server pauses %v ms; %d commands late beyond the window on the clients; the clients resent %d of %d guaranteed messages to the server, %d in vain; clients that ended early: %v",
-		sc.name, sc.loss, sc.latency, sc.jitter, res.allAgreed, res.all, 100*res.share(), s.Sync.RealtimeResyncs, s.Sync.StopWorldResyncs,
+	if len(res.leads) > 0 {
+		t.Logf("lead in the clients' status lines after their first %d s: p50 %d ms, p95 %d ms, max %d ms (%d lines); the slowest second ran %d frames",
+			udpWarmUp, percentile(res.leads, 0.50), percentile(res.leads, 0.95), slices.Max(res.leads), len(res.leads), res.slowest)
+	}
+	t.Logf("every host agrees at %d of %d settled frames (older than the newest %d); late events run again %d, fast-forwarded %d (the clients); longest pause %d ms; chat lines with an empty sender %d; clients that played %d of 3",
+		res.everyAgreed, res.every, udpSettled, res.lateRerun(), res.lateForwarded(), res.longestPause(), res.emptySenders(), len(res.clients))
+	if sc.kernel != nil {
+		how := "the kernel drops (iptables' statistic match) and the processes' --latency delays: this kernel has no netem"
+		if res.kernelNetem {
+			how = "netem drops and delays"
+		}
+		t.Logf("kernel link: %.0f%% and %v on the way out of every namespace and on the way in; %s", sc.kernel.loss, sc.kernel.delay, how)
+	}
+	logDesyncs(t, res.desyncs)
+	t.Logf("%s (%s): worlds agree at %d of %d settled frames (%.1f%%); re-syncs %d real-time, %d stop-the-world; server pauses %v ms; %d commands late beyond the window on the clients; the clients resent %d of %d guaranteed messages to the server, %d in vain; clients that ended early: %v",
+		sc.name, sc.linkText(), res.allAgreed, res.all, 100*res.share(), s.Sync.RealtimeResyncs, s.Sync.StopWorldResyncs,
 		s.Sync.PauseMillis, late, resent, sent, vain, res.dropped)
 }
