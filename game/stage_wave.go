@@ -31,9 +31,13 @@ import (
 // on their own paths), at moments chosen to show it; only the packets are cut. The teacher's
 // key on the server's screen turns waves on (one every WaveEvery) and off again.
 
-// The size of a wave: the enemies spawned and killed, and the lines each server bot says.
+// The size of a wave: the enemies spawned and killed, and the lines each server bot says. A
+// lost packet early in a wave holds its kill waiting while the rest of the wave arrives, so a
+// longer wave shows a wait in more of a frozen graph's steps: with twelve, a fifth of a
+// student's steps at 30% loss (BENCHMARKS.md, "The graph in the class's game"), against a
+// twelfth with six. The lines are few, or the bots' numbered lines would flood every chat.
 const (
-	WaveEnemies = 6
+	WaveEnemies = 12
 	WaveLines   = 2
 	// WaveEvery is how often the teacher's waves come: often enough that a student who
 	// freezes the graph steps into one within a few seconds of the game.
@@ -42,7 +46,7 @@ const (
 
 // The bounds of a wave and of the time between two.
 const (
-	maxWaveEnemies = 16
+	maxWaveEnemies = 32
 	maxWaveLines   = 4
 	minWaveEvery   = 500 * time.Millisecond
 	maxWaveEvery   = time.Minute
