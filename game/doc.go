@@ -55,6 +55,8 @@
 //	msg.go, msg_codec.go,   the game messages: each type declared once (its fields, how it
 //	msg_stream.go           travels, what it waits for); PROTOCOL.md has the bytes
 //	stage.go, lab.go        a lesson's and a lab's hands on a game, outside the session core
+//	stage_wave.go           the teacher's waves: kills right behind their spawns and bursts
+//	                        of the bots' chat, a packet each, so that messages wait on the wire
 //	report.go, *_stats.go   the --stats report, the counters and the snapshots
 //	virtual.go, session.go  games in virtual time, and what drives a host
 //

@@ -25,6 +25,9 @@ type enemyStream struct {
 	nextSpawn time.Time
 	noSpawns  bool            // StopSpawning
 	killSent  map[uint32]bool // fallen enemies whose kill is scheduled, until it runs
+	// quiet: a wave is under way (stage_wave.go), logged as one event, not one a spawn and a
+	// kill.
+	quiet bool
 }
 
 // spawnAndKill spawns an enemy now and then and kills the ones that fell. It returns the number
@@ -83,7 +86,9 @@ func (s *Server) spawnEnemy(now time.Time, f uint32) (*SpawnEnemy, bool) {
 		}
 		sp := &SpawnEnemy{Frame: f + s.lead.cur + 1, Kind: kinds[s.rng.IntN(len(kinds))], X: x, Y: y}
 		s.announceSpawn(now, sp)
-		s.event(now, "spawn", "enemy", sp.ID, "at frame", sp.Frame, "x", x, "y", y)
+		if !s.enemies.quiet {
+			s.event(now, "spawn", "enemy", sp.ID, "at frame", sp.Frame, "x", x, "y", y)
+		}
 		return sp, true
 	}
 	return nil, false
@@ -115,7 +120,9 @@ func (s *Server) sendSpawn(d *downlink, now time.Time, sp *SpawnEnemy) {
 // each connection: no host can kill an enemy it never spawned.
 func (s *Server) scheduleKill(now time.Time, id, frame uint32) {
 	s.stats.EnemiesKilled++
-	s.event(now, "kill", "enemy", id, "at frame", frame)
+	if !s.enemies.quiet {
+		s.event(now, "kill", "enemy", id, "at frame", frame)
+	}
 	s.sched.add(event{frame: frame, kind: evKill, id: id})
 	for d := range s.seats.following {
 		s.sendKill(d, now, id, frame)

@@ -125,6 +125,8 @@ type ServerSnapshot struct {
 	// ClassLink is the link setting the teacher last pushed to every client (classlink.go),
 	// nil for none.
 	ClassLink *linksim.Settings
+	// Waves is how often the teacher's waves come (stage_wave.go), 0 when they do not.
+	Waves time.Duration
 }
 
 // event logs something a class should see: joins, leaves, mismatches, re-syncs.
@@ -166,6 +168,9 @@ func (s *Server) publish(now time.Time, force bool) {
 	snap.Round = s.round.current
 	if ls, ok := s.ClassLink(); ok {
 		snap.ClassLink = &ls
+	}
+	if st, ok := s.hook.(*Stage); ok {
+		snap.Waves = st.Waves()
 	}
 	if r := s.round.next; r != nil {
 		snap.NewRound = r.Frame

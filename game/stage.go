@@ -12,12 +12,14 @@ import (
 // re-sync cannot mend. So a lesson's script makes the game do the thing now (game/lesson):
 // spawn enemies, spawn one and kill it a moment later, have the bots chat, stop the world.
 // Each is what the game does anyway, on the same paths, at a moment the script chooses; none
-// of it changes a rule.
+// of it changes a rule. The class's game has the same hands for the teacher: the waves of
+// stage_wave.go.
 //
 // None of it is in the session core either. A Stage holds what a lesson keeps (the enemies
-// waiting for their scripted kill), and reaches the server only through stageHost: the game's
-// own actions, nothing more. The server knows a stage only as a frameHook, called once a frame.
-// The methods belong to the server's owner loop like every other intent.
+// waiting for their scripted kill, the waves' schedule), and reaches the server only through
+// stageHost: the game's own actions, nothing more. The server knows a stage only as a
+// frameHook, called once a frame. The methods belong to the server's owner loop like every
+// other intent.
 
 // frameHook is all a server knows of what is attached to it: a call at every frame, after the
 // fallen enemies' kills and before the new spawns.
@@ -36,12 +38,16 @@ type stageHost interface {
 	botsSay(now time.Time, n int) int
 	stopTheWorld(now time.Time, all bool) error
 	frameLength() time.Duration
+	// wave sends a wave at frame f (stage_wave.go) and returns the enemies it spawned.
+	wave(now time.Time, f uint32, enemies, lines int) int
+	event(now time.Time, what string, args ...any) // a line of the server's event log
 }
 
 // Stage is a lesson's hands on one server's game.
 type Stage struct {
 	host   stageHost
 	doomed []doomed
+	waves  waves
 }
 
 // maxDoomed bounds the enemies waiting for their scripted kill.
@@ -109,6 +115,7 @@ func (st *Stage) SpawnDoomed(now time.Time, after time.Duration) error {
 // before the spawn runs (it runs a frame after it, like every kill); an enemy that fell in the
 // meantime has its kill already.
 func (st *Stage) onFrame(now time.Time, f uint32) {
+	st.waveDue(now, f)
 	keep := st.doomed[:0]
 	for _, d := range st.doomed {
 		if d.at > f {

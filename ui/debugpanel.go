@@ -219,6 +219,10 @@ func (p *DebugPanel) Step() string {
 	if what := p.graph.Step(); what != "" {
 		return "step: " + what
 	}
+	if held := p.graph.hist.held; held > 0 {
+		// The frozen view took in all it keeps after its moment (graphAhead a direction).
+		return fmt.Sprintf("the last step kept (%d newer messages not kept): f twice freezes again at the latest", held)
+	}
 	return "no newer step yet: the graph steps as messages flow"
 }
 

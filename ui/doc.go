@@ -17,6 +17,8 @@
 //	client_lesson.go  the lesson on the client's screen, walked once a frame in Refresh
 //	server.go       ServerScreen: the player table, the map, the event log, the server's or
 //	                the class's sliders
+//	server_graph.go the teacher's waves (w), which make messages wait in the class's graphs,
+//	                and the server's graph of a connection, where the pruned edges are
 //	replay.go       ReplayScreen and RunReplay (--replay): the debug panel fed by game/replay,
 //	                the capture's events and a timeline
 //
@@ -27,7 +29,8 @@
 //	                4 pauses); DebugData, what the host hands it each frame
 //	graphview.go, graphmodel.go  GraphView: the latest guaranteed messages sent and received
 //	                as a dependency graph, pruned dependencies dotted; freeze (f) and step (.)
-//	                through the history; DOT export
+//	                through the history, the next 256 messages each way at any point of a
+//	                long game; DOT export
 //	ackview.go      AckView: the last 32 packets as cells, the ack bits, RTT with a sparkline,
 //	                loss, stale and duplicate counters; AckDataFrom
 //	syncviews.go    MismatchView (each hash mismatch, both hashes of every unit, the repair)

@@ -21,10 +21,20 @@ import (
 // A moment picks the instant the graph shows: live (everything known), or a point in time
 // the freeze and step keys move through. graphAt builds the graph of one direction at a
 // moment: a node per message in the state it had then, and an edge per dependency.
+//
+// The store is bounded both ways. Live, it keeps the latest graphKept records of each
+// direction. Frozen, it keeps every record it had (the moment shown, and what Scroll reaches
+// back to) and takes in graphAhead more of each direction, the messages Step moves through,
+// however long the game has run; records beyond those are dropped and counted (held), and
+// going live trims the store to graphKept again.
 
-// graphKept bounds the records the view keeps per direction: several snapshots' worth, so
-// that stepping through a frozen graph does not run out at once.
+// graphKept bounds the records the view keeps per direction while live: several snapshots'
+// worth, and the most a frozen view keeps from before its moment.
 const graphKept = 256
+
+// graphAhead is how many records per direction a frozen view takes in after it froze: the
+// messages Step can reach, a few seconds of a busy class game.
+const graphAhead = 256
 
 // graphNodes is how many of the latest messages per direction make the graph: the history
 // a connection keeps (message.DefaultHistory), and at least the 24 a class reads.
@@ -47,8 +57,9 @@ func (h *graphHistory) reset(source string) {
 	*h = graphHistory{source: source, out: h.out[:0], in: h.in[:0]}
 }
 
-// merge adds a snapshot's records. hold keeps the records already there when the store is
-// full (a frozen view must not lose the moment it shows): new ones are dropped and counted.
+// merge adds a snapshot's records. hold (a frozen view) keeps the records already there, the
+// moment it shows, and takes new ones up to graphAhead past graphKept per direction; beyond
+// that they are dropped and counted.
 func (h *graphHistory) merge(source string, d *message.Debug, hold bool) {
 	if source != h.source {
 		h.reset(source)
@@ -84,7 +95,7 @@ func (h *graphHistory) mergeSide(side, recs []message.Record, hold bool, top *ui
 		switch {
 		case i < len(side) && side[i].Serial == r.Serial:
 			side[i] = r
-		case hold && len(side) >= graphKept:
+		case hold && len(side) >= graphKept+graphAhead:
 			if r.Serial > *top {
 				*top = r.Serial
 				h.held++

@@ -37,7 +37,10 @@ import (
 // can read it; Step (.) then moves it to the next step one message took (queued, sent,
 // acked, arrived, executed), with the messages' states as they were at that moment (every
 // record carries the time of each step), and the last row says what happened. Snapshots go
-// on being collected while frozen, so there is something to step into; f again goes live.
+// on being collected while frozen, so there is something to step into: the frozen view keeps
+// the moment it froze and takes in the next graphAhead messages of each direction (a few
+// seconds of a class's game), however long the game has run; the footer counts the newer
+// ones it had no room for. f again goes live, and f once more freezes at the latest.
 //
 // When there are more messages than rows, the latest are shown, and Scroll (the arrow keys
 // on a focused panel) moves back to earlier ones; DOT writes all of them.

@@ -392,7 +392,8 @@ func TestGraphDOTGolden(t *testing.T) {
 }
 
 // TestGraphHistoryBounded: the view keeps at most graphKept records per direction; frozen, it
-// keeps the old ones and counts the new ones it could not keep, each once.
+// keeps the old ones, takes in graphAhead new ones and counts those it could not keep, each
+// once.
 func TestGraphHistoryBounded(t *testing.T) {
 	recs := func(from, n int) *message.Debug {
 		d := &message.Debug{Incoming: []message.Record{}}
@@ -411,11 +412,18 @@ func TestGraphHistoryBounded(t *testing.T) {
 	}
 	// Frozen: the snapshots overlap as a connection's do (each a fresh copy of its latest
 	// records), and a record dropped from one is counted once, not again in each later one.
-	for _, from := range []int{2*graphKept + 1, 2*graphKept + 17, 2*graphKept + 17} {
+	for from := 2*graphKept + 1; from <= 2*graphKept+graphAhead; from += 32 {
 		h.merge("link", recs(from, 32), true)
 	}
-	if len(h.out) != graphKept || h.out[0].Serial != graphKept+1 || h.held != 48 {
-		t.Fatalf("frozen: %d records from serial %d, %d held back; want the same records and 48 held", len(h.out), h.out[0].Serial, h.held)
+	if len(h.out) != graphKept+graphAhead || h.out[0].Serial != graphKept+1 || h.held != 0 {
+		t.Fatalf("frozen: %d records from serial %d, %d held back; want %d from %d, none held", len(h.out), h.out[0].Serial, h.held, graphKept+graphAhead, graphKept+1)
+	}
+	next := 2*graphKept + graphAhead + 1
+	for _, from := range []int{next, next + 16, next + 16} {
+		h.merge("link", recs(from, 32), true)
+	}
+	if len(h.out) != graphKept+graphAhead || h.out[0].Serial != graphKept+1 || h.held != 48 {
+		t.Fatalf("frozen and full: %d records from serial %d, %d held back; want the same records and 48 held", len(h.out), h.out[0].Serial, h.held)
 	}
 	// Another connection (its serials start again) starts the graph again.
 	h.merge("link", recs(1, 3), false)

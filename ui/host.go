@@ -145,6 +145,11 @@ type ServerHost interface {
 	// NewRound asks the server to start a new round; the ticket's frame is the frame it starts
 	// at, or the error why not (nil, false: the host's queue was full).
 	NewRound() (*OrderTicket, bool)
+	// SetWaves sends the teacher's waves every every, or stops them (0): game.Stage.SetWaves,
+	// kills right behind their spawns and the bots' lines a packet each, so that messages
+	// wait in the students' graphs. The ticket settles with the server's refusal, if any (nil,
+	// false: the host's queue was full); the snapshot shows the change.
+	SetWaves(every time.Duration) (*OrderTicket, bool)
 	// PushLink gives every client the link settings s (game.Server.PushLink) and returns them
 	// as the clients will have them (rounded to the wire's units, game.ClassLinkOf); the error
 	// is a setting beyond the sliders' ranges, or a host too busy to take it.

@@ -68,6 +68,7 @@ type ServerScreen struct {
 	// (as classAsked), and leading the intent whose refusal, if any, the next frame reports.
 	leadAsked *game.LeadSetting
 	leading   *OrderTicket
+	waves     waveControl // the teacher's waves, w (server_graph.go)
 }
 
 // NewServerScreen builds the screen for host, serving on addr.
@@ -237,6 +238,7 @@ func (s *ServerScreen) Refresh(now time.Time) {
 			}
 		}
 	}
+	s.refreshWaves()
 	if t := s.rounding; t != nil {
 		if frame, err, ok := t.Result(); ok {
 			s.rounding = nil
@@ -466,6 +468,10 @@ func (s *ServerScreen) HandleKey(ev *tcell.EventKey, quit func()) *tcell.EventKe
 	}
 	if ev.Key() == tcell.KeyRune && ev.Rune() == 't' {
 		s.stepLead()
+		return nil
+	}
+	if ev.Key() == tcell.KeyRune && ev.Rune() == 'w' {
+		s.toggleWaves()
 		return nil
 	}
 	if ev.Key() == tcell.KeyRune && ev.Rune() == 'R' {

@@ -26,6 +26,7 @@ type fakeServer struct {
 	mu    sync.Mutex
 	snap  game.ServerSnapshot
 	peers []transport.PeerStats
+	waves []time.Duration // the wave settings asked for, in order (server_graph_test.go)
 	link  linksim.Settings
 	// rounds counts the new rounds asked for; the first is announced 21 frames ahead, any
 	// other while it is refused.

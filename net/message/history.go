@@ -79,6 +79,23 @@ type Record struct {
 	Arrived time.Time
 	// Executed, on either side.
 	Executed time.Time
+	// Waited (received messages): it arrived before one of its dependencies had executed, and
+	// waited in the graph for it, until Executed (zero: it waits still). Stats.Waited counts
+	// them.
+	Waited bool
+}
+
+// Waited counts the received messages of the history (Incoming) that waited in the graph for
+// a dependency, or wait still (Record.Waited): what a debug view's graph shows as "waits on",
+// or "waited" once they ran.
+func (d *Debug) Waited() int {
+	n := 0
+	for i := range d.Incoming {
+		if d.Incoming[i].Waited {
+			n++
+		}
+	}
+	return n
 }
 
 // histEntry is a Record in a ring, its dependencies kept in place so that recording allocates
@@ -272,6 +289,13 @@ func (c *Conn) recordArrived(now time.Time, seq uint16, deps []uint16, payload [
 		e.addDep(Edge{Seq: d})
 	}
 	return ref
+}
+
+// recordWaits notes that the message of ref arrived before a dependency had executed.
+func (c *Conn) recordWaits(ref histRef) {
+	if e := c.hist.in.at(ref); e != nil {
+		e.Waited = true
+	}
 }
 
 // recordExecuted notes that the receiver's graph executed the message of ref.

@@ -53,6 +53,9 @@ func TestHistoryStates(t *testing.T) {
 	if len(b.Deps) != 1 || b.Deps[0].Seq != seqA || b.Deps[0].Done || b.Deps[0].Pruned {
 		t.Fatalf("B's dependencies on the receiver %+v, want A, not done", b.Deps)
 	}
+	if d := cli.conn.Debug(); !b.Waited || d.Waited() != 1 {
+		t.Fatalf("B waits for A: Waited %v, the history counts %d waiting, want true and 1", b.Waited, d.Waited())
+	}
 
 	// The ack of B's packet: B is acked, A's packet is known lost.
 	t3 := t2.Add(time.Millisecond)
@@ -79,6 +82,9 @@ func TestHistoryStates(t *testing.T) {
 	}
 	if !in[0].Deps[0].Done {
 		t.Fatalf("B's dependency on A is not done after A executed: %+v", in[0].Deps)
+	}
+	if d := cli.conn.Debug(); in[1].Waited || d.Waited() != 1 {
+		t.Fatalf("after A's resend: A waited %v, the history counts %d that waited; want false (A named nothing) and 1 (B)", in[1].Waited, d.Waited())
 	}
 	srv.deliver(t, t5.Add(20*time.Millisecond), cli.packet(t, t5, true))
 	t6 := t5.Add(20 * time.Millisecond)

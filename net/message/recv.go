@@ -207,6 +207,9 @@ func (c *Conn) addGuaranteed(now time.Time, seq uint16, deps []uint16, payload [
 		if !c.recv.Executed(d) {
 			// It will wait: keep copies that outlive the datagram.
 			c.stats.Waited++
+			if c.hist != nil {
+				c.recordWaits(v.hist)
+			}
 			if !owned {
 				v.payload = append([]byte(nil), payload...)
 			}

@@ -8,7 +8,7 @@
 // # The map
 //
 //	server.go    Server: Listen, Serve, NewServer; the handshake's server side (the stateless
-//	             challenge, accept, the Accepted repeated for a lost one), Kick, Drop,
+//	             challenge, accept, the Accepted repeated for a lost one), Kick, Drop, Flush,
 //	             Shutdown; ServerConfig (MaxClients, the budgets, ChallengeTTL, Admit)
 //	client.go    Client: Dial, DialOn, NewClient; the handshake's client side (a request
 //	             every Retry, give up after ConnectTimeout), Disconnect, Shutdown;

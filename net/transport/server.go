@@ -497,6 +497,15 @@ func (s *Server) Drop(p *Peer, now time.Time, reason wire.DisconnectReason, text
 	s.drop(p, now, reason, text, true)
 }
 
+// Flush sends now what every connection has queued, in as many packets as that takes, as the
+// next Tick would: a session that wants the messages it has sent so far to leave in packets of
+// their own, apart from those it sends next, calls it between the two. Owner loop only.
+func (s *Server) Flush(now time.Time) {
+	for _, p := range s.peers {
+		s.pump(p, now)
+	}
+}
+
 // Tick does what time makes due (owner loop only): timeouts, resends, keepalives, pings,
 // expiry of used challenges, and the stats snapshot.
 func (s *Server) Tick(now time.Time) {
