@@ -409,8 +409,20 @@ func printStatus(ctx context.Context, c *hostloop.Client) {
 			state = "SPECTATING: " + s.Spectator.WhyText()
 		}
 		lead := ui.Lead{Time: time.Duration(s.Game.LeadTimeMillis) * time.Millisecond, Fixed: s.LeadFixed}.WithNext(s.LeadNext, s.FrameDur)
-		fmt.Printf("frame %d  %s  rtt %.0f ms  loss %.1f%%  late %d  resyncs %d/%d  %s\n",
+		fmt.Printf("frame %d  %s  rtt %.0f ms  loss %.1f%%  late %d  resyncs %d/%d%s  %s\n",
 			s.Frame, lead, s.Net.RTTMillis, s.Net.LossPercent, s.Game.CommandsLate,
-			s.Sync.RealtimeResyncs, s.Sync.StopWorldResyncs, state)
+			s.Sync.RealtimeResyncs, s.Sync.StopWorldResyncs, classLinkText(s), state)
 	}
+}
+
+// classLinkText is the status line's word on the link the teacher gave the class, once there
+// is one ("  class link: lat 75ms"), and why this client's link does not have it, if it does not.
+func classLinkText(s *game.ClientSnapshot) string {
+	switch {
+	case s.ClassLink == nil:
+		return ""
+	case s.ClassLinkErr != "":
+		return "  class " + ui.LinkText(*s.ClassLink) + " NOT APPLIED: " + s.ClassLinkErr
+	}
+	return "  class " + ui.LinkText(*s.ClassLink)
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/ackattack/ackattack/cmd/internal/tmuxtest"
+	"github.com/ackattack/ackattack/game"
+	"github.com/ackattack/ackattack/game/hostloop"
 )
 
 // The tests of a whole run (a game played, a capture recorded, a lesson walked) run the binary
@@ -150,4 +152,19 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("waited %v for %s", waitTimeout, what)
 		}
 	}
+}
+
+// startClassServer runs a server with one bot on a free loopback port, in this process, for the
+// client binary to join; it stops when the test ends.
+func startClassServer(t *testing.T) *hostloop.Server {
+	t.Helper()
+	srv, err := hostloop.NewServer(game.ServerConfig{Listen: "127.0.0.1:0", Bots: 1, MinPlayers: 1, StartDelay: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return srv
 }
