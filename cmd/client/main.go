@@ -16,7 +16,8 @@
 // the chat as it arrives, and sends every line typed on standard input as chat.
 //
 // The log never goes to the screen the UI draws on: in UI mode it goes to a file (--log,
-// by default ackattack-client.log in the temporary directory), headless to standard error.
+// by default a file of the run's own in the temporary directory, ackattack-client-PID.log),
+// headless to standard error.
 package main
 
 import (
