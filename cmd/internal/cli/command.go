@@ -237,27 +237,35 @@ func openRunLog(dir, name string, pid int) (*os.File, error) {
 // pruneRunLogs removes the oldest of binary name's log files in dir (those openRunLog names)
 // until keptLogs are left, keeping the one named own.
 func pruneRunLogs(dir, name, own string) {
+	KeepNewest(dir, keptLogs, own, func(file string) bool { return isRunLog(file, name) })
+}
+
+// KeepNewest removes the oldest of the regular files in dir whose names ours accepts (by
+// modification time) until n are left, the one at the path own among them whatever its age:
+// what bounds a directory a binary adds a file to on every run. A file it cannot remove
+// (another user's, in a shared directory) stays.
+func KeepNewest(dir string, n int, own string, ours func(name string) bool) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
-	type logFile struct {
+	type file struct {
 		path string
 		mod  time.Time
 	}
-	var logs []logFile
+	var files []file
 	for _, e := range entries {
-		if !isRunLog(e.Name(), name) || !e.Type().IsRegular() {
+		path := filepath.Join(dir, e.Name())
+		if !ours(e.Name()) || !e.Type().IsRegular() || path == own {
 			continue
 		}
-		path := filepath.Join(dir, e.Name())
-		if info, err := e.Info(); err == nil && path != own {
-			logs = append(logs, logFile{path, info.ModTime()})
+		if info, err := e.Info(); err == nil {
+			files = append(files, file{path, info.ModTime()})
 		}
 	}
-	slices.SortFunc(logs, func(a, b logFile) int { return b.mod.Compare(a.mod) }) // newest first
-	for _, l := range logs[min(len(logs), keptLogs-1):] {
-		os.Remove(l.path)
+	slices.SortFunc(files, func(a, b file) int { return b.mod.Compare(a.mod) }) // newest first
+	for _, f := range files[min(len(files), max(n-1, 0)):] {
+		os.Remove(f.path)
 	}
 }
 
@@ -331,6 +339,10 @@ func (c *Command) RunUI(run func() error) error {
 	}
 	return err
 }
+
+// Warn prints msg on standard error after the binary's name, for a run that goes on: what the
+// user should read once.
+func (c *Command) Warn(msg string) { fmt.Fprintf(c.stderr, "%s: %s\n", c.Name, msg) }
 
 // Fail prints err on standard error after the binary's name and returns exit, for the binary
 // to exit with: return c.Fail(ExitFailure, err).
