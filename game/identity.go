@@ -25,8 +25,8 @@ import (
 // player id derives from its name, and it has no secret). Only then is an older connection of the player, if one is
 // still open, replaced; until then it is left alone. A connection that sends a wrong proof,
 // or none within claimDeadline, is kicked: "seat belongs to another player". A client keeps
-// its id and secret (in a file it names, cmd/client --identity), so a player who restarts gets
-// its seat back.
+// its id and secret (cmd/client: per server and name in the user's configuration directory, or
+// in the file --identity names), so a player who restarts gets its seat back.
 //
 // The proof travels in the first game messages of the connection, not in the transport's
 // handshake. The transport knows nothing of games or seats (its handshake packets carry no

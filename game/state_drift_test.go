@@ -196,7 +196,7 @@ func TestFastForwardedDriftConverges(t *testing.T) {
 	for _, loss := range []float64{10, 20, 30} {
 		t.Run(fmt.Sprintf("loss=%.0f%%", loss), func(t *testing.T) {
 			t.Parallel()
-			g := newVGame(t, vspec{seed: 61, bots: 1, clients: 5, link: link(loss),
+			g := newVGame(t, vspec{seed: 63, bots: 1, clients: 5, link: link(loss),
 				server: func(c *ServerConfig) { c.Late, c.ReinforceBelow = LateFastForward, -1 },
 				client: func(_ int, c *ClientConfig) { c.Late = LateFastForward }})
 			g.waitFor(10*time.Second, "every client running", func() bool {

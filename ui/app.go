@@ -27,6 +27,9 @@ type ClientOptions struct {
 	FPS int
 	// Hosting is the address of the embedded server when this client hosts the game.
 	Hosting string
+	// Notice, if not empty, is told on the screen as it starts: something the player should
+	// read once (the identity that could not be kept, say).
+	Notice string
 	// Lessons are the lesson menu and the lesson on screen (client_lesson.go).
 	Lessons LessonOptions
 }
@@ -70,6 +73,9 @@ func RunClient(ctx context.Context, opts ClientOptions) error {
 		s.SetLessons(opts.Lessons)
 		if opts.Hosting != "" {
 			s.tell("hosting a game on " + opts.Hosting + ": others join with --connect " + opts.Hosting)
+		}
+		if opts.Notice != "" {
+			s.tell(opts.Notice)
 		}
 		return s
 	})

@@ -2,19 +2,16 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/ackattack/ackattack/cmd/internal/capture"
 	"github.com/ackattack/ackattack/game"
-	"github.com/ackattack/ackattack/game/hostloop"
 	"github.com/ackattack/ackattack/internal/seedcorpus"
 )
 
@@ -141,15 +138,7 @@ func TestIdentityFlagBadPath(t *testing.T) {
 // same file within the seat hold gets its seat back, which the server counts as a reclaim.
 func TestIdentityFlagKeepsTheSeat(t *testing.T) {
 	t.Parallel()
-	srv, err := hostloop.NewServer(game.ServerConfig{Listen: "127.0.0.1:0", Bots: 1, MinPlayers: 1, StartDelay: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(ctx) }()
-	defer func() { cancel(); <-done }()
-
+	srv := startClassServer(t)
 	path := filepath.Join(t.TempDir(), "ann.id")
 	// annSeated reports whether the server has ann connected in a seat.
 	annSeated := func() bool {

@@ -4,6 +4,7 @@
 //	go run ./cmd/client                                  # an embedded server with one bot
 //	go run ./cmd/client --name ann --connect 127.0.0.1:7777
 //	go run ./cmd/client --bot --headless --duration 60s --stats ann.json --loss 10
+//	go run ./cmd/client --name ann --connect 192.168.1.20:7777 --new-identity  # a new player, not the one who left
 //	go run ./cmd/client --name ann --connect 192.168.1.20:7777 --identity ann.id
 //	go run ./cmd/client --record game.pcapng --loss 10  # every datagram, for Wireshark or a replay
 //	go run ./cmd/client --replay game.pcapng            # play that capture back, datagram by datagram
@@ -15,8 +16,13 @@
 // (a script, a pipe, CI), it runs headless instead: it prints a status line every second and
 // the chat as it arrives, and sends every line typed on standard input as chat.
 //
+// A player who joins a server keeps its identity for that server and name in the user's
+// configuration directory (identity_store.go), so that the same command run again gets the
+// seat back; --new-identity starts afresh, and --identity keeps it in a file of your choice.
+//
 // The log never goes to the screen the UI draws on: in UI mode it goes to a file (--log,
-// by default ackattack-client.log in the temporary directory), headless to standard error.
+// by default a file of the run's own in the temporary directory, ackattack-client-PID.log),
+// headless to standard error.
 package main
 
 import (
@@ -61,7 +67,8 @@ func run(args []string) int {
 	inject := fs.Duration("inject-desync", 0, "corrupt one of your units every this long (to watch detection and repair)")
 	quiet := fs.Bool("quiet", false, "print no status lines (--headless)")
 	replayPath := fs.String("replay", "", "play back this `capture` (written by --record, with its .keys file beside it) in the terminal UI: the debug panel, pause, step, speed, seek to the next re-sync; headless, print it; no game is played")
-	identityPath := fs.String("identity", "", "keep your player id, and the secret a server gives you on your first join, in this `file` (created with mode 0600), so that a restart gets your seat back; without it a restart is a new player (an embedded game or a lesson neither reads nor writes it: their server is not the one of --connect)")
+	identityPath := fs.String("identity", "", "keep your player id, and the secret a server gives you on your first join, in this `file` (created with mode 0600), instead of the one kept for the server and --name in your configuration directory (an embedded game or a lesson neither reads nor writes it: their server is not the one of --connect)")
+	newIdentity := fs.Bool("new-identity", false, "join as a new player: forget the identity kept for the server of --connect and --name (or in --identity's file), and keep a new one")
 	lessonArg := fs.String("lesson", "", "play lesson `N` (1-9), or a lesson script FILE: an embedded game scripted for one idea, with a panel that explains it step by step (F4 in the UI lists the lessons)")
 	if exit, ok := cmd.Parse(args); !ok {
 		return exit
@@ -115,17 +122,44 @@ func run(args []string) int {
 		}
 		*listen = a
 	}
+	// Who the player is: the --identity file, or else, for a player who joins a server, the
+	// identity kept for that server and name (identity_store.go), so that running the same
+	// command again gets the seat back. Anything else is a new player every time.
 	var id identity
+	var keep func(identity) error // keeps the secret a server gives; nil: kept nowhere
+	keptWhere := "--identity"
+	keeps := *identityPath != "" || *connect != "" && !*spectate && !*bot
+	if *newIdentity && !keeps {
+		return cmd.Fail(cli.ExitUsage, errors.New("--new-identity: only a player who joins with --connect keeps an identity (an embedded game, a lesson, --spectate and --bot start a new player every time), or one with --identity FILE"))
+	}
 	if *identityPath != "" {
 		var err error
-		if id, err = openIdentity(*identityPath); err != nil {
+		if *newIdentity {
+			id = identity{Player: uuid.New()}
+			err = saveIdentity(*identityPath, id)
+		} else {
+			id, err = openIdentity(*identityPath)
+		}
+		if err != nil {
 			return cmd.Fail(cli.ExitUsage, fmt.Errorf("--identity: %w", err))
 		}
+		path := *identityPath
+		keep = func(id identity) error { return saveIdentity(path, id) }
 	}
 	if err := cmd.Open(); err != nil {
 		return cmd.Fail(cli.ExitFailure, err)
 	}
 	defer cmd.Close()
+	var notice string // for the player to read once
+	if keeps && *identityPath == "" {
+		id, keep, notice = keptIdentity(*connect, *name, *newIdentity)
+		keptWhere = "the identity kept for " + *connect
+		if notice != "" && cmd.Headless {
+			cmd.Warn(notice)
+		} else if notice != "" {
+			cmd.Logger.Warn(notice)
+		}
+	}
 
 	ctx, stop := cmd.Context()
 	defer stop()
@@ -133,7 +167,7 @@ func run(args []string) int {
 	// One game after another: a lesson picked from the UI's menu ends the game on screen and
 	// starts the lesson's own, until the player quits or ctx ends.
 	g := gameSetup{cmd: cmd, connect: *connect, listen: *listen, name: *name, bot: *bot, seed: *seed, inject: *inject,
-		quiet: *quiet, spectate: *spectate, id: id, identityPath: *identityPath, lesson: running, lessons: builtin}
+		quiet: *quiet, spectate: *spectate, id: id, keep: keep, keptWhere: keptWhere, notice: notice, lesson: running, lessons: builtin}
 	var c *hostloop.Client
 	var addr string
 	var runErr, uiErr error
@@ -190,7 +224,9 @@ type gameSetup struct {
 	seed            uint64
 	inject          time.Duration
 	id              identity
-	identityPath    string
+	keep            func(identity) error // keeps the secret the server of connect gives; nil: kept nowhere
+	keptWhere       string               // where keep keeps it, for the log
+	notice          string               // for the player to read once, in the UI (headless: printed)
 	lesson          *lesson.Script
 	lessons         []*lesson.Script // the built-in lessons, for the UI's menu
 }
@@ -240,14 +276,14 @@ func (g *gameSetup) play(ctx context.Context) (c *hostloop.Client, addr string, 
 	cfg := game.ClientConfig{Connect: addr, Listen: g.listen, Name: g.name, Bot: g.bot, Seed: g.seed, InjectDesync: g.inject, Late: cmd.Late,
 		Spectate: g.spectate, Logger: logger}
 	// The identity is the one a real server knows: an embedded game (a lesson too) hands out
-	// a secret of its own, which must not overwrite the class server's in the file, or the
+	// a secret of its own, which must not overwrite the class server's where it is kept, or the
 	// student comes back from a lesson to a seat that no longer opens.
-	if g.identityPath != "" && g.connect != "" {
+	if g.keep != nil && g.connect != "" {
 		cfg.PlayerID, cfg.Secret = g.id.Player, g.id.Secret
-		path := g.identityPath
+		keep, where := g.keep, g.keptWhere
 		cfg.OnSecret = func(player uuid.UUID, secret game.Secret) {
-			if err := saveIdentity(path, identity{Player: player, Secret: secret}); err != nil {
-				logger.Error("--identity: the secret the server gave is not saved: a restart will be a new player", "err", err)
+			if err := keep(identity{Player: player, Secret: secret}); err != nil {
+				logger.Error("the secret the server gave is not kept: a restart will be a new player", "in", where, "err", err)
 			}
 		}
 	}
@@ -296,7 +332,7 @@ func (g *gameSetup) play(ctx context.Context) (c *hostloop.Client, addr string, 
 	// a lesson, or ctx ends. If the game ends first (disconnected), the UI stays up to show it.
 	runDone := make(chan error, 1)
 	go func() { runDone <- c.Run(gameCtx) }()
-	opts := ui.ClientOptions{Client: c, Logger: logger, Hosting: hosting,
+	opts := ui.ClientOptions{Client: c, Logger: logger, Hosting: hosting, Notice: g.notice,
 		Lessons: ui.LessonOptions{Scripts: g.lessons, Running: g.lesson, Host: host, Start: func(s *lesson.Script) { next = s }}}
 	if hosting == "" {
 		opts.Lessons.Elsewhere = addr
@@ -409,8 +445,20 @@ func printStatus(ctx context.Context, c *hostloop.Client) {
 			state = "SPECTATING: " + s.Spectator.WhyText()
 		}
 		lead := ui.Lead{Time: time.Duration(s.Game.LeadTimeMillis) * time.Millisecond, Fixed: s.LeadFixed}.WithNext(s.LeadNext, s.FrameDur)
-		fmt.Printf("frame %d  %s  rtt %.0f ms  loss %.1f%%  late %d  resyncs %d/%d  %s\n",
+		fmt.Printf("frame %d  %s  rtt %.0f ms  loss %.1f%%  late %d  resyncs %d/%d%s  %s\n",
 			s.Frame, lead, s.Net.RTTMillis, s.Net.LossPercent, s.Game.CommandsLate,
-			s.Sync.RealtimeResyncs, s.Sync.StopWorldResyncs, state)
+			s.Sync.RealtimeResyncs, s.Sync.StopWorldResyncs, classLinkText(s), state)
 	}
+}
+
+// classLinkText is the status line's word on the link the teacher gave the class, once there
+// is one ("  class link: lat 75ms"), and why this client's link does not have it, if it does not.
+func classLinkText(s *game.ClientSnapshot) string {
+	switch {
+	case s.ClassLink == nil:
+		return ""
+	case s.ClassLinkErr != "":
+		return "  class " + ui.LinkText(*s.ClassLink) + " NOT APPLIED: " + s.ClassLinkErr
+	}
+	return "  class " + ui.LinkText(*s.ClassLink)
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/ackattack/ackattack/cmd/internal/tmuxtest"
+	"github.com/ackattack/ackattack/game"
+	"github.com/ackattack/ackattack/game/hostloop"
 )
 
 // The tests of a whole run (a game played, a capture recorded, a lesson walked) run the binary
@@ -40,9 +42,17 @@ type clientRun struct {
 // test ends.
 func startClient(t *testing.T, args ...string) *clientRun {
 	t.Helper()
+	return startClientEnv(t, nil, args...)
+}
+
+// startClientEnv is startClient with the variables env ("NAME=value") added to the process's
+// environment.
+func startClientEnv(t *testing.T, env []string, args ...string) *clientRun {
+	t.Helper()
 	bin := tmuxtest.Build(t, "client")
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &clientRun{t: t, cmd: exec.CommandContext(ctx, bin, args...), exited: make(chan struct{})}
+	r.cmd.Env = append(os.Environ(), env...)
 	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
 	if err := r.cmd.Start(); err != nil {
 		cancel()
@@ -63,11 +73,22 @@ func startClient(t *testing.T, args ...string) *clientRun {
 // run exits first or after waitTimeout, with what the run printed.
 func (r *clientRun) wait(what string, ok func(stdout string) bool) string {
 	r.t.Helper()
+	var out string
+	r.until(what, func() bool {
+		out = r.stdout.String()
+		return ok(out)
+	})
+	return out
+}
+
+// until polls cond until it holds. It fails the test when the run exits first or after
+// waitTimeout, with what the run printed.
+func (r *clientRun) until(what string, cond func() bool) {
+	r.t.Helper()
 	deadline := time.Now().Add(waitTimeout)
 	for {
-		out := r.stdout.String()
-		if ok(out) {
-			return out
+		if cond() {
+			return
 		}
 		select {
 		case <-r.exited:
@@ -75,7 +96,7 @@ func (r *clientRun) wait(what string, ok func(stdout string) bool) string {
 		default:
 		}
 		if time.Now().After(deadline) {
-			r.t.Fatalf("waited %v for %s; standard output:\n%s\nstandard error:\n%s", waitTimeout, what, out, r.stderr.String())
+			r.t.Fatalf("waited %v for %s; standard output:\n%s\nstandard error:\n%s", waitTimeout, what, r.stdout.String(), r.stderr.String())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -150,4 +171,19 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("waited %v for %s", waitTimeout, what)
 		}
 	}
+}
+
+// startClassServer runs a server with one bot on a free loopback port, in this process, for the
+// client binary to join; it stops when the test ends.
+func startClassServer(t *testing.T) *hostloop.Server {
+	t.Helper()
+	srv, err := hostloop.NewServer(game.ServerConfig{Listen: "127.0.0.1:0", Bots: 1, MinPlayers: 1, StartDelay: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return srv
 }

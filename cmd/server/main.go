@@ -12,7 +12,8 @@
 // standard error. Either way it writes the --stats and --trace files.
 //
 // The log never goes to the screen the UI draws on: in UI mode it goes to a file (--log,
-// by default ackattack-server.log in the temporary directory), headless to standard error.
+// by default a file of the run's own in the temporary directory, ackattack-server-PID.log),
+// headless to standard error.
 package main
 
 import (

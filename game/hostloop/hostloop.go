@@ -151,8 +151,9 @@ type Client struct {
 }
 
 // NewClient opens a socket towards the server cfg.Connect names, on cfg.Listen (by default the
-// address of the interface that reaches the server), with a link conditioner when
-// cfg.Transport.Link is set, and makes the session; Run runs it.
+// address of the interface that reaches the server), with a link conditioner of
+// cfg.Transport.Link's settings (a perfect link when it is nil), and makes the session; Run
+// runs it.
 func NewClient(cfg game.ClientConfig) (*Client, error) {
 	server, err := transport.ResolveServer(cfg.Connect)
 	if err != nil {
@@ -162,14 +163,21 @@ func NewClient(cfg game.ClientConfig) (*Client, error) {
 	if local == "" {
 		local = transport.LocalFor(server)
 	}
-	sock, err := transport.OpenSocket(local, cfg.Transport.SocketOptions())
+	so := cfg.Transport.SocketOptions()
+	if so.Link == nil {
+		// Every client's socket has a conditioner, a pass-through without a setting, so that
+		// the teacher's link for the class reaches every client, with a terminal UI or
+		// headless, with link flags or without (BenchmarkSocketRoundTrip measures the cost).
+		so.Link = &transport.LinkSettings{}
+	}
+	sock, err := transport.OpenSocket(local, so)
 	if err != nil {
 		return nil, fmt.Errorf("game: open a socket: %w", err)
 	}
 	cfg.Transport.CountSocket = sock // its overflow and oversize counts go into the report
 	if cfg.OnClassLink == nil {
 		// The teacher's link for the class goes on the socket's conditioner, both ways, as the
-		// sliders' settings do (an error if the socket has none).
+		// sliders' settings do.
 		cfg.OnClassLink = func(ls linksim.Settings) error { return sock.SetLink(transport.LinkSettings{Out: ls, In: ls}) }
 	}
 	sess, err := game.NewClient(cfg, sock, server)

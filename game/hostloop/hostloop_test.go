@@ -120,8 +120,9 @@ func TestRealUDPGame(t *testing.T) {
 }
 
 // TestClassLinkOnTheSocket: over real sockets, the link setting the server gives the class
-// lands on the conditioner under each client's socket, both ways; a client without one says
-// why it did not take it.
+// lands on the conditioner under each client's socket, both ways: a client started with a link
+// setting (the UI's sliders, link flags) and one started without (headless, no link flag)
+// alike.
 func TestClassLinkOnTheSocket(t *testing.T) {
 	t.Parallel()
 	srv, err := NewServer(game.ServerConfig{Listen: "127.0.0.1:0", Bots: 1, MinPlayers: 2, StartDelay: 100 * time.Millisecond})
@@ -165,13 +166,14 @@ func TestClassLinkOnTheSocket(t *testing.T) {
 	if err := <-pushed; err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "the class's link on ann's socket", func() bool {
-		ls, ok := withLink.Link()
-		return ok && ls.Out == class && ls.In == class
-	})
-	waitUntil(t, "bob's reason", func() bool { return without.Snapshot().ClassLinkErr != "" })
-	if s := without.Snapshot(); s.ClassLink == nil || *s.ClassLink != class {
-		t.Errorf("bob's snapshot: class link %+v, want %+v", s.ClassLink, class)
+	for name, c := range map[string]*Client{"ann": withLink, "bob": without} {
+		waitUntil(t, "the class's link in "+name+"'s snapshot", func() bool { return c.Snapshot().ClassLink != nil })
+		if s := c.Snapshot(); *s.ClassLink != class || s.ClassLinkErr != "" {
+			t.Errorf("%s's snapshot: class link %+v, not applied: %q; want %+v, applied", name, *s.ClassLink, s.ClassLinkErr, class)
+		}
+		if ls, ok := c.Link(); !ok || ls.Out != class || ls.In != class {
+			t.Errorf("%s's socket: link %+v (a conditioner: %v), want %+v both ways", name, ls, ok, class)
+		}
 	}
 }
 

@@ -79,6 +79,11 @@ func (c *Conn) Unacknowledged(seq uint16) bool {
 // not malformed): cheap, for a transport that wants to know whether a datagram counted.
 func (c *Conn) PacketsAccepted() uint64 { return c.pkt.Accepted() }
 
+// SampleRTT gives the packet layer a round trip that the transport's ping measured, the
+// peer having held the ping for held before it answered (packet.Endpoint.SampleRTT): every
+// connection has a live round trip, whether it sends guaranteed messages or not.
+func (c *Conn) SampleRTT(rtt, held time.Duration) { c.pkt.SampleRTT(rtt, held) }
+
 // Stats returns a snapshot of the connection's counters. It allocates nothing, but it counts
 // the receiver graph's waiting messages by a scan: call it for statistics, not per message.
 func (c *Conn) Stats() Stats {

@@ -19,6 +19,7 @@
 //	  processAcks            the peer's Ack and ack bitfield (AckWindow) settle our packets:
 //	                         OnAcked or OnLost, once each, oldest first
 //	  sampleRTT, RTT, Stats  round trip (RFC 6298), jitter (RFC 3550), loss (LossWindow)
+//	  SampleRTT              a round trip the transport's ping measured, into the same estimates
 //	  ResendDelay            how long net/message waits for an ack before resending
 //	  History                the last HistoryLen packets as acked, lost or in flight (the debug
 //	                         panel's acks view)
@@ -52,7 +53,9 @@
 //   - Each sent packet is reported exactly once, through OnAcked or OnLost; a packet still
 //     unresolved when its slot of the SentRingSize ring is needed again is reported lost.
 //   - A round-trip sample is taken only when it measures the path plus at most the peer's ack
-//     delay (Received says when), never more.
+//     delay (Received says when), never more. The transport's pings, once a second each way,
+//     add theirs (SampleRTT, with the time the peer held the ping taken off as QUIC takes an
+//     ACK frame's ack_delay), so that a side that sends no messages has a live estimate too.
 //   - The callbacks run inside Received (OnLost also inside Sent); their *SentPacket is valid
 //     only during the call, and they must not call Sent or Received.
 //   - No I/O, no clock, no goroutines: every call that needs the time takes now, so every test

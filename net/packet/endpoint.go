@@ -399,6 +399,25 @@ func (e *Endpoint) sampleRTT(r time.Duration) {
 	e.rttSamples++
 }
 
+// SampleRTT folds in a round trip measured beside the acknowledgements: a ping that the peer
+// answered (net/transport sends one each way every second, whatever else the connection
+// carries). Acknowledgements give samples only of packets with items (Received), so a side that
+// sends no guaranteed message (an idle player, a spectator) would otherwise keep the initial
+// guess, or one sample from long ago, for the whole connection.
+//
+// rtt runs from the ping's send to the answer's arrival; held is how long the peer says it
+// held the ping before it answered. As QUIC treats an ACK frame's ack_delay (RFC 9002, section
+// 5.3), held counts for at most Config.PeerMaxAckDelay (a longer claim comes from a broken or
+// lying peer), and is subtracted only from a sample after the first, and only when what remains
+// is not below the smallest round trip seen: a peer cannot talk the estimate below the path.
+func (e *Endpoint) SampleRTT(rtt, held time.Duration) {
+	held = min(max(held, 0), e.cfg.PeerMaxAckDelay)
+	if e.rttSamples > 0 && rtt-held >= e.minRTT {
+		rtt -= held
+	}
+	e.sampleRTT(rtt)
+}
+
 // recordOutcome pushes one resolved packet into the loss window.
 func (e *Endpoint) recordOutcome(lost bool) {
 	word, bit := e.lossNext/64, e.lossNext%64

@@ -788,3 +788,32 @@ func TestResendDelayAddsPeerMaxAckDelay(t *testing.T) {
 		t.Fatalf("ResendDelay %v, want 130ms", got)
 	}
 }
+
+// TestSampleRTTFromPings: a round trip measured by a ping goes into the same estimates as one
+// from an ack, with the time the peer held the ping taken off as QUIC takes an ACK frame's
+// ack_delay: never from the first sample, at most the peer's maximum ack delay, and never
+// below the smallest round trip seen.
+func TestSampleRTTFromPings(t *testing.T) {
+	ms := time.Millisecond
+	steps := []struct {
+		name          string
+		rtt, held     time.Duration
+		sample, least time.Duration // the sample taken (LatestRTT), and MinRTT after it
+	}{
+		{"first sample: taken whole", 50 * ms, 4 * ms, 50 * ms, 50 * ms},
+		{"held taken off", 60 * ms, 4 * ms, 56 * ms, 50 * ms},
+		{"held beyond the maximum ack delay: 10 ms of it", 80 * ms, 500 * ms, 70 * ms, 50 * ms},
+		{"held that would go below the smallest: kept", 55 * ms, 9 * ms, 55 * ms, 50 * ms},
+		{"negative held: none", 52 * ms, -30 * ms, 52 * ms, 50 * ms},
+		{"negative round trip (a clock went back): 0", -5 * ms, 0, 0, 0},
+	}
+	e := NewEndpoint(Config{PeerMaxAckDelay: 10 * ms})
+	for i, st := range steps {
+		e.SampleRTT(st.rtt, st.held)
+		s := e.Stats()
+		if s.LatestRTT != st.sample || s.MinRTT != st.least || s.RTTSamples != uint64(i+1) {
+			t.Errorf("%s: sample %v, smallest %v, samples %d; want %v, %v, %d",
+				st.name, s.LatestRTT, s.MinRTT, s.RTTSamples, st.sample, st.least, i+1)
+		}
+	}
+}

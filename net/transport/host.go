@@ -260,6 +260,7 @@ func (h *host) pump(p *Peer, now time.Time) {
 	if !now.Before(p.nextPing) {
 		p.pingID++
 		p.pings++
+		p.pingSent = now
 		id, t0 := p.pingID, now.UnixNano()
 		h.sendControl(p.addr, p.seal, 1, func(b []byte) ([]byte, error) {
 			return wire.AppendPing(b, &wire.Ping{ID: id, T0: t0}), nil

@@ -34,6 +34,7 @@ type Peer struct {
 	// pings
 	nextPing    time.Time
 	pingID      uint32
+	pingSent    time.Time     // when the ping numbered pingID left
 	pingRTT     time.Duration // latest
 	pingMin     time.Duration
 	pingMax     time.Duration
@@ -85,19 +86,24 @@ func (p *Peer) String() string {
 	return fmt.Sprintf("%s (%s, %s)", p.name, p.addr, p.player)
 }
 
-// ping RTT and clock offset, NTP style: t0 ping sent (our clock), t1 ping received and t2 pong
-// sent (their clock), t3 pong received (our clock).
+// pong takes the answer to a ping: its round trip and the clock offset, NTP style: t0 ping
+// sent (our clock), t1 ping received and t2 pong sent (their clock), t3 pong received (our
+// clock). The round trip also goes to the packet layer's estimate (message.Conn.SampleRTT),
+// so that every connection has a live one, whatever it carries.
+//
+// Only the answer to the latest ping counts, and only if it echoes that ping's t0: the time the
+// round trip runs from is our own record of the send, never what the peer says it was. The
+// time the peer says it held the ping (t2 − t1) is taken as at most message.MaxAckDelay: a
+// peer answers at once, and one that claims more is not believed.
 func (p *Peer) pong(t3 time.Time, m wire.Pong) {
-	if m.ID != p.pingID {
-		return // an old pong; its ping was replaced by a newer one
+	if m.ID != p.pingID || m.T0 != p.pingSent.UnixNano() {
+		return // an old pong (its ping was replaced by a newer one), or not an answer to ours
 	}
 	p.pongs++
-	t0, t1, t2 := m.T0, m.T1, m.T2
-	rtt := time.Duration((t3.UnixNano() - t0) - (t2 - t1))
-	if rtt < 0 {
-		rtt = 0
-	}
-	p.clockOffset = time.Duration(((t1 - t0) + (t2 - t3.UnixNano())) / 2)
+	held := min(max(time.Duration(m.T2-m.T1), 0), message.MaxAckDelay)
+	total := t3.Sub(p.pingSent)
+	rtt := max(total-held, 0)
+	p.clockOffset = time.Duration(((m.T1 - m.T0) + (m.T2 - t3.UnixNano())) / 2)
 	p.pingRTT = rtt
 	if p.pingSamples == 0 {
 		p.pingMin, p.pingMax, p.pingAvg = rtt, rtt, rtt
@@ -107,6 +113,7 @@ func (p *Peer) pong(t3 time.Time, m wire.Pong) {
 		p.pingAvg += (rtt - p.pingAvg) / 8
 	}
 	p.pingSamples++
+	p.conn.SampleRTT(total, held)
 }
 
 // rateMeter turns running byte and packet counters into per-second rates, refreshed once a
@@ -142,7 +149,7 @@ type PeerStats struct {
 	Connected bool
 	Since     time.Time
 
-	RTT, MinRTT, MaxRTT, Jitter time.Duration // the packet layer's estimates, from acks
+	RTT, MinRTT, MaxRTT, Jitter time.Duration // the packet layer's estimates, from acks and pings
 	PingRTT, PingMin, PingMax   time.Duration // from the once-a-second pings
 	PingAvg                     time.Duration
 	ClockOffset                 time.Duration // peer's clock minus ours

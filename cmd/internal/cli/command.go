@@ -7,11 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -77,30 +79,29 @@ type Command struct {
 	stdin, stdout *os.File
 	stderr        io.Writer
 
-	summary    string
-	defaultLog string     // the log file in UI mode without --log
-	files      []*os.File // opened by Open, closed by Close
-	stats      *os.File   // the --stats file, created by Open, written and closed by WriteStats
+	summary string
+	uiRan   bool       // RunUI ran a UI: Close says where the log went
+	files   []*os.File // opened by Open, closed by Close
+	stats   *os.File   // the --stats file, created by Open, written and closed by WriteStats
 }
 
 // New returns the command line of binary b with the shared flags registered on its flag set:
 // --headless, --duration, --stats, --trace, --log, --log-level, the link flags and --record.
 func New(b Binary) *Command {
 	c := &Command{
-		Name:       b.Name,
-		Flags:      flag.NewFlagSet(b.Name, flag.ContinueOnError),
-		stdin:      os.Stdin,
-		stdout:     os.Stdout,
-		stderr:     os.Stderr,
-		summary:    b.Summary,
-		defaultLog: filepath.Join(os.TempDir(), "ackattack-"+b.Name+".log"),
+		Name:    b.Name,
+		Flags:   flag.NewFlagSet(b.Name, flag.ContinueOnError),
+		stdin:   os.Stdin,
+		stdout:  os.Stdout,
+		stderr:  os.Stderr,
+		summary: b.Summary,
 	}
 	fs := c.Flags
 	fs.BoolVar(&c.Headless, "headless", false, b.HeadlessUsage+" (the default when standard input or output is not a terminal)")
 	fs.DurationVar(&c.Duration, "duration", 0, "exit cleanly after this long (0: run until interrupted)")
 	fs.StringVar(&c.StatsPath, "stats", "", "write a JSON report to this file at exit (created at the start)")
 	fs.StringVar(&c.TracePath, "trace", "", "write a JSON line per executed guaranteed message to this file")
-	fs.StringVar(&c.LogPath, "log", "", "append the log to this file (default: standard error with --headless, else "+c.defaultLog+")")
+	fs.StringVar(&c.LogPath, "log", "", "append the log to this file (default: standard error with --headless, else a file of this run's own in the temporary directory, "+filepath.Join(os.TempDir(), "ackattack-"+b.Name+"-PID.log")+", printed at exit)")
 	fs.TextVar(&c.LogLevel, "log-level", b.LogLevel, "least `level` logged: debug, info, warn or error")
 	c.LinkFlags.Register(fs)
 	c.Record.Register(fs, b.RecordWhat)
@@ -147,8 +148,9 @@ func (c *Command) Parse(args []string) (exit int, ok bool) {
 //
 // Without --headless it runs headless all the same when standard input or output is not a
 // terminal (a script, a pipe, CI), and says so once on standard error. In UI mode the log goes
-// to a file, --log or ackattack-NAME.log in the temporary directory, because a log line on the
-// screen would tear the UI; headless it goes to --log or standard error. In UI mode the socket
+// to a file, because a log line on the screen would tear the UI: --log, or a new file of this
+// process's own in the temporary directory (openRunLog), so that clients started side by side
+// on one machine never write into one file. Headless it goes to --log or standard error. In UI mode the socket
 // gets a conditioner even without a link flag (a perfect link), so that the UI's sliders can
 // change the link while the game runs.
 //
@@ -163,11 +165,15 @@ func (c *Command) Open() error {
 			c.Headless = true
 		}
 	}
-	if c.LogPath == "" && !c.Headless {
-		c.LogPath = c.defaultLog
-	}
 	logTo := c.stderr
-	if c.LogPath != "" {
+	if c.LogPath == "" && !c.Headless {
+		f, err := openRunLog(os.TempDir(), c.Name, os.Getpid())
+		if err != nil {
+			return fmt.Errorf("the log file: %w (--log names another)", err)
+		}
+		c.files = append(c.files, f)
+		c.LogPath, logTo = f.Name(), f
+	} else if c.LogPath != "" {
 		// Appended to, so that runs add to one file instead of erasing the last one's.
 		f, err := os.OpenFile(c.LogPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
@@ -205,9 +211,90 @@ func (c *Command) Open() error {
 	return nil
 }
 
+// keptLogs bounds the log files of one binary that openRunLog leaves in a directory: it
+// removes the oldest beyond them, so that a machine where clients start all day keeps the
+// latest few instead of every one.
+const keptLogs = 16
+
+// openRunLog creates the log file of the process pid of binary name in dir, mode 0600:
+// ackattack-NAME-PID.log, or, when a file of that name is left from an earlier process (a
+// process id comes round again, perhaps another user's), ackattack-NAME-PID-N.log. Then it
+// removes the oldest of the binary's logs in dir beyond keptLogs (files it cannot remove,
+// another user's in a shared directory, stay).
+func openRunLog(dir, name string, pid int) (*os.File, error) {
+	base := fmt.Sprintf("ackattack-%s-%d", name, pid)
+	f, err := os.OpenFile(filepath.Join(dir, base+".log"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		f, err = os.CreateTemp(dir, base+"-*.log")
+	}
+	if err != nil {
+		return nil, err
+	}
+	pruneRunLogs(dir, name, f.Name())
+	return f, nil
+}
+
+// pruneRunLogs removes the oldest of binary name's log files in dir (those openRunLog names)
+// until keptLogs are left, keeping the one named own.
+func pruneRunLogs(dir, name, own string) {
+	KeepNewest(dir, keptLogs, own, func(file string) bool { return isRunLog(file, name) })
+}
+
+// KeepNewest removes the oldest of the regular files in dir whose names ours accepts (by
+// modification time) until n are left, the one at the path own among them whatever its age:
+// what bounds a directory a binary adds a file to on every run. A file it cannot remove
+// (another user's, in a shared directory) stays.
+func KeepNewest(dir string, n int, own string, ours func(name string) bool) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	type file struct {
+		path string
+		mod  time.Time
+	}
+	var files []file
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		if !ours(e.Name()) || !e.Type().IsRegular() || path == own {
+			continue
+		}
+		if info, err := e.Info(); err == nil {
+			files = append(files, file{path, info.ModTime()})
+		}
+	}
+	slices.SortFunc(files, func(a, b file) int { return b.mod.Compare(a.mod) }) // newest first
+	for _, f := range files[min(len(files), max(n-1, 0)):] {
+		os.Remove(f.path)
+	}
+}
+
+// isRunLog reports whether file is a log file openRunLog names for binary name:
+// ackattack-NAME-PID.log or ackattack-NAME-PID-N.log.
+func isRunLog(file, name string) bool {
+	rest, ok := strings.CutPrefix(file, "ackattack-"+name+"-")
+	if !ok {
+		return false
+	}
+	rest, ok = strings.CutSuffix(rest, ".log")
+	if !ok {
+		return false
+	}
+	pid, n, _ := strings.Cut(rest, "-")
+	digits := func(s string) bool {
+		return s != "" && strings.Trim(s, "0123456789") == ""
+	}
+	return digits(pid) && (n == "" || digits(n)) && !strings.HasSuffix(rest, "-")
+}
+
 // Close closes the log and --trace files that Open opened, the --stats file if WriteStats
-// did not, and the --record files if CloseRecord did not.
+// did not, and the --record files if CloseRecord did not; if a terminal UI ran (RunUI), it says
+// on standard error where the log went, the run's last line.
 func (c *Command) Close() error {
+	if c.uiRan && c.LogPath != "" {
+		fmt.Fprintln(c.stderr, "logs:", c.LogPath)
+		c.uiRan = false
+	}
 	var errs []error
 	if c.Recorder != nil {
 		errs = append(errs, c.Recorder.Close())
@@ -239,19 +326,23 @@ func (c *Command) Context() (ctx context.Context, stop context.CancelFunc) {
 	}
 }
 
-// RunUI runs the terminal UI (run, which returns when the UI ends) and says on standard error
-// where the log goes, before the UI takes the screen and again after it gives it back, so that
-// the path stays in sight. An error from the UI is printed after the binary's name, and
-// returned.
+// RunUI runs the terminal UI (run, which returns when the UI ends). An error from the UI is
+// printed after the binary's name, and returned. Where the log went is said once, by Close,
+// after every UI of the run gave the screen back (a lesson picked in the client's UI starts
+// another): printed before a UI, the line would come back into sight with the screen the UI
+// leaves, a second copy.
 func (c *Command) RunUI(run func() error) error {
-	fmt.Fprintln(c.stderr, "logs:", c.LogPath)
+	c.uiRan = true
 	err := run()
-	fmt.Fprintln(c.stderr, "logs:", c.LogPath)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "%s: %v\n", c.Name, err)
 	}
 	return err
 }
+
+// Warn prints msg on standard error after the binary's name, for a run that goes on: what the
+// user should read once.
+func (c *Command) Warn(msg string) { fmt.Fprintf(c.stderr, "%s: %s\n", c.Name, msg) }
 
 // Fail prints err on standard error after the binary's name and returns exit, for the binary
 // to exit with: return c.Fail(ExitFailure, err).

@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -101,7 +103,7 @@ func TestParseValues(t *testing.T) {
 func TestOpen(t *testing.T) {
 	const (
 		toStderr  = "stderr"  // the log goes to standard error
-		toDefault = "default" // to ackattack-test.log in the temporary directory
+		toDefault = "default" // to ackattack-test-PID.log in the temporary directory
 		toFlag    = "flag"    // to the --log file
 	)
 	for _, tc := range []struct {
@@ -158,7 +160,7 @@ func TestOpen(t *testing.T) {
 			if got, _, _ := strings.Cut(stderr.String(), "time="); got != note {
 				t.Errorf("standard error before the log %q, want %q", got, note)
 			}
-			wantPath := map[string]string{toStderr: "", toDefault: filepath.Join(os.TempDir(), "ackattack-test.log"), toFlag: logFile}[tc.logTo]
+			wantPath := map[string]string{toStderr: "", toDefault: filepath.Join(os.TempDir(), fmt.Sprintf("ackattack-test-%d.log", os.Getpid())), toFlag: logFile}[tc.logTo]
 			if c.LogPath != wantPath {
 				t.Errorf("LogPath %q, want %q", c.LogPath, wantPath)
 			}
@@ -187,6 +189,89 @@ func TestOpen(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRunLog: each process in UI mode logs to a file of its own in the temporary directory,
+// named by its process id (with a number after it when a file of that name is left from an
+// earlier process), and leaves at most keptLogs of its binary's logs there, the newest: the
+// oldest go, and nothing else in the directory does.
+func TestRunLog(t *testing.T) {
+	const pid = 4242
+	old := time.Now().Add(-time.Hour)
+	for _, tc := range []struct {
+		name    string
+		before  []string // files in the directory, oldest first
+		created string   // the name of the log made; "*": ackattack-test-4242-N.log
+		after   int      // ackattack-test logs left, the new one among them
+	}{
+		{name: "empty directory", created: "ackattack-test-4242.log", after: 1},
+		{name: "another binary's and other files", before: []string{"ackattack-client-4242.log", "ackattack-test.log", "ackattack-test-x.log", "notes.txt"},
+			created: "ackattack-test-4242.log", after: 1},
+		{name: "a file of the same name left", before: []string{"ackattack-test-4242.log"}, created: "*", after: 2},
+		{name: "as many as are kept", before: runLogNames(keptLogs - 1), created: "ackattack-test-4242.log", after: keptLogs},
+		{name: "more than are kept", before: runLogNames(keptLogs + 5), created: "ackattack-test-4242.log", after: keptLogs},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for i, name := range tc.before {
+				path := filepath.Join(dir, name)
+				if err := os.WriteFile(path, nil, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				at := old.Add(time.Duration(i) * time.Second)
+				if err := os.Chtimes(path, at, at); err != nil {
+					t.Fatal(err)
+				}
+			}
+			f, err := openRunLog(dir, "test", pid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			got := filepath.Base(f.Name())
+			if tc.created != "*" && got != tc.created || tc.created == "*" && (got == "ackattack-test-4242.log" || !isRunLog(got, "test")) {
+				t.Errorf("log file %s, want %s", got, tc.created)
+			}
+			if fi, err := f.Stat(); err != nil || fi.Mode().Perm() != 0o600 {
+				t.Errorf("log file mode %v (%v), want 0600", fi.Mode().Perm(), err)
+			}
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var logs, others []string
+			for _, e := range entries {
+				if isRunLog(e.Name(), "test") {
+					logs = append(logs, e.Name())
+				} else {
+					others = append(others, e.Name())
+				}
+			}
+			if len(logs) != tc.after || !slices.Contains(logs, got) {
+				t.Errorf("logs left: %q, want %d with %s", logs, tc.after, got)
+			}
+			// The oldest went: every one left is newer than every one removed.
+			for i, name := range tc.before {
+				if isRunLog(name, "test") && i < len(tc.before)-(tc.after-1) && slices.Contains(logs, name) {
+					t.Errorf("%s, one of the oldest, is still there", name)
+				}
+			}
+			for _, name := range tc.before {
+				if !isRunLog(name, "test") && !slices.Contains(others, name) {
+					t.Errorf("%s, not a log of this binary, was removed", name)
+				}
+			}
+		})
+	}
+}
+
+// runLogNames names n logs of earlier processes of the binary "test".
+func runLogNames(n int) []string {
+	var names []string
+	for i := range n {
+		names = append(names, fmt.Sprintf("ackattack-test-%d.log", 100+i))
+	}
+	return names
 }
 
 // openFile returns what a binary might find as its standard input or output: the terminal
@@ -298,25 +383,36 @@ func TestContext(t *testing.T) {
 	}
 }
 
-// TestRunUI: the log file's path comes before the UI and again after it, then the UI's error.
+// TestRunUI: the UI's error comes after the binary's name; the log file's path comes once,
+// when the command closes, after every UI of the run gave the screen back.
 func TestRunUI(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		uiErr  error
+		uis    []error // the UIs run one after another, and their errors
 		stderr string
 	}{
-		{name: "clean", stderr: "logs: /tmp/x.log\nui\nlogs: /tmp/x.log\n"},
-		{name: "error", uiErr: errors.New("no screen"), stderr: "logs: /tmp/x.log\nui\nlogs: /tmp/x.log\ntest: no screen\n"},
+		{name: "clean", uis: []error{nil}, stderr: "ui\nlogs: /tmp/x.log\n"},
+		{name: "error", uis: []error{errors.New("no screen")}, stderr: "ui\ntest: no screen\nlogs: /tmp/x.log\n"},
+		{name: "a lesson after the game", uis: []error{nil, nil}, stderr: "ui\nui\nlogs: /tmp/x.log\n"},
+		{name: "no UI", stderr: ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, stderr := newTest(t)
 			c.LogPath = "/tmp/x.log"
-			err := c.RunUI(func() error {
-				stderr.WriteString("ui\n")
-				return tc.uiErr
-			})
-			if err != tc.uiErr {
-				t.Errorf("RunUI returned %v, want %v", err, tc.uiErr)
+			for _, uiErr := range tc.uis {
+				err := c.RunUI(func() error {
+					stderr.WriteString("ui\n")
+					return uiErr
+				})
+				if err != uiErr {
+					t.Errorf("RunUI returned %v, want %v", err, uiErr)
+				}
+			}
+			if err := c.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Close(); err != nil { // closed twice (a deferred Close after an explicit one): said once
+				t.Fatal(err)
 			}
 			if stderr.String() != tc.stderr {
 				t.Errorf("standard error %q, want %q", stderr, tc.stderr)

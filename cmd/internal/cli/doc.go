@@ -5,10 +5,12 @@
 //
 // # The map
 //
-//	command.go   Command (New, Parse, Open, Context, RunUI, Fail, WriteStats, Close): the
-//	             shared flags (--headless, --duration, --stats, --trace, --log, --log-level,
-//	             --late), UI or headless, the log, signals; the exit codes (ExitOK,
-//	             ExitFailure, ExitUsage); Binary, what differs between the binaries
+//	command.go   Command (New, Parse, Open, Context, RunUI, Warn, Fail, WriteStats, Close):
+//	             the shared flags (--headless, --duration, --stats, --trace, --log,
+//	             --log-level, --late), UI or headless, the log (a file of each run's own in
+//	             UI mode), signals; the exit codes (ExitOK, ExitFailure, ExitUsage); Binary,
+//	             what differs between the binaries; KeepNewest, the bound of a directory that
+//	             runs add files to
 //	addr.go      ListenAddr, ServerAddr: an address that cannot be parsed or resolved is a
 //	             bad flag
 //	link.go      LinkFlags (--loss, --latency, --jitter, --dup) and LinkSeed, each process's

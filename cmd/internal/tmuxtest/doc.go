@@ -7,7 +7,8 @@
 //
 //	tmux.go              Require (skip without tmux, or under -short), Build and
 //	                     BuildPackage (each binary built once per test binary, with -race
-//	                     when the test has it), Main (removes the binaries), Pane (Start,
+//	                     when the test has it), Main (a configuration directory of the
+//	                     tests' own, isolateConfig; removes the binaries), Pane (Start,
 //	                     Capture, Wait, WaitText, WaitGone, Send, SendText, Exit, PID)
 //	race.go, norace.go   whether the test binary was built with the race detector
 //

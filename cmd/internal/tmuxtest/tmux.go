@@ -101,7 +101,8 @@ type build struct {
 const Parallel = 8
 
 // Main runs the tests (from a package's TestMain), Parallel of them at once unless
-// -test.parallel is given, and then removes the binaries they built.
+// -test.parallel is given, with a configuration directory of their own (isolateConfig), and
+// then removes the binaries they built.
 func Main(m *testing.M) int {
 	flag.Parse()
 	given := false
@@ -109,6 +110,12 @@ func Main(m *testing.M) int {
 	if !given {
 		flag.Set("test.parallel", strconv.Itoa(max(Parallel, runtime.GOMAXPROCS(0))))
 	}
+	dir, err := isolateConfig()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tmuxtest: no configuration directory of the tests' own:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
 	code := m.Run()
 	builds.mu.Lock()
 	defer builds.mu.Unlock()
@@ -116,6 +123,53 @@ func Main(m *testing.M) int {
 		os.RemoveAll(builds.dir)
 	}
 	return code
+}
+
+// isolateConfig gives the tests, and every process they start, a directory of their own in
+// place of the user's configuration directory (os.UserConfigDir), and returns it: the client
+// keeps the identities of the players it joins as there (cmd/client's identity_store.go), and
+// a test must never touch the user's. go build, which the tests run, keeps finding its cache,
+// modules and settings where they were: they are pinned first, since on some systems they
+// follow the same variables.
+func isolateConfig() (string, error) {
+	pinned := []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOENV"}
+	out, err := exec.Command("go", append([]string{"env"}, pinned...)...).Output()
+	if err != nil {
+		return "", fmt.Errorf("go env: %w", err)
+	}
+	values := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(values) != len(pinned) {
+		return "", fmt.Errorf("go env printed %q", out)
+	}
+	dir, err := os.MkdirTemp("", "ackattack-test-config-")
+	if err != nil {
+		return "", err
+	}
+	env := map[string]string{}
+	for i, name := range pinned {
+		env[name] = values[i]
+	}
+	switch runtime.GOOS { // where os.UserConfigDir looks
+	case "windows":
+		env["AppData"] = dir
+	case "darwin", "ios":
+		env["HOME"] = dir
+	case "plan9":
+		env["home"] = dir
+	default:
+		env["XDG_CONFIG_HOME"] = dir
+	}
+	for name, v := range env {
+		if err := os.Setenv(name, v); err != nil {
+			os.RemoveAll(dir)
+			return "", err
+		}
+	}
+	if got, err := os.UserConfigDir(); err != nil || !strings.HasPrefix(got, dir) {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("the configuration directory is still %q (%v)", got, err)
+	}
+	return dir, nil
 }
 
 // Pane is one terminal running one command.
