@@ -51,7 +51,8 @@ type ServerStats struct {
 	JoinsRefused       uint64 // connections kicked at once for their name (names.go)
 	ClaimsRefused      uint64 // connections with a seated player's id that did not prove its secret (identity.go)
 	SeatsReclaimed     uint64 // connections that proved it and took their player's seat back
-	SeatsFreed         uint64 // seats freed after their player was gone for SeatHold
+	SeatsFreed         uint64 // seats freed after their player was gone for SeatHold, or kicked
+	Kicks              uint64 // players and spectators the teacher kicked (kick.go)
 	SendsRefused       uint64 // messages to a client refused by back-pressure (send.go)
 	// ChatRefused counts chat lines refused: over the chat's rate (chat.go), or a spectator's
 	// while spectator chat is off.
