@@ -68,6 +68,7 @@ var ServerKeys = []KeyHelp{
 	{"R", "start a new round: fresh worlds, fresh squads"},
 	{"s", "spectators' chat off / on"},
 	{"t", "command lead time: auto, 100 ms, 300 ms, 1 s, 2 s"},
+	{"K", "kick the selected player or spectator (K/y: yes)"},
 	{"? F1", "this help"},
 	{"q Ctrl+C", "quit"},
 }

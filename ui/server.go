@@ -68,6 +68,9 @@ type ServerScreen struct {
 	// (as classAsked), and leading the intent whose refusal, if any, the next frame reports.
 	leadAsked *game.LeadSetting
 	leading   *OrderTicket
+	// kickAsked is the kick K asks the teacher to confirm, kicking the one confirmed, whose
+	// outcome the next frame reports (server_kick.go).
+	kickAsked, kicking *serverKick
 }
 
 // NewServerScreen builds the screen for host, serving on addr.
@@ -237,6 +240,7 @@ func (s *ServerScreen) Refresh(now time.Time) {
 			}
 		}
 	}
+	s.refreshKick(now)
 	if t := s.rounding; t != nil {
 		if frame, err, ok := t.Result(); ok {
 			s.rounding = nil
@@ -453,8 +457,15 @@ func (s *ServerScreen) statusOf(snap *game.ServerSnapshot, now time.Time) Status
 // HandleKey is the server screen's key map (see ServerKeys).
 func (s *ServerScreen) HandleKey(ev *tcell.EventKey, quit func()) *tcell.EventKey {
 	s.mendFocus()
+	if !s.helpOpen && s.kickKey(ev) {
+		return nil
+	}
 	if ev, done := s.commonKey(ev, quit); done {
 		return ev
+	}
+	if ev.Key() == tcell.KeyRune && ev.Rune() == 'K' && s.kickKeyFree() {
+		s.askKick()
+		return nil
 	}
 	if ev.Key() == tcell.KeyRune && ev.Rune() == 'c' {
 		s.switchLink()

@@ -32,6 +32,7 @@ type fakeServer struct {
 	rounds int
 	pushed []linksim.Settings // the class links pushed, in order
 	leads  []game.LeadSetting // the lead settings asked for, in order
+	kicks  []game.KickTarget  // the kicks asked for, in order
 }
 
 var (
@@ -169,6 +170,28 @@ func (f *fakeServer) SetLead(l game.LeadSetting) (*OrderTicket, bool) {
 	t := &OrderTicket{}
 	t.settle(0, nil)
 	return t, true
+}
+
+// Kick takes the kick at once, as a server whose snapshot shows the place free a frame later
+// would: the seat or the spectator leaves the snapshot.
+func (f *fakeServer) Kick(k game.KickTarget) (*OrderTicket, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.kicks = append(f.kicks, k)
+	if k.Spectator != 0 {
+		f.snap.Spectators = slices.DeleteFunc(slices.Clone(f.snap.Spectators), func(sp game.SpectatorInfo) bool { return sp.Number == k.Spectator })
+	} else {
+		f.snap.Seats = slices.DeleteFunc(slices.Clone(f.snap.Seats), func(st game.SeatInfo) bool { return st.Seat == k.Seat })
+	}
+	t := &OrderTicket{}
+	t.settle(0, nil)
+	return t, true
+}
+
+func (f *fakeServer) kicked() []game.KickTarget {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.kicks)
 }
 
 func (f *fakeServer) lastPushed() (linksim.Settings, int) {
@@ -443,4 +466,60 @@ func TestNextLeadStep(t *testing.T) {
 			t.Errorf("t from %v: %v, want %v", from, got, want)
 		}
 	}
+}
+
+// TestServerScreenKick: K on the row selected asks whom to kick, and K or y kicks it through
+// the host; any other key kicks nobody. A bot has no client to kick; on the map K moves the
+// cursor. The help lists the key.
+func TestServerScreenKick(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		downs  int // ↓ from the first row (bot1; then ann, bob, eve, zoe)
+		answer *tcell.EventKey
+		want   []game.KickTarget
+		said   string
+	}{
+		{"bob, K again", 2, tcell.NewEventKey(tcell.KeyRune, 'K', tcell.ModNone), []game.KickTarget{{Seat: 2, Player: bobID}},
+			"kicked bob (seat 2): seat 2 is free for whoever joins next"},
+		{"the spectator zoe, y", 4, tcell.NewEventKey(tcell.KeyRune, 'y', tcell.ModNone),
+			[]game.KickTarget{{Spectator: 2, Player: uuid.MustParse("00000000-0000-4000-8000-00000000f004")}}, "kicked zoe (spectator 2): its place is free"},
+		{"ann, then n", 1, tcell.NewEventKey(tcell.KeyRune, 'n', tcell.ModNone), nil, "no kick: ann (seat 1) stays"},
+		{"ann, then Esc", 1, tcell.NewEventKey(tcell.KeyEscape, 0, tcell.ModNone), nil, "no kick: ann (seat 1) stays"},
+		{"the bot", 0, nil, nil, "bot1 is the server's bot: there is no client to kick"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFakeServer(t)
+			fakeSpectators(f)
+			sa, _ := fakeServerScreen(t, f, 120, 40)
+			waitText(sa, "the spectators' rows", "zoe")
+			for range c.downs {
+				sa.key(tcell.KeyDown)
+			}
+			sa.rune('K')
+			if c.answer != nil {
+				waitText(sa, "the question", "? K or y: yes, any other key: no")
+				sa.screen.InjectKey(c.answer.Key(), c.answer.Rune(), c.answer.Modifiers())
+			}
+			waitText(sa, "the outcome", c.said)
+			if got := f.kicked(); !slices.Equal(got, c.want) {
+				t.Errorf("kicks asked of the host: %+v, want %+v", got, c.want)
+			}
+		})
+	}
+
+	t.Run("on the map", func(t *testing.T) {
+		f := newFakeServer(t)
+		sa, ss := fakeServerScreen(t, f, 120, 40)
+		sa.key(tcell.KeyTab)
+		sa.waitFor("the map focused", func() bool { return ss.mapView != nil && ss.mapView.HasFocus() })
+		var y0 int32
+		sa.do(func() { ss.mapView.SetCursor(5, 12); _, y0 = ss.mapView.Cursor() })
+		sa.rune('K')
+		sa.waitFor("the cursor 8 cells up", func() bool { _, y := ss.mapView.Cursor(); return y == y0-8 })
+		sa.rune('?')
+		waitText(sa, "the help", "kick the selected player or spectator (K/y: yes)")
+		if got := f.kicked(); len(got) != 0 {
+			t.Errorf("K on the map kicked %+v", got)
+		}
+	})
 }
