@@ -17,6 +17,7 @@
 //	client_lesson.go  the lesson on the client's screen, walked once a frame in Refresh
 //	server.go       ServerScreen: the player table, the map, the event log, the server's or
 //	                the class's sliders
+//	server_kick.go  the teacher's kick (K) on the server's screen, asked and confirmed
 //	replay.go       ReplayScreen and RunReplay (--replay): the debug panel fed by game/replay,
 //	                the capture's events and a timeline
 //
