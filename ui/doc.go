@@ -36,6 +36,7 @@
 //	linkpanel.go, slider.go  LinkPanel and Slider: the network lab; LinkPresets (F5-F9)
 //	status.go       StatusLine: frame, lead, RTT, loss, rates, the link, the coloured state
 //	chat.go         ChatPane: the chat, with everything typed escaped
+//	eventlog.go     the server's event log: the newest 2000 lines, following or scrolled back
 //	lesson.go       LessonPanel and LessonMenu (game/lesson's scripts)
 //	help.go         HelpOverlay; ClientKeys, ServerKeys, ReplayKeys (the README's key tables
 //	                are checked against them)

@@ -40,7 +40,7 @@ type ServerScreen struct {
 	waiting *tview.TextView
 	mapView *MapView
 	mapName string
-	events  *tview.TextView
+	events  *eventLogView
 	link    *LinkPanel
 	status  *StatusLine
 	notice  *tview.TextView
@@ -60,8 +60,6 @@ type ServerScreen struct {
 	classMode  bool
 	classAsked *linksim.Settings
 	noticeAt   time.Time
-	eventsLen  int
-	followLog  bool // the event log sticks to its end until the user scrolls up
 	// rounding is a new-round intent whose outcome the next frame reports.
 	rounding *OrderTicket
 	// leadAsked is the lead setting t last asked for, shown until the server's snapshot has it
@@ -75,7 +73,7 @@ type ServerScreen struct {
 
 // NewServerScreen builds the screen for host, serving on addr.
 func NewServerScreen(host ServerHost, addr, exportDir string, setFocus func(p tview.Primitive)) *ServerScreen {
-	s := &ServerScreen{host: host, addr: addr, seat: -1, followLog: true}
+	s := &ServerScreen{host: host, addr: addr, seat: -1}
 	// The selected row in reverse video: tview's default (white background, default text)
 	// is unreadable on a dark terminal now that text uses the terminal's own colours.
 	s.players = tview.NewTable().SetSelectable(true, false).SetFixed(1, 0).
@@ -89,8 +87,7 @@ func NewServerScreen(host ServerHost, addr, exportDir string, setFocus func(p tv
 	})
 	s.waiting = tview.NewTextView().SetTextAlign(tview.AlignCenter)
 	s.waiting.SetBorder(true).SetTitle(" map ")
-	s.events = tview.NewTextView().SetDynamicColors(false).SetWrap(true).SetScrollable(true)
-	s.events.SetBorder(true).SetTitle(" events ")
+	s.events = newEventLogView()
 	s.linkCtl = newLinkControl(" server link (c: class) ", host.Link, host.SetLink, func(msg string) { s.tell(msg) })
 	s.classCtl = newLinkControl(" class link: every client (c: server) ", s.classLink, s.pushLink, func(msg string) { s.tell(msg) })
 	s.link = s.linkCtl.panel
@@ -198,13 +195,7 @@ func (s *ServerScreen) Refresh(now time.Time) {
 	}
 	s.fillPlayers(snap)
 	s.players.SetTitle(playersTitle(snap.Rejected, s.width-s.sideWidth()))
-	if len(snap.Events) != s.eventsLen {
-		s.eventsLen = len(snap.Events)
-		s.events.SetText(strings.Join(snap.Events, "\n"))
-		if s.followLog {
-			s.events.ScrollToEnd()
-		}
-	}
+	s.events.take(snap.Events, snap.EventsTotal)
 	s.refreshDebug()
 	s.status.SetStatus(s.statusOf(snap, now))
 	if s.noticeAt.IsZero() {
@@ -495,23 +486,14 @@ func (s *ServerScreen) HandleKey(ev *tcell.EventKey, quit func()) *tcell.EventKe
 			s.toggleDebug()
 		}
 		return nil
-	case tcell.KeyPgUp, tcell.KeyPgDn:
-		if s.focused() != s.help {
-			// The log scrolls from anywhere: it is what a teacher reads back most.
-			row, _ := s.events.GetScrollOffset()
-			_, _, _, h := s.events.GetInnerRect()
-			if ev.Key() == tcell.KeyPgUp {
-				row = max(row-max(h-1, 1), 0)
-			} else {
-				row += max(h-1, 1)
-			}
-			s.events.ScrollTo(row, 0)
-			s.followLog = ev.Key() == tcell.KeyPgDn && row+h >= s.eventsLen
-			if s.followLog {
-				s.events.ScrollToEnd()
-			}
-			return nil
+	case tcell.KeyPgUp, tcell.KeyPgDn, tcell.KeyHome, tcell.KeyEnd:
+		// The log scrolls from anywhere, it is what a teacher reads back most; but Home and
+		// End are the sliders' and the debug panel's own where they have the focus.
+		if f := s.focused(); (f == s.link || f == s.debug) && (ev.Key() == tcell.KeyHome || ev.Key() == tcell.KeyEnd) {
+			return ev
 		}
+		s.events.scrollKey(ev.Key())
+		return nil
 	}
 	return ev
 }

@@ -69,6 +69,7 @@ func newFakeServer(t testing.TB) *fakeServer {
 			Action: game.ActionRealtime, At: 405}},
 		Pauses: []game.PauseRecord{{Frame: 300, Start: fakeNow.Add(-12 * time.Second), Millis: 480, Units: 37}},
 	}
+	f.snap.EventsTotal = uint64(len(f.snap.Events))
 	f.snap.Game.LeadTimeMillis, f.snap.FrameDur = fakeAutoLead.Milliseconds(), 100*time.Millisecond
 	f.snap.SpectatorChat = true
 	f.snap.Sync = game.SyncReport{Late: game.LateRollback, Resimulations: 3, FramesRerun: 14, MaxLateFrames: 4, SettleFrames: 5}
