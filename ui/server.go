@@ -33,6 +33,9 @@ type ServerScreen struct {
 	chrome
 	host ServerHost
 	addr string
+	// join are the addresses players connect to (SetJoin): addr, or the machine's LAN
+	// addresses when addr is every interface's.
+	join []string
 
 	main    *tview.Flex
 	middle  *tview.Flex // the map (or waiting text) and the event log, or the debug panel
@@ -73,7 +76,7 @@ type ServerScreen struct {
 
 // NewServerScreen builds the screen for host, serving on addr.
 func NewServerScreen(host ServerHost, addr, exportDir string, setFocus func(p tview.Primitive)) *ServerScreen {
-	s := &ServerScreen{host: host, addr: addr, seat: -1}
+	s := &ServerScreen{host: host, addr: addr, join: []string{addr}, seat: -1}
 	// The selected row in reverse video: tview's default (white background, default text)
 	// is unreadable on a dark terminal now that text uses the terminal's own colours.
 	s.players = tview.NewTable().SetSelectable(true, false).SetFixed(1, 0).
@@ -113,8 +116,40 @@ func NewServerScreen(host ServerHost, addr, exportDir string, setFocus func(p tv
 		return ws
 	}
 	s.focus = []tview.Primitive{s.players}
-	s.tell(fmt.Sprintf("serving on %s: players join with --connect %s", addr, addr))
+	s.tellJoin()
 	return s
+}
+
+// tellJoin says where players join: where the server listens, or, bound to every interface,
+// the addresses it is reached at (that "serving on [::]:7777" would not help anybody).
+func (s *ServerScreen) tellJoin() {
+	if len(s.join) == 1 && s.join[0] == s.addr {
+		s.tell(fmt.Sprintf("serving on %s: %s", s.addr, JoinHint(s.join)))
+		return
+	}
+	s.tell(JoinHint(s.join))
+}
+
+// SetJoin sets the addresses players connect to, the first of which the screen shows, and says
+// them all: a server bound to every interface (0.0.0.0) is reached at its LAN addresses.
+func (s *ServerScreen) SetJoin(addrs []string) {
+	if len(addrs) == 0 {
+		return
+	}
+	s.join = addrs
+	s.tellJoin()
+}
+
+// JoinHint says how players join a server at addrs: "players join with --connect
+// 192.168.1.20:7777 (or 10.0.0.5:7777)".
+func JoinHint(addrs []string) string {
+	switch len(addrs) {
+	case 0:
+		return ""
+	case 1:
+		return "players join with --connect " + addrs[0]
+	}
+	return "players join with --connect " + addrs[0] + " (or " + strings.Join(addrs[1:], ", ") + ")"
 }
 
 // Root is the screen's root primitive.
@@ -188,7 +223,7 @@ func (s *ServerScreen) Refresh(now time.Time) {
 		}
 	}
 	if s.mapView == nil {
-		s.waiting.SetText(fmt.Sprintf("\n\nwaiting for players\non %s", s.addr))
+		s.waiting.SetText(fmt.Sprintf("\n\nwaiting for players\non %s", s.join[0]))
 	} else {
 		s.mapView.SetUnits(snap.Units, world.MaxPlayers) // a spectator owns no units
 		s.mapView.SetAttacks(snap.Attacks)
@@ -220,7 +255,7 @@ func (s *ServerScreen) Refresh(now time.Time) {
 			round = fmt.Sprintf("  ·  round %d", snap.Round)
 		}
 		s.notice.SetText(fmt.Sprintf("serving on %s  ·  %d player(s)%s  ·  %s  ·  %s  ·  Tab focus  ·  d debug  ·  ? help",
-			s.addr, len(snap.Seats), round, tview.Escape(leadText(s.leadSetting())), spectatorsText(snap)))
+			s.join[0], len(snap.Seats), round, tview.Escape(leadText(s.leadSetting())), spectatorsText(snap)))
 	}
 	if t := s.leading; t != nil {
 		if _, err, ok := t.Result(); ok {

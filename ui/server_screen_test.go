@@ -524,3 +524,36 @@ func TestServerScreenKick(t *testing.T) {
 		}
 	})
 }
+
+// TestServerScreenJoinHint: a server bound to every interface says where players join: its
+// LAN addresses, never the unspecified address it listens on; the line above the status line
+// keeps the first once the greeting has had its time.
+func TestServerScreenJoinHint(t *testing.T) {
+	for _, c := range []struct {
+		name, addr string
+		join       []string
+		said, kept string
+	}{
+		{"every interface", "[::]:7777", []string{"192.168.1.20:7777", "10.0.0.5:7777"},
+			"players join with --connect 192.168.1.20:7777 (or 10.0.0.5:7777)", "serving on 192.168.1.20:7777  ·"},
+		{"one address", "127.0.0.1:7777", nil,
+			"serving on 127.0.0.1:7777: players join with --connect 127.0.0.1:7777", "serving on 127.0.0.1:7777  ·"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFakeServer(t)
+			var ss *ServerScreen
+			sa, _ := startScreen(t, 80, 24, 50, func(app *tview.Application) screenModel {
+				ss = NewServerScreen(f, c.addr, t.TempDir(), func(p tview.Primitive) { app.SetFocus(p) })
+				ss.SetJoin(c.join) // as RunServer does
+				ss.clock = func() time.Time { return fakeNow }
+				return ss
+			})
+			waitText(sa, "the join hint", c.said)
+			if txt := sa.text(); strings.Contains(txt, "--connect [::]") || strings.Contains(txt, "--connect 0.0.0.0") {
+				t.Errorf("the hint names the unspecified address:\n%s", txt)
+			}
+			sa.do(func() { ss.noticeAt = fakeNow.Add(-time.Minute) })
+			waitText(sa, "the address kept", c.kept)
+		})
+	}
+}

@@ -11,6 +11,8 @@
 //	             ExitFailure, ExitUsage); Binary, what differs between the binaries
 //	addr.go      ListenAddr, ServerAddr: an address that cannot be parsed or resolved is a
 //	             bad flag
+//	lan.go       JoinAddrs: where players reach a server bound to every interface (its LAN
+//	             addresses, from SystemInterfaces or a test's Interfaces)
 //	link.go      LinkFlags (--loss, --latency, --jitter, --dup) and LinkSeed, each process's
 //	             own seed for its link conditioner
 //	record.go    RecordFlags (--record, --record-limit), ByteSize; TapAndKeys, CloseRecord
