@@ -18,7 +18,8 @@ import (
 	"github.com/ackattack/ackattack/world"
 )
 
-// wideTable is the terminal width from which the player table has all its columns.
+// wideTable is the terminal width from which the sliders sit beside the player table; below it
+// they go above the event log, and the table has the whole width for its columns.
 const wideTable = 120
 
 // StateWaitingPlayers is the server's state before the game starts.
@@ -48,6 +49,11 @@ type ServerScreen struct {
 	status  *StatusLine
 	notice  *tview.TextView
 
+	// playersBox is the table's border and title, around the table and, when the spectators'
+	// rows do not fit below the seats', the line that sums them up (spectatorsLine).
+	playersBox     *tview.Flex
+	spectatorsLine *tview.TextView
+
 	snap  *game.ServerSnapshot
 	peers []transport.PeerStats
 	// rowSeats is who each table row (after the header) shows: a seat, or a spectator as
@@ -63,6 +69,7 @@ type ServerScreen struct {
 	classMode  bool
 	classAsked *linksim.Settings
 	noticeAt   time.Time
+	noticeMsg  string
 	// rounding is a new-round intent whose outcome the next frame reports.
 	rounding *OrderTicket
 	// leadAsked is the lead setting t last asked for, shown until the server's snapshot has it
@@ -81,7 +88,9 @@ func NewServerScreen(host ServerHost, addr, exportDir string, setFocus func(p tv
 	// is unreadable on a dark terminal now that text uses the terminal's own colours.
 	s.players = tview.NewTable().SetSelectable(true, false).SetFixed(1, 0).
 		SetSelectedStyle(tcell.StyleDefault.Reverse(true))
-	s.players.SetBorder(true).SetTitle(playersTitle(game.RejectedReport{}, 0))
+	s.playersBox = tview.NewFlex().SetDirection(tview.FlexRow)
+	s.playersBox.SetBorder(true).SetTitle(playersTitle(game.RejectedReport{}, 0))
+	s.spectatorsLine = tview.NewTextView().SetDynamicColors(false).SetWrap(false)
 	s.players.SetSelectionChangedFunc(func(row, _ int) {
 		if row >= 1 && row-1 < len(s.rowSeats) {
 			s.seat = s.rowSeats[row-1]
@@ -97,7 +106,7 @@ func NewServerScreen(host ServerHost, addr, exportDir string, setFocus func(p tv
 	s.status = NewStatusLine()
 	s.notice = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
 
-	top := tview.NewFlex().AddItem(s.players, 0, 1, false).AddItem(s.link, sideMinWidth, 0, false)
+	top := tview.NewFlex()
 	s.middle = tview.NewFlex()
 	s.main = tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(top, 8, 0, false).
@@ -158,13 +167,35 @@ func (s *ServerScreen) Root() tview.Primitive { return s.rootOf() }
 // Resize lays the screen out for a terminal of width×height cells.
 func (s *ServerScreen) Resize(width, height int) { s.resize(width, height) }
 
+// linkRows is the height of the sliders' panel: four sliders and the border.
+const linkRows = 6
+
+// narrow: the terminal is too narrow for the sliders beside the player table (its columns
+// need the width), so they go above the event log.
+func (s *ServerScreen) narrow() bool { return s.width < wideTable }
+
 func (s *ServerScreen) layout() {
+	narrow := s.narrow()
 	top := s.main.GetItem(0).(*tview.Flex)
-	top.ResizeItem(s.link, s.sideWidth(), 0)
-	// The table: a header and a row per seat, at least the six lines the sliders need.
-	rows := max(len(s.rowSeats)+3, 6)
-	rows = min(rows, max(s.height/3, 6))
+	top.Clear()
+	top.AddItem(s.playersBox, 0, 1, false)
+	if !narrow {
+		top.AddItem(s.link, s.sideWidth(), 0, false)
+	}
+	rows, summed := s.tableRows(narrow)
+	s.playersBox.Clear()
+	s.playersBox.AddItem(s.players, 0, 1, false)
+	if summed {
+		s.playersBox.AddItem(s.spectatorsLine, 1, 0, false)
+	}
 	s.main.ResizeItem(top, rows, 0)
+	// The side column: the event log, under the sliders when they left the top.
+	var side tview.Primitive = s.events
+	sideSize, sideWeight := 0, 1
+	if narrow {
+		side = tview.NewFlex().SetDirection(tview.FlexRow).AddItem(s.link, linkRows, 0, false).AddItem(s.events, 0, 1, false)
+		sideSize, sideWeight = s.sideWidth(), 0
+	}
 	s.middle.Clear()
 	var mapItem tview.Primitive = s.waiting
 	if s.mapView != nil {
@@ -174,25 +205,49 @@ func (s *ServerScreen) layout() {
 	switch {
 	case !s.debugOpen:
 		s.middle.SetDirection(tview.FlexColumn)
-		s.middle.AddItem(mapItem, 0, 2, false).AddItem(s.events, 0, 1, false)
+		s.middle.AddItem(mapItem, 0, 2, false).AddItem(side, sideSize, sideWeight, false)
 		s.focus = append(s.focus, mapItem, s.link, s.events)
 	case s.height >= debugBesideHeight:
 		s.middle.SetDirection(tview.FlexRow)
-		row := tview.NewFlex().AddItem(mapItem, 0, 2, false).AddItem(s.events, 0, 1, false)
+		row := tview.NewFlex().AddItem(mapItem, 0, 2, false).AddItem(side, sideSize, sideWeight, false)
 		s.middle.AddItem(row, 0, 1, false).AddItem(s.debug, 0, 1, false)
 		s.focus = append(s.focus, mapItem, s.link, s.debug, s.events)
 	default:
 		s.middle.SetDirection(tview.FlexColumn)
-		s.middle.AddItem(s.debug, 0, 2, false).AddItem(s.events, 0, 1, false)
+		s.middle.AddItem(s.debug, 0, 2, false).AddItem(side, sideSize, sideWeight, false)
 		s.focus = append(s.focus, s.link, s.debug, s.events)
 	}
 	s.checkFocus()
 }
 
+// tableRows is the height of the player table's box: every seat taken, always (the teacher
+// watches the players), and the spectators' rows as far as a third of the screen allows;
+// beside the sliders, at least their height. summed: the spectators' rows do not all fit, and
+// one line below the seats' sums them up (↓ past the seats scrolls to them).
+func (s *ServerScreen) tableRows(narrow bool) (rows int, summed bool) {
+	seats, spectators := 0, 0
+	for _, id := range s.rowSeats {
+		if id < world.MaxPlayers {
+			seats++
+		} else {
+			spectators++
+		}
+	}
+	const chrome = 3 // the border and the header
+	want := seats + spectators + chrome
+	limit := max(s.height/3, seats+chrome)
+	if !narrow {
+		want, limit = max(want, linkRows), max(limit, linkRows)
+	}
+	if want <= limit {
+		return want, false
+	}
+	return max(limit, seats+chrome+1), true
+}
+
 // notify shows a message on the line above the status line for a few seconds.
 func (s *ServerScreen) notify(msg string) {
-	s.notice.SetText("[yellow]" + tview.Escape(msg) + "[-]  ·  ? help")
-	s.noticeAt = s.now
+	s.noticeMsg, s.noticeAt = msg, s.now
 }
 
 // Refresh reads the host's latest snapshot and statistics into the widgets, once per frame.
@@ -229,34 +284,14 @@ func (s *ServerScreen) Refresh(now time.Time) {
 		s.mapView.SetAttacks(snap.Attacks)
 	}
 	s.fillPlayers(snap)
-	s.players.SetTitle(playersTitle(snap.Rejected, s.width-s.sideWidth()))
+	s.playersBox.SetTitle(playersTitle(snap.Rejected, s.tableWidth()+2))
 	s.events.take(snap.Events, snap.EventsTotal)
 	s.refreshDebug()
 	s.status.SetStatus(s.statusOf(snap, now))
 	if s.noticeAt.IsZero() {
 		s.noticeAt = now // a notice from before the first frame counts from it
 	}
-	switch {
-	case now.Sub(s.noticeAt) <= noticeFor:
-	case s.mapView != nil && s.mapView.HasFocus():
-		// The spectator's cursor: what is under it.
-		x, y := s.mapView.Cursor()
-		text := fmt.Sprintf("cursor %d,%d", x, y)
-		if u, ok := s.mapView.UnitAt(x, y); ok {
-			text += " " + s.unitText(u, snap)
-		}
-		s.notice.SetText(text + "  ·  ? help")
-	default:
-		round := ""
-		switch {
-		case snap.NewRound > snap.Frame:
-			round = fmt.Sprintf("  ·  [aqua]new round at frame %d[-]", snap.NewRound)
-		case snap.Round > 1:
-			round = fmt.Sprintf("  ·  round %d", snap.Round)
-		}
-		s.notice.SetText(fmt.Sprintf("serving on %s  ·  %d player(s)%s  ·  %s  ·  %s  ·  Tab focus  ·  d debug  ·  ? help",
-			s.join[0], len(snap.Seats), round, tview.Escape(leadText(s.leadSetting())), spectatorsText(snap)))
-	}
+	s.notice.SetText(hintLine(s.width, s.hints(snap, now)...))
 	if t := s.leading; t != nil {
 		if _, err, ok := t.Result(); ok {
 			s.leading = nil
@@ -277,6 +312,32 @@ func (s *ServerScreen) Refresh(now time.Time) {
 			}
 		}
 	}
+}
+
+// hints are the parts of the line above the status line, most important first: a notice of
+// the last few seconds, or what is under the map's cursor, or what the teacher keeps an eye
+// on (where players join, how many play, the round, the lead, the spectators) and keys.
+func (s *ServerScreen) hints(snap *game.ServerSnapshot, now time.Time) []string {
+	switch {
+	case now.Sub(s.noticeAt) <= noticeFor:
+		return []string{"[yellow]" + tview.Escape(s.noticeMsg) + "[-]", "? help"}
+	case s.mapView != nil && s.mapView.HasFocus():
+		// The spectator's cursor: what is under it.
+		x, y := s.mapView.Cursor()
+		text := fmt.Sprintf("cursor %d,%d", x, y)
+		if u, ok := s.mapView.UnitAt(x, y); ok {
+			text += " " + s.unitText(u, snap)
+		}
+		return []string{tview.Escape(text), "? help"}
+	}
+	parts := []string{"serving on " + s.join[0], fmt.Sprintf("%d player(s)", len(snap.Seats))}
+	switch {
+	case snap.NewRound > snap.Frame:
+		parts = append(parts, fmt.Sprintf("[aqua]new round at frame %d[-]", snap.NewRound))
+	case snap.Round > 1:
+		parts = append(parts, fmt.Sprintf("round %d", snap.Round))
+	}
+	return append(parts, tview.Escape(leadText(s.leadSetting())), spectatorsText(snap), "Tab focus", "d debug", "? help")
 }
 
 // spectatorsText is the spectators' count and their chat's state, for the line above the
@@ -315,17 +376,6 @@ func (s *ServerScreen) peerOfPlayer(player uuid.UUID) (transport.PeerStats, bool
 func (s *ServerScreen) fillPlayers(snap *game.ServerSnapshot) {
 	t := s.players
 	t.Clear()
-	// The columns a teacher reads first come first. Below wideTable columns the lead (the
-	// same for every player, and on the status line) and the address (also in the debug
-	// panel's title) are left out rather than cut: a table cut on the right hides them
-	// without a sign.
-	columns := 8
-	if s.width < wideTable {
-		columns = 6
-	}
-	for i, h := range []string{"seat", "name", "state", "rtt", "loss", "last hash", "lead", "address"}[:columns] {
-		t.SetCell(0, i, tview.NewTableCell(h).SetSelectable(false).SetTextColor(tcell.ColorYellow))
-	}
 	rows := len(s.rowSeats)
 	s.rowSeats = s.rowSeats[:0]
 	lead := fmt.Sprintf("%d ms", snap.Game.LeadTimeMillis)
@@ -344,6 +394,7 @@ func (s *ServerScreen) fillPlayers(snap *game.ServerSnapshot) {
 	}
 	// The spectators come after the seats, numbered s1, s2, …: the teacher sees who watches,
 	// how its link is, and (↑↓) its debug panel.
+	var names []string
 	for _, sp := range snap.Spectators {
 		p, ok := s.peerOfPlayer(sp.Player)
 		why := "seats full"
@@ -351,55 +402,50 @@ func (s *ServerScreen) fillPlayers(snap *game.ServerSnapshot) {
 			why = "asked"
 		}
 		table = append(table, row{spectatorRow(sp.Number), fmt.Sprintf("s%d", sp.Number), sp.Name, sp.State + " (" + why + ")", sp.LastHash, p, ok})
+		names = append(names, sp.Name)
 	}
-	for i, st := range table {
-		r := i + 1
-		s.rowSeats = append(s.rowSeats, st.id)
+	s.spectatorsLine.SetText(fmt.Sprintf("+ %d spectator(s) below the seats (↓): %s", len(snap.Spectators), strings.Join(names, ", ")))
+	// The texts first, then the columns' widths: the columns a teacher reads first stay, and
+	// one cut or left out says so ("…") rather than run off the box's edge (server_table.go).
+	texts := [][tableColumns]string{{}}
+	for c := range tableColumns {
+		texts[0][c] = playerColumns[c].head
+	}
+	for _, st := range table {
 		addr, rtt, loss := "-", "-", "-"
-
 		if st.hasPeer {
 			addr = st.peer.Addr.String()
 			rtt = rttText(st.peer.RTT)
 			loss = fmt.Sprintf("%.1f%%", st.peer.LossPercent)
 		}
-		color := PlayerColor(st.name)
-		state := st.state
-		stateColor := tcell.ColorGreen
-		switch {
-		case strings.HasPrefix(state, "disconnected"):
-			stateColor = tcell.ColorRed
-		case state == "paused" || state == "re-syncing":
-			stateColor = tcell.ColorFuchsia
-		case state == "joining":
-			stateColor = tcell.ColorYellow
-		case strings.HasPrefix(state, "watching"):
-			stateColor = tcell.ColorAqua
+		texts = append(texts, [tableColumns]string{st.label, st.name, st.state, rtt, loss, st.lastHash, lead, addr})
+	}
+	widths := fitColumns(texts, s.tableWidth())
+	for r, text := range texts {
+		var st row
+		if r > 0 {
+			st = table[r-1]
+			s.rowSeats = append(s.rowSeats, st.id)
 		}
-		hashColor := tview.Styles.PrimaryTextColor
-		if strings.HasPrefix(st.lastHash, "mismatch") || strings.HasPrefix(st.lastHash, "stop") {
-			hashColor = tcell.ColorRed
-		} else if strings.HasPrefix(st.lastHash, "real-time") || strings.HasPrefix(st.lastHash, "re-sync") {
-			hashColor = tcell.ColorYellow
-		}
-		for c, text := range []string{st.label, st.name, state, rtt, loss, st.lastHash, lead, addr}[:columns] {
-			cell := tview.NewTableCell(tview.Escape(text))
-			switch c {
-			case 2, 5:
-				// A long leave reason or hash result would push every later column off the
-				// screen; the event log has the whole text.
-				cell.SetMaxWidth(22)
+		c := 0 // the table's column: the ones left out take none
+		for col, txt := range text {
+			w := widths[col]
+			if w == 0 {
+				continue
 			}
-			switch c {
-			case 1:
-				cell.SetTextColor(color)
-			case 2:
-				cell.SetTextColor(stateColor)
-			case 5:
-				cell.SetTextColor(hashColor)
+			if col == colAddr {
+				txt = cutLeft(txt, w)
+			}
+			cell := tview.NewTableCell(tview.Escape(txt)).SetMaxWidth(w)
+			if r == 0 {
+				cell.SetSelectable(false).SetTextColor(tcell.ColorYellow)
+			} else {
+				s.colorCell(cell, col, st.name, st.state, st.lastHash)
 			}
 			t.SetCell(r, c, cell)
+			c++
 		}
-		if st.id == s.seat {
+		if r > 0 && st.id == s.seat {
 			selRow = r
 		}
 	}
@@ -414,6 +460,36 @@ func (s *ServerScreen) fillPlayers(snap *game.ServerSnapshot) {
 	}
 	if rows != len(s.rowSeats) {
 		s.layout()
+	}
+}
+
+// colorCell colours a cell of the player table by what it says: a player's name in its
+// colour, a state by how the player is, a hash result by how it went.
+func (s *ServerScreen) colorCell(cell *tview.TableCell, col int, name, state, hash string) {
+	switch col {
+	case colName:
+		cell.SetTextColor(PlayerColor(name))
+	case colState:
+		color := tcell.ColorGreen
+		switch {
+		case strings.HasPrefix(state, "disconnected"):
+			color = tcell.ColorRed
+		case state == "paused" || state == "re-syncing":
+			color = tcell.ColorFuchsia
+		case state == "joining":
+			color = tcell.ColorYellow
+		case strings.HasPrefix(state, "watching"):
+			color = tcell.ColorAqua
+		}
+		cell.SetTextColor(color)
+	case colHash:
+		color := tview.Styles.PrimaryTextColor
+		if strings.HasPrefix(hash, "mismatch") || strings.HasPrefix(hash, "stop") {
+			color = tcell.ColorRed
+		} else if strings.HasPrefix(hash, "real-time") || strings.HasPrefix(hash, "re-sync") {
+			color = tcell.ColorYellow
+		}
+		cell.SetTextColor(color)
 	}
 }
 
@@ -652,13 +728,9 @@ func (s *ServerScreen) activeLink() *linkControl {
 // switchLink puts the other link's sliders in the panel's place (keeping the focus on them if
 // they had it).
 func (s *ServerScreen) switchLink() {
-	old := s.link
-	focused := old.HasFocus()
+	focused := s.link.HasFocus()
 	s.classMode = !s.classMode
 	s.link = s.activeLink().panel
-	top := s.main.GetItem(0).(*tview.Flex)
-	top.RemoveItem(old)
-	top.AddItem(s.link, s.sideWidth(), 0, false)
 	s.layout()
 	if focused {
 		s.setFocus(s.link)

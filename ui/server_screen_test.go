@@ -276,20 +276,78 @@ func TestServerScreenSlidersAndHelp(t *testing.T) {
 	sa.waitFor("the help gone", func() bool { return !strings.Contains(screenText(sa), "select the player the debug panel shows") })
 }
 
-// TestServerScreenNarrowTable: below 120 columns the table leaves out the lead and the
-// address rather than cutting them off; the selected player's address is in the debug
-// panel's title.
-func TestServerScreenNarrowTable(t *testing.T) {
-	f := newFakeServer(t)
-	sa, _ := fakeServerScreen(t, f, 80, 24)
-	header := strings.Split(sa.text(), "\n")[1]
-	if !strings.Contains(header, "last hash") || strings.Contains(header, "lead") || strings.Contains(header, "address") {
-		t.Fatalf("header %q: want the columns up to last hash, not lead and address", header)
+// fullClass fills the fake server as the class fills it: two bots and six students in the
+// eight seats, each student with a LAN address, and n spectators.
+func fullClass(f *fakeServer, n int) (names, addrs []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.snap.Seats = f.snap.Seats[:0:0]
+	f.peers = nil
+	for i := range 8 {
+		name := []string{"bot1", "bot2", "ann", "bob", "carla", "dmitri", "eve", "farouk"}[i]
+		st := game.SeatInfo{Seat: uint8(i), Name: name, Connected: true, InGame: true, State: "playing", LastHash: fmt.Sprintf("ok at frame %d", 410+i)}
+		names = append(names, name)
+		if i < 2 {
+			st.Bot, st.State, st.LastHash = true, "bot", ""
+		} else {
+			st.Player = uuid.NewSHA1(uuid.NameSpaceOID, []byte(name))
+			addr := netip.MustParseAddrPort(fmt.Sprintf("192.168.1.%d:%d", 100+i, 50000+i))
+			addrs = append(addrs, addr.String())
+			f.peers = append(f.peers, transport.PeerStats{PlayerID: st.Player, Name: name, Connected: true, Addr: addr, RTT: time.Duration(20+i) * time.Millisecond, LossPercent: float64(i)})
+		}
+		f.snap.Seats = append(f.snap.Seats, st)
 	}
-	sa.rune('d')
-	sa.key(tcell.KeyDown)
-	sa.key(tcell.KeyDown)
-	waitText(sa, "bob's address in the debug title", "player bob 127.0.0.1:50002")
+	f.snap.Seats[5].State = "disconnected: timeout: nothing heard for 10s"
+	f.snap.Seats[3].LastHash = "real-time re-sync at frame 405"
+	f.snap.Spectators = nil
+	for i := range n {
+		sp := game.SpectatorInfo{Number: uint8(i + 1), Player: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "watcher %d", i)),
+			Name: fmt.Sprintf("w%d", i+1), State: "watching", LastHash: "ok at frame 410"}
+		f.snap.Spectators = append(f.snap.Spectators, sp)
+		f.peers = append(f.peers, transport.PeerStats{PlayerID: sp.Player, Name: sp.Name, Connected: true,
+			Addr: netip.MustParseAddrPort(fmt.Sprintf("192.168.1.%d:40000", 200+i)), RTT: 30 * time.Millisecond})
+	}
+	return names, addrs
+}
+
+// TestServerScreenSmallTerminals: at 80×24 and 100×30 the player table shows the class's
+// eight seats, every one with its lead and address (the sliders go above the event log to
+// give it the width, and long texts are said in fewer words), and the spectators, who do not
+// fit below them, in one line; ↓ past the seats reaches them.
+func TestServerScreenSmallTerminals(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{80, 24}, {100, 30}} {
+		t.Run(sizeName(size.w, size.h), func(t *testing.T) {
+			f := newFakeServer(t)
+			names, addrs := fullClass(f, 5)
+			sa, ss := fakeServerScreen(t, f, size.w, size.h)
+			waitText(sa, "the last seat", "farouk")
+			rows := strings.Split(sa.text(), "\n")
+			header := rows[1]
+			for _, col := range []string{"seat", "name", "state", "rtt", "loss", "last hash", "lead", "address"} {
+				if !strings.Contains(header, col) {
+					t.Errorf("header %q lacks %q", header, col)
+				}
+			}
+			for i, name := range names {
+				row := rows[2+i]
+				if !strings.Contains(row, name) || !strings.Contains(row, "200 ms") {
+					t.Errorf("row %d %q: want %s and the lead", i, row, name)
+				}
+				if i >= 2 && !strings.Contains(row, addrs[i-2]) {
+					t.Errorf("row %d %q: want the address %s", i, row, addrs[i-2])
+				}
+			}
+			if !strings.Contains(rows[10], "+ 5 spectator(s) below the seats (↓): w1, w2, w3") {
+				t.Errorf("no line that sums up the spectators under the seats: %q", rows[10])
+			}
+			checkGolden(t, "server_class_"+sizeName(size.w, size.h), sa.text())
+			for range 8 {
+				sa.key(tcell.KeyDown)
+			}
+			sa.waitFor("the first spectator selected", func() bool { return ss.seat == spectatorRow(1) })
+			waitText(sa, "the first spectator's row", "s1   w1")
+		})
+	}
 }
 
 // TestServerScreenMapCursor: with the map focused, the line above the status line says what
