@@ -105,18 +105,18 @@ func fitColumns(rows [][tableColumns]string, width int) [tableColumns]int {
 			cut = append(cut, st.col)
 		}
 	}
-	// A later step may have made more room than it needed: the columns cut get it back, the
-	// last cut first.
-	for i := len(cut) - 1; i >= 0; i-- {
-		if room := width - total(); room > 0 {
-			c, cw := cut[i], w[cut[i]]
-			measure(c)
-			w[c] = min(w[c], cw+room)
-		}
-	}
 	for _, c := range dropOrder {
 		if total() > width {
 			w[c] = 0
+		}
+	}
+	// A later step may have made more room than it needed: the columns cut (and still shown)
+	// get it back, the last cut first.
+	for i := len(cut) - 1; i >= 0; i-- {
+		if room := width - total(); room > 0 && w[cut[i]] > 0 {
+			c, cw := cut[i], w[cut[i]]
+			measure(c)
+			w[c] = min(w[c], cw+room)
 		}
 	}
 	return w
