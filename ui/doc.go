@@ -18,6 +18,7 @@
 //	server.go       ServerScreen: the player table, the map, the event log, the server's or
 //	                the class's sliders
 //	server_kick.go  the teacher's kick (K) on the server's screen, asked and confirmed
+//	server_table.go the player table's columns at any width: said shorter, cut, left out
 //	replay.go       ReplayScreen and RunReplay (--replay): the debug panel fed by game/replay,
 //	                the capture's events and a timeline
 //
@@ -40,7 +41,8 @@
 //	lesson.go       LessonPanel and LessonMenu (game/lesson's scripts)
 //	help.go         HelpOverlay; ClientKeys, ServerKeys, ReplayKeys (the README's key tables
 //	                are checked against them)
-//	frame.go, chrome.go  drawing helpers: borders without clearing, colours
+//	frame.go, chrome.go  drawing helpers: borders without clearing, colours; hintLine, the
+//	                hint lines of both screens, which leave out whole hints that do not fit
 //
 // # Usage
 //
