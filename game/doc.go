@@ -36,6 +36,7 @@
 //	                        spectator), one move function, one step per role; held seats
 //	phase.go                the client's life: one phase (connecting … ended) and its role
 //	identity.go             who is who: a player's secret, claims on seats, the keys of links
+//	kick.go                 the teacher's kick: a player or spectator out, its place free at once
 //	spectate.go             spectators: admitted past the seats, watching, bounded
 //	p2p.go, p2p_server.go   direct links between clients, LinkLost, relays saved
 //	lead.go                 the command lead time: how far ahead a command runs

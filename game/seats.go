@@ -31,8 +31,9 @@ import (
 // function per state), so a message a role may not send is refused in one place.
 //
 // The places themselves outlive connections: a seat whose player vanished is held for it for
-// SeatHold (so it can come back to its units), then freed for anybody (freeHeldSeats); a
-// spectator's place is freed when its connection ends.
+// SeatHold (so it can come back to its units), then freed for anybody (freeHeldSeats); a seat
+// whose player the teacher kicked is freed at once (kick.go); a spectator's place is freed when
+// its connection ends.
 
 // roleKind is what a connection is to the game.
 type roleKind uint8
@@ -268,13 +269,20 @@ func (s *Server) holdExpired(st *seat, now time.Time) bool {
 // vanished (a killed process, a lost laptop) does not keep a seat from the class for good.
 // Its units stay in the world and go with the seat to whoever takes it next.
 func (s *Server) freeHeldSeats(now time.Time) {
-	for i, st := range s.seats.players {
+	for _, st := range s.seats.players {
 		if st != nil && s.holdExpired(st, now) {
-			s.seats.players[i] = nil
-			s.stats.SeatsFreed++
-			s.event(now, "seat freed", "seat", st.idx, "name", st.name, "held", s.cfg.SeatHold)
+			s.freeSeatOf(st, now, "held "+s.cfg.SeatHold.String())
 		}
 	}
+}
+
+// freeSeatOf frees st's seat for anybody, its player gone (why: the hold ran out, a kick). Its
+// units stay in the world and go with the seat to whoever takes it next; a claim on it that is
+// still proving becomes a new player's join (onClaimMessage).
+func (s *Server) freeSeatOf(st *seat, now time.Time, why string) {
+	s.seats.players[st.idx] = nil
+	s.stats.SeatsFreed++
+	s.event(now, "seat freed", "seat", st.idx, "name", st.name, "why", why)
 }
 
 // nextHoldEnd is when the next held seat is freed (zero: none is held).

@@ -51,7 +51,8 @@ type ServerStats struct {
 	JoinsRefused       uint64 // connections kicked at once for their name (names.go)
 	ClaimsRefused      uint64 // connections with a seated player's id that did not prove its secret (identity.go)
 	SeatsReclaimed     uint64 // connections that proved it and took their player's seat back
-	SeatsFreed         uint64 // seats freed after their player was gone for SeatHold
+	SeatsFreed         uint64 // seats freed after their player was gone for SeatHold, or kicked
+	Kicks              uint64 // players and spectators the teacher kicked (kick.go)
 	SendsRefused       uint64 // messages to a client refused by back-pressure (send.go)
 	// ChatRefused counts chat lines refused: over the chat's rate (chat.go), or a spectator's
 	// while spectator chat is off.
@@ -79,7 +80,7 @@ type ServerStats struct {
 	lastStepAt time.Time
 	lastResync uint32 // frame of the latest re-sync (real-time or stop-the-world)
 	hashes     worldHashLog
-	events     []string
+	events     boundedLog[string]
 }
 
 // ServerSnapshot is what a user interface reads: an immutable copy, safe from any goroutine.
@@ -98,7 +99,11 @@ type ServerSnapshot struct {
 	LeadNext    LeadTime
 	FrameDur    time.Duration // the length of a frame, to say how long a lead in frames is
 	Stats       ServerStats
-	Events      []string // the latest event log lines
+	// Events are the latest event log lines (at most maxEventsShown), EventsTotal counts every
+	// line ever logged: a screen that keeps a longer log of its own takes the lines it has not
+	// seen yet (EventsTotal less the total it saw), even once Events stops growing.
+	Events      []string
+	EventsTotal uint64
 	// The report's counters, for a status line (the whole --stats report is built once at
 	// exit: Server.Report).
 	Net      NetReport
@@ -135,7 +140,7 @@ func (s *Server) event(now time.Time, what string, args ...any) {
 	for i := 0; i+1 < len(args); i += 2 {
 		line += fmt.Sprintf(" %v=%v", args[i], args[i+1])
 	}
-	s.stats.events = appendBounded(s.stats.events, line, maxEventsShown)
+	s.stats.events.add(line, maxEventsShown)
 	s.cfg.Logger.Info(what, args...)
 }
 
@@ -150,13 +155,13 @@ func (s *Server) publish(now time.Time, force bool) {
 	}
 	snap := &ServerSnapshot{At: now, Running: s.clock.running, Paused: s.drift.pause != nil && !s.drift.pause.reached.IsZero(),
 		Frame: s.frameNow(), Lead: s.lead.cur, LeadFixed: s.lead.fixed, LeadSetting: s.lead.teacher.asked, FrameDur: s.cfg.Frame,
-		Stats: s.stats, Events: lastOf(s.stats.events, maxEventsShown)}
+		Stats: s.stats, Events: s.stats.events.last(maxEventsShown), EventsTotal: s.stats.events.total}
 	if n := len(s.lead.next); n > 0 {
 		snap.LeadNext = s.lead.next[n-1]
 	}
 	// The snapshot's copy of the counters shares nothing with the loop's bookkeeping.
 	snap.Stats.PauseMillis = slices.Clone(s.stats.PauseMillis)
-	snap.Stats.chatSent, snap.Stats.events, snap.Stats.hashes = boundedLog[string]{}, nil, worldHashLog{}
+	snap.Stats.chatSent, snap.Stats.events, snap.Stats.hashes = boundedLog[string]{}, boundedLog[string]{}, worldHashLog{}
 	snap.Net, snap.Rejected, snap.Game, snap.Sync = s.counters(s.tr.Stats())
 	if s.w != nil {
 		snap.Map, snap.Units, snap.Attacks = s.w.MapName(), slices.Clone(s.w.Units()), slices.Clone(s.w.Attacks())

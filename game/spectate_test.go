@@ -239,7 +239,7 @@ func TestSilentSpectatorCannotStallTheGame(t *testing.T) {
 	if !dropped || g.srv.stats.SpectatorsDropped != 1 {
 		t.Fatalf("the silent spectator still there after %v (dropped %d)", played, g.srv.stats.SpectatorsDropped)
 	}
-	if !slices.ContainsFunc(g.srv.stats.events, func(e string) bool {
+	if !slices.ContainsFunc(g.srv.stats.events.items, func(e string) bool {
 		return strings.Contains(e, "spectator dropped") && strings.Contains(e, "too far behind")
 	}) {
 		t.Error("no event says why the spectator was dropped")

@@ -115,7 +115,7 @@ func TestWavesAtClassLoss(t *testing.T) {
 	}
 	spawnEvents := func() int {
 		n := 0
-		for _, e := range g.srv.stats.events {
+		for _, e := range g.srv.stats.events.items {
 			if strings.Contains(e, ": spawn ") {
 				n++
 			}
@@ -161,7 +161,7 @@ func TestWavesAtClassLoss(t *testing.T) {
 			g.srv.Snapshot().Waves, g.srv.stats.EnemiesSpawned-spawned, spawnEvents()-logged)
 	}
 	var on, off int
-	for _, e := range g.srv.stats.events {
+	for _, e := range g.srv.stats.events.items {
 		switch {
 		case strings.Contains(e, ": waves on "):
 			on++
@@ -169,8 +169,8 @@ func TestWavesAtClassLoss(t *testing.T) {
 			off++
 		}
 	}
-	if len(g.srv.stats.events) >= maxEventsShown {
-		t.Fatalf("the event log is full (%d lines): the counts of spawn events above are off", len(g.srv.stats.events))
+	if len(g.srv.stats.events.items) >= maxEventsShown {
+		t.Fatalf("the event log is full (%d lines): the counts of spawn events above are off", len(g.srv.stats.events.items))
 	}
 	if on != 1 || off != 1 {
 		t.Errorf("the event log says waves on %d times and off %d times, want once each", on, off)

@@ -2,6 +2,7 @@ package game
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/netip"
 	"strings"
 	"testing"
@@ -86,5 +87,26 @@ func TestReportRejected(t *testing.T) {
 	}
 	if !strings.Contains(string(b), `"bad_messages":0`) {
 		t.Errorf("no game.bad_messages in %s", b)
+	}
+}
+
+// TestSnapshotCountsEveryEvent: the snapshot carries the latest event lines and a count of
+// every line ever logged, so a screen can tell new lines from old once the lines it carries
+// stop growing (they are bounded, maxEventsShown).
+func TestSnapshotCountsEveryEvent(t *testing.T) {
+	g := newVGame(t, vspec{seed: 22})
+	for _, n := range []int{1, maxEventsShown, 3*maxEventsShown + 7} {
+		start := g.srv.stats.events.total
+		for i := range n {
+			g.srv.event(g.now, "test line", "i", i)
+		}
+		g.srv.Intent(g.now)
+		snap := g.srv.Snapshot()
+		if snap.EventsTotal != start+uint64(n) {
+			t.Errorf("after %d more lines: EventsTotal %d, want %d", n, snap.EventsTotal, start+uint64(n))
+		}
+		if len(snap.Events) != min(int(snap.EventsTotal), maxEventsShown) || !strings.HasSuffix(snap.Events[len(snap.Events)-1], fmt.Sprintf("i=%d", n-1)) {
+			t.Errorf("after %d more lines: %d lines, the last %q", n, len(snap.Events), snap.Events[len(snap.Events)-1])
+		}
 	}
 }

@@ -36,9 +36,12 @@ type ClientOptions struct {
 
 // ServerOptions configure the server screen.
 type ServerOptions struct {
-	Server    *hostloop.Server
-	Host      ServerHost // replaces Server (tests)
-	Addr      string     // where the server listens (default: Server.Addr())
+	Server *hostloop.Server
+	Host   ServerHost // replaces Server (tests)
+	Addr   string     // where the server listens (default: Server.Addr())
+	// Join are the addresses players connect to (default: Addr); for a server bound to every
+	// interface, the machine's LAN addresses (cmd/internal/cli's JoinAddrs).
+	Join      []string
 	Screen    tcell.Screen
 	Logger    *slog.Logger
 	ExportDir string
@@ -95,7 +98,9 @@ func RunServer(ctx context.Context, opts ServerOptions) error {
 		addr = opts.Server.Addr()
 	}
 	return runScreen(ctx, opts.Screen, opts.FPS, func(app *tview.Application) screenModel {
-		return NewServerScreen(host, addr, opts.ExportDir, func(p tview.Primitive) { app.SetFocus(p) })
+		s := NewServerScreen(host, addr, opts.ExportDir, func(p tview.Primitive) { app.SetFocus(p) })
+		s.SetJoin(opts.Join)
+		return s
 	})
 }
 

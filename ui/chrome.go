@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -236,4 +237,35 @@ func writeDOT(dir, who, dot string, now time.Time) string {
 		name = abs
 	}
 	return "dependency graph written to " + name + " (dot -Tsvg)"
+}
+
+// hintSep separates the parts of a hint line: the line under the client's map, the line
+// above the server's status line.
+const hintSep = "  ·  "
+
+// hintLine joins the parts of a hint line (most important first, "? help" last; they may hold
+// tview's colour tags) into at most width cells (0: any width). A part that does not fit is
+// left out whole, never cut mid-word: the last but one first, then the one before it, and
+// "? help" only when the first part alone is too wide; that part is then cut at a word,
+// ending "…".
+func hintLine(width int, parts ...string) string {
+	line := strings.Join(parts, hintSep)
+	if width <= 0 {
+		return line
+	}
+	keep := slices.Clone(parts)
+	for len(keep) > 1 && tview.TaggedStringWidth(line) > width {
+		if len(keep) > 2 {
+			keep = slices.Delete(keep, len(keep)-2, len(keep)-1)
+		} else {
+			keep = keep[:1]
+		}
+		line = strings.Join(keep, hintSep)
+	}
+	if tview.TaggedStringWidth(line) > width {
+		if rows := tview.WordWrap(line, max(width-1, 1)); len(rows) > 0 {
+			line = strings.TrimRight(rows[0], " ") + "…"
+		}
+	}
+	return line
 }

@@ -241,7 +241,7 @@ func (s *ClientScreen) Refresh(now time.Time) {
 			}
 		}
 	}
-	s.orders.SetText(s.ordersText(snap))
+	s.orders.SetText(hintLine(s.width, s.orderParts(snap)...))
 	s.refreshLesson(now)
 }
 
@@ -387,14 +387,21 @@ func pendingMarks(pending []game.PendingOrder) []MapMark {
 	return marks
 }
 
-// ordersText is the line under the map: the selection, the orders on their way and what the
-// cursor is on, or a notice.
-func (s *ClientScreen) ordersText(snap *game.ClientSnapshot) string {
+// orderParts are the parts of the line under the map: a notice, the orders on their way, the
+// selection and what the cursor is on (hintLine joins them).
+func (s *ClientScreen) orderParts(snap *game.ClientSnapshot) []string {
 	var parts []string
-	// What matters most comes first, as a narrow terminal cuts the line on the right: the
-	// connection's end, the latest order, the selection, then a notice and the cursor.
+	// What matters most comes first, as a narrow terminal leaves out the parts that do not fit
+	// from the end: the connection's end, a notice (the answer to the key just pressed, for a
+	// few seconds), the latest order, the selection, then the cursor.
 	if snap.State == transport.Disconnected {
 		parts = append(parts, "[red]disconnected: "+tview.Escape(s.host.Ended())+"[-]  (q quits)")
+	}
+	if s.notice != "" && s.noticeAt.IsZero() {
+		s.noticeAt = s.now
+	}
+	if s.notice != "" && s.now.Sub(s.noticeAt) < noticeFor {
+		parts = append(parts, "[yellow]"+tview.Escape(s.notice)+"[-]")
 	}
 	if snap.NewRound > snap.Frame {
 		parts = append(parts, "[aqua]new round at frame "+framesAhead(snap.NewRound, snap)+"[-]")
@@ -440,12 +447,6 @@ func (s *ClientScreen) ordersText(snap *game.ClientSnapshot) string {
 			parts = append(parts, fmt.Sprintf("[lime]%d selected%s[-] %s", len(sel), g, s.letters(sel)))
 		}
 	}
-	if s.notice != "" && s.noticeAt.IsZero() {
-		s.noticeAt = s.now
-	}
-	if s.notice != "" && s.now.Sub(s.noticeAt) < noticeFor {
-		parts = append(parts, "[yellow]"+tview.Escape(s.notice)+"[-]")
-	}
 	if s.mapView != nil {
 		x, y := s.mapView.Cursor()
 		c := fmt.Sprintf("cursor %d,%d", x, y)
@@ -454,8 +455,7 @@ func (s *ClientScreen) ordersText(snap *game.ClientSnapshot) string {
 		}
 		parts = append(parts, c)
 	}
-	parts = append(parts, "? help")
-	return strings.Join(parts, "  ·  ")
+	return append(parts, "? help")
 }
 
 // noUnitsText says what happens to a player with no units: a new round or a squad of

@@ -19,6 +19,8 @@
 //	                the class's sliders
 //	server_graph.go the teacher's waves (w), which make messages wait in the class's graphs,
 //	                and the server's graph of a connection, where the pruned edges are
+//	server_kick.go  the teacher's kick (K) on the server's screen, asked and confirmed
+//	server_table.go the player table's columns at any width: said shorter, cut, left out
 //	replay.go       ReplayScreen and RunReplay (--replay): the debug panel fed by game/replay,
 //	                the capture's events and a timeline
 //
@@ -38,10 +40,12 @@
 //	linkpanel.go, slider.go  LinkPanel and Slider: the network lab; LinkPresets (F5-F9)
 //	status.go       StatusLine: frame, lead, RTT, loss, rates, the link, the coloured state
 //	chat.go         ChatPane: the chat, with everything typed escaped
+//	eventlog.go     the server's event log: the newest 2000 lines, following or scrolled back
 //	lesson.go       LessonPanel and LessonMenu (game/lesson's scripts)
 //	help.go         HelpOverlay; ClientKeys, ServerKeys, ReplayKeys (the README's key tables
 //	                are checked against them)
-//	frame.go, chrome.go  drawing helpers: borders without clearing, colours
+//	frame.go, chrome.go  drawing helpers: borders without clearing, colours; hintLine, the
+//	                hint lines of both screens, which leave out whole hints that do not fit
 //
 // # Usage
 //

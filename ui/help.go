@@ -64,11 +64,12 @@ var ServerKeys = []KeyHelp{
 	{".", "step the frozen graph one message at a time"},
 	{"↑ ↓ Home End", "(debug panel) scroll the graph"},
 	{"x", "export the dependency graph as DOT"},
-	{"PgUp PgDn", "scroll the event log"},
+	{"PgUp PgDn Home End", "scroll the event log; End follows the newest"},
 	{"R", "start a new round: fresh worlds, fresh squads"},
 	{"s", "spectators' chat off / on"},
 	{"t", "command lead time: auto, 100 ms, 300 ms, 1 s, 2 s"},
 	{"w", "waves of kills right behind their spawns: on/off"},
+	{"K", "kick the selected player or spectator (K/y: yes)"},
 	{"? F1", "this help"},
 	{"q Ctrl+C", "quit"},
 }

@@ -161,6 +161,10 @@ type ServerHost interface {
 	// (game.LeadAuto), or a lead the teacher fixes. The ticket settles with the server's
 	// refusal, if any (nil, false: the host's queue was full); the snapshot shows the change.
 	SetLead(l game.LeadSetting) (*OrderTicket, bool)
+	// Kick removes a player or a spectator from the game (game.Server.Kick): the teacher's K.
+	// The ticket settles with the server's refusal, if any (nil, false: the host's queue was
+	// full); the snapshot shows the place free.
+	Kick(k game.KickTarget) (*OrderTicket, bool)
 }
 
 // GameServer returns the ServerHost of s.
@@ -211,6 +215,19 @@ func (g gameServer) SetLead(l game.LeadSetting) (*OrderTicket, bool) {
 	t := &OrderTicket{}
 	ok := g.s.TryDo(func(s *game.Server, now time.Time) {
 		_, err := s.SetLead(now, l)
+		s.Intent(now)
+		t.settle(0, err)
+	})
+	if !ok {
+		return nil, false
+	}
+	return t, true
+}
+
+func (g gameServer) Kick(k game.KickTarget) (*OrderTicket, bool) {
+	t := &OrderTicket{}
+	ok := g.s.TryDo(func(s *game.Server, now time.Time) {
+		err := s.Kick(now, k)
 		s.Intent(now)
 		t.settle(0, err)
 	})

@@ -114,6 +114,28 @@ func realServerScreen(t *testing.T, srv *hostloop.Server) *screenApp {
 	return sa
 }
 
+// realClientScreen runs the client's screen over c, 120×36, beside a server's screen: start it
+// once that one is drawn, so that each screen's check for leaked goroutines sees only its own.
+func realClientScreen(t *testing.T, c *hostloop.Client) *screenApp {
+	t.Helper()
+	sa, _ := startScreen(t, 120, 36, DefaultFPS, func(app *tview.Application) screenModel {
+		return NewClientScreen(GameClient(c), t.TempDir(), func(p tview.Primitive) { app.SetFocus(p) })
+	})
+	return sa
+}
+
+// runningServerScreen plays a real game (startRealGame) under the server's screen, once it runs.
+func runningServerScreen(t *testing.T) (*hostloop.Server, *hostloop.Client, *screenApp) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("plays a game on loopback")
+	}
+	srv, c := startRealGame(t)
+	sa := realServerScreen(t, srv)
+	waitText(sa, "the game running", "RUNNING")
+	return srv, c, sa
+}
+
 // TestServerScreenRealGame: the server screen over a real server shows its bot and the player
 // who joined, with the player's address and round-trip time, and its slider sets the server's
 // link conditioner.
@@ -146,12 +168,7 @@ func TestServerScreenRealGame(t *testing.T) {
 // time at 100 ms: its snapshot has it, the client it plays with takes it (its status line says
 // the teacher set it), and the server's screen shows it.
 func TestServerScreenLeadRealGame(t *testing.T) {
-	if testing.Short() {
-		t.Skip("plays a game on loopback")
-	}
-	srv, c := startRealGame(t)
-	sa := realServerScreen(t, srv)
-	waitText(sa, "the game running", "RUNNING")
+	srv, c, sa := runningServerScreen(t)
 	sa.rune('t')
 	fixed := game.FixedLead(100 * time.Millisecond)
 	sa.waitFor("the server's lead fixed at 100 ms", func() bool {
@@ -163,8 +180,23 @@ func TestServerScreenLeadRealGame(t *testing.T) {
 		return s.LeadFixed && s.Game.LeadTimeMillis == 100
 	})
 	waitText(sa, "the server's status line", "lead 100 ms (teacher)")
-	cs, _ := startScreen(t, 120, 36, DefaultFPS, func(app *tview.Application) screenModel {
-		return NewClientScreen(GameClient(c), t.TempDir(), func(p tview.Primitive) { app.SetFocus(p) })
-	})
+	cs := realClientScreen(t, c)
 	waitText(cs, "the client's status line", "lead 100 ms (teacher)")
+}
+
+// TestServerScreenKickRealGame: K, then y, on the server's screen kicks a real server's player:
+// its seat is free at once (the table shows the bot alone), and the player's screen says the
+// teacher removed it.
+func TestServerScreenKickRealGame(t *testing.T) {
+	srv, c, sa := runningServerScreen(t)
+	cs := realClientScreen(t, c)
+	waitText(cs, "the player's game", "RUNNING")
+	waitText(sa, "the player", "ann")
+	sa.key(tcell.KeyDown) // from bot1 to ann
+	sa.rune('K')
+	waitText(sa, "the question", "kick ann (seat 1)? K or y: yes")
+	sa.rune('y')
+	waitText(sa, "the kick done", "kicked ann (seat 1): seat 1 is free for whoever joins next")
+	sa.waitFor("the seat free", func() bool { return len(srv.Snapshot().Seats) == 1 })
+	waitText(cs, "the player's screen", "kicked: "+game.KickedText)
 }

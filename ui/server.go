@@ -18,7 +18,8 @@ import (
 	"github.com/ackattack/ackattack/world"
 )
 
-// wideTable is the terminal width from which the player table has all its columns.
+// wideTable is the terminal width from which the sliders sit beside the player table; below it
+// they go above the event log, and the table has the whole width for its columns.
 const wideTable = 120
 
 // StateWaitingPlayers is the server's state before the game starts.
@@ -33,6 +34,9 @@ type ServerScreen struct {
 	chrome
 	host ServerHost
 	addr string
+	// join are the addresses players connect to (SetJoin): addr, or the machine's LAN
+	// addresses when addr is every interface's.
+	join []string
 
 	main    *tview.Flex
 	middle  *tview.Flex // the map (or waiting text) and the event log, or the debug panel
@@ -40,10 +44,15 @@ type ServerScreen struct {
 	waiting *tview.TextView
 	mapView *MapView
 	mapName string
-	events  *tview.TextView
+	events  *eventLogView
 	link    *LinkPanel
 	status  *StatusLine
 	notice  *tview.TextView
+
+	// playersBox is the table's border and title, around the table and, when the spectators'
+	// rows do not fit below the seats', the line that sums them up (spectatorsLine).
+	playersBox     *tview.Flex
+	spectatorsLine *tview.TextView
 
 	snap  *game.ServerSnapshot
 	peers []transport.PeerStats
@@ -60,8 +69,7 @@ type ServerScreen struct {
 	classMode  bool
 	classAsked *linksim.Settings
 	noticeAt   time.Time
-	eventsLen  int
-	followLog  bool // the event log sticks to its end until the user scrolls up
+	noticeMsg  string
 	// rounding is a new-round intent whose outcome the next frame reports.
 	rounding *OrderTicket
 	// leadAsked is the lead setting t last asked for, shown until the server's snapshot has it
@@ -69,16 +77,21 @@ type ServerScreen struct {
 	leadAsked *game.LeadSetting
 	leading   *OrderTicket
 	waves     waveControl // the teacher's waves, w (server_graph.go)
+	// kickAsked is the kick K asks the teacher to confirm, kicking the one confirmed, whose
+	// outcome the next frame reports (server_kick.go).
+	kickAsked, kicking *serverKick
 }
 
 // NewServerScreen builds the screen for host, serving on addr.
 func NewServerScreen(host ServerHost, addr, exportDir string, setFocus func(p tview.Primitive)) *ServerScreen {
-	s := &ServerScreen{host: host, addr: addr, seat: -1, followLog: true}
+	s := &ServerScreen{host: host, addr: addr, join: []string{addr}, seat: -1}
 	// The selected row in reverse video: tview's default (white background, default text)
 	// is unreadable on a dark terminal now that text uses the terminal's own colours.
 	s.players = tview.NewTable().SetSelectable(true, false).SetFixed(1, 0).
 		SetSelectedStyle(tcell.StyleDefault.Reverse(true))
-	s.players.SetBorder(true).SetTitle(playersTitle(game.RejectedReport{}, 0))
+	s.playersBox = tview.NewFlex().SetDirection(tview.FlexRow)
+	s.playersBox.SetBorder(true).SetTitle(playersTitle(game.RejectedReport{}, 0))
+	s.spectatorsLine = tview.NewTextView().SetDynamicColors(false).SetWrap(false)
 	s.players.SetSelectionChangedFunc(func(row, _ int) {
 		if row >= 1 && row-1 < len(s.rowSeats) {
 			s.seat = s.rowSeats[row-1]
@@ -87,15 +100,14 @@ func NewServerScreen(host ServerHost, addr, exportDir string, setFocus func(p tv
 	})
 	s.waiting = tview.NewTextView().SetTextAlign(tview.AlignCenter)
 	s.waiting.SetBorder(true).SetTitle(" map ")
-	s.events = tview.NewTextView().SetDynamicColors(false).SetWrap(true).SetScrollable(true)
-	s.events.SetBorder(true).SetTitle(" events ")
+	s.events = newEventLogView()
 	s.linkCtl = newLinkControl(" server link (c: class) ", host.Link, host.SetLink, func(msg string) { s.tell(msg) })
 	s.classCtl = newLinkControl(" class link: every client (c: server) ", s.classLink, s.pushLink, func(msg string) { s.tell(msg) })
 	s.link = s.linkCtl.panel
 	s.status = NewStatusLine()
 	s.notice = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
 
-	top := tview.NewFlex().AddItem(s.players, 0, 1, false).AddItem(s.link, sideMinWidth, 0, false)
+	top := tview.NewFlex()
 	s.middle = tview.NewFlex()
 	s.main = tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(top, 8, 0, false).
@@ -114,8 +126,40 @@ func NewServerScreen(host ServerHost, addr, exportDir string, setFocus func(p tv
 		return ws
 	}
 	s.focus = []tview.Primitive{s.players}
-	s.tell(fmt.Sprintf("serving on %s: players join with --connect %s", addr, addr))
+	s.tellJoin()
 	return s
+}
+
+// tellJoin says where players join: where the server listens, or, bound to every interface,
+// the addresses it is reached at (that "serving on [::]:7777" would not help anybody).
+func (s *ServerScreen) tellJoin() {
+	if len(s.join) == 1 && s.join[0] == s.addr {
+		s.tell(fmt.Sprintf("serving on %s: %s", s.addr, JoinHint(s.join)))
+		return
+	}
+	s.tell(JoinHint(s.join))
+}
+
+// SetJoin sets the addresses players connect to, the first of which the screen shows, and says
+// them all: a server bound to every interface (0.0.0.0) is reached at its LAN addresses.
+func (s *ServerScreen) SetJoin(addrs []string) {
+	if len(addrs) == 0 {
+		return
+	}
+	s.join = addrs
+	s.tellJoin()
+}
+
+// JoinHint says how players join a server at addrs: "players join with --connect
+// 192.168.1.20:7777 (or 10.0.0.5:7777)".
+func JoinHint(addrs []string) string {
+	switch len(addrs) {
+	case 0:
+		return ""
+	case 1:
+		return "players join with --connect " + addrs[0]
+	}
+	return "players join with --connect " + addrs[0] + " (or " + strings.Join(addrs[1:], ", ") + ")"
 }
 
 // Root is the screen's root primitive.
@@ -124,13 +168,35 @@ func (s *ServerScreen) Root() tview.Primitive { return s.rootOf() }
 // Resize lays the screen out for a terminal of width×height cells.
 func (s *ServerScreen) Resize(width, height int) { s.resize(width, height) }
 
+// linkRows is the height of the sliders' panel: four sliders and the border.
+const linkRows = 6
+
+// narrow: the terminal is too narrow for the sliders beside the player table (its columns
+// need the width), so they go above the event log.
+func (s *ServerScreen) narrow() bool { return s.width < wideTable }
+
 func (s *ServerScreen) layout() {
+	narrow := s.narrow()
 	top := s.main.GetItem(0).(*tview.Flex)
-	top.ResizeItem(s.link, s.sideWidth(), 0)
-	// The table: a header and a row per seat, at least the six lines the sliders need.
-	rows := max(len(s.rowSeats)+3, 6)
-	rows = min(rows, max(s.height/3, 6))
+	top.Clear()
+	top.AddItem(s.playersBox, 0, 1, false)
+	if !narrow {
+		top.AddItem(s.link, s.sideWidth(), 0, false)
+	}
+	rows, summed := s.tableRows(narrow)
+	s.playersBox.Clear()
+	s.playersBox.AddItem(s.players, 0, 1, false)
+	if summed {
+		s.playersBox.AddItem(s.spectatorsLine, 1, 0, false)
+	}
 	s.main.ResizeItem(top, rows, 0)
+	// The side column: the event log, under the sliders when they left the top.
+	var side tview.Primitive = s.events
+	sideSize, sideWeight := 0, 1
+	if narrow {
+		side = tview.NewFlex().SetDirection(tview.FlexRow).AddItem(s.link, linkRows, 0, false).AddItem(s.events, 0, 1, false)
+		sideSize, sideWeight = s.sideWidth(), 0
+	}
 	s.middle.Clear()
 	var mapItem tview.Primitive = s.waiting
 	if s.mapView != nil {
@@ -140,25 +206,49 @@ func (s *ServerScreen) layout() {
 	switch {
 	case !s.debugOpen:
 		s.middle.SetDirection(tview.FlexColumn)
-		s.middle.AddItem(mapItem, 0, 2, false).AddItem(s.events, 0, 1, false)
+		s.middle.AddItem(mapItem, 0, 2, false).AddItem(side, sideSize, sideWeight, false)
 		s.focus = append(s.focus, mapItem, s.link, s.events)
 	case s.height >= debugBesideHeight:
 		s.middle.SetDirection(tview.FlexRow)
-		row := tview.NewFlex().AddItem(mapItem, 0, 2, false).AddItem(s.events, 0, 1, false)
+		row := tview.NewFlex().AddItem(mapItem, 0, 2, false).AddItem(side, sideSize, sideWeight, false)
 		s.middle.AddItem(row, 0, 1, false).AddItem(s.debug, 0, 1, false)
 		s.focus = append(s.focus, mapItem, s.link, s.debug, s.events)
 	default:
 		s.middle.SetDirection(tview.FlexColumn)
-		s.middle.AddItem(s.debug, 0, 2, false).AddItem(s.events, 0, 1, false)
+		s.middle.AddItem(s.debug, 0, 2, false).AddItem(side, sideSize, sideWeight, false)
 		s.focus = append(s.focus, s.link, s.debug, s.events)
 	}
 	s.checkFocus()
 }
 
+// tableRows is the height of the player table's box: every seat taken, always (the teacher
+// watches the players), and the spectators' rows as far as a third of the screen allows;
+// beside the sliders, at least their height. summed: the spectators' rows do not all fit, and
+// one line below the seats' sums them up (↓ past the seats scrolls to them).
+func (s *ServerScreen) tableRows(narrow bool) (rows int, summed bool) {
+	seats, spectators := 0, 0
+	for _, id := range s.rowSeats {
+		if id < world.MaxPlayers {
+			seats++
+		} else {
+			spectators++
+		}
+	}
+	const chrome = 3 // the border and the header
+	want := seats + spectators + chrome
+	limit := max(s.height/3, seats+chrome)
+	if !narrow {
+		want, limit = max(want, linkRows), max(limit, linkRows)
+	}
+	if want <= limit {
+		return want, false
+	}
+	return max(limit, seats+chrome+1), true
+}
+
 // notify shows a message on the line above the status line for a few seconds.
 func (s *ServerScreen) notify(msg string) {
-	s.notice.SetText("[yellow]" + tview.Escape(msg) + "[-]  ·  ? help")
-	s.noticeAt = s.now
+	s.noticeMsg, s.noticeAt = msg, s.now
 }
 
 // Refresh reads the host's latest snapshot and statistics into the widgets, once per frame.
@@ -189,46 +279,20 @@ func (s *ServerScreen) Refresh(now time.Time) {
 		}
 	}
 	if s.mapView == nil {
-		s.waiting.SetText(fmt.Sprintf("\n\nwaiting for players\non %s", s.addr))
+		s.waiting.SetText(fmt.Sprintf("\n\nwaiting for players\non %s", s.join[0]))
 	} else {
 		s.mapView.SetUnits(snap.Units, world.MaxPlayers) // a spectator owns no units
 		s.mapView.SetAttacks(snap.Attacks)
 	}
 	s.fillPlayers(snap)
-	s.players.SetTitle(playersTitle(snap.Rejected, s.width-s.sideWidth()))
-	if len(snap.Events) != s.eventsLen {
-		s.eventsLen = len(snap.Events)
-		s.events.SetText(strings.Join(snap.Events, "\n"))
-		if s.followLog {
-			s.events.ScrollToEnd()
-		}
-	}
+	s.playersBox.SetTitle(playersTitle(snap.Rejected, s.tableWidth()+2))
+	s.events.take(snap.Events, snap.EventsTotal)
 	s.refreshDebug()
 	s.status.SetStatus(s.statusOf(snap, now))
 	if s.noticeAt.IsZero() {
 		s.noticeAt = now // a notice from before the first frame counts from it
 	}
-	switch {
-	case now.Sub(s.noticeAt) <= noticeFor:
-	case s.mapView != nil && s.mapView.HasFocus():
-		// The spectator's cursor: what is under it.
-		x, y := s.mapView.Cursor()
-		text := fmt.Sprintf("cursor %d,%d", x, y)
-		if u, ok := s.mapView.UnitAt(x, y); ok {
-			text += " " + s.unitText(u, snap)
-		}
-		s.notice.SetText(text + "  ·  ? help")
-	default:
-		round := ""
-		switch {
-		case snap.NewRound > snap.Frame:
-			round = fmt.Sprintf("  ·  [aqua]new round at frame %d[-]", snap.NewRound)
-		case snap.Round > 1:
-			round = fmt.Sprintf("  ·  round %d", snap.Round)
-		}
-		s.notice.SetText(fmt.Sprintf("serving on %s  ·  %d player(s)%s  ·  %s  ·  %s  ·  Tab focus  ·  d debug  ·  ? help",
-			s.addr, len(snap.Seats), round, tview.Escape(leadText(s.leadSetting())), spectatorsText(snap)))
-	}
+	s.notice.SetText(hintLine(s.width, s.hints(snap, now)...))
 	if t := s.leading; t != nil {
 		if _, err, ok := t.Result(); ok {
 			s.leading = nil
@@ -239,6 +303,7 @@ func (s *ServerScreen) Refresh(now time.Time) {
 		}
 	}
 	s.refreshWaves()
+	s.refreshKick(now)
 	if t := s.rounding; t != nil {
 		if frame, err, ok := t.Result(); ok {
 			s.rounding = nil
@@ -249,6 +314,32 @@ func (s *ServerScreen) Refresh(now time.Time) {
 			}
 		}
 	}
+}
+
+// hints are the parts of the line above the status line, most important first: a notice of
+// the last few seconds, or what is under the map's cursor, or what the teacher keeps an eye
+// on (where players join, how many play, the round, the lead, the spectators) and keys.
+func (s *ServerScreen) hints(snap *game.ServerSnapshot, now time.Time) []string {
+	switch {
+	case now.Sub(s.noticeAt) <= noticeFor:
+		return []string{"[yellow]" + tview.Escape(s.noticeMsg) + "[-]", "? help"}
+	case s.mapView != nil && s.mapView.HasFocus():
+		// The spectator's cursor: what is under it.
+		x, y := s.mapView.Cursor()
+		text := fmt.Sprintf("cursor %d,%d", x, y)
+		if u, ok := s.mapView.UnitAt(x, y); ok {
+			text += " " + s.unitText(u, snap)
+		}
+		return []string{tview.Escape(text), "? help"}
+	}
+	parts := []string{"serving on " + s.join[0], fmt.Sprintf("%d player(s)", len(snap.Seats))}
+	switch {
+	case snap.NewRound > snap.Frame:
+		parts = append(parts, fmt.Sprintf("[aqua]new round at frame %d[-]", snap.NewRound))
+	case snap.Round > 1:
+		parts = append(parts, fmt.Sprintf("round %d", snap.Round))
+	}
+	return append(parts, tview.Escape(leadText(s.leadSetting())), spectatorsText(snap), "Tab focus", "d debug", "? help")
 }
 
 // spectatorsText is the spectators' count and their chat's state, for the line above the
@@ -287,17 +378,6 @@ func (s *ServerScreen) peerOfPlayer(player uuid.UUID) (transport.PeerStats, bool
 func (s *ServerScreen) fillPlayers(snap *game.ServerSnapshot) {
 	t := s.players
 	t.Clear()
-	// The columns a teacher reads first come first. Below wideTable columns the lead (the
-	// same for every player, and on the status line) and the address (also in the debug
-	// panel's title) are left out rather than cut: a table cut on the right hides them
-	// without a sign.
-	columns := 8
-	if s.width < wideTable {
-		columns = 6
-	}
-	for i, h := range []string{"seat", "name", "state", "rtt", "loss", "last hash", "lead", "address"}[:columns] {
-		t.SetCell(0, i, tview.NewTableCell(h).SetSelectable(false).SetTextColor(tcell.ColorYellow))
-	}
 	rows := len(s.rowSeats)
 	s.rowSeats = s.rowSeats[:0]
 	lead := fmt.Sprintf("%d ms", snap.Game.LeadTimeMillis)
@@ -316,6 +396,7 @@ func (s *ServerScreen) fillPlayers(snap *game.ServerSnapshot) {
 	}
 	// The spectators come after the seats, numbered s1, s2, …: the teacher sees who watches,
 	// how its link is, and (↑↓) its debug panel.
+	var names []string
 	for _, sp := range snap.Spectators {
 		p, ok := s.peerOfPlayer(sp.Player)
 		why := "seats full"
@@ -323,55 +404,50 @@ func (s *ServerScreen) fillPlayers(snap *game.ServerSnapshot) {
 			why = "asked"
 		}
 		table = append(table, row{spectatorRow(sp.Number), fmt.Sprintf("s%d", sp.Number), sp.Name, sp.State + " (" + why + ")", sp.LastHash, p, ok})
+		names = append(names, sp.Name)
 	}
-	for i, st := range table {
-		r := i + 1
-		s.rowSeats = append(s.rowSeats, st.id)
+	s.spectatorsLine.SetText(fmt.Sprintf("+ %d spectator(s) below the seats (↓): %s", len(snap.Spectators), strings.Join(names, ", ")))
+	// The texts first, then the columns' widths: the columns a teacher reads first stay, and
+	// one cut or left out says so ("…") rather than run off the box's edge (server_table.go).
+	texts := [][tableColumns]string{{}}
+	for c := range tableColumns {
+		texts[0][c] = playerColumns[c].head
+	}
+	for _, st := range table {
 		addr, rtt, loss := "-", "-", "-"
-
 		if st.hasPeer {
 			addr = st.peer.Addr.String()
 			rtt = rttText(st.peer.RTT)
 			loss = fmt.Sprintf("%.1f%%", st.peer.LossPercent)
 		}
-		color := PlayerColor(st.name)
-		state := st.state
-		stateColor := tcell.ColorGreen
-		switch {
-		case strings.HasPrefix(state, "disconnected"):
-			stateColor = tcell.ColorRed
-		case state == "paused" || state == "re-syncing":
-			stateColor = tcell.ColorFuchsia
-		case state == "joining":
-			stateColor = tcell.ColorYellow
-		case strings.HasPrefix(state, "watching"):
-			stateColor = tcell.ColorAqua
+		texts = append(texts, [tableColumns]string{st.label, st.name, st.state, rtt, loss, st.lastHash, lead, addr})
+	}
+	widths := fitColumns(texts, s.tableWidth())
+	for r, text := range texts {
+		var st row
+		if r > 0 {
+			st = table[r-1]
+			s.rowSeats = append(s.rowSeats, st.id)
 		}
-		hashColor := tview.Styles.PrimaryTextColor
-		if strings.HasPrefix(st.lastHash, "mismatch") || strings.HasPrefix(st.lastHash, "stop") {
-			hashColor = tcell.ColorRed
-		} else if strings.HasPrefix(st.lastHash, "real-time") || strings.HasPrefix(st.lastHash, "re-sync") {
-			hashColor = tcell.ColorYellow
-		}
-		for c, text := range []string{st.label, st.name, state, rtt, loss, st.lastHash, lead, addr}[:columns] {
-			cell := tview.NewTableCell(tview.Escape(text))
-			switch c {
-			case 2, 5:
-				// A long leave reason or hash result would push every later column off the
-				// screen; the event log has the whole text.
-				cell.SetMaxWidth(22)
+		c := 0 // the table's column: the ones left out take none
+		for col, txt := range text {
+			w := widths[col]
+			if w == 0 {
+				continue
 			}
-			switch c {
-			case 1:
-				cell.SetTextColor(color)
-			case 2:
-				cell.SetTextColor(stateColor)
-			case 5:
-				cell.SetTextColor(hashColor)
+			if col == colAddr {
+				txt = cutLeft(txt, w)
+			}
+			cell := tview.NewTableCell(tview.Escape(txt)).SetMaxWidth(w)
+			if r == 0 {
+				cell.SetSelectable(false).SetTextColor(tcell.ColorYellow)
+			} else {
+				s.colorCell(cell, col, st.name, st.state, st.lastHash)
 			}
 			t.SetCell(r, c, cell)
+			c++
 		}
-		if st.id == s.seat {
+		if r > 0 && st.id == s.seat {
 			selRow = r
 		}
 	}
@@ -386,6 +462,36 @@ func (s *ServerScreen) fillPlayers(snap *game.ServerSnapshot) {
 	}
 	if rows != len(s.rowSeats) {
 		s.layout()
+	}
+}
+
+// colorCell colours a cell of the player table by what it says: a player's name in its
+// colour, a state by how the player is, a hash result by how it went.
+func (s *ServerScreen) colorCell(cell *tview.TableCell, col int, name, state, hash string) {
+	switch col {
+	case colName:
+		cell.SetTextColor(PlayerColor(name))
+	case colState:
+		color := tcell.ColorGreen
+		switch {
+		case strings.HasPrefix(state, "disconnected"):
+			color = tcell.ColorRed
+		case state == "paused" || state == "re-syncing":
+			color = tcell.ColorFuchsia
+		case state == "joining":
+			color = tcell.ColorYellow
+		case strings.HasPrefix(state, "watching"):
+			color = tcell.ColorAqua
+		}
+		cell.SetTextColor(color)
+	case colHash:
+		color := tview.Styles.PrimaryTextColor
+		if strings.HasPrefix(hash, "mismatch") || strings.HasPrefix(hash, "stop") {
+			color = tcell.ColorRed
+		} else if strings.HasPrefix(hash, "real-time") || strings.HasPrefix(hash, "re-sync") {
+			color = tcell.ColorYellow
+		}
+		cell.SetTextColor(color)
 	}
 }
 
@@ -455,8 +561,15 @@ func (s *ServerScreen) statusOf(snap *game.ServerSnapshot, now time.Time) Status
 // HandleKey is the server screen's key map (see ServerKeys).
 func (s *ServerScreen) HandleKey(ev *tcell.EventKey, quit func()) *tcell.EventKey {
 	s.mendFocus()
+	if !s.helpOpen && s.kickKey(ev) {
+		return nil
+	}
 	if ev, done := s.commonKey(ev, quit); done {
 		return ev
+	}
+	if ev.Key() == tcell.KeyRune && ev.Rune() == 'K' && s.kickKeyFree() {
+		s.askKick()
+		return nil
 	}
 	if ev.Key() == tcell.KeyRune && ev.Rune() == 'c' {
 		s.switchLink()
@@ -490,23 +603,14 @@ func (s *ServerScreen) HandleKey(ev *tcell.EventKey, quit func()) *tcell.EventKe
 			s.toggleDebug()
 		}
 		return nil
-	case tcell.KeyPgUp, tcell.KeyPgDn:
-		if s.focused() != s.help {
-			// The log scrolls from anywhere: it is what a teacher reads back most.
-			row, _ := s.events.GetScrollOffset()
-			_, _, _, h := s.events.GetInnerRect()
-			if ev.Key() == tcell.KeyPgUp {
-				row = max(row-max(h-1, 1), 0)
-			} else {
-				row += max(h-1, 1)
-			}
-			s.events.ScrollTo(row, 0)
-			s.followLog = ev.Key() == tcell.KeyPgDn && row+h >= s.eventsLen
-			if s.followLog {
-				s.events.ScrollToEnd()
-			}
-			return nil
+	case tcell.KeyPgUp, tcell.KeyPgDn, tcell.KeyHome, tcell.KeyEnd:
+		// The log scrolls from anywhere, it is what a teacher reads back most; but Home and
+		// End are the sliders' and the debug panel's own where they have the focus.
+		if f := s.focused(); (f == s.link || f == s.debug) && (ev.Key() == tcell.KeyHome || ev.Key() == tcell.KeyEnd) {
+			return ev
 		}
+		s.events.scrollKey(ev.Key())
+		return nil
 	}
 	return ev
 }
@@ -630,13 +734,9 @@ func (s *ServerScreen) activeLink() *linkControl {
 // switchLink puts the other link's sliders in the panel's place (keeping the focus on them if
 // they had it).
 func (s *ServerScreen) switchLink() {
-	old := s.link
-	focused := old.HasFocus()
+	focused := s.link.HasFocus()
 	s.classMode = !s.classMode
 	s.link = s.activeLink().panel
-	top := s.main.GetItem(0).(*tview.Flex)
-	top.RemoveItem(old)
-	top.AddItem(s.link, s.sideWidth(), 0, false)
 	s.layout()
 	if focused {
 		s.setFocus(s.link)

@@ -33,6 +33,7 @@ type fakeServer struct {
 	rounds int
 	pushed []linksim.Settings // the class links pushed, in order
 	leads  []game.LeadSetting // the lead settings asked for, in order
+	kicks  []game.KickTarget  // the kicks asked for, in order
 }
 
 var (
@@ -69,6 +70,7 @@ func newFakeServer(t testing.TB) *fakeServer {
 			Action: game.ActionRealtime, At: 405}},
 		Pauses: []game.PauseRecord{{Frame: 300, Start: fakeNow.Add(-12 * time.Second), Millis: 480, Units: 37}},
 	}
+	f.snap.EventsTotal = uint64(len(f.snap.Events))
 	f.snap.Game.LeadTimeMillis, f.snap.FrameDur = fakeAutoLead.Milliseconds(), 100*time.Millisecond
 	f.snap.SpectatorChat = true
 	f.snap.Sync = game.SyncReport{Late: game.LateRollback, Resimulations: 3, FramesRerun: 14, MaxLateFrames: 4, SettleFrames: 5}
@@ -172,6 +174,28 @@ func (f *fakeServer) SetLead(l game.LeadSetting) (*OrderTicket, bool) {
 	return t, true
 }
 
+// Kick takes the kick at once, as a server whose snapshot shows the place free a frame later
+// would: the seat or the spectator leaves the snapshot.
+func (f *fakeServer) Kick(k game.KickTarget) (*OrderTicket, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.kicks = append(f.kicks, k)
+	if k.Spectator != 0 {
+		f.snap.Spectators = slices.DeleteFunc(slices.Clone(f.snap.Spectators), func(sp game.SpectatorInfo) bool { return sp.Number == k.Spectator })
+	} else {
+		f.snap.Seats = slices.DeleteFunc(slices.Clone(f.snap.Seats), func(st game.SeatInfo) bool { return st.Seat == k.Seat })
+	}
+	t := &OrderTicket{}
+	t.settle(0, nil)
+	return t, true
+}
+
+func (f *fakeServer) kicked() []game.KickTarget {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.kicks)
+}
+
 func (f *fakeServer) lastPushed() (linksim.Settings, int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -253,20 +277,78 @@ func TestServerScreenSlidersAndHelp(t *testing.T) {
 	sa.waitFor("the help gone", func() bool { return !strings.Contains(screenText(sa), "select the player the debug panel shows") })
 }
 
-// TestServerScreenNarrowTable: below 120 columns the table leaves out the lead and the
-// address rather than cutting them off; the selected player's address is in the debug
-// panel's title.
-func TestServerScreenNarrowTable(t *testing.T) {
-	f := newFakeServer(t)
-	sa, _ := fakeServerScreen(t, f, 80, 24)
-	header := strings.Split(sa.text(), "\n")[1]
-	if !strings.Contains(header, "last hash") || strings.Contains(header, "lead") || strings.Contains(header, "address") {
-		t.Fatalf("header %q: want the columns up to last hash, not lead and address", header)
+// fullClass fills the fake server as the class fills it: two bots and six students in the
+// eight seats, each student with a LAN address, and n spectators.
+func fullClass(f *fakeServer, n int) (names, addrs []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.snap.Seats = f.snap.Seats[:0:0]
+	f.peers = nil
+	for i := range 8 {
+		name := []string{"bot1", "bot2", "ann", "bob", "carla", "dmitri", "eve", "farouk"}[i]
+		st := game.SeatInfo{Seat: uint8(i), Name: name, Connected: true, InGame: true, State: "playing", LastHash: fmt.Sprintf("ok at frame %d", 410+i)}
+		names = append(names, name)
+		if i < 2 {
+			st.Bot, st.State, st.LastHash = true, "bot", ""
+		} else {
+			st.Player = uuid.NewSHA1(uuid.NameSpaceOID, []byte(name))
+			addr := netip.MustParseAddrPort(fmt.Sprintf("192.168.1.%d:%d", 100+i, 50000+i))
+			addrs = append(addrs, addr.String())
+			f.peers = append(f.peers, transport.PeerStats{PlayerID: st.Player, Name: name, Connected: true, Addr: addr, RTT: time.Duration(20+i) * time.Millisecond, LossPercent: float64(i)})
+		}
+		f.snap.Seats = append(f.snap.Seats, st)
 	}
-	sa.rune('d')
-	sa.key(tcell.KeyDown)
-	sa.key(tcell.KeyDown)
-	waitText(sa, "bob's address in the debug title", "player bob 127.0.0.1:50002")
+	f.snap.Seats[5].State = "disconnected: timeout: nothing heard for 10s"
+	f.snap.Seats[3].LastHash = "real-time re-sync at frame 405"
+	f.snap.Spectators = nil
+	for i := range n {
+		sp := game.SpectatorInfo{Number: uint8(i + 1), Player: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "watcher %d", i)),
+			Name: fmt.Sprintf("w%d", i+1), State: "watching", LastHash: "ok at frame 410"}
+		f.snap.Spectators = append(f.snap.Spectators, sp)
+		f.peers = append(f.peers, transport.PeerStats{PlayerID: sp.Player, Name: sp.Name, Connected: true,
+			Addr: netip.MustParseAddrPort(fmt.Sprintf("192.168.1.%d:40000", 200+i)), RTT: 30 * time.Millisecond})
+	}
+	return names, addrs
+}
+
+// TestServerScreenSmallTerminals: at 80×24 and 100×30 the player table shows the class's
+// eight seats, every one with its lead and address (the sliders go above the event log to
+// give it the width, and long texts are said in fewer words), and the spectators, who do not
+// fit below them, in one line; ↓ past the seats reaches them.
+func TestServerScreenSmallTerminals(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{80, 24}, {100, 30}} {
+		t.Run(sizeName(size.w, size.h), func(t *testing.T) {
+			f := newFakeServer(t)
+			names, addrs := fullClass(f, 5)
+			sa, ss := fakeServerScreen(t, f, size.w, size.h)
+			waitText(sa, "the last seat", "farouk")
+			rows := strings.Split(sa.text(), "\n")
+			header := rows[1]
+			for _, col := range []string{"seat", "name", "state", "rtt", "loss", "last hash", "lead", "address"} {
+				if !strings.Contains(header, col) {
+					t.Errorf("header %q lacks %q", header, col)
+				}
+			}
+			for i, name := range names {
+				row := rows[2+i]
+				if !strings.Contains(row, name) || !strings.Contains(row, "200 ms") {
+					t.Errorf("row %d %q: want %s and the lead", i, row, name)
+				}
+				if i >= 2 && !strings.Contains(row, addrs[i-2]) {
+					t.Errorf("row %d %q: want the address %s", i, row, addrs[i-2])
+				}
+			}
+			if !strings.Contains(rows[10], "+ 5 spectator(s) below the seats (↓): w1, w2, w3") {
+				t.Errorf("no line that sums up the spectators under the seats: %q", rows[10])
+			}
+			checkGolden(t, "server_class_"+sizeName(size.w, size.h), sa.text())
+			for range 8 {
+				sa.key(tcell.KeyDown)
+			}
+			sa.waitFor("the first spectator selected", func() bool { return ss.seat == spectatorRow(1) })
+			waitText(sa, "the first spectator's row", "s1   w1")
+		})
+	}
 }
 
 // TestServerScreenMapCursor: with the map focused, the line above the status line says what
@@ -443,5 +525,94 @@ func TestNextLeadStep(t *testing.T) {
 		if got := nextLeadStep(from); got != want {
 			t.Errorf("t from %v: %v, want %v", from, got, want)
 		}
+	}
+}
+
+// TestServerScreenKick: K on the row selected asks whom to kick, and K or y kicks it through
+// the host; any other key kicks nobody. A bot has no client to kick; on the map K moves the
+// cursor. The help lists the key.
+func TestServerScreenKick(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		downs  int // ↓ from the first row (bot1; then ann, bob, eve, zoe)
+		answer *tcell.EventKey
+		want   []game.KickTarget
+		said   string
+	}{
+		{"bob, K again", 2, tcell.NewEventKey(tcell.KeyRune, 'K', tcell.ModNone), []game.KickTarget{{Seat: 2, Player: bobID}},
+			"kicked bob (seat 2): seat 2 is free for whoever joins next"},
+		{"the spectator zoe, y", 4, tcell.NewEventKey(tcell.KeyRune, 'y', tcell.ModNone),
+			[]game.KickTarget{{Spectator: 2, Player: uuid.MustParse("00000000-0000-4000-8000-00000000f004")}}, "kicked zoe (spectator 2): its place is free"},
+		{"ann, then n", 1, tcell.NewEventKey(tcell.KeyRune, 'n', tcell.ModNone), nil, "no kick: ann (seat 1) stays"},
+		{"ann, then Esc", 1, tcell.NewEventKey(tcell.KeyEscape, 0, tcell.ModNone), nil, "no kick: ann (seat 1) stays"},
+		{"the bot", 0, nil, nil, "bot1 is the server's bot: there is no client to kick"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFakeServer(t)
+			fakeSpectators(f)
+			sa, _ := fakeServerScreen(t, f, 120, 40)
+			waitText(sa, "the spectators' rows", "zoe")
+			for range c.downs {
+				sa.key(tcell.KeyDown)
+			}
+			sa.rune('K')
+			if c.answer != nil {
+				waitText(sa, "the question", "? K or y: yes, any other key: no")
+				sa.screen.InjectKey(c.answer.Key(), c.answer.Rune(), c.answer.Modifiers())
+			}
+			waitText(sa, "the outcome", c.said)
+			if got := f.kicked(); !slices.Equal(got, c.want) {
+				t.Errorf("kicks asked of the host: %+v, want %+v", got, c.want)
+			}
+		})
+	}
+
+	t.Run("on the map", func(t *testing.T) {
+		f := newFakeServer(t)
+		sa, ss := fakeServerScreen(t, f, 120, 40)
+		sa.key(tcell.KeyTab)
+		sa.waitFor("the map focused", func() bool { return ss.mapView != nil && ss.mapView.HasFocus() })
+		var y0 int32
+		sa.do(func() { ss.mapView.SetCursor(5, 12); _, y0 = ss.mapView.Cursor() })
+		sa.rune('K')
+		sa.waitFor("the cursor 8 cells up", func() bool { _, y := ss.mapView.Cursor(); return y == y0-8 })
+		sa.rune('?')
+		waitText(sa, "the help", "kick the selected player or spectator (K/y: yes)")
+		if got := f.kicked(); len(got) != 0 {
+			t.Errorf("K on the map kicked %+v", got)
+		}
+	})
+}
+
+// TestServerScreenJoinHint: a server bound to every interface says where players join: its
+// LAN addresses, never the unspecified address it listens on; the line above the status line
+// keeps the first once the greeting has had its time.
+func TestServerScreenJoinHint(t *testing.T) {
+	for _, c := range []struct {
+		name, addr string
+		join       []string
+		said, kept string
+	}{
+		{"every interface", "[::]:7777", []string{"192.168.1.20:7777", "10.0.0.5:7777"},
+			"players join with --connect 192.168.1.20:7777 (or 10.0.0.5:7777)", "serving on 192.168.1.20:7777  ·"},
+		{"one address", "127.0.0.1:7777", nil,
+			"serving on 127.0.0.1:7777: players join with --connect 127.0.0.1:7777", "serving on 127.0.0.1:7777  ·"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFakeServer(t)
+			var ss *ServerScreen
+			sa, _ := startScreen(t, 80, 24, 50, func(app *tview.Application) screenModel {
+				ss = NewServerScreen(f, c.addr, t.TempDir(), func(p tview.Primitive) { app.SetFocus(p) })
+				ss.SetJoin(c.join) // as RunServer does
+				ss.clock = func() time.Time { return fakeNow }
+				return ss
+			})
+			waitText(sa, "the join hint", c.said)
+			if txt := sa.text(); strings.Contains(txt, "--connect [::]") || strings.Contains(txt, "--connect 0.0.0.0") {
+				t.Errorf("the hint names the unspecified address:\n%s", txt)
+			}
+			sa.do(func() { ss.noticeAt = fakeNow.Add(-time.Minute) })
+			waitText(sa, "the address kept", c.kept)
+		})
 	}
 }

@@ -74,12 +74,12 @@ func fakeSpectators(f *fakeServer) {
 }
 
 // TestServerScreenSpectators: the teacher sees the spectators after the seats, with their
-// links and why they watch, and a spectator's debug panel on ↑↓; the line above the status
-// line counts them; s turns their chat off and on, and says so.
+// links and (where the table has the room) why they watch, and a spectator's debug panel on
+// ↑↓; the line above the status line counts them; s turns their chat off and on, and says so.
 func TestServerScreenSpectators(t *testing.T) {
 	f := newFakeServer(t)
 	fakeSpectators(f)
-	sa, ss := fakeServerScreen(t, f, 120, 40)
+	sa, ss := fakeServerScreen(t, f, 160, 40)
 	waitText(sa, "the spectators' rows", "watching (seats full)")
 	txt := sa.text()
 	for _, want := range []string{"s1   eve", "s2   zoe", "watching (asked)", "88 ms", "9.5%", "re-sync at frame 402"} {

@@ -37,6 +37,10 @@ func main() {
 	os.Exit(run(os.Args[1:]))
 }
 
+// interfaces are the machine's network interfaces, where players reach a server bound to every
+// interface (a test's own, in tests).
+var interfaces cli.Interfaces = cli.SystemInterfaces
+
 func run(args []string) int {
 	cmd := cli.New(cli.Binary{
 		Name:          "server",
@@ -102,7 +106,8 @@ func run(args []string) int {
 		}
 		return cmd.Fail(cli.ExitFailure, err)
 	}
-	logger.Info("serving", "addr", srv.Addr(), "map", *mapName, "bots", *bots, "lead", leadSetting)
+	join := cli.JoinAddrs(srv.Addr(), interfaces)
+	logger.Info("serving", "addr", srv.Addr(), "map", *mapName, "bots", *bots, "lead", leadSetting, "join", ui.JoinHint(join))
 	ctx, stop := cmd.Context()
 	defer stop()
 	var runErr, uiErr error
@@ -114,7 +119,7 @@ func run(args []string) int {
 		gameCtx, stopGame := context.WithCancel(ctx)
 		runDone := make(chan error, 1)
 		go func() { runDone <- srv.Run(gameCtx) }()
-		uiErr = cmd.RunUI(func() error { return ui.RunServer(ctx, ui.ServerOptions{Server: srv, Logger: logger}) })
+		uiErr = cmd.RunUI(func() error { return ui.RunServer(ctx, ui.ServerOptions{Server: srv, Join: join, Logger: logger}) })
 		stopGame()
 		runErr = <-runDone
 	}

@@ -2,12 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ackattack/ackattack/cmd/internal/capture"
+	"github.com/ackattack/ackattack/cmd/internal/cli"
 )
 
 func TestServerDurationCleanExit(t *testing.T) {
@@ -101,4 +103,32 @@ func TestLogFile(t *testing.T) {
 // binary before the run, exit code 1, with a message naming the flag and the file.
 func TestUnwritableReportFilesExit1(t *testing.T) {
 	capture.ReportFilesRefused(t, "server", run, "--headless", "--listen", "127.0.0.1:0", "--duration", "30s")
+}
+
+// TestHeadlessLogSaysWhereToJoin: the log's first line says where players join: a server
+// bound to every interface at the machine's LAN addresses (here a test's interfaces), never
+// at 0.0.0.0 or [::].
+func TestHeadlessLogSaysWhereToJoin(t *testing.T) {
+	defer func(old cli.Interfaces) { interfaces = old }(interfaces)
+	interfaces = func() ([]cli.Interface, error) {
+		return []cli.Interface{
+			{Name: "lo", Up: true, Loopback: true, Addrs: []netip.Addr{netip.MustParseAddr("127.0.0.1")}},
+			{Name: "wlan0", Up: true, Addrs: []netip.Addr{netip.MustParseAddr("192.0.2.20"), netip.MustParseAddr("198.51.100.5")}},
+		}, nil
+	}
+	for _, c := range []struct{ listen, want string }{
+		{"0.0.0.0:0", `join="players join with --connect 192.0.2.20:`},
+		{"127.0.0.1:0", `join="players join with --connect 127.0.0.1:`},
+	} {
+		var code int
+		_, stderr := capture.Output(t, func() {
+			code = run([]string{"--headless", "--listen", c.listen, "--duration", "100ms"})
+		})
+		if code != 0 {
+			t.Fatalf("--listen %s: exit code %d; standard error:\n%s", c.listen, code, stderr)
+		}
+		if !strings.Contains(stderr, c.want) || strings.Contains(stderr, "--connect [::]") || strings.Contains(stderr, "--connect 0.0.0.0") {
+			t.Errorf("--listen %s: the log does not say %q:\n%s", c.listen, c.want, stderr)
+		}
+	}
 }

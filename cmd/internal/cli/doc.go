@@ -13,6 +13,8 @@
 //	             runs add files to
 //	addr.go      ListenAddr, ServerAddr: an address that cannot be parsed or resolved is a
 //	             bad flag
+//	lan.go       JoinAddrs: where players reach a server bound to every interface (its LAN
+//	             addresses, from SystemInterfaces or a test's Interfaces)
 //	link.go      LinkFlags (--loss, --latency, --jitter, --dup) and LinkSeed, each process's
 //	             own seed for its link conditioner
 //	record.go    RecordFlags (--record, --record-limit), ByteSize; TapAndKeys, CloseRecord
