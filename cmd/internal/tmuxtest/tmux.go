@@ -20,13 +20,18 @@ const (
 	Timeout = 20 * time.Second
 )
 
-// Require skips the test under -short and where tmux is not installed.
+// Require skips the test under -short and where tmux is not installed, except in CI (the
+// environment variable CI set), which installs tmux (.ci/run): there a missing tmux fails the
+// test rather than leave the terminal untested.
 func Require(t testing.TB) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("terminal smoke test: skipped under -short")
 	}
 	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("tmux is not installed, and CI installs it (.ci/run)")
+		}
 		t.Skip("tmux not installed: the terminal smoke test needs it (apt-get install -y tmux)")
 	}
 }
@@ -172,13 +177,23 @@ func isolateConfig() (string, error) {
 	return dir, nil
 }
 
-// Pane is one terminal running one command.
+// Pane is one terminal running one command, with the test its failures go to (For).
 type Pane struct {
-	t       testing.TB
+	t testing.TB
+	*terminal
+}
+
+// terminal is the pane itself, shared by every Pane that For made of it.
+type terminal struct {
 	socket  string
 	status  string   // the file the command's exit status is written to
 	screens []string // every distinct screen seen, in order
 }
+
+// For returns the same pane with its failures going to t: a subtest's, for a pane that lives
+// as long as the test that started it and that several subtests read in turn (a failed wait
+// ends that subtest alone). Use one at a time: they share the screens seen.
+func (p *Pane) For(t testing.TB) *Pane { return &Pane{t: t, terminal: p.terminal} }
 
 // Start runs argv in a new detached tmux pane of width×height cells. The pane stays after
 // the command exits (remain-on-exit), so that Exit can read the screen it left. The tmux
@@ -194,7 +209,7 @@ func Start(t testing.TB, width, height int, argv ...string) *Pane {
 	if err := os.WriteFile(conf, []byte("set-option -g remain-on-exit on\nset-option -g default-shell /bin/sh\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p := &Pane{t: t, socket: fmt.Sprintf("ackattack-test-%d-%d", os.Getpid(), time.Now().UnixNano()), status: filepath.Join(dir, "status")}
+	p := &Pane{t: t, terminal: &terminal{socket: fmt.Sprintf("ackattack-test-%d-%d", os.Getpid(), time.Now().UnixNano()), status: filepath.Join(dir, "status")}}
 	quoted := make([]string, len(argv))
 	for i, a := range argv {
 		quoted[i] = shellQuote(a)
