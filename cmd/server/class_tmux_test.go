@@ -485,6 +485,8 @@ func seatOf(screen, name string) (seat, state string, rows int) {
 var (
 	// leadOnStatus is the lead in force on a status line.
 	leadOnStatus = regexp.MustCompile(`  lead (\d+) ms`)
+	// rttOnStatus is the round trip on a status line.
+	rttOnStatus = regexp.MustCompile(`  rtt ([\d.]+) ms`)
 	// linkPanelLoss is the loss slider of the link panel.
 	linkPanelLoss = regexp.MustCompile(`│loss +\[[#-]+\] +(\d+)%│`)
 	// ackCells are the acks view's 32 cells: █ acked, x lost, . in flight.
@@ -502,6 +504,19 @@ var (
 	// replayPosition is the replay's timeline: datagram n of all.
 	replayPosition = regexp.MustCompile(`datagram (\d+) of (\d+)`)
 )
+
+// rttMillis is the round trip on a screen's status line, -1 if it shows none.
+func rttMillis(screen string) float64 {
+	m := rttOnStatus.FindStringSubmatch(lastLine(screen))
+	if m == nil {
+		return -1
+	}
+	v, err := strconv.ParseFloat(m[1], 64)
+	if err != nil {
+		return -1
+	}
+	return v
+}
 
 // leadMillis is the lead on a screen's status line, -1 if it shows none.
 func leadMillis(screen string) int {
@@ -669,7 +684,7 @@ func TestClassFromREADME(t *testing.T) {
 		})
 	})
 
-	// 28–36: R starts a new round; F8 makes the round trip 150 ms and the lead grows; t takes
+	// 28–36: R starts a new round; F8 makes the round trip 150 ms and the lead covers half of it and a frame; t takes
 	// the lead over (at 100 ms the hashes view counts the late events run again) and gives it
 	// back; i corrupts a unit, and the hashes view shows the mismatch, the drill-down and the
 	// repair.
@@ -694,14 +709,15 @@ func TestClassFromREADME(t *testing.T) {
 			return false
 		})
 	})
-	c.check(lockstep, "F8: the lead time on the status line grows", func(t *testing.T) {
+	c.check(lockstep, "F8: the status line's round trip follows, and the lead covers half of it and a frame", func(t *testing.T) {
 		if leadBefore < 0 {
 			t.Fatalf("%s: %s's status line showed no lead before F8", lockstep.where(), bob)
 		}
-		screen := lockstep.wait(t, bobPane, fmt.Sprintf("%s's lead to grow past the %d ms before F8", bob, leadBefore), func(s string) bool {
-			return leadMillis(s) > leadBefore
+		screen := lockstep.wait(t, bobPane, bob+"'s round trip near 150 ms, and a lead of at least half of it and a frame", func(s string) bool {
+			rtt := rttMillis(s)
+			return rtt >= 120 && float64(leadMillis(s)) >= rtt/2+100
 		})
-		t.Logf("%s's lead: %d ms before F8, %d ms after", bob, leadBefore, leadMillis(screen))
+		t.Logf("%s's lead: %d ms before F8, %d ms after, at a round trip of %.0f ms", bob, leadBefore, leadMillis(screen), rttMillis(screen))
 	})
 	c.check(lockstep, "t: at 100 ms the hashes view counts the late events run again", func(t *testing.T) {
 		server.For(t).Send("t")
