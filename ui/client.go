@@ -388,13 +388,28 @@ func pendingMarks(pending []game.PendingOrder) []MapMark {
 }
 
 // ordersText is the line under the map: the selection, the orders on their way and what the
-// cursor is on, or a notice.
+// cursor is on, or a notice, as many of them as the screen's width has room for, each whole.
 func (s *ClientScreen) ordersText(snap *game.ClientSnapshot) string {
+	return fitHints(s.ordersHints(snap), hintSep, s.width)
+}
+
+// hintSep separates the hints of the line under the map.
+const hintSep = "  ·  "
+
+// ordersHints are the hints of the line under the map, the most important first.
+func (s *ClientScreen) ordersHints(snap *game.ClientSnapshot) []string {
 	var parts []string
-	// What matters most comes first, as a narrow terminal cuts the line on the right: the
-	// connection's end, the latest order, the selection, then a notice and the cursor.
+	// What matters most comes first, as a narrow terminal has no room for them all: the
+	// connection's end, a notice (the answer to what the player just did), the latest order,
+	// the selection, then the cursor.
 	if snap.State == transport.Disconnected {
 		parts = append(parts, "[red]disconnected: "+tview.Escape(s.host.Ended())+"[-]  (q quits)")
+	}
+	if s.notice != "" && s.noticeAt.IsZero() {
+		s.noticeAt = s.now
+	}
+	if s.notice != "" && s.now.Sub(s.noticeAt) < noticeFor {
+		parts = append(parts, "[yellow]"+tview.Escape(s.notice)+"[-]")
 	}
 	if snap.NewRound > snap.Frame {
 		parts = append(parts, "[aqua]new round at frame "+framesAhead(snap.NewRound, snap)+"[-]")
@@ -440,12 +455,6 @@ func (s *ClientScreen) ordersText(snap *game.ClientSnapshot) string {
 			parts = append(parts, fmt.Sprintf("[lime]%d selected%s[-] %s", len(sel), g, s.letters(sel)))
 		}
 	}
-	if s.notice != "" && s.noticeAt.IsZero() {
-		s.noticeAt = s.now
-	}
-	if s.notice != "" && s.now.Sub(s.noticeAt) < noticeFor {
-		parts = append(parts, "[yellow]"+tview.Escape(s.notice)+"[-]")
-	}
 	if s.mapView != nil {
 		x, y := s.mapView.Cursor()
 		c := fmt.Sprintf("cursor %d,%d", x, y)
@@ -454,8 +463,7 @@ func (s *ClientScreen) ordersText(snap *game.ClientSnapshot) string {
 		}
 		parts = append(parts, c)
 	}
-	parts = append(parts, "? help")
-	return strings.Join(parts, "  ·  ")
+	return append(parts, "? help")
 }
 
 // noUnitsText says what happens to a player with no units: a new round or a squad of

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -470,3 +471,43 @@ func TestClientScreenLeadBesideLateEvents(t *testing.T) {
 	waitText(sa, "the policy's lead in the status line", "lead 200 ms  rtt 40 ms")
 	waitText(sa, "the policy's lead beside the late events", "lead 200 ms · late events: 13 re-runs · 50 frames run again")
 }
+
+// TestClientScreenHintsCutBetweenWholeHints: on a line under the map longer than the screen
+// (an order pending, a selection, a notice and a unit under the cursor, at 120 columns), the
+// hints that do not fit are left out whole: every piece shown is a whole hint, and the
+// short "? help" still ends the line.
+func TestClientScreenHintsCutBetweenWholeHints(t *testing.T) {
+	f := newFakeClient(t)
+	sa, cs := fakeClientScreen(t, f, 120, 36)
+	sa.waitFor("the map", func() bool { return cs.MapView() != nil })
+	sa.rune(' ')
+	sa.rune('m') // a move to the unit's own cell: pending
+	waitText(sa, "the order pending", "pending until frame")
+	sa.rune('g') // a notice: "group: press 1-9 …"
+	waitText(sa, "the notice", "group: press 1-9")
+	var row string
+	var hints []string
+	sa.do(func() {
+		rows := screenRows(sa.screen)
+		row = strings.TrimRight(rows[len(rows)-2], " ")
+		for _, h := range cs.ordersHints(cs.snap) {
+			hints = append(hints, stripTags(h))
+		}
+	})
+	if full := strings.Join(hints, hintSep); len([]rune(full)) <= 120 {
+		t.Fatalf("the hints %q fit in 120 columns: the test shows no cut", full)
+	}
+	for _, piece := range strings.Split(row, hintSep) {
+		if !slices.Contains(hints, piece) {
+			t.Errorf("the line under the map %q shows %q, not a whole hint of %q", row, piece, hints)
+		}
+	}
+	if !strings.HasSuffix(row, "? help") {
+		t.Errorf("the line under the map %q does not end with \"? help\"", row)
+	}
+}
+
+// stripTags is text without tview's colour tags ("[aqua]", "[-]"), as the screen shows it.
+func stripTags(text string) string { return colourTag.ReplaceAllString(text, "") }
+
+var colourTag = regexp.MustCompile(`\[[a-zA-Z0-9#:-]*\]`)
