@@ -22,6 +22,9 @@ const (
 	sideMaxWidth      = 48
 	noticeFor         = 5 * time.Second
 	maxGroups         = 9
+	// attackRadius is how far from the cursor a (the attack key) looks for an enemy: enemies
+	// move every frame, and one a cell or two off is still the one the player meant.
+	attackRadius = 2
 )
 
 // ClientScreen is the player's screen: the map with the orders line under it, the network
@@ -72,6 +75,7 @@ type sentOrder struct {
 	kind   world.CommandKind
 	units  int
 	x, y   int32
+	target string // an attack's target: "goblin #10001 at 31,10"
 	at     time.Time
 	ticket *OrderTicket
 	doneAt time.Time // when the world passed its frame (or it was refused)
@@ -418,7 +422,7 @@ func (s *ClientScreen) ordersHints(snap *game.ClientSnapshot) []string {
 	// for a list, and the latest is the one the player is looking for.
 	if n := len(s.sent); n > 0 {
 		o := s.sent[n-1]
-		what := orderText(o.kind, o.units, o.x, o.y)
+		what := orderText(o.kind, o.units, o.x, o.y, o.target)
 		frame, err, ok := o.ticket.Result()
 		part := ""
 		switch {
@@ -490,12 +494,12 @@ func framesAhead(frame uint32, snap *game.ClientSnapshot) string {
 	return fmt.Sprintf("%d (in %d s)", frame, (in+time.Second-1)/time.Second)
 }
 
-func orderText(kind world.CommandKind, units int, x, y int32) string {
+func orderText(kind world.CommandKind, units int, x, y int32, target string) string {
 	switch kind {
 	case world.CommandMove:
 		return fmt.Sprintf("move %d → %d,%d", units, x, y)
 	case world.CommandAttack:
-		return fmt.Sprintf("attack with %d", units)
+		return fmt.Sprintf("attack %s with %d", target, units)
 	}
 	return fmt.Sprintf("%s %d", kind, units)
 }
@@ -524,6 +528,15 @@ func unitText(u world.Unit, snap *game.ClientSnapshot) string {
 		own = -1
 	}
 	return describeUnit(u, own, owner)
+}
+
+// enemyText names an enemy and where it stands: "goblin #10001 at 31,10".
+func enemyText(u world.Unit) string {
+	name := "enemy"
+	if k, ok := world.KindOf(u.Kind); ok {
+		name = k.Name
+	}
+	return fmt.Sprintf("%s #%d at %d,%d", name, u.ID, u.X, u.Y)
 }
 
 // describeUnit says what a unit is for the line under the map: its kind and id, whose it is
@@ -642,14 +655,19 @@ func (s *ClientScreen) order(kind world.CommandKind) {
 	}
 	x, y := s.mapView.Cursor()
 	var target uint32
+	var what string // the target, for the orders line
 	switch kind {
 	case world.CommandAttack:
-		u, ok := s.mapView.UnitAt(x, y)
-		if !ok || !u.IsEnemy() || u.Dead {
-			s.tell("no living enemy under the cursor to attack")
+		// Enemies move every frame: the one the player aimed at may have stepped off the
+		// cursor's cell. The order names the nearest near it, as it would had the cursor been
+		// on it; the orders line says which.
+		u, ok := s.mapView.EnemyNear(x, y, attackRadius)
+		if !ok {
+			s.tell(fmt.Sprintf("no living enemy within %d cells of the cursor to attack", attackRadius))
 			return
 		}
-		target = u.ID
+		target, x, y = u.ID, u.X, u.Y
+		what = enemyText(u)
 	case world.CommandMove:
 		if t := s.mapView.world.Terrain(x, y); t != world.Ground {
 			s.tell("can't move there: not open ground")
@@ -661,7 +679,7 @@ func (s *ClientScreen) order(kind world.CommandKind) {
 		s.tell("the game is busy: order not sent, try again")
 		return
 	}
-	s.sent = append(s.sent, sentOrder{kind: kind, units: len(sel), x: x, y: y, at: s.now, ticket: ticket})
+	s.sent = append(s.sent, sentOrder{kind: kind, units: len(sel), x: x, y: y, target: what, at: s.now, ticket: ticket})
 	s.notice = "" // an older complaint would stand in front of the order's progress
 }
 

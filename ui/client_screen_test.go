@@ -511,3 +511,38 @@ func TestClientScreenHintsCutBetweenWholeHints(t *testing.T) {
 func stripTags(text string) string { return colourTag.ReplaceAllString(text, "") }
 
 var colourTag = regexp.MustCompile(`\[[a-zA-Z0-9#:-]*\]`)
+
+// TestClientScreenAttackPicksTheNearestEnemy: with the cursor a cell off the enemy (it moved),
+// a orders an attack on it, the same order as with the cursor on it (its id, at its cell), and
+// the line under the map names it; with no enemy within two cells, no order and a reason.
+func TestClientScreenAttackPicksTheNearestEnemy(t *testing.T) {
+	f := newFakeClient(t)
+	var enemy world.Unit
+	for _, u := range f.Snapshot().Units {
+		if u.IsEnemy() {
+			enemy = u
+		}
+	}
+	sa, cs := fakeClientScreen(t, f, 120, 36)
+	sa.waitFor("the map", func() bool { return cs.MapView() != nil })
+	sa.rune(' ')
+	sa.waitFor("a unit selected", func() bool { return len(cs.MapView().Selected()) == 1 })
+	sa.do(func() { cs.MapView().SetCursor(enemy.X-1, enemy.Y+1) })
+	sa.rune('a')
+	sa.waitFor("the attack order", func() bool { _, ok := f.lastOrder(); return ok })
+	o, _ := f.lastOrder()
+	if o.Kind != world.CommandAttack || o.Target != enemy.ID || o.X != enemy.X || o.Y != enemy.Y {
+		t.Errorf("order %+v, want an attack on enemy %d at %d,%d", o, enemy.ID, enemy.X, enemy.Y)
+	}
+	waitText(sa, "the target named", fmt.Sprintf("attack goblin #%d at %d,%d with 1", enemy.ID, enemy.X, enemy.Y))
+
+	sa.do(func() { cs.MapView().SetCursor(enemy.X-3, enemy.Y) })
+	sa.rune('a')
+	waitText(sa, "the reason", "no living enemy within 2 cells of the cursor")
+	f.mu.Lock()
+	orders := len(f.orders)
+	f.mu.Unlock()
+	if orders != 1 {
+		t.Errorf("%d orders, want only the first attack", orders)
+	}
+}

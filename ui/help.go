@@ -23,7 +23,7 @@ var ClientKeys = []KeyHelp{
 	{"g 1-9", "store the selection as group 1-9"},
 	{"1-9", "recall group"},
 	{"m", "move the selection to the cursor"},
-	{"a", "attack the enemy under the cursor"},
+	{"a", "attack the nearest enemy within 2 cells"},
 	{"s", "stop the selection"},
 	{"Esc", "clear the selection (or close a panel)"},
 	{"mouse left", "select (drag: box)"},

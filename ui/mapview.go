@@ -124,6 +124,30 @@ func (m *MapView) UnitAt(x, y int32) (world.Unit, bool) {
 	return found, ok
 }
 
+// EnemyNear returns the living enemy nearest (x, y) within radius cells (the larger of the
+// horizontal and vertical distance, as the game measures ranges): the nearest by that
+// distance, then by the straight-line distance, then the lowest id, so that the same units
+// always give the same answer.
+func (m *MapView) EnemyNear(x, y, radius int32) (world.Unit, bool) {
+	var best world.Unit
+	bestCheb, bestSq, ok := int32(0), int64(0), false
+	for _, u := range m.units { // ordered by id: a tie keeps the first
+		if !u.IsEnemy() || u.Dead {
+			continue
+		}
+		dx, dy := u.X-x, u.Y-y
+		cheb := max(dx, -dx, dy, -dy)
+		if cheb > radius {
+			continue
+		}
+		sq := int64(dx)*int64(dx) + int64(dy)*int64(dy)
+		if !ok || cheb < bestCheb || cheb == bestCheb && sq < bestSq {
+			best, bestCheb, bestSq, ok = u, cheb, sq, true
+		}
+	}
+	return best, ok
+}
+
 // Units returns the units as last set (do not modify).
 func (m *MapView) Units() []world.Unit { return m.units }
 
