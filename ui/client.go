@@ -67,6 +67,22 @@ type ClientScreen struct {
 	classSeen   uint64
 	refusedSeen uint32
 	lessons     *lessonUI // the lesson menu, and the lesson on screen (client_lesson.go); nil: none
+	// introUntil is when the goal leaves the line under the map (introFor after the map
+	// first showed), or the player's first order (ordered), whichever comes first.
+	introUntil time.Time
+	ordered    bool
+}
+
+// The goal, for a newcomer: on the line under the map for the first seconds, and in the help.
+const (
+	introFor = 30 * time.Second
+	goalHint = "[::b]goal:[::-] defeat the [red]red enemies[-]: space selects your [lime]units[-], a attacks"
+)
+
+var goalHelp = []string{
+	"Goal: defeat the red enemies the server sends, with your green units",
+	"(the map's bottom line says which letter is which). Select them with",
+	"space (v: a box), then a attacks the enemy nearest the cursor, m moves.",
 }
 
 // sentOrder is an order the player gave, followed from "sent" through "pending until frame F"
@@ -115,6 +131,7 @@ func NewClientScreen(host ClientHost, exportDir string, setFocus func(p tview.Pr
 		AddItem(s.orders, 1, 0, false).
 		AddItem(s.status, 1, 0, false)
 	s.chrome = newChrome(s.main, " AckAttack client ", ClientKeys, setFocus)
+	s.help.SetIntro(goalHelp...)
 	s.debug.SetBorder(true).SetTitle(" debug: server link ")
 	s.exports, s.who, s.tell, s.relayout = exportDir, "client", s.notify, s.layout
 	s.preset = s.linkCtl.preset
@@ -197,6 +214,10 @@ func (s *ClientScreen) Refresh(now time.Time) {
 			focusMap := s.mapView == nil && s.focused() == s.waiting
 			s.mapView = NewMapView(w)
 			s.mapView.SetBorder(true).SetTitle(" map " + snap.Map + " ")
+			s.mapView.SetLegend(true)
+			if s.introUntil.IsZero() {
+				s.introUntil = s.now.Add(introFor)
+			}
 			s.mapView.SetMouseFuncs(s.clickSelect, s.boxSelect, s.rightClick)
 			s.mapView.SetCursorFunc(s.cursorMoved)
 			if own := firstOwn(snap.Units, snap.Seat); own != nil && snap.Spectator == nil {
@@ -449,6 +470,8 @@ func (s *ClientScreen) ordersHints(snap *game.ClientSnapshot) []string {
 			parts = append(parts, fmt.Sprintf("box from %d,%d: move the cursor, v to select", s.boxFrom[0], s.boxFrom[1]))
 		case snap.Started && firstOwn(snap.Units, snap.Seat) == nil:
 			parts = append(parts, "[yellow]"+noUnitsText(snap)+"[-]")
+		case len(sel) == 0 && !s.ordered && s.now.Before(s.introUntil):
+			parts = append(parts, goalHint) // a newcomer's first seconds: what to do
 		case len(sel) == 0:
 			parts = append(parts, "no selection (space selects)")
 		default:
@@ -681,6 +704,7 @@ func (s *ClientScreen) order(kind world.CommandKind) {
 	}
 	s.sent = append(s.sent, sentOrder{kind: kind, units: len(sel), x: x, y: y, target: what, at: s.now, ticket: ticket})
 	s.notice = "" // an older complaint would stand in front of the order's progress
+	s.ordered = true
 }
 
 // HandleKey is the screen's key map (the application's input capture): it returns nil for a key

@@ -23,6 +23,7 @@
 // The widgets, each a plain tview primitive that keeps its own small state:
 //
 //	mapview.go      MapView: terrain and units, a cursor that picks cells for orders
+//	legend.go       the map's legend of its letters, on its bottom border
 //	debugpanel.go   DebugPanel: the four views behind a tab bar (1 graph, 2 acks, 3 hashes,
 //	                4 pauses); DebugData, what the host hands it each frame
 //	graphview.go, graphmodel.go  GraphView: the latest guaranteed messages sent and received
@@ -39,6 +40,7 @@
 //	help.go         HelpOverlay; ClientKeys, ServerKeys, ReplayKeys (the README's key tables
 //	                are checked against them)
 //	frame.go, chrome.go  drawing helpers: borders without clearing, colours
+//	hints.go        a line of hints that leaves out whole hints where it has no room
 //
 // # Usage
 //

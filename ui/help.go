@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -117,6 +118,21 @@ func NewHelpOverlay(title string, keys []KeyHelp) *HelpOverlay {
 	}
 	h.lines = append(h.lines, keys...)
 	h.area.x, h.area.y, h.area.width, h.area.height = h.Box.GetRect()
+	h.layout()
+	return h
+}
+
+// SetIntro puts lines (what the screen is for, say) under the heading, above the keys.
+func (h *HelpOverlay) SetIntro(lines ...string) *HelpOverlay {
+	at := 0
+	if len(h.lines) > 0 && h.lines[0].Keys == "" {
+		at = 2 // below the heading and its blank row
+	}
+	intro := make([]KeyHelp, 0, len(lines)+1)
+	for _, l := range lines {
+		intro = append(intro, KeyHelp{What: l})
+	}
+	h.lines = slices.Insert(h.lines, at, append(intro, KeyHelp{})...)
 	h.layout()
 	return h
 }

@@ -56,6 +56,7 @@ type MapView struct {
 	attacks []world.Attack
 	marks   []MapMark
 	box     *mapBox // the box selection being drawn, if any
+	legend  bool    // draw the legend on the bottom border (legend.go)
 
 	// Mouse: a left press starts a possible drag; its release is a click (same cell) or a box.
 	dragFrom *[2]int32
@@ -83,6 +84,12 @@ func NewMapView(w *world.World) *MapView {
 func (m *MapView) SetUnits(units []world.Unit, ownSeat uint8) *MapView {
 	m.units = append(m.units[:0], units...)
 	m.ownSeat = ownSeat
+	return m
+}
+
+// SetLegend shows or hides the legend of the letters on the map's bottom border (legend.go).
+func (m *MapView) SetLegend(on bool) *MapView {
+	m.legend = on
 	return m
 }
 
@@ -416,6 +423,9 @@ func (m *MapView) Draw(screen tcell.Screen) {
 			style = style.Underline(true)
 		}
 		screen.Put(sx, sy, r, style)
+	}
+	if bx, by, bw, bh := m.GetRect(); m.legend && by+bh > y+height {
+		drawLegend(screen, bx, by, bw, bh, m.ownSeat < world.MaxPlayers)
 	}
 }
 
