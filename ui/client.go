@@ -122,7 +122,7 @@ func NewClientScreen(host ClientHost, exportDir string, setFocus func(p tview.Pr
 	s.status = NewStatusLine()
 
 	s.side = tview.NewFlex().SetDirection(tview.FlexRow).
-		AddItem(s.link, 6, 0, false).
+		AddItem(s.link, linkRows, 0, false).
 		AddItem(s.chat, 0, 1, false)
 	s.left = tview.NewFlex().SetDirection(tview.FlexRow).AddItem(s.waiting, 0, 1, false)
 	top := tview.NewFlex().AddItem(s.left, 0, 1, false).AddItem(s.side, sideMinWidth, 0, false)
@@ -158,9 +158,19 @@ func (s *ClientScreen) Resize(width, height int) { s.resize(width, height) }
 func (s *ClientScreen) layout() {
 	top := s.main.GetItem(0).(*tview.Flex)
 	side := s.sideWidth()
-	if s.LessonPanel() != nil {
-		side = s.lessonSideWidth()
+	s.side.Clear()
+	s.main.Clear().AddItem(top, 0, 1, false)
+	if panel := s.LessonPanel(); panel != nil {
+		below, rows := s.lessonPlace(panel)
+		if below {
+			s.main.AddItem(panel, rows, 0, false)
+		} else {
+			side = s.lessonSideWidth()
+			s.side.AddItem(panel, rows, 0, false)
+		}
 	}
+	s.side.AddItem(s.link, linkRows, 0, false).AddItem(s.chat, 0, 1, false)
+	s.main.AddItem(s.orders, 1, 0, false).AddItem(s.status, 1, 0, false)
 	top.ResizeItem(s.side, side, 0)
 	s.left.Clear()
 	var mapItem tview.Primitive = s.waiting

@@ -14,7 +14,8 @@
 //	host.go         ClientHost and ServerHost, what a screen reads and the intents it sends
 //	                (GameClient, GameServer wrap game/hostloop); OrderTicket
 //	client.go       ClientScreen: map, orders line, sliders, chat, status line, debug panel
-//	client_lesson.go  the lesson on the client's screen, walked once a frame in Refresh
+//	client_lesson.go  the lesson on the client's screen, walked once a frame in Refresh; its
+//	                panel in the side column, or under the map where the side has no room
 //	server.go       ServerScreen: the player table, the map, the event log, the server's or
 //	                the class's sliders
 //	replay.go       ReplayScreen and RunReplay (--replay): the debug panel fed by game/replay,
