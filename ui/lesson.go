@@ -90,12 +90,15 @@ func (l *LessonPanel) Need(width int) int {
 	for _, p := range l.script {
 		n = max(n, len(progressLines(p, width, false)))
 	}
-	if l.need == nil {
-		l.need = map[int]int{}
+	if l.need == nil || len(l.need) >= maxNeedWidths {
+		l.need = map[int]int{} // a terminal resized again and again: start over
 	}
 	l.need[width] = n
 	return n
 }
+
+// maxNeedWidths bounds Need's cache: a layout asks for two widths a terminal size.
+const maxNeedWidths = 8
 
 // panelLine is one line of the panel, and how much it matters (the lowest go first when the
 // panel is too short).
