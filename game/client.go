@@ -460,7 +460,7 @@ func (c *Client) onMessage(p *transport.Peer, now time.Time, m *message.Message)
 	case *ClassLink:
 		c.takeClassLink(v)
 	case *Chat:
-		c.heard(ChatLine{From: c.players[v.Seat].Name, Text: v.Text})
+		c.heard(ChatLine{From: c.players[v.Seat].Name, Text: v.Text, Bot: c.players[v.Seat].Bot})
 	case *SpectatorChat:
 		if v.Name == "" {
 			c.stats.BadMessages++ // the server's relay names the spectator

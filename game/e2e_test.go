@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -55,11 +55,8 @@ func checkChat(t *testing.T, res sessionResult) {
 	for _, r := range res.clients {
 		sent[r.Name] = r.Chat.Sent
 	}
-	for _, line := range res.server.Chat.Sent { // the server's bots: "<name> N"
-		name := line[:strings.LastIndexByte(line, ' ')]
-		sent[name] = append(sent[name], line)
-	}
 	for _, r := range res.clients {
+		checkBotsHeard(t, r, res.server.Chat.Sent, 2, true)
 		got := map[string][]string{}
 		for _, l := range r.Chat.Received {
 			got[l.From] = append(got[l.From], l.Text)
@@ -86,6 +83,50 @@ func checkChat(t *testing.T, res sessionResult) {
 			t.Errorf("%s received no chat", r.Name)
 		}
 	}
+}
+
+// checkBotsHeard: what client r heard from the server's bots (lines marked Bot) against the
+// server's report, which lists its bots' lines in the order they said them but not whose
+// each is: every bot's lines arrived in that order, none twice, and the latest arrived but
+// for a few at the end (missing at most, for each bot). whole: r was there from the start,
+// and heard all but those few; otherwise it may have joined late and missed the first.
+func checkBotsHeard(t *testing.T, r Report, said []string, missing int, whole bool) {
+	t.Helper()
+	heard := map[string][]string{}
+	for _, l := range r.Chat.Received {
+		if l.Bot {
+			heard[l.From] = append(heard[l.From], l.Text)
+		}
+	}
+	total, last := 0, 0
+	for bot, lines := range heard {
+		at, stray := subsequenceEnd(lines, said)
+		if stray >= 0 {
+			t.Errorf("%s heard %q from %s out of order, twice, or never said", r.Name, lines[stray], bot)
+		}
+		total, last = total+len(lines), max(last, at)
+	}
+	slack := missing * max(len(heard), 1)
+	switch {
+	case total > len(said) || whole && len(said)-total > slack:
+		t.Errorf("%s heard %d of the %d lines the server's bots said", r.Name, total, len(said))
+	case len(said)-last > slack:
+		t.Errorf("%s heard the server's bots up to their line %d of %d", r.Name, last, len(said))
+	}
+}
+
+// subsequenceEnd finds got in said, in order (what a chat chain delivers of what was said):
+// it returns the index in said after got's last line, and the first line of got not found
+// after those before it (-1: none).
+func subsequenceEnd(got, said []string) (end, stray int) {
+	for i, text := range got {
+		j := slices.Index(said[end:], text)
+		if j < 0 {
+			return end, i
+		}
+		end += j + 1
+	}
+	return end, -1
 }
 
 // checkKillsAfterSpawns: on every host, every executed kill comes after the spawn of its enemy.

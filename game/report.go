@@ -203,6 +203,7 @@ type ChatLine struct {
 	Text      string `json:"text"`
 	Spectator bool   `json:"spectator,omitempty"` // a spectator's line (spectate.go)
 	Own       bool   `json:"-"`                   // this player's own line (in a snapshot's conversation)
+	Bot       bool   `json:"-"`                   // a line of one of the server's bots (bot.go)
 }
 
 // RejectedReport counts every datagram the host dropped, by reason (transport.Rejections:

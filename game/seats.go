@@ -305,6 +305,7 @@ func (s *Server) seatBot(i int) error {
 	name := botName(i)
 	st := &seat{idx: uint8(idx), player: uuid.NewSHA1(uuid.NameSpaceOID, []byte(name)), name: name}
 	st.bot = NewBot(st.idx, name, s.cfg.Seed+uint64(idx)*7919)
+	st.bot.chatGap = framesOf(DefaultBotChat, s.cfg.Frame)
 	s.seats.players[idx] = st
 	return nil
 }

@@ -148,11 +148,10 @@ func checkChatReached(t *testing.T, server Report, clients []Report) {
 	for _, r := range clients {
 		sent[r.Name] = r.Chat.Sent
 	}
-	for _, line := range server.Chat.Sent { // the server's bots: "<name> N"
-		name := line[:strings.LastIndexByte(line, ' ')]
-		sent[name] = append(sent[name], line)
-	}
 	for _, r := range clients {
+		if len(server.Chat.Sent) >= 4 {
+			checkBotsHeard(t, r, server.Chat.Sent, 3, false)
+		}
 		got := map[string][]string{}
 		for _, l := range r.Chat.Received {
 			got[l.From] = append(got[l.From], l.Text)
@@ -161,14 +160,10 @@ func checkChatReached(t *testing.T, server Report, clients []Report) {
 			if from == r.Name || len(lines) < 4 {
 				continue // its own, or somebody who hardly chatted
 			}
-			g, at := got[from], 0
-			for _, text := range g {
-				i := slices.Index(lines[at:], text)
-				if i < 0 {
-					t.Errorf("%s got %q from %s out of order, twice, or never sent", r.Name, text, from)
-					break
-				}
-				at += i + 1
+			g := got[from]
+			at, stray := subsequenceEnd(g, lines)
+			if stray >= 0 {
+				t.Errorf("%s got %q from %s out of order, twice, or never sent", r.Name, g[stray], from)
 			}
 			if len(g) == 0 || at < len(lines)-3 {
 				t.Errorf("%s got %d of %s's %d lines, the last of them %d from the end", r.Name, len(g), from, len(lines), len(lines)-at)

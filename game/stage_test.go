@@ -46,11 +46,25 @@ func TestTeachingEvents(t *testing.T) {
 		t.Fatalf("BotsChat(4) said %d lines with one bot, want 4", n)
 	}
 	g.waitFor(10*time.Second, "the chat burst", func() bool { return c.chat.received.total >= lines+4 })
-	got := c.chat.received.last(4)
-	for i := 1; i < len(got); i++ {
-		if lineNumber(got[i].Text) != lineNumber(got[i-1].Text)+1 {
+	// The burst's numbered lines, in order, each marked as a bot's; a line the bot said on its
+	// own ("good luck, everyone") may come after them.
+	var got []ChatLine
+	for _, l := range c.chat.received.last(8) {
+		if lineNumber(l.Text) >= 0 {
+			got = append(got, l)
+		}
+	}
+	got = got[max(len(got)-4, 0):]
+	for i := range got {
+		if i > 0 && lineNumber(got[i].Text) != lineNumber(got[i-1].Text)+1 {
 			t.Errorf("chat lines out of order: %q before %q", got[i-1].Text, got[i].Text)
 		}
+		if !got[i].Bot || got[i].From != "bot1" {
+			t.Errorf("line %q from %q not marked as a bot's", got[i].Text, got[i].From)
+		}
+	}
+	if len(got) != 4 {
+		t.Errorf("%d numbered lines of the burst arrived, want 4", len(got))
 	}
 
 	stops := c.stats.StopWorldResyncs
@@ -83,7 +97,7 @@ func TestTeachingEvents(t *testing.T) {
 	}
 }
 
-// lineNumber is the number that ends a bot's chat line ("name 12"), -1 for none.
+// lineNumber is the number that ends a bot's numbered chat line ("line 12"), -1 for none.
 func lineNumber(line string) int {
 	i := strings.LastIndexByte(line, ' ')
 	n, err := strconv.Atoi(line[i+1:])

@@ -72,6 +72,11 @@ func newVGame(t testing.TB, sp vspec) *vgame {
 		t.Fatal(err)
 	}
 	g.srv = srv
+	for _, st := range srv.seats.players {
+		if st != nil && st.bot != nil {
+			st.bot.chatGap = vgameBotChat
+		}
+	}
 	g.Attach(g.srvAddr, srv)
 	g.traces = append(g.traces, trace)
 	for range sp.clients {
@@ -79,6 +84,10 @@ func newVGame(t testing.TB, sp vspec) *vgame {
 	}
 	return g
 }
+
+// vgameBotChat: the bots of a test game chat every 2 to 5 s (a class's game: 20 to 50 s), so
+// that the chat chains carry lines under loss for the checks to follow.
+const vgameBotChat = 20 // frames
 
 // addNode adds a node for addr, linked to every node before it with the spec's link.
 func (g *vgame) addNode(addr netip.AddrPort) *linksim.Node { return g.AddNode(addr, g.spec.link) }
@@ -123,6 +132,9 @@ func (g *vgame) joinLinked(edit func(c *ClientConfig), toAll bool) int {
 	c, err := NewClient(cfg, g.Writer(node), g.srvAddr)
 	if err != nil {
 		g.t.Fatal(err)
+	}
+	if c.bot != nil {
+		c.bot.chatGap = vgameBotChat
 	}
 	g.clients = append(g.clients, c)
 	g.caddrs = append(g.caddrs, addr)

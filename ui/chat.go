@@ -45,7 +45,7 @@ func PlayerColor(name string) tcell.Color {
 //	name: text
 //	name (spectator): text
 //
-// with the name in its player's colour, and below them, while the player is
+// with the name in its player's colour (a bot's line dimmed whole), and below them, while the player is
 // typing, an input line with a "> " prompt.
 //
 // Everything a player typed is escaped before it is drawn: tview reads
@@ -96,8 +96,12 @@ func (c *ChatPane) Input() string { return string(c.input) }
 // chatLineText is one line in tview's tagged form: the name coloured, both
 // name and text escaped so that nothing a player typed is read as a tag. A
 // spectator's name is followed by "(spectator)", dimmed: a class can tell the
-// players' words from the onlookers'.
+// players' words from the onlookers'. A line of the server's bots is dimmed
+// whole, so that the students' own lines stand out.
 func chatLineText(l game.ChatLine) string {
+	if l.Bot {
+		return fmt.Sprintf("[#%06x]%s: %s[-]", ageColor.Hex(), tview.Escape(l.From), tview.Escape(l.Text))
+	}
 	who := fmt.Sprintf("[#%06x]%s[-]", PlayerColor(l.From).Hex(), tview.Escape(l.From))
 	if l.Spectator {
 		who += " [gray](spectator)[-]"

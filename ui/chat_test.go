@@ -86,10 +86,10 @@ func TestChatShowsTagsLiterally(t *testing.T) {
 			t.Errorf("screen lacks %q:\n%s", want, got)
 		}
 	}
-	if _, style := sa.cell(0, 1); chatFg(style).Hex() != PlayerColor("eve").Hex() {
-		t.Errorf("eve's name drawn in %v, want %v", chatFg(style), PlayerColor("eve"))
+	if _, style := sa.cell(0, 1); foreground(style).Hex() != PlayerColor("eve").Hex() {
+		t.Errorf("eve's name drawn in %v, want %v", foreground(style), PlayerColor("eve"))
 	}
-	if _, style := sa.cell(5, 1); chatFg(style).Hex() == tcell.ColorRed.Hex() {
+	if _, style := sa.cell(5, 1); foreground(style).Hex() == tcell.ColorRed.Hex() {
 		t.Error("the text after a typed [red] is red: the tag was interpreted")
 	}
 	checkGolden(t, "chat_literal_tags", got)
@@ -124,12 +124,6 @@ func TestPlayerColorStable(t *testing.T) {
 	}
 }
 
-// chatFg is a style's foreground colour.
-func chatFg(style tcell.Style) tcell.Color {
-	c, _, _ := style.Decompose()
-	return c
-}
-
 // TestChatPaneWrapsLongLines: a line wider than the pane wraps at word boundaries instead of
 // losing its end; a literal tag in it is still shown as typed.
 func TestChatPaneWrapsLongLines(t *testing.T) {
@@ -141,5 +135,34 @@ func TestChatPaneWrapsLongLines(t *testing.T) {
 		if !strings.Contains(txt, want) {
 			t.Errorf("pane lacks %q:\n%s", want, txt)
 		}
+	}
+}
+
+// TestChatDimsBotLines: a line of one of the server's bots is drawn dimmed, name and text, so
+// that a student's line stands out beside it in its player's colour.
+func TestChatDimsBotLines(t *testing.T) {
+	chat := NewChatPane().SetLines([]game.ChatLine{
+		{From: "bot1", Text: "attacking the ogre at 12,5", Bot: true},
+		{From: "eve", Text: "where are the ogres"},
+	})
+	sa := runApp(t, chat, 40, 4)
+	if got := sa.text(); !strings.Contains(got, "bot1: attacking the ogre at 12,5") || !strings.Contains(got, "eve: where are the ogres") {
+		t.Fatalf("the lines are not shown:\n%s", got)
+	}
+	for _, c := range []struct {
+		x, y int
+		want tcell.Color
+		what string
+	}{
+		{0, 0, ageColor, "the bot's name"},
+		{10, 0, ageColor, "the bot's text"},
+		{0, 1, PlayerColor("eve"), "eve's name"},
+	} {
+		if _, style := sa.cell(c.x, c.y); foreground(style).Hex() != c.want.Hex() {
+			t.Errorf("%s drawn in %v, want %v", c.what, foreground(style), c.want)
+		}
+	}
+	if _, style := sa.cell(10, 1); foreground(style).Hex() == ageColor.Hex() {
+		t.Error("eve's text dimmed as a bot's")
 	}
 }

@@ -22,6 +22,9 @@ const (
 	sideMaxWidth      = 48
 	noticeFor         = 5 * time.Second
 	maxGroups         = 9
+	// attackRadius is how far from the cursor a (the attack key) looks for an enemy: enemies
+	// move every frame, and one a cell or two off is still the one the player meant.
+	attackRadius = 2
 )
 
 // ClientScreen is the player's screen: the map with the orders line under it, the network
@@ -64,6 +67,22 @@ type ClientScreen struct {
 	classSeen   uint64
 	refusedSeen uint32
 	lessons     *lessonUI // the lesson menu, and the lesson on screen (client_lesson.go); nil: none
+	// introUntil is when the goal leaves the line under the map (introFor after the map
+	// first showed), or the player's first order (ordered), whichever comes first.
+	introUntil time.Time
+	ordered    bool
+}
+
+// The goal, for a newcomer: on the line under the map for the first seconds, and in the help.
+const (
+	introFor = 30 * time.Second
+	goalHint = "[::b]goal:[::-] defeat the [red]red enemies[-]: space selects your [lime]units[-], a attacks"
+)
+
+var goalHelp = []string{
+	"Goal: defeat the red enemies the server sends, with your green units",
+	"(the map's bottom line says which letter is which). Select them with",
+	"space (v: a box), then a attacks the enemy nearest the cursor, m moves.",
 }
 
 // sentOrder is an order the player gave, followed from "sent" through "pending until frame F"
@@ -72,6 +91,7 @@ type sentOrder struct {
 	kind   world.CommandKind
 	units  int
 	x, y   int32
+	target string // an attack's target: "goblin #10001 at 31,10"
 	at     time.Time
 	ticket *OrderTicket
 	doneAt time.Time // when the world passed its frame (or it was refused)
@@ -102,7 +122,7 @@ func NewClientScreen(host ClientHost, exportDir string, setFocus func(p tview.Pr
 	s.status = NewStatusLine()
 
 	s.side = tview.NewFlex().SetDirection(tview.FlexRow).
-		AddItem(s.link, 6, 0, false).
+		AddItem(s.link, linkRows, 0, false).
 		AddItem(s.chat, 0, 1, false)
 	s.left = tview.NewFlex().SetDirection(tview.FlexRow).AddItem(s.waiting, 0, 1, false)
 	top := tview.NewFlex().AddItem(s.left, 0, 1, false).AddItem(s.side, sideMinWidth, 0, false)
@@ -111,6 +131,7 @@ func NewClientScreen(host ClientHost, exportDir string, setFocus func(p tview.Pr
 		AddItem(s.orders, 1, 0, false).
 		AddItem(s.status, 1, 0, false)
 	s.chrome = newChrome(s.main, " AckAttack client ", ClientKeys, setFocus)
+	s.help.SetIntro(goalHelp...)
 	s.debug.SetBorder(true).SetTitle(" debug: server link ")
 	s.exports, s.who, s.tell, s.relayout = exportDir, "client", s.notify, s.layout
 	s.preset = s.linkCtl.preset
@@ -137,9 +158,19 @@ func (s *ClientScreen) Resize(width, height int) { s.resize(width, height) }
 func (s *ClientScreen) layout() {
 	top := s.main.GetItem(0).(*tview.Flex)
 	side := s.sideWidth()
-	if s.LessonPanel() != nil {
-		side = s.lessonSideWidth()
+	s.side.Clear()
+	s.main.Clear().AddItem(top, 0, 1, false)
+	if panel := s.LessonPanel(); panel != nil {
+		below, rows := s.lessonPlace(panel)
+		if below {
+			s.main.AddItem(panel, rows, 0, false)
+		} else {
+			side = s.lessonSideWidth()
+			s.side.AddItem(panel, rows, 0, false)
+		}
 	}
+	s.side.AddItem(s.link, linkRows, 0, false).AddItem(s.chat, 0, 1, false)
+	s.main.AddItem(s.orders, 1, 0, false).AddItem(s.status, 1, 0, false)
 	top.ResizeItem(s.side, side, 0)
 	s.left.Clear()
 	var mapItem tview.Primitive = s.waiting
@@ -193,6 +224,10 @@ func (s *ClientScreen) Refresh(now time.Time) {
 			focusMap := s.mapView == nil && s.focused() == s.waiting
 			s.mapView = NewMapView(w)
 			s.mapView.SetBorder(true).SetTitle(" map " + snap.Map + " ")
+			s.mapView.SetLegend(true)
+			if s.introUntil.IsZero() {
+				s.introUntil = s.now.Add(introFor)
+			}
 			s.mapView.SetMouseFuncs(s.clickSelect, s.boxSelect, s.rightClick)
 			s.mapView.SetCursorFunc(s.cursorMoved)
 			if own := firstOwn(snap.Units, snap.Seat); own != nil && snap.Spectator == nil {
@@ -410,7 +445,7 @@ func (s *ClientScreen) orderParts(snap *game.ClientSnapshot) []string {
 	// for a list, and the latest is the one the player is looking for.
 	if n := len(s.sent); n > 0 {
 		o := s.sent[n-1]
-		what := orderText(o.kind, o.units, o.x, o.y)
+		what := orderText(o.kind, o.units, o.x, o.y, o.target)
 		frame, err, ok := o.ticket.Result()
 		part := ""
 		switch {
@@ -437,6 +472,8 @@ func (s *ClientScreen) orderParts(snap *game.ClientSnapshot) []string {
 			parts = append(parts, fmt.Sprintf("box from %d,%d: move the cursor, v to select", s.boxFrom[0], s.boxFrom[1]))
 		case snap.Started && firstOwn(snap.Units, snap.Seat) == nil:
 			parts = append(parts, "[yellow]"+noUnitsText(snap)+"[-]")
+		case len(sel) == 0 && !s.ordered && s.now.Before(s.introUntil):
+			parts = append(parts, goalHint) // a newcomer's first seconds: what to do
 		case len(sel) == 0:
 			parts = append(parts, "no selection (space selects)")
 		default:
@@ -482,12 +519,12 @@ func framesAhead(frame uint32, snap *game.ClientSnapshot) string {
 	return fmt.Sprintf("%d (in %d s)", frame, (in+time.Second-1)/time.Second)
 }
 
-func orderText(kind world.CommandKind, units int, x, y int32) string {
+func orderText(kind world.CommandKind, units int, x, y int32, target string) string {
 	switch kind {
 	case world.CommandMove:
 		return fmt.Sprintf("move %d → %d,%d", units, x, y)
 	case world.CommandAttack:
-		return fmt.Sprintf("attack with %d", units)
+		return fmt.Sprintf("attack %s with %d", target, units)
 	}
 	return fmt.Sprintf("%s %d", kind, units)
 }
@@ -516,6 +553,15 @@ func unitText(u world.Unit, snap *game.ClientSnapshot) string {
 		own = -1
 	}
 	return describeUnit(u, own, owner)
+}
+
+// enemyText names an enemy and where it stands: "goblin #10001 at 31,10".
+func enemyText(u world.Unit) string {
+	name := "enemy"
+	if k, ok := world.KindOf(u.Kind); ok {
+		name = k.Name
+	}
+	return fmt.Sprintf("%s #%d at %d,%d", name, u.ID, u.X, u.Y)
 }
 
 // describeUnit says what a unit is for the line under the map: its kind and id, whose it is
@@ -634,14 +680,19 @@ func (s *ClientScreen) order(kind world.CommandKind) {
 	}
 	x, y := s.mapView.Cursor()
 	var target uint32
+	var what string // the target, for the orders line
 	switch kind {
 	case world.CommandAttack:
-		u, ok := s.mapView.UnitAt(x, y)
-		if !ok || !u.IsEnemy() || u.Dead {
-			s.tell("no living enemy under the cursor to attack")
+		// Enemies move every frame: the one the player aimed at may have stepped off the
+		// cursor's cell. The order names the nearest near it, as it would had the cursor been
+		// on it; the orders line says which.
+		u, ok := s.mapView.EnemyNear(x, y, attackRadius)
+		if !ok {
+			s.tell(fmt.Sprintf("no living enemy within %d cells of the cursor to attack", attackRadius))
 			return
 		}
-		target = u.ID
+		target, x, y = u.ID, u.X, u.Y
+		what = enemyText(u)
 	case world.CommandMove:
 		if t := s.mapView.world.Terrain(x, y); t != world.Ground {
 			s.tell("can't move there: not open ground")
@@ -653,8 +704,9 @@ func (s *ClientScreen) order(kind world.CommandKind) {
 		s.tell("the game is busy: order not sent, try again")
 		return
 	}
-	s.sent = append(s.sent, sentOrder{kind: kind, units: len(sel), x: x, y: y, at: s.now, ticket: ticket})
+	s.sent = append(s.sent, sentOrder{kind: kind, units: len(sel), x: x, y: y, target: what, at: s.now, ticket: ticket})
 	s.notice = "" // an older complaint would stand in front of the order's progress
+	s.ordered = true
 }
 
 // HandleKey is the screen's key map (the application's input capture): it returns nil for a key

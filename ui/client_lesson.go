@@ -51,16 +51,12 @@ func (s *ClientScreen) SetLessons(o LessonOptions) {
 		if o.Host != nil {
 			l.driver = lesson.NewDriver(o.Running, o.Host)
 			l.panel = NewLessonPanel()
+			l.panel.SetScript(o.Running)
 			l.panel.SetProgress(lesson.Progress{Number: o.Running.Number, Title: o.Running.Title})
-			// The lesson's steps come first in the side column: they are what the student
-			// reads; the chat gets what is left.
-			s.side.Clear().
-				AddItem(l.panel, 0, 3, false).
-				AddItem(s.link, 6, 0, false).
-				AddItem(s.chat, 0, 1, false)
 		}
 	}
 	s.lessons = l
+	s.layout()
 	s.pages.AddPage("lessons", l.menu, true, false)
 	s.overlays = append(s.overlays, overlay{page: l.menu, shown: func() bool { return l.open }})
 }
@@ -77,6 +73,26 @@ func (s *ClientScreen) LessonPanel() *LessonPanel {
 // for the lesson's text, and never more than half the screen.
 func (s *ClientScreen) lessonSideWidth() int {
 	return min(max(s.width*2/5, sideMaxWidth-14), 60, s.width/2)
+}
+
+// The lesson panel's place. The lesson's steps are what the student reads, so the panel takes
+// the rows its tallest step needs. In the side column, above the sliders and the chat, when it
+// has them there; otherwise across the whole width under the map, which keeps lessonMapRows
+// (the map, or the debug panel in its place, and beside it the sliders and a line of chat), and
+// the panel shows what fits (LessonPanel.Draw: the step up, what to try and its events first).
+const (
+	lessonChatRows = 4 // the chat under the sliders, with a lesson in the side column
+	lessonMapRows  = 9
+)
+
+// lessonPlace says where the lesson panel goes at the screen's size: below the map (or in the
+// side column), and how many rows it takes.
+func (s *ClientScreen) lessonPlace(panel *LessonPanel) (below bool, rows int) {
+	top := s.height - 2 // the orders and status lines
+	if side := top - linkRows - lessonChatRows; panel.Need(s.lessonSideWidth()-2)+2 <= side {
+		return false, panel.Need(s.lessonSideWidth()-2) + 2
+	}
+	return true, max(min(panel.Need(s.width-2)+2, top-lessonMapRows), 0)
 }
 
 // refreshLesson walks the lesson on screen at now and shows where it is.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -469,4 +470,121 @@ func TestClientScreenLeadBesideLateEvents(t *testing.T) {
 	f.mu.Unlock()
 	waitText(sa, "the policy's lead in the status line", "lead 200 ms  rtt 40 ms")
 	waitText(sa, "the policy's lead beside the late events", "lead 200 ms · late events: 13 re-runs · 50 frames run again")
+}
+
+// stripTags is text without tview's colour tags ("[aqua]", "[-]"), as the screen shows it.
+func stripTags(text string) string { return colourTag.ReplaceAllString(text, "") }
+
+var colourTag = regexp.MustCompile(`\[[a-zA-Z0-9#:-]*\]`)
+
+// TestClientScreenAttackPicksTheNearestEnemy: with the cursor a cell off the enemy (it moved),
+// a orders an attack on it, the same order as with the cursor on it (its id, at its cell), and
+// the line under the map names it; with no enemy within two cells, no order and a reason.
+func TestClientScreenAttackPicksTheNearestEnemy(t *testing.T) {
+	f := newFakeClient(t)
+	var enemy world.Unit
+	for _, u := range f.Snapshot().Units {
+		if u.IsEnemy() {
+			enemy = u
+		}
+	}
+	sa, cs := fakeClientScreen(t, f, 120, 36)
+	sa.waitFor("the map", func() bool { return cs.MapView() != nil })
+	sa.rune(' ')
+	sa.waitFor("a unit selected", func() bool { return len(cs.MapView().Selected()) == 1 })
+	sa.do(func() { cs.MapView().SetCursor(enemy.X-1, enemy.Y+1) })
+	sa.rune('a')
+	sa.waitFor("the attack order", func() bool { _, ok := f.lastOrder(); return ok })
+	o, _ := f.lastOrder()
+	if o.Kind != world.CommandAttack || o.Target != enemy.ID || o.X != enemy.X || o.Y != enemy.Y {
+		t.Errorf("order %+v, want an attack on enemy %d at %d,%d", o, enemy.ID, enemy.X, enemy.Y)
+	}
+	waitText(sa, "the target named", fmt.Sprintf("attack goblin #%d at %d,%d with 1", enemy.ID, enemy.X, enemy.Y))
+
+	sa.do(func() { cs.MapView().SetCursor(enemy.X-3, enemy.Y) })
+	sa.rune('a')
+	waitText(sa, "the reason", "no living enemy within 2 cells of the cursor")
+	f.mu.Lock()
+	orders := len(f.orders)
+	f.mu.Unlock()
+	if orders != 1 {
+		t.Errorf("%d orders, want only the first attack", orders)
+	}
+}
+
+// TestClientScreenShowsTheGoalAndTheLegend: a newcomer who has pressed nothing reads, at 80×24
+// and wider, what to do (the goal, on the line under the map) and what the letters are (the
+// legend on the map's bottom border, each letter in its colour); ? shows the goal too. The
+// goal leaves the line once the player gave an order. A spectator's legend names the players'
+// letters, in their yellow, and no goal.
+func TestClientScreenShowsTheGoalAndTheLegend(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		w, h       int
+		spectator  bool
+		legend     string
+		own, enemy rune
+		ownColor   tcell.Color
+	}{
+		{"player 80x24", 80, 24, false, "you: s a k · enemies: g O h · # wall ~ water", 's', 'g', tcell.ColorLime},
+		{"player 120x36", 120, 36, false, "you: s soldier, a archer, k knight · enemies: g goblin, O ogre, h hurler", 's', 'g', tcell.ColorLime},
+		{"spectator 80x24", 80, 24, true, "players: s a k · enemies: g O h", 's', 'g', tcell.ColorYellow},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeClient(t)
+			if tt.spectator {
+				f.snap.Spectator = &game.Spectate{Number: 1, Why: game.SpectateAsked}
+			}
+			sa, cs := fakeClientScreen(t, f, tt.w, tt.h)
+			sa.waitFor("the map", func() bool { return cs.MapView() != nil })
+			waitText(sa, "the legend", tt.legend)
+			var legendRow, ownCol, enemyCol int
+			var ordersRow string
+			sa.do(func() {
+				rows := screenRows(sa.screen)
+				ordersRow = rows[len(rows)-2]
+				for y, r := range rows {
+					if i := strings.Index(r, tt.legend); i >= 0 {
+						legendRow = y
+						col := len([]rune(r[:i]))
+						ownCol = col + strings.Index(tt.legend, ": ") + 2 // ASCII before the letters
+						enemyCol = col + len([]rune(tt.legend[:strings.Index(tt.legend, "enemies: ")+len("enemies: ")]))
+					}
+				}
+			})
+			var iy, ih int
+			sa.do(func() { _, iy, _, ih = cs.MapView().GetInnerRect() })
+			if legendRow != iy+ih {
+				t.Errorf("the legend on row %d, want the map's bottom border, row %d", legendRow, iy+ih)
+			}
+			for _, c := range []struct {
+				col   int
+				r     rune
+				color tcell.Color
+			}{{ownCol, tt.own, tt.ownColor}, {enemyCol, tt.enemy, tcell.ColorRed}} {
+				r, style := sa.cell(c.col, legendRow)
+				if fg, _, _ := style.Decompose(); r != c.r || fg != c.color {
+					t.Errorf("legend cell %d shows %q in %v, want %q in %v", c.col, r, fg, c.r, c.color)
+				}
+			}
+			const goal = "goal: defeat the red enemies: space selects your units, a attacks"
+			if tt.spectator {
+				if strings.Contains(ordersRow, "goal:") {
+					t.Errorf("a spectator is given the goal: %q", ordersRow)
+				}
+				return
+			}
+			if !strings.Contains(ordersRow, goal) {
+				t.Errorf("the line under the map %q lacks the goal %q", ordersRow, goal)
+			}
+			sa.rune('?')
+			waitText(sa, "the goal in the help", "Goal: defeat the red enemies the server sends")
+			sa.key(tcell.KeyEscape)
+			sa.rune(' ')
+			sa.rune('m')
+			waitText(sa, "the order", "pending until frame")
+			sa.key(tcell.KeyEscape)
+			waitText(sa, "the line without the goal", "no selection (space selects)")
+		})
+	}
 }

@@ -14,7 +14,8 @@
 //	host.go         ClientHost and ServerHost, what a screen reads and the intents it sends
 //	                (GameClient, GameServer wrap game/hostloop); OrderTicket
 //	client.go       ClientScreen: map, orders line, sliders, chat, status line, debug panel
-//	client_lesson.go  the lesson on the client's screen, walked once a frame in Refresh
+//	client_lesson.go  the lesson on the client's screen, walked once a frame in Refresh; its
+//	                panel in the side column, or under the map where the side has no room
 //	server.go       ServerScreen: the player table, the map, the event log, the server's or
 //	                the class's sliders
 //	server_graph.go the teacher's waves (w), which make messages wait in the class's graphs,
@@ -27,6 +28,7 @@
 // The widgets, each a plain tview primitive that keeps its own small state:
 //
 //	mapview.go      MapView: terrain and units, a cursor that picks cells for orders
+//	legend.go       the map's legend of its letters, on its bottom border
 //	debugpanel.go   DebugPanel: the four views behind a tab bar (1 graph, 2 acks, 3 hashes,
 //	                4 pauses); DebugData, what the host hands it each frame
 //	graphview.go, graphmodel.go  GraphView: the latest guaranteed messages sent and received

@@ -471,18 +471,13 @@ func TestGraphViewColours(t *testing.T) {
 	for y, line := range row {
 		if i := strings.Index(line, "waits on #0"); i >= 0 {
 			col := len([]rune(line[:i]))
-			if _, _, style, _ := screen.GetContent(col, y); fg(style) != tcell.ColorRed {
-				t.Errorf("the waiting state is drawn in %v, want red", fg(style))
+			if _, _, style, _ := screen.GetContent(col, y); foreground(style) != tcell.ColorRed {
+				t.Errorf("the waiting state is drawn in %v, want red", foreground(style))
 			}
 			return
 		}
 	}
 	t.Fatalf("no waiting node:\n%s", text)
-}
-
-func fg(s tcell.Style) tcell.Color {
-	f, _, _ := s.Decompose()
-	return f
 }
 
 // checkDOTSyntax checks the shape of the DOT text the way Graphviz would

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -23,7 +24,7 @@ var ClientKeys = []KeyHelp{
 	{"g 1-9", "store the selection as group 1-9"},
 	{"1-9", "recall group"},
 	{"m", "move the selection to the cursor"},
-	{"a", "attack the enemy under the cursor"},
+	{"a", "attack the nearest enemy within 2 cells"},
 	{"s", "stop the selection"},
 	{"Esc", "clear the selection (or close a panel)"},
 	{"mouse left", "select (drag: box)"},
@@ -119,6 +120,21 @@ func NewHelpOverlay(title string, keys []KeyHelp) *HelpOverlay {
 	}
 	h.lines = append(h.lines, keys...)
 	h.area.x, h.area.y, h.area.width, h.area.height = h.Box.GetRect()
+	h.layout()
+	return h
+}
+
+// SetIntro puts lines (what the screen is for, say) under the heading, above the keys.
+func (h *HelpOverlay) SetIntro(lines ...string) *HelpOverlay {
+	at := 0
+	if len(h.lines) > 0 && h.lines[0].Keys == "" {
+		at = 2 // below the heading and its blank row
+	}
+	intro := make([]KeyHelp, 0, len(lines)+1)
+	for _, l := range lines {
+		intro = append(intro, KeyHelp{What: l})
+	}
+	h.lines = slices.Insert(h.lines, at, append(intro, KeyHelp{})...)
 	h.layout()
 	return h
 }

@@ -192,3 +192,56 @@ func TestHandoutKeysAreReal(t *testing.T) {
 		t.Errorf("only %d keys found in the handout: its key table moved or changed shape", checked)
 	}
 }
+
+// TestHandoutRaisesTheLatency: the keys the handout gives for raising the latency, pressed in
+// its order on the client's screen, raise the latency and leave the loss alone (after Tab
+// the loss slider has the keys until ↓ picks another).
+func TestHandoutRaisesTheLatency(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "assets", "lessons", "HANDOUT.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The bullet, with the lines that continue it.
+	var bullet string
+	for line := range strings.Lines(string(b)) {
+		if strings.HasPrefix(line, "- Raise the latency") || bullet != "" && strings.HasPrefix(line, "  ") {
+			bullet += line
+		} else if bullet != "" {
+			break
+		}
+	}
+	if bullet == "" {
+		t.Fatal("the handout has no bullet \"- Raise the latency\"")
+	}
+	parts := strings.Split(bullet, "`")
+	var keys []string
+	for i := 1; i < len(parts); i += 2 {
+		keys = append(keys, strings.Fields(parts[i])...)
+	}
+	f := newFakeClient(t)
+	sa, cs := fakeClientScreen(t, f, 120, 36)
+	sa.waitFor("the map", func() bool { return cs.MapView() != nil })
+	for _, k := range keys {
+		switch k {
+		case "Tab":
+			sa.key(tcell.KeyTab)
+		case "↓":
+			sa.key(tcell.KeyDown)
+		case "↑":
+			sa.key(tcell.KeyUp)
+		case "Esc":
+			sa.key(tcell.KeyEscape)
+		default:
+			if r := []rune(k); len(r) == 1 {
+				sa.rune(r[0])
+				continue
+			}
+			t.Fatalf("the handout's bullet %q names the key %q, which this test cannot press", bullet, k)
+		}
+	}
+	sa.key(tcell.KeyF1) // a key after them: once its help shows, they were handled
+	waitText(sa, "the help after the handout's keys", "move the cursor 8 cells")
+	if ls, _ := f.Link(); ls.Latency <= 0 || ls.LossPercent != 0 {
+		t.Errorf("the handout's keys %q gave the link %+v, want the latency raised and no loss", keys, ls)
+	}
+}

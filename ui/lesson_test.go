@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -223,4 +224,69 @@ func waitQuit(t *testing.T, sa *screenApp, what string) {
 	if !quit {
 		t.Fatalf("the screen did not quit for %s", what)
 	}
+}
+
+// TestEveryLessonFitsASmallTerminal: at 80×24 and 100×30, every step of every built-in lesson
+// shows on screen whole where it matters: the step up with its place ("(2 of 3)"), the start
+// of its text, all of what to try, and each event it waits for with its count ("0 of 3"),
+// even with a note and the script's counters to show. The map keeps rows of its own.
+func TestEveryLessonFitsASmallTerminal(t *testing.T) {
+	scripts, err := lesson.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []struct{ w, h int }{{80, 24}, {100, 30}} {
+		for _, sc := range scripts {
+			t.Run(fmt.Sprintf("%dx%d/lesson %d", size.w, size.h, sc.Number), func(t *testing.T) {
+				sa, cs, _ := lessonScreen(t, size.w, size.h, sc, nil)
+				sa.do(func() { cs.lessons.driver = nil }) // the test sets the progress itself
+				for i, st := range sc.Steps {
+					p := stepProgress(sc, i)
+					p.Note = "KillEnemy #57 waited 84 ms for #55"
+					sa.app.QueueUpdateDraw(func() { cs.LessonPanel().SetProgress(p) }) // drawn once it returns
+					want := []string{fmt.Sprintf("▶ %s (%d of %d)", st.Title, i+1, len(sc.Steps))}
+					if len(st.Text) > 0 {
+						want = append(want, strings.Join(strings.Fields(st.Text[0])[:3], " "))
+					}
+					if len(st.Try) > 0 {
+						want = append(want, "try: "+strings.Join(st.Try, " "))
+					}
+					for _, g := range st.Until {
+						unit := lesson.Unit(g.Key)
+						want = append(want, fmt.Sprintf("◻ %s: %s of %s", lesson.Label(g.Key), lesson.ValueText(0, unit), lesson.ValueText(g.N, unit)))
+					}
+					var panel string
+					var mapRows int
+					sa.waitFor(fmt.Sprintf("step %d drawn", i+1), func() bool {
+						panel = panelText(sa, cs.LessonPanel())
+						_, _, _, mapRows = cs.MapView().GetInnerRect()
+						return strings.Contains(panel, want[0])
+					})
+					for _, w := range want[1:] {
+						if !strings.Contains(panel, w) {
+							t.Errorf("step %d: the panel lacks %q:\n%s", i+1, w, panel)
+						}
+					}
+					if mapRows < 5 {
+						t.Errorf("step %d: the map has %d rows", i+1, mapRows)
+					}
+				}
+			})
+		}
+	}
+}
+
+// panelText is the text inside p's border, its rows joined and every run of spaces one
+// space, so that a line wrapped anywhere is found whole. Call it on the event loop.
+func panelText(sa *screenApp, p *LessonPanel) string {
+	x, y, w, h := p.GetInnerRect()
+	rows := screenRows(sa.screen)
+	var b strings.Builder
+	for r := y; r < y+h && r < len(rows); r++ {
+		cells := []rune(rows[r])
+		if x+w <= len(cells) {
+			b.WriteString(string(cells[x:x+w]) + " ")
+		}
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
 }

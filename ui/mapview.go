@@ -56,6 +56,7 @@ type MapView struct {
 	attacks []world.Attack
 	marks   []MapMark
 	box     *mapBox // the box selection being drawn, if any
+	legend  bool    // draw the legend on the bottom border (legend.go)
 
 	// Mouse: a left press starts a possible drag; its release is a click (same cell) or a box.
 	dragFrom *[2]int32
@@ -83,6 +84,12 @@ func NewMapView(w *world.World) *MapView {
 func (m *MapView) SetUnits(units []world.Unit, ownSeat uint8) *MapView {
 	m.units = append(m.units[:0], units...)
 	m.ownSeat = ownSeat
+	return m
+}
+
+// SetLegend shows or hides the legend of the letters on the map's bottom border (legend.go).
+func (m *MapView) SetLegend(on bool) *MapView {
+	m.legend = on
 	return m
 }
 
@@ -122,6 +129,30 @@ func (m *MapView) UnitAt(x, y int32) (world.Unit, bool) {
 		}
 	}
 	return found, ok
+}
+
+// EnemyNear returns the living enemy nearest (x, y) within radius cells (the larger of the
+// horizontal and vertical distance, as the game measures ranges): the nearest by that
+// distance, then by the straight-line distance, then the lowest id, so that the same units
+// always give the same answer.
+func (m *MapView) EnemyNear(x, y, radius int32) (world.Unit, bool) {
+	var best world.Unit
+	bestCheb, bestSq, ok := int32(0), int64(0), false
+	for _, u := range m.units { // ordered by id: a tie keeps the first
+		if !u.IsEnemy() || u.Dead {
+			continue
+		}
+		dx, dy := u.X-x, u.Y-y
+		cheb := max(dx, -dx, dy, -dy)
+		if cheb > radius {
+			continue
+		}
+		sq := int64(dx)*int64(dx) + int64(dy)*int64(dy)
+		if !ok || cheb < bestCheb || cheb == bestCheb && sq < bestSq {
+			best, bestCheb, bestSq, ok = u, cheb, sq, true
+		}
+	}
+	return best, ok
 }
 
 // Units returns the units as last set (do not modify).
@@ -392,6 +423,9 @@ func (m *MapView) Draw(screen tcell.Screen) {
 			style = style.Underline(true)
 		}
 		screen.Put(sx, sy, r, style)
+	}
+	if bx, by, bw, bh := m.GetRect(); m.legend && by+bh > y+height {
+		drawLegend(screen, bx, by, bw, bh, m.ownSeat < world.MaxPlayers)
 	}
 }
 

@@ -225,3 +225,42 @@ func reverse(style tcell.Style) bool {
 	_, _, attr := style.Decompose()
 	return attr&tcell.AttrReverse != 0
 }
+
+// TestEnemyNear: the living enemy nearest a cell within a radius, measured as the game measures
+// ranges (the larger of the two distances), then the straight line, then the lowest id; a
+// dead enemy, a player's unit or an enemy beyond the radius is never picked.
+func TestEnemyNear(t *testing.T) {
+	enemy := func(id uint32, x, y int32) world.Unit {
+		return world.Unit{ID: id, Owner: world.EnemyOwner, X: x, Y: y, HP: 10}
+	}
+	dead := enemy(world.FirstEnemyID+9, 10, 10)
+	dead.Dead = true
+	for _, tt := range []struct {
+		name   string
+		units  []world.Unit
+		x, y   int32
+		want   uint32 // 0: none
+		radius int32
+	}{
+		{"under the cursor", []world.Unit{enemy(10001, 10, 10)}, 10, 10, 10001, 2},
+		{"a cell off", []world.Unit{enemy(10001, 11, 9)}, 10, 10, 10001, 2},
+		{"two cells off", []world.Unit{enemy(10001, 12, 8)}, 10, 10, 10001, 2},
+		{"three cells off", []world.Unit{enemy(10001, 13, 10)}, 10, 10, 0, 2},
+		{"the nearer of two", []world.Unit{enemy(10001, 12, 10), enemy(10002, 11, 10)}, 10, 10, 10002, 2},
+		{"the same ring: the straight line decides", []world.Unit{enemy(10001, 12, 12), enemy(10002, 12, 11)}, 10, 10, 10002, 2},
+		{"a tie: the lowest id", []world.Unit{enemy(10001, 9, 10), enemy(10002, 11, 10)}, 10, 10, 10001, 2},
+		{"a dead one on the cursor, a living one beside", []world.Unit{enemy(10001, 11, 10), dead}, 10, 10, 10001, 2},
+		{"only a dead one", []world.Unit{dead}, 10, 10, 0, 2},
+		{"a player's unit", []world.Unit{{ID: 1, Owner: 0, X: 10, Y: 10, HP: 60}}, 10, 10, 0, 2},
+		{"radius 0: the cell only", []world.Unit{enemy(10001, 11, 10)}, 10, 10, 0, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := NewMapView(mustWorld(t, "skirmish"))
+			m.SetUnits(tt.units, 0)
+			u, ok := m.EnemyNear(tt.x, tt.y, tt.radius)
+			if got := map[bool]uint32{true: u.ID}[ok]; got != tt.want {
+				t.Errorf("EnemyNear(%d, %d, %d) = %d (%v), want %d", tt.x, tt.y, tt.radius, u.ID, ok, tt.want)
+			}
+		})
+	}
+}

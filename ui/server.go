@@ -168,7 +168,7 @@ func (s *ServerScreen) Root() tview.Primitive { return s.rootOf() }
 // Resize lays the screen out for a terminal of width×height cells.
 func (s *ServerScreen) Resize(width, height int) { s.resize(width, height) }
 
-// linkRows is the height of the sliders' panel: four sliders and the border.
+// linkRows is the height of the sliders' panel (both screens'): four sliders and the border.
 const linkRows = 6
 
 // narrow: the terminal is too narrow for the sliders beside the player table (its columns

@@ -49,8 +49,8 @@ func TestStatusLineScreens(t *testing.T) {
 					t.Errorf("state %q not shown: %q", st.state, got)
 				}
 				col := strings.Index(got, st.state)
-				if _, style := sa.cell(col, 0); chatFg(style) != st.color {
-					t.Errorf("state drawn in %v, want %v", chatFg(style), st.color)
+				if _, style := sa.cell(col, 0); foreground(style) != st.color {
+					t.Errorf("state drawn in %v, want %v", foreground(style), st.color)
 				}
 				checkGolden(t, fmt.Sprintf("status_%s_%d", st.name, width), got)
 			})

@@ -9,8 +9,6 @@ import (
 	"testing"
 
 	"github.com/ackattack/ackattack/cmd/internal/capture"
-	"github.com/ackattack/ackattack/game/replay"
-	"github.com/ackattack/ackattack/net/record"
 )
 
 // TestSpectateFlag: --spectate watches the embedded game (two bots play it) without a seat:
@@ -71,16 +69,7 @@ func TestProjectorRecordsAndReplays(t *testing.T) {
 	if code, _, stderr := r.interrupt(); code != 0 {
 		t.Fatalf("recording: exit code %d; standard error:\n%s", code, stderr)
 	}
-	all, err := record.ReadAll(path, replay.MaxDatagrams)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sealed := 0
-	for _, d := range all {
-		if d.Sealed {
-			sealed++
-		}
-	}
+	all, sealed := readCapture(t, path)
 	code, stdout, stderr := startClient(t, "--replay", path, "--headless").exit()
 	if code != 0 || stderr != "" {
 		t.Fatalf("replay: exit code %d, standard error %q", code, stderr)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ackattack/ackattack/game"
+	"github.com/ackattack/ackattack/game/replay"
 	"github.com/ackattack/ackattack/net/record"
 	"github.com/ackattack/ackattack/net/transport"
 	"github.com/ackattack/ackattack/net/wire"
@@ -32,13 +33,7 @@ var dissector = filepath.Join("..", "..", "assets", "wireshark", "ackattack.lua"
 // commas, the fields by "|").
 func tsharkFields(t *testing.T, capture string, fields ...string) []string {
 	t.Helper()
-	tshark, err := exec.LookPath("tshark")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("tshark is not installed, and CI installs it (.ci/run)")
-		}
-		t.Skip("tshark is not installed (apt-get install tshark)")
-	}
+	tshark := tsharkPath(t)
 	script, err := filepath.Abs(dissector)
 	if err != nil {
 		t.Fatal(err)
@@ -60,6 +55,105 @@ func tsharkFields(t *testing.T, capture string, fields ...string) []string {
 		t.Fatalf("tshark complains about the dissector:\n%s", stderr.String())
 	}
 	return strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+}
+
+// tsharkPath is where tshark is. Without it the test skips, except in CI, which installs it
+// (.ci/run).
+func tsharkPath(t *testing.T) string {
+	t.Helper()
+	tshark, err := exec.LookPath("tshark")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("tshark is not installed, and CI installs it (.ci/run)")
+		}
+		t.Skip("tshark is not installed (apt-get install tshark)")
+	}
+	return tshark
+}
+
+// TestREADMETsharkOpensTheClassCapture: the tshark command of the README's class, as written
+// there (its code block, run from the repository's root, with a fresh capture in place of
+// class.pcapng), opens every sealed datagram with the key file beside the capture: none is
+// shown sealed without a key, and the dissector marks as opened as many as the capture holds.
+func TestREADMETsharkOpensTheClassCapture(t *testing.T) {
+	tshark := tsharkPath(t)
+	t.Parallel()
+	args := readmeCommand(t, "tshark", "class.pcapng")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "class.pcapng")
+	r := startClient(t, "--headless", "--bot", "--name", "ann", "--loss", "10", "--log", filepath.Join(dir, "client.log"), "--record", path)
+	r.waitFrame(20, "")
+	if code, _, stderr := r.interrupt(); code != 0 {
+		t.Fatalf("exit code %d:\n%s", code, stderr)
+	}
+	for i := range args {
+		args[i] = strings.ReplaceAll(args[i], "class.pcapng", path)
+	}
+	run := func(extra ...string) string {
+		cmd := exec.Command(tshark, append(slices.Clone(args), extra...)...)
+		cmd.Dir = filepath.Join("..", "..") // the README's commands run from the repository's root
+		cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil || strings.Contains(stderr.String(), "Lua:") {
+			t.Fatalf("tshark %q: %v\n%s", cmd.Args[1:], err, stderr.String())
+		}
+		return string(out)
+	}
+	if out := run(); strings.Contains(out, "no key") || !strings.Contains(out, "AckAttack") {
+		t.Errorf("the README's command shows datagrams it could not open, or none of the game's:\n%s", out)
+	}
+	all, sealed := readCapture(t, path)
+	opened, shut := 0, 0
+	for _, line := range strings.Split(strings.TrimSpace(run("-T", "fields", "-e", "ackattack.opened")), "\n") {
+		switch line {
+		case "1", "True":
+			opened++
+		case "0", "False":
+			shut++
+		}
+	}
+	t.Logf("%d datagrams, %d sealed, %d opened by the README's command", len(all), sealed, opened)
+	if sealed < 20 || opened != sealed || shut != 0 {
+		t.Errorf("the capture holds %d sealed datagrams; the README's command opened %d, and %d not", sealed, opened, shut)
+	}
+}
+
+// readCapture reads the capture at path with net/record and counts its sealed datagrams.
+func readCapture(t *testing.T, path string) (all []record.Datagram, sealed int) {
+	t.Helper()
+	all, err := record.ReadAll(path, replay.MaxDatagrams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range all {
+		if d.Sealed {
+			sealed++
+		}
+	}
+	return all, sealed
+}
+
+// readmeCommand is the command line in a code block of the README that starts with name and
+// names file, split at its spaces (the README's commands quote nothing).
+func readmeCommand(t *testing.T, name, file string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inBlock := false
+	for line := range strings.Lines(string(b)) {
+		switch {
+		case strings.HasPrefix(line, "```"):
+			inBlock = !inBlock
+		case inBlock && strings.HasPrefix(line, name+" ") && strings.Contains(line, file):
+			return strings.Fields(line)[1:]
+		}
+	}
+	t.Fatalf("README.md has no %s command on %s in a code block", name, file)
+	return nil
 }
 
 // TestWiresharkDissectsARecordedGame: a client records a short game with its bot at 10% loss;
