@@ -33,11 +33,11 @@ import (
 
 // The size of a wave: the enemies spawned and killed, and the lines each server bot says. A
 // lost packet early in a wave holds its kill waiting while the rest of the wave arrives, so a
-// longer wave shows a wait in more of a frozen graph's steps: with twelve, a fifth of a
-// student's steps at 30% loss (BENCHMARKS.md, "The graph in the class's game"), against a
-// twelfth with six. The lines are few, or the bots' numbered lines would flood every chat.
+// longer wave shows a wait in more of a frozen graph's steps: with sixteen, a fifth of a
+// student's and of the projector's steps at 30% loss (BENCHMARKS.md, "The graph in the
+// class's game"); with twelve a tenth of the projector's, with six a twelfth. The lines are few, or the bots' numbered lines would flood every chat.
 const (
-	WaveEnemies = 12
+	WaveEnemies = 16
 	WaveLines   = 2
 	// WaveEvery is how often the teacher's waves come: often enough that a student who
 	// freezes the graph steps into one within a few seconds of the game.

@@ -213,6 +213,8 @@ func (c *chrome) commonKey(ev *tcell.EventKey, quit func()) (*tcell.EventKey, bo
 			c.tell(c.debug.ToggleFreeze())
 		case '.':
 			c.tell(c.debug.Step())
+		case '>':
+			c.tell(c.debug.StepToWait())
 		case 'x':
 			c.tell(writeDOT(c.exports, c.who, c.debug.DOT(), c.now))
 		default:

@@ -206,7 +206,7 @@ func (p *DebugPanel) ToggleFreeze() string {
 
 // frozenNotice is what to tell the user when the graph freezes.
 func (p *DebugPanel) frozenNotice() string {
-	return fmt.Sprintf("graph frozen: %c steps one message at a time, f goes live", p.graph.stepKey)
+	return fmt.Sprintf("graph frozen: %c steps one message at a time, > to the next that waits, f goes live", p.graph.stepKey)
 }
 
 // Step moves the frozen graph view one step (freezing it first if it is live) and returns
@@ -224,6 +224,25 @@ func (p *DebugPanel) Step() string {
 		return fmt.Sprintf("the last step kept (%d newer messages not kept): f twice freezes again at the latest", held)
 	}
 	return "no newer step yet: the graph steps as messages flow"
+}
+
+// waitSearch is how many steps > takes at most looking for the next wait: the messages a
+// frozen view takes in after its moment, both directions.
+const waitSearch = 2 * graphAhead
+
+// StepToWait moves the frozen graph view (freezing it first if it is live) to the next step at
+// which a message starts to wait on a dependency, and returns what to tell the user.
+func (p *DebugPanel) StepToWait() string {
+	n, what, found := p.graph.StepToWait(waitSearch)
+	switch {
+	case found:
+		return fmt.Sprintf("a message waits, %d steps on: %s", n, what)
+	case n >= waitSearch:
+		return fmt.Sprintf("no message started to wait in the next %d steps: > looks further", n)
+	case n > 0:
+		return fmt.Sprintf("no message started to wait in the %d steps kept: f twice freezes again at the latest", n)
+	}
+	return p.Step()
 }
 
 // collectRTT appends the link's latest round-trip sample, dropping the oldest
@@ -365,8 +384,8 @@ func (p *DebugPanel) tabAt(col int) int {
 
 // InputHandler switches views: 1 to 4 pick one, n and F3 go to the next. On the graph, Up and
 // Down scroll it a message back or forth, Home to the first and End to the latest; f freezes it
-// and . (SetStepKey) steps it (the screens handle these two before the panel sees them, and
-// tell the user).
+// and . (SetStepKey) steps it, > to the next message that waits (the screens handle these
+// before the panel sees them, and tell the user).
 func (p *DebugPanel) InputHandler() func(event *tcell.EventKey, setFocus func(p tview.Primitive)) {
 	return p.WrapInputHandler(func(event *tcell.EventKey, setFocus func(p tview.Primitive)) {
 		switch event.Key() {
@@ -386,6 +405,8 @@ func (p *DebugPanel) InputHandler() func(event *tcell.EventKey, setFocus func(p 
 				p.ToggleFreeze()
 			case r == p.graph.stepKey:
 				p.Step()
+			case r == '>':
+				p.StepToWait()
 			}
 		}
 	})

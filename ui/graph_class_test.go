@@ -123,6 +123,9 @@ func graphShowsPruned(nodes []graphNode) bool {
 type frozenSteps struct {
 	steps, waits, pruned, either int
 	firstWait                    []int
+	// toWait: for each frozen view, the presses of > (StepToWait) it took to show a new wait
+	// (-1: none found).
+	toWait []int
 }
 
 func (s frozenSteps) share(n int) float64 { return float64(n) / float64(max(s.steps, 1)) }
@@ -151,8 +154,8 @@ func (s frozenSteps) firstWaits() (median, most, none int) {
 // presses . again and again. It returns what each link's views showed, step by step.
 func watchFrozen(g *classGame, links []func() (transport.PeerStats, bool), d, freezeEvery, window time.Duration) []frozenSteps {
 	type session struct {
-		view  *GraphView
-		until time.Time
+		view, twin *GraphView // twin: the same view, stepped with > instead of .
+		until      time.Time
 	}
 	out := make([]frozenSteps, len(links))
 	open := make([][]session, len(links))
@@ -179,14 +182,17 @@ func watchFrozen(g *classGame, links []func() (transport.PeerStats, bool), d, fr
 				continue
 			}
 			if freeze {
-				v := NewGraphView().SetNamer(msgName)
+				v, twin := NewGraphView().SetNamer(msgName), NewGraphView().SetNamer(msgName)
 				v.SetHistory("link", p.Debug, p.Message.PrunedDeps)
+				twin.SetHistory("link", p.Debug, p.Message.PrunedDeps)
 				v.Freeze(true)
-				open[i] = append(open[i], session{v, now.Add(window)})
+				twin.Freeze(true)
+				open[i] = append(open[i], session{v, twin, now.Add(window)})
 			}
 			keep := open[i][:0]
 			for _, s := range open[i] {
 				s.view.SetHistory("link", p.Debug, p.Message.PrunedDeps)
+				s.twin.SetHistory("link", p.Debug, p.Message.PrunedDeps)
 				if now.Before(s.until) {
 					keep = append(keep, s)
 					continue
@@ -210,6 +216,14 @@ func watchFrozen(g *classGame, links []func() (transport.PeerStats, bool), d, fr
 					}
 				}
 				out[i].firstWait = append(out[i].firstWait, first)
+				presses := -1
+				for n := 1; n <= 50; n++ {
+					if _, _, found := s.twin.StepToWait(waitSearch); found {
+						presses = n
+						break
+					}
+				}
+				out[i].toWait = append(out[i].toWait, presses)
 			}
 			open[i] = keep
 		}
@@ -273,6 +287,7 @@ func TestGraphAtClassLoss(t *testing.T) {
 					"%d frozen views: the first wait %d steps in (median), %d at most, %d without one",
 					names[i], s.steps, s.waits, 100*s.share(s.waits), s.pruned, 100*s.share(s.pruned), s.either, 100*s.share(s.either),
 					len(s.firstWait), median, most, none)
+				t.Logf("%s: presses of > to the first new wait, per frozen view: %v", names[i], s.toWait)
 				if s.steps < 1000 {
 					t.Errorf("%s: %d steps, want the frozen views to have stepped through at least 1000", names[i], s.steps)
 				}
@@ -287,6 +302,10 @@ func TestGraphAtClassLoss(t *testing.T) {
 					t.Errorf("%s: a wait in %.1f%% of the steps with waves, want at least %.0f%%", names[i], 100*got, 100*classStudentWaitFloor)
 				case tt.waves && none > 0:
 					t.Errorf("%s: %d frozen views never showed a wait with waves", names[i], none)
+				case tt.waves && slices.Contains(s.toWait, -1):
+					t.Errorf("%s: > found no wait in a frozen view (presses: %v)", names[i], s.toWait)
+				case tt.waves && slices.Max(s.toWait) != 1:
+					t.Errorf("%s: > took %v presses to the first wait, want one", names[i], s.toWait)
 				case !tt.waves && got >= classStudentWaitFloor:
 					t.Errorf("%s: a wait in %.1f%% of the steps without waves: the class's game is not what the test says", names[i], 100*got)
 				}

@@ -492,3 +492,56 @@ func nodeColor(s nodeState) tcell.Color {
 	}
 	return tview.Styles.PrimaryTextColor
 }
+
+// waitKey names a message of the graph that waits on a dependency: its sequence number and
+// its direction.
+type waitKey struct {
+	seq      uint16
+	outgoing bool
+}
+
+// waitsShown are the messages of the graph at the moment shown that wait on a dependency: a
+// received one that arrived before what it needs ("waits on"), or a sent one the peer acked
+// whose dependency the local graph has not executed ("acked, waits on").
+func (g *GraphView) waitsShown() map[waitKey]bool {
+	out, in := g.graphs()
+	w := map[waitKey]bool{}
+	for _, side := range []struct {
+		nodes    []graphNode
+		outgoing bool
+	}{{out, true}, {in, false}} {
+		for _, n := range side.nodes {
+			if len(n.waits) > 0 && (n.state == nodeWaiting || n.state == nodeAcked) {
+				w[waitKey{n.seq, side.outgoing}] = true
+			}
+		}
+	}
+	return w
+}
+
+// StepToWait steps a frozen view (freezing it first) to the next moment a message starts to
+// wait on a dependency, at most limit steps: a student looking for a kill that waits on its
+// spawn need not press . a hundred times. It returns the steps taken, what happened at the
+// last, and whether a new wait is shown there. A wait already shown when it starts does not
+// count: it looks for the next one.
+func (g *GraphView) StepToWait(limit int) (steps int, what string, found bool) {
+	if !g.frozen {
+		g.Freeze(true)
+	}
+	before := g.waitsShown()
+	for steps < limit {
+		w := g.Step()
+		if w == "" {
+			return steps, what, false
+		}
+		steps, what = steps+1, w
+		now := g.waitsShown()
+		for k := range now {
+			if !before[k] {
+				return steps, what, true
+			}
+		}
+		before = now
+	}
+	return steps, what, false
+}

@@ -171,7 +171,7 @@ func TestReplayFreezeAndStepGraph(t *testing.T) {
 	sa, rc := startReplay(t, 120, 36)
 	rc.press(sa, runeKey('n'))
 	rc.press(sa, runeKey('f'))
-	waitText(sa, "the freeze notice", "graph frozen: , steps one message at a time, f goes live")
+	waitText(sa, "the freeze notice", "graph frozen: , steps one message at a time, > to the next that waits, f goes live")
 	waitText(sa, "the frozen footer", "FROZEN +0.000 s  ,: step  f: live")
 	for range 20 {
 		rc.press(sa, runeKey('.'))
