@@ -128,7 +128,9 @@ func (s *Server) relayAgain(now time.Time, from, to *seat, resend bool) {
 	if !resend || to.peer == nil || !to.started || s.w == nil {
 		return
 	}
-	oldest := s.w.Frame() - min(s.w.Frame(), s.drift.rw.windowFrames())
+	// Not before the world it started from, which holds those (a joiner's snapshot): sent
+	// again, a command it never saw on its own would run twice.
+	oldest := max(s.w.Frame()-min(s.w.Frame(), s.drift.rw.windowFrames()), to.startFrame)
 	s.sched.each(func(e *event) {
 		if e.kind == evCommand && e.cmd != nil && e.seat == from.idx && e.frame >= oldest {
 			s.stats.CommandsRelayedAgain++

@@ -61,3 +61,33 @@ func TestDirectLinkRedialled(t *testing.T) {
 	}
 	g.result()
 }
+
+// TestJoinerGetsNoCommandItsWorldHolds: a client that joins a running game gets the world as
+// it is, with every command before it run or pending. When that client reports a direct link
+// lost at once (its link with a player not up yet), the server sends it the player's recent
+// commands again, but none before the frame of its world: sent again, a command it never saw
+// on its own would run a second time there (too late to run again exactly, it is applied at
+// the next frame), and its world would part from the others'.
+func TestJoinerGetsNoCommandItsWorldHolds(t *testing.T) {
+	t.Parallel()
+	g := newVGame(t, vspec{seed: 5, bots: 1, clients: 2})
+	g.run(10 * time.Second)
+	j := g.clients[g.join(nil)]
+	g.waitFor(10*time.Second, "the joiner running", func() bool { return clientRunning(j) })
+	start := j.w.Frame()
+	relayed := g.srv.stats.CommandsRelayedAgain
+	for _, c := range g.clients[:2] {
+		j.send(g.now, &LinkLost{Seat: c.role.seat, Why: LinkEnded})
+	}
+	seen := map[string]bool{}
+	g.run(5 * time.Second)
+	compared, differ := settledSoFar(g, seen)
+	t.Logf("joined at frame %d; %d commands relayed again; %d late beyond the window; worlds differ at %d of %d settled frames",
+		start, g.srv.stats.CommandsRelayedAgain-relayed, j.drift.rw.stats.LateBeyondWindow, differ, compared)
+	if n := j.drift.rw.stats.LateBeyondWindow; n != 0 {
+		t.Errorf("the joiner got %d events too late to run again: commands its world already held", n)
+	}
+	if compared == 0 || differ != 0 {
+		t.Errorf("the worlds differ at %d of %d settled frames", differ, compared)
+	}
+}

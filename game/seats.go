@@ -188,11 +188,14 @@ func (t *seatTable) following(yield func(*downlink) bool) {
 // each with its own dependency handles.
 type downlink struct {
 	peer    *transport.Peer
-	started bool   // this client was sent StartGame
-	who     string // for the log: "seat 2", "spectator 5"
-	deps    downDeps
-	out     outbox    // messages refused by back-pressure, sent again later (send.go)
-	drift   connDrift // its hash reports and its part in a stop-the-world (drift_server.go)
+	started bool // this client was sent StartGame
+	// startFrame is the frame of the world it started from: a joiner's snapshot holds every
+	// command before it, run or pending, and none of them may reach it again.
+	startFrame uint32
+	who        string // for the log: "seat 2", "spectator 5"
+	deps       downDeps
+	out        outbox    // messages refused by back-pressure, sent again later (send.go)
+	drift      connDrift // its hash reports and its part in a stop-the-world (drift_server.go)
 }
 
 func (d *downlink) link() *downlink { return d }

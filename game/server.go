@@ -259,7 +259,7 @@ func (s *Server) start(now time.Time) {
 // start (snapshot) also gets the world as it is now, the events not yet run, and the pause in
 // progress if there is one.
 func (s *Server) sendStart(d *downlink, now time.Time, snapshot bool) {
-	d.started = true
+	d.started, d.startFrame = true, s.w.Frame()
 	after := make([]*depgraph.Dependency, 0, world.MaxPlayers)
 	for i := range d.deps.infos {
 		after = append(after, &d.deps.infos[i])
