@@ -2,6 +2,7 @@ package game
 
 import (
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -36,19 +37,32 @@ func (rs graphRecords) bySeq(seq uint16) *message.Record {
 // and executed only after it: what the graph view shows as "waits on #n" until the step where
 // the dependency arrives.
 func (rs graphRecords) waitedFor(t, dep MsgType) (msg, on *message.Record) {
-	for i := range rs {
-		r := &rs[i]
-		if MsgType(r.First) != t || r.Outgoing {
-			continue
-		}
-		for _, e := range r.Deps {
-			d := rs.bySeq(e.Seq)
-			if d != nil && MsgType(d.First) == dep && d.Arrived.After(r.Arrived) && !r.Executed.Before(d.Executed) {
-				return r, d
+	for m, d := range rs.waits(t, dep) {
+		return m, d
+	}
+	return nil, nil
+}
+
+// waits yields every received message of type t that waited for its dependency of type dep
+// (waitedFor), with that dependency.
+func (rs graphRecords) waits(t, dep MsgType) iter.Seq2[*message.Record, *message.Record] {
+	return func(yield func(msg, on *message.Record) bool) {
+		for i := range rs {
+			r := &rs[i]
+			if MsgType(r.First) != t || r.Outgoing {
+				continue
+			}
+			for _, e := range r.Deps {
+				d := rs.bySeq(e.Seq)
+				if d != nil && MsgType(d.First) == dep && d.Arrived.After(r.Arrived) && !r.Executed.Before(d.Executed) {
+					if !yield(r, d) {
+						return
+					}
+					break
+				}
 			}
 		}
 	}
-	return nil, nil
 }
 
 // prunedChat finds a sent chat line whose every dependency the sender pruned.

@@ -3,7 +3,9 @@ package game
 import (
 	"bytes"
 	"encoding/hex"
+	"fmt"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -198,32 +200,43 @@ func TestRestartWithSecretReclaimsSeat(t *testing.T) {
 // checkAgree: every live client's world hashes are the server's at the frames both recorded.
 func checkAgree(t *testing.T, g *vgame) {
 	t.Helper()
-	sh := g.srv.stats.hashes.report(g.srv.w.Frame())
 	for _, c := range g.live() {
 		if c.w == nil {
 			continue
 		}
-		common := 0
-		// A frame a late event can still reach, and run again, has not settled: a command on
-		// its way may change it on one host before the other. The game's own checks wait as
-		// long as the latest late event of the last 30 s on either host (resim.go, settle);
-		// so does this one.
-		settle := max(g.srv.drift.rw.settle(g.srv.w.Frame()), c.drift.rw.settle(c.w.Frame()))
-		for f, h := range c.drift.hashes.report(c.w.Frame()) {
-			if n, _ := strconv.Atoi(f); uint32(n)+settle > min(g.srv.w.Frame(), c.w.Frame()) {
-				continue
-			}
-			if s, ok := sh[f]; ok {
-				common++
-				if s != h {
-					t.Errorf("client %s at frame %s: %s, server %s", c.cfg.Name, f, h, s)
-				}
-			}
+		common, differ := agreement(g, c, 0)
+		for _, d := range differ {
+			t.Errorf("client %s at frame %s", c.cfg.Name, d)
 		}
 		if common == 0 {
 			t.Errorf("client %s has no frame in common with the server", c.cfg.Name)
 		}
 	}
+}
+
+// agreement compares c's world hashes with the server's at the frames after from that both
+// logged (a frame in ten, the last 30 s) and that have settled: it returns how many it
+// compared, and says where they differ ("frame: client hash, server hash").
+func agreement(g *vgame, c *Client, from uint32) (common int, differ []string) {
+	sh := g.srv.stats.hashes.report(g.srv.w.Frame())
+	// A frame a late event can still reach, and run again, has not settled: a command on
+	// its way may change it on one host before the other. The game's own checks wait as
+	// long as the latest late event of the last 30 s on either host (resim.go, settle);
+	// so does this one.
+	settle := max(g.srv.drift.rw.settle(g.srv.w.Frame()), c.drift.rw.settle(c.w.Frame()))
+	for f, h := range c.drift.hashes.report(c.w.Frame()) {
+		if n, _ := strconv.Atoi(f); uint32(n) <= from || uint32(n)+settle > min(g.srv.w.Frame(), c.w.Frame()) {
+			continue
+		}
+		if s, ok := sh[f]; ok {
+			common++
+			if s != h {
+				differ = append(differ, fmt.Sprintf("%s: %s, server %s", f, h, s))
+			}
+		}
+	}
+	slices.Sort(differ)
+	return common, differ
 }
 
 // everyoneLinked runs until every live client plays and has a direct link to every other.

@@ -123,21 +123,7 @@ func recordResyncGame(t *testing.T) (capture, keys []byte, net NetReport) {
 			logged := c.Transport.KeyLog
 			c.Transport.KeyLog = func(k transport.ConnKeys) { logged(k); rec.KeyLog(k) }
 		}})
-	me := g.caddrs[0]
-	tapFate := map[linksim.Fate]transport.TapFate{linksim.Passed: transport.TapPassed, linksim.Dropped: transport.TapDropped, linksim.Duplicated: transport.TapDuplicated}
-	g.OnSend(func(from, to string, data []byte, fate linksim.Fate) {
-		switch {
-		case from == me.String():
-			rec.Tapped(transport.TappedDatagram{At: g.now, Out: true, Fate: tapFate[fate], Local: me, Peer: netip.MustParseAddrPort(to), Data: data})
-		case to == me.String() && fate == linksim.Dropped:
-			rec.Tapped(transport.TappedDatagram{At: g.now, Fate: transport.TapDropped, Local: me, Peer: netip.MustParseAddrPort(from), Data: data})
-		}
-	})
-	g.tap = func(d linksim.Datagram) {
-		if d.To == me.String() {
-			rec.Tapped(transport.TappedDatagram{At: g.now, Fate: transport.TapPassed, Local: me, Peer: netip.MustParseAddrPort(d.From), Data: d.Data})
-		}
-	}
+	g.record(g.caddrs[0], rec)
 	c := g.clients[0]
 	g.waitFor(10*time.Second, "the client at frame 21", func() bool { return c.w != nil && c.w.Frame() >= 21 })
 	if err := c.Say(g.now, "watch the pause"); err != nil {
@@ -160,4 +146,24 @@ func recordResyncGame(t *testing.T) (capture, keys []byte, net NetReport) {
 		t.Fatal(err)
 	}
 	return capBuf.Bytes(), keyBuf.Bytes(), net
+}
+
+// record gives rec every datagram the host at me sends and receives, with what its link did
+// to it, as its transport's tap would for --record: sent ones as they leave (passed, dropped
+// or duplicated), received ones as they arrive, and the ones dropped on the way to it.
+func (g *vgame) record(me netip.AddrPort, rec *record.Recorder) {
+	tapFate := map[linksim.Fate]transport.TapFate{linksim.Passed: transport.TapPassed, linksim.Dropped: transport.TapDropped, linksim.Duplicated: transport.TapDuplicated}
+	g.OnSend(func(from, to string, data []byte, fate linksim.Fate) {
+		switch {
+		case from == me.String():
+			rec.Tapped(transport.TappedDatagram{At: g.now, Out: true, Fate: tapFate[fate], Local: me, Peer: netip.MustParseAddrPort(to), Data: data})
+		case to == me.String() && fate == linksim.Dropped:
+			rec.Tapped(transport.TappedDatagram{At: g.now, Fate: transport.TapDropped, Local: me, Peer: netip.MustParseAddrPort(from), Data: data})
+		}
+	})
+	g.tap = func(d linksim.Datagram) {
+		if d.To == me.String() {
+			rec.Tapped(transport.TappedDatagram{At: g.now, Fate: transport.TapPassed, Local: me, Peer: netip.MustParseAddrPort(d.From), Data: d.Data})
+		}
+	}
 }

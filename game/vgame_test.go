@@ -107,7 +107,31 @@ func (g *vgame) joinWatcher(edit func(c *ClientConfig)) int {
 	return g.joinLinked(edit, false)
 }
 
+// joinLinkedTo is join for a client linked to the server and to the nodes at peers alone (a
+// player who joins a game whose other nodes are gone or only watch).
+func (g *vgame) joinLinkedTo(edit func(c *ClientConfig), peers []netip.AddrPort) int {
+	g.t.Helper()
+	return g.joinOn(edit, func(addr netip.AddrPort) *linksim.Node {
+		node := g.AddNodeLinkedTo(addr, g.srvAddr, g.spec.link)
+		for _, p := range peers {
+			g.nw.Link(addr.String(), p.String(), g.spec.link, g.spec.link)
+		}
+		return node
+	})
+}
+
 func (g *vgame) joinLinked(edit func(c *ClientConfig), toAll bool) int {
+	g.t.Helper()
+	return g.joinOn(edit, func(addr netip.AddrPort) *linksim.Node {
+		if toAll {
+			return g.addNode(addr)
+		}
+		return g.AddNodeLinkedTo(addr, g.srvAddr, g.spec.link)
+	})
+}
+
+// joinOn starts another bot client on a new address, its node made by newNode.
+func (g *vgame) joinOn(edit func(c *ClientConfig), newNode func(netip.AddrPort) *linksim.Node) int {
 	g.t.Helper()
 	i := len(g.clients)
 	addr := netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 1, byte(1 + i%250)}), uint16(40000+i))
@@ -123,13 +147,7 @@ func (g *vgame) joinLinked(edit func(c *ClientConfig), toAll bool) int {
 	if edit != nil {
 		edit(&cfg)
 	}
-	var node *linksim.Node
-	if toAll {
-		node = g.addNode(addr)
-	} else {
-		node = g.AddNodeLinkedTo(addr, g.srvAddr, g.spec.link)
-	}
-	c, err := NewClient(cfg, g.Writer(node), g.srvAddr)
+	c, err := NewClient(cfg, g.Writer(newNode(addr)), g.srvAddr)
 	if err != nil {
 		g.t.Fatal(err)
 	}
