@@ -125,7 +125,10 @@ func (s *Server) wave(now time.Time, f uint32, enemies, lines int) int {
 				last, spawned = sp, spawned+1
 			}
 		}
-		if i < lines {
+		// The lines go in the wave's last packets: the newest messages are the ones a debug
+		// panel's snapshot holds (32 a direction), so a line that waits on the one before it is
+		// still there when the resend comes.
+		if i > max(enemies, lines)-lines {
 			s.botsSay(now, 1)
 		}
 		// What this step queued leaves now, in packets of its own on every connection.
