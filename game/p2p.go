@@ -531,11 +531,15 @@ type directSend struct {
 // maxWatchedSends bounds the commands watched per link.
 const maxWatchedSends = 64
 
-// stallAfter is how long a command may go unacknowledged on a direct link before the link
-// counts as stalled: the command lead time, at least 200 ms. A command not acknowledged by
-// then arrives after its frame anyway, and the server is the other way to the player.
-func (c *Client) stallAfter() time.Duration {
-	return max(time.Duration(c.lead.cur)*c.clock.frameDur, 200*time.Millisecond)
+// stallAfter is how long a command may go unacknowledged on the direct link p before the link
+// counts as stalled: the command lead time, at least 200 ms, and never less than the link's
+// own resend delay. A command not acknowledged by then was lost on the way, or comes after its
+// frame anyway, and the server is the other way to the player. An acknowledgement takes a whole
+// round trip where the command took half: on a link slower than the lead (two students at
+// 150 ms each way, F8) a command arrives in time and its ack after the lead, and a link that
+// delivers is not stalled.
+func (c *Client) stallAfter(p *transport.Peer) time.Duration {
+	return max(time.Duration(c.lead.cur)*c.clock.frameDur, 200*time.Millisecond, p.Conn().ResendDelay())
 }
 
 // watchStall tells the server once when the oldest command sent over seat's link p went
@@ -555,7 +559,7 @@ func (c *Client) watchStall(now time.Time, seat uint8, p *transport.Peer) {
 	switch {
 	case len(w) == 0:
 		c.p2p.stalled[seat] = false
-	case !c.p2p.stalled[seat] && now.Sub(w[0].at) >= c.stallAfter():
+	case !c.p2p.stalled[seat] && now.Sub(w[0].at) >= c.stallAfter(p):
 		c.p2p.stalled[seat] = true
 		c.stats.DirectStalled++
 		c.send(now, &LinkLost{Seat: seat, Why: LinkStalled})
@@ -613,7 +617,7 @@ func (c *Client) nextP2P(now time.Time) time.Time {
 			next = transport.Earliest(next, p.LastHeard().Add(linkQuiet))
 		}
 		if w := c.p2p.sent[s]; p != nil && len(w) > 0 && !c.p2p.stalled[s] {
-			next = transport.Earliest(next, w[0].at.Add(c.stallAfter()))
+			next = transport.Earliest(next, w[0].at.Add(c.stallAfter(p)))
 		}
 	}
 	for s, d := range c.p2p.dials {

@@ -84,6 +84,11 @@ func (c *Conn) PacketsAccepted() uint64 { return c.pkt.Accepted() }
 // connection has a live round trip, whether it sends guaranteed messages or not.
 func (c *Conn) SampleRTT(rtt, held time.Duration) { c.pkt.SampleRTT(rtt, held) }
 
+// ResendDelay is how long a guaranteed message sent now waits for its acknowledgement before
+// it is resent: the round trip, its variation and the peer's ack delay (Stats has it too, with
+// the counters; this is the cheap call for a decision per message).
+func (c *Conn) ResendDelay() time.Duration { return c.pkt.ResendDelay() }
+
 // Stats returns a snapshot of the connection's counters. It allocates nothing, but it counts
 // the receiver graph's waiting messages by a scan: call it for statistics, not per message.
 func (c *Conn) Stats() Stats {
