@@ -36,6 +36,8 @@
 //	                        spectator), one move function, one step per role; held seats
 //	phase.go                the client's life: one phase (connecting … ended) and its role
 //	identity.go             who is who: a player's secret, claims on seats, the keys of links
+//	names.go                players' names: the rules, names that look alike (Unicode's
+//	                        confusable skeletons), the names reserved for the server and bots
 //	kick.go                 the teacher's kick: a player or spectator out, its place free at once
 //	spectate.go             spectators: admitted past the seats, watching, bounded
 //	p2p.go, p2p_server.go   direct links between clients, LinkLost, relays saved

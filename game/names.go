@@ -13,6 +13,7 @@ import (
 	"golang.org/x/text/unicode/bidi"
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/ackattack/ackattack/internal/confusables"
 	"github.com/ackattack/ackattack/net/wire"
 )
 
@@ -35,10 +36,11 @@ import (
 // Errors of the names' rules, beside wire.ErrBadName (a character or form the rules refuse)
 // and wire.ErrTooLong (more than wire.MaxNameLen bytes), which CheckPlayerName also wraps.
 var (
-	// ErrNameTaken: another seat on the server holds the name, or one that looks the same
-	// (FoldName).
+	// ErrNameTaken: another seat or spectator on the server holds the name, or one that looks
+	// like it (LooksLike).
 	ErrNameTaken = errors.New("name taken")
-	// ErrNameReserved: the name has the form the server gives its bots ("bot1", "bot2", …).
+	// ErrNameReserved: the name has the form the server gives its bots ("bot1", "bot2", …),
+	// or is one of the server's and the teacher's (reservedNames), or looks like one of these.
 	ErrNameReserved = errors.New("name reserved")
 )
 
@@ -93,10 +95,12 @@ var invisibleSymbols = []rune{0x2800, 0xFFFC}
 //     Arabic digits (bidi classes L against R, AL and AN). Mixed, a terminal that lays text out
 //     in both directions may reorder the name, and the chat line it starts.
 //   - The form of the server's bots' names is theirs (ErrNameReserved): "bot" and a number,
-//     in any case and any look-alike spelling (IsBotName).
+//     in any case and any look-alike spelling (IsBotName: "b0t1" looks like "bot1"). So are
+//     "server", "admin" and "teacher" (reservedNames), and their look-alikes.
 //
-// What it leaves to the seat table is uniqueness (a name another seat holds, compared by
-// FoldName). A name that passes may still use any script, punctuation, symbols and emoji.
+// What it leaves to the seat table is uniqueness (a name another seat or a spectator holds,
+// or one that looks like it: LooksLike). A name that passes may still use any script,
+// punctuation, symbols and emoji.
 func CheckPlayerName(name string) error {
 	if err := wire.CheckName(name); err != nil {
 		switch {
@@ -117,10 +121,7 @@ func CheckPlayerName(name string) error {
 	if err := checkNameChars(name); err != nil {
 		return err
 	}
-	if IsBotName(name) {
-		return nameErrorf(name, ErrNameReserved, "is reserved: the server names its bots like that")
-	}
-	return nil
+	return checkReserved(name)
 }
 
 // checkNameChars applies the character rules of CheckPlayerName to a name the handshake
@@ -213,80 +214,273 @@ func isInvisibleSymbol(r rune) bool {
 	return false
 }
 
-// FoldName returns the form in which two names are compared: names with the same fold look
-// alike, and a server seats one of them only. It is, in order:
+// Look-alike names. Two names look alike when a reader could take one for the other, and a
+// server seats one of them only. The comparison stands on Unicode's confusable detection (UTS
+// #39, internal/confusables): the skeleton of a string, in which every character drawn like
+// another becomes the same prototype ("Ꭼve" with a Cherokee letter and "Eve", "b0t1" and
+// "bOtl", "rn" and "m"). The skeleton keeps case, and names are also compared blind to it
+// ("Eve" and "eve"), but the two relations do not combine into one: capital I looks like small
+// l, and is small i in another case, yet i and l look nothing alike. So a name has three keys,
+// each lookKey of the name in one form, and two names look alike when any key of one equals
+// the same key of the other (LooksLike):
 //
-//  1. Unicode compatibility decomposition (NFKD): fullwidth letters (ａｎｎ), mathematical
-//     letters (𝐚𝐧𝐧), ligatures (ﬀ), superscripts (²) and the like become the plain letters
-//     they stand for, and accents come apart from their letters;
-//  2. the look-alikes of nameLookalikes: Cyrillic, Greek, Armenian and a few Latin letters that
-//     are drawn like a Latin letter or a digit, mapped to it, in the case they are drawn in
-//     (Cyrillic а is Latin a, capital Cyrillic Н is Latin H);
-//  3. full case folding (ANN is ann, ß is ss, final ς is σ), and NFKD again.
+//  1. the name as typed: capitals look like what they look like ("Ian" and "lan", a Greek
+//     capital Eta "Ηal" and "Hal");
+//  2. the name case-folded: any case of a name is the same name, and so are its look-alikes
+//     in any case ("EVE", "eve", "Ꭼve", "ЕVE" with a Cyrillic Е);
+//  3. the name with its ASCII letters case-folded and its other characters as typed: a
+//     capital look-alike mixed with ASCII letters of another case ("ΗIAN" and "hian").
 //
-// The accents stay (Zoë is not Zoe), and so do the look-alikes within ASCII (I, l and 1, O
-// and 0, rn and m): the terminal's fixed-width fonts set them apart, and folding them would
-// refuse many ordinary names.
-func FoldName(name string) string {
-	s := norm.NFKD.String(name)
-	s = strings.Map(func(r rune) rune {
-		if to, ok := nameLookalikes[r]; ok {
-			return to
+// A key is reached in small steps, each undoing one way of writing a letter differently
+// (lookKey): the compatibility decomposition (NFKD: fullwidth "ｅｖｅ", mathematical "𝐞𝐯𝐞",
+// ligatures, superscripts), the game's few look-alikes that Unicode's table lacks
+// (extraLookalikes), the skeleton, case folding, and the skeleton again, since a folded letter
+// may have a prototype of its own.
+//
+// What stays apart: accents (Zoë is not Zoe), small i and small l, and every letter from the
+// letters it is not drawn like. Unicode's table is wider than what a terminal font shows
+// (it also pairs characters alike in some fonts only), so an honest name is refused now and
+// then: the reason names the look-alike, and the player chooses another.
+
+// extraLookalikes are letters that a terminal font draws like a Latin letter although
+// Unicode's table maps them elsewhere: small Cyrillic п is an n without the serif in the
+// fixed-width fonts of a class's terminals, where the table pairs it with Greek π. Each
+// replaces the table's prototype of its character.
+var extraLookalikes = map[rune]string{
+	'\u043F': "n", // CYRILLIC SMALL LETTER PE
+}
+
+// skeletonOf is the compatibility decomposition of s, with extraLookalikes, in UTS #39's
+// skeleton.
+func skeletonOf(s string) string {
+	s = norm.NFKD.String(s)
+	if strings.IndexFunc(s, func(r rune) bool { _, ok := extraLookalikes[r]; return ok }) >= 0 {
+		var b strings.Builder
+		for _, r := range s {
+			if to, ok := extraLookalikes[r]; ok {
+				b.WriteString(to)
+			} else {
+				b.WriteRune(r)
+			}
 		}
-		return r
-	}, s)
-	return norm.NFKD.String(cases.Fold().String(s))
-}
-
-// nameLookalikes maps letters of other scripts to the Latin letter or digit they are drawn
-// like, case by case: a capital is mapped if it looks like a Latin capital, a small letter if
-// it looks like a Latin small letter (small Cyrillic н looks like no Latin letter, capital Н
-// like H). After the map, FoldName folds case, so Н and н end up as h and н: unlike, as they
-// look. Letters with accents come here decomposed (NFKD), so й is и and a breve, ё is е
-// and a diaeresis, and the base letter is enough. The list follows the look-alikes of Unicode's
-// confusables data (UTS #39) for these scripts, limited to letters a terminal font draws
-// the same.
-var nameLookalikes = map[rune]rune{
-	// Cyrillic capitals.
-	'А': 'A', 'В': 'B', 'Е': 'E', 'З': '3', 'І': 'I', 'Ј': 'J', 'К': 'K', 'М': 'M', 'Н': 'H',
-	'О': 'O', 'Р': 'P', 'С': 'C', 'Т': 'T', 'У': 'Y', 'Х': 'X', 'Ѕ': 'S', 'Ү': 'Y', 'Һ': 'H',
-	'Ӏ': 'I', 'Ԛ': 'Q', 'Ԝ': 'W',
-	// Cyrillic small letters.
-	'а': 'a', 'е': 'e', 'о': 'o', 'р': 'p', 'с': 'c', 'у': 'y', 'х': 'x', 'ѕ': 's', 'і': 'i',
-	'ј': 'j', 'һ': 'h', 'ԁ': 'd', 'ԛ': 'q', 'ԝ': 'w', 'ӏ': 'l', 'ү': 'y',
-	// Greek capitals.
-	'Α': 'A', 'Β': 'B', 'Ε': 'E', 'Ζ': 'Z', 'Η': 'H', 'Ι': 'I', 'Κ': 'K', 'Μ': 'M', 'Ν': 'N',
-	'Ο': 'O', 'Ρ': 'P', 'Τ': 'T', 'Υ': 'Y', 'Χ': 'X', 'Ϲ': 'C', 'Ϳ': 'J',
-	// Greek small letters.
-	'ο': 'o', 'ι': 'i', 'ν': 'v', 'ρ': 'p', 'υ': 'u', 'γ': 'y', 'ϲ': 'c', 'ϳ': 'j', 'α': 'a',
-	// Armenian.
-	'Օ': 'O', 'Ս': 'U', 'օ': 'o', 'ս': 'u', 'հ': 'h', 'ո': 'n', 'ց': 'g',
-	// Latin letters outside ASCII drawn like ASCII ones.
-	'ı': 'i', 'ɑ': 'a', 'ɡ': 'g', 'ɩ': 'i', 'ȷ': 'j',
-}
-
-// botName is the name the server gives its i-th bot (from 0): bot1, bot2, …
-func botName(i int) string { return fmt.Sprintf("bot%d", i+1) }
-
-// IsBotName reports whether name has the form of the server's bots' names, "bot" and one or
-// more decimal digits, once folded (FoldName): BOT1, bot01, ｂｏｔ１ and bоt1 with a Cyrillic о
-// all count. Such names are for the server's bots only.
-func IsBotName(name string) bool {
-	rest, ok := strings.CutPrefix(FoldName(name), "bot")
-	if !ok || rest == "" {
-		return false
+		s = b.String()
 	}
-	for _, r := range rest {
-		if !unicode.Is(unicode.Nd, r) {
+	return confusables.Skeleton(s)
+}
+
+// lookKey is the skeleton of s, case-folded, then its skeleton again.
+func lookKey(s string) string {
+	if k, ok := asciiLookKey(s); ok {
+		return k
+	}
+	return lookKeySlow(s)
+}
+
+// lookKeySlow is lookKey the long way, for any s.
+func lookKeySlow(s string) string {
+	return skeletonOf(foldCase(skeletonOf(s)))
+}
+
+// asciiLookKey is lookKey of an ASCII name whose characters' prototypes are ASCII too (every
+// character but %), without the normalisations, which leave ASCII as it is: a server compares
+// each name that joins with every seat's and spectator's, and most are ASCII. ok is false for
+// any other s.
+func asciiLookKey(s string) (string, bool) {
+	skel := func(s string) (string, bool) {
+		var b []byte
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			if c >= utf8.RuneSelf {
+				return "", false
+			}
+			p, ok := confusables.Prototype(rune(c))
+			switch {
+			case !ok:
+				if b != nil {
+					b = append(b, c)
+				}
+				continue
+			case b == nil:
+				b = append(make([]byte, 0, len(s)+4), s[:i]...)
+			}
+			for j := 0; j < len(p); j++ {
+				if p[j] >= utf8.RuneSelf {
+					return "", false
+				}
+			}
+			b = append(b, p...)
+		}
+		if b == nil {
+			return s, true
+		}
+		return string(b), true
+	}
+	k, ok := skel(s)
+	if !ok {
+		return "", false
+	}
+	return skel(strings.ToLower(k))
+}
+
+// foldCase is Unicode's full case folding (ANN is ann, ß is ss, final ς is σ), then every
+// letter in its small form. The second step makes the fold one form per letter: x/text's
+// folding turns a Cherokee capital into its small letter and a small letter into its capital,
+// so that folding twice would give the capital back.
+func foldCase(s string) string {
+	return strings.Map(unicode.ToLower, cases.Fold().String(s))
+}
+
+// nameLook holds the three keys of a name (see above).
+type nameLook [3]string
+
+// lookOf returns the keys of name.
+func lookOf(name string) nameLook {
+	if isASCII(name) { // NFKD leaves it as it is, and both folds make its letters small
+		lower := lookKey(strings.ToLower(name))
+		return nameLook{lookKey(name), lower, lower}
+	}
+	// Decomposed first, so that an ASCII letter under an accent is folded by foldASCII
+	// whether the name came composed or not (İ is I and a dot above).
+	name = norm.NFKD.String(name)
+	return nameLook{lookKey(name), lookKey(foldCase(name)), lookKey(foldASCII(name))}
+}
+
+// like reports whether any key of l equals the same key of o.
+func (l nameLook) like(o nameLook) bool {
+	return l[0] == o[0] || l[1] == o[1] || l[2] == o[2]
+}
+
+// isASCII: every byte of s is ASCII.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
 			return false
 		}
 	}
 	return true
 }
 
+// foldASCII is s with its ASCII capitals made small.
+func foldASCII(s string) string {
+	return strings.Map(func(r rune) rune {
+		if 'A' <= r && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, s)
+}
+
+// LooksLike reports whether names a and b look alike: a server seats one of them only.
+func LooksLike(a, b string) bool { return lookOf(a).like(lookOf(b)) }
+
+// FoldName is one form of name that names which look alike in any case share: its key blind
+// to case (the second above). Names with the same fold look alike; the converse needs all
+// three keys (LooksLike). A client names the identities it keeps by it (cmd/client), so that
+// ann and ANN are one player there.
+func FoldName(name string) string { return lookKey(foldCase(name)) }
+
+// reservedNames are names for the server and the teacher, never a student's: the server's
+// own reports and events speak as "server", the teacher's actions are logged as "teacher",
+// and a student named "admin" could pass a chat line for an announcement. Their look-alikes
+// are reserved with them.
+var reservedNames = []string{"server", "admin", "teacher"}
+
+// reservedLooks are the looks of reservedNames.
+var reservedLooks = func() []nameLook {
+	out := make([]nameLook, len(reservedNames))
+	for i, n := range reservedNames {
+		out[i] = lookOf(n)
+	}
+	return out
+}()
+
+// botName is the name the server gives its i-th bot (from 0): bot1, bot2, …
+func botName(i int) string { return fmt.Sprintf("bot%d", i+1) }
+
+// digitLooks[d] is the key of the digit d: "o" for 0 (the skeleton's O, folded), "l" for 1,
+// the digit itself for the others.
+var digitLooks = func() (out [10]string) {
+	for d := range out {
+		out[d] = lookKey(strconv.Itoa(d))
+	}
+	return out
+}()
+
+// IsBotName reports whether name has the form of the server's bots' names, "bot" and one or
+// more decimal digits, or looks like such a name: BOT1, bot01, ｂｏｔ１, b0t1, botl and bоt1
+// with a Cyrillic о all count. Such names are for the server's bots only.
+func IsBotName(name string) bool {
+	_, ok := botLookalike(name)
+	return ok
+}
+
+// botLookalike returns the bot's name that name looks like ("bot1" for "b0tl"), if any: a key
+// of name is "bot" and the keys of one or more digits (or other decimal digits).
+func botLookalike(name string) (string, bool) {
+	for _, k := range lookOf(name) {
+		rest, ok := strings.CutPrefix(k, "bot")
+		if !ok || rest == "" {
+			continue
+		}
+		digits := []byte("bot")
+	next:
+		for rest != "" {
+			for d, dk := range digitLooks {
+				if after, ok := strings.CutPrefix(rest, dk); ok {
+					digits, rest = append(digits, byte('0'+d)), after
+					continue next
+				}
+			}
+			r, n := utf8.DecodeRuneInString(rest)
+			if !unicode.Is(unicode.Nd, r) {
+				break
+			}
+			digits, rest = utf8.AppendRune(digits, r), rest[n:]
+		}
+		if rest == "" {
+			return string(digits), true
+		}
+	}
+	return "", false
+}
+
+// checkReserved refuses a name that looks like a bot's or one of reservedNames.
+func checkReserved(name string) error {
+	if bot, ok := botLookalike(name); ok {
+		if bot == name {
+			return nameErrorf(name, ErrNameReserved, "is reserved: the server names its bots like that")
+		}
+		return lookalikeError(name, ErrNameReserved, bot, ": reserved for the server's bots")
+	}
+	look := lookOf(name)
+	for i, r := range reservedLooks {
+		if !look.like(r) {
+			continue
+		}
+		if name == reservedNames[i] {
+			return nameErrorf(name, ErrNameReserved, "is reserved for the server and the teacher")
+		}
+		return lookalikeError(name, ErrNameReserved, reservedNames[i], ": reserved for the server and the teacher")
+	}
+	return nil
+}
+
+// lookalikeError says that name looks like other, then tail. When the reader may not see the
+// difference (a character outside ASCII), the name's code points show it, if they fit in a
+// Disconnect's text (wire.MaxReasonText) with the rest.
+func lookalikeError(name string, err error, other, tail string) error {
+	if strconv.Quote(name) != strconv.QuoteToASCII(name) {
+		e := nameErrorf(name, err, "(%+q) looks like %q%s", name, other, tail)
+		if len(e.Error()) <= wire.MaxReasonText {
+			return e
+		}
+	}
+	return nameErrorf(name, err, "looks like %q%s", other, tail)
+}
+
 // refuseName says why the server refuses to seat a player, or to admit a spectator, under
 // name, or nil: the name breaks a rule of CheckPlayerName, or another seat or spectator holds
-// it or a look-alike of it (the same FoldName): a spectator's name is shown beside its chat
+// it or a name that looks like it (LooksLike): a spectator's name is shown beside its chat
 // lines like a player's, and must not pass for one. own is the seat of the same player id
 // (nil if none): a player who comes back to its seat is compared with the others only, so it
 // keeps its name. A seat that waits for its player who left (SeatHold) keeps its name from
@@ -301,30 +495,29 @@ func (s *Server) refuseName(name string, own *seat, now time.Time) error {
 	if err := CheckPlayerName(name); err != nil {
 		return err
 	}
-	fold := FoldName(name)
-	taken := func(other, who string) error {
-		switch {
-		case other == name:
-			return nameErrorf(name, ErrNameTaken, "is taken (%s)", who)
-		case strconv.Quote(name) != strconv.QuoteToASCII(name):
-			// The reader may not see the difference: the name's code points show it.
-			return nameErrorf(name, ErrNameTaken, "(%+q) looks like %q (%s)", name, other, who)
-		}
-		return nameErrorf(name, ErrNameTaken, "looks like %q (%s)", other, who)
-	}
+	look := lookOf(name)
 	for _, x := range s.seats.players {
-		if x == nil || x == own || s.holdExpired(x, now) || FoldName(x.name) != fold {
+		if x == nil || x == own || s.holdExpired(x, now) || !lookOf(x.name).like(look) {
 			continue
 		}
-		who := fmt.Sprintf("seat %d", x.idx)
-		if x.peer == nil && x.bot == nil {
-			who += ", held for its player who left"
+		switch held := x.peer == nil && x.bot == nil; {
+		case x.name == name && held:
+			return nameErrorf(name, ErrNameTaken, "is taken (seat %d, held for its player who left)", x.idx)
+		case x.name == name:
+			return nameErrorf(name, ErrNameTaken, "is taken (seat %d)", x.idx)
+		case held:
+			return lookalikeError(name, ErrNameTaken, x.name, fmt.Sprintf(", held for its player who left (seat %d)", x.idx))
+		default:
+			return lookalikeError(name, ErrNameTaken, x.name, fmt.Sprintf(", who is seated (seat %d)", x.idx))
 		}
-		return taken(x.name, who)
 	}
 	for _, x := range s.seats.spectators {
-		if x != nil && FoldName(x.name) == fold {
-			return taken(x.name, fmt.Sprintf("spectator %d", x.num))
+		switch {
+		case x == nil || !lookOf(x.name).like(look):
+		case x.name == name:
+			return nameErrorf(name, ErrNameTaken, "is taken (spectator %d)", x.num)
+		default:
+			return lookalikeError(name, ErrNameTaken, x.name, fmt.Sprintf(", who is watching (spectator %d)", x.num))
 		}
 	}
 	return nil

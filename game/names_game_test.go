@@ -16,7 +16,8 @@ import (
 )
 
 // Names on a server, in virtual time (vgame_test.go): a name another seat holds, or one that
-// looks like it, is refused with the reason; a bot's name is refused; a player who comes back
+// looks like it, is refused with the reason; a bot's name, a reserved name and their
+// look-alikes are refused; a player who comes back
 // to its seat keeps its name, which nobody else could take while the seat waited.
 
 // refusedFor runs until client i's connection ends and checks that the server kicked it with
@@ -84,6 +85,12 @@ func TestNamesAreUniqueAndBotsNamesReserved(t *testing.T) {
 		{"ｂｏｂ", `looks like "bob"`},
 		{"bot1", "reserved"},
 		{"Bot7", "reserved"},
+		{"\u0430\u043F\u043F", `("\u0430\u043f\u043f") looks like "ann", who is seated (seat `}, // Cyrillic а and п
+		{"B0B", `looks like "bob", who is seated (seat `},
+		{"b0t1", `looks like "bot1"`},
+		{"server", "reserved for the server and the teacher"},
+		{"Admin", `looks like "admin"`},
+		{"t\u0435acher", `("t\u0435acher") looks like "teacher": reserved`}, // a Cyrillic е
 		{"ann\u202Egnp", "U+202E"},
 		{"an\u200Bn", "U+200B"},
 		{"\uFEFFann", "U+FEFF"},
@@ -94,8 +101,8 @@ func TestNamesAreUniqueAndBotsNamesReserved(t *testing.T) {
 			t.Errorf("%+q: the client's warnings do not say it was refused (%q):\n%s", c.name, text, log)
 		}
 	}
-	if got := g.srv.stats.JoinsRefused; got != 9 {
-		t.Errorf("the server counts %d refused joins, want 9", got)
+	if got := g.srv.stats.JoinsRefused; got != 15 {
+		t.Errorf("the server counts %d refused joins, want 15", got)
 	}
 	if got := seatNames(g.srv); strings.Join(got, ",") != strings.Join(seated, ",") {
 		t.Errorf("the seats hold %q after the refusals, held %q before", got, seated)
@@ -132,8 +139,8 @@ func TestNamesAreUniqueAndBotsNamesReserved(t *testing.T) {
 	if again.role.seat != ann.role.seat || g.srv.seats.players[ann.role.seat].name != "ann" {
 		t.Errorf("ann's second connection sits in seat %d named %q, want seat %d named ann", again.role.seat, g.srv.seats.players[ann.role.seat].name, ann.role.seat)
 	}
-	if got := g.srv.stats.JoinsRefused; got != 10 {
-		t.Errorf("the server counts %d refused joins, want 10 (ann's returns are not refusals)", got)
+	if got := g.srv.stats.JoinsRefused; got != 16 {
+		t.Errorf("the server counts %d refused joins, want 16 (ann's returns are not refusals)", got)
 	}
 }
 

@@ -4,10 +4,14 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
+	"golang.org/x/text/cases"
+	"golang.org/x/text/language"
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/ackattack/ackattack/net/transport"
 	"github.com/ackattack/ackattack/net/wire"
 )
 
@@ -26,7 +30,7 @@ func TestCheckPlayerName(t *testing.T) {
 		{"four marks on one letter", "e\u0301\u0302\u0303\u0304"},
 		{"CJK", "玩家"},
 		{"Cyrillic alone", "Аня"},
-		{"a Cyrillic а look-alike (refused only where ann sits: FoldName)", "\u0430nn"},
+		{"a Cyrillic а look-alike (refused only where ann sits: LooksLike)", "\u0430nn"},
 		{"Greek", "Ζωή"},
 		{"Hebrew", "דנה"},
 		{"Arabic with Arabic digits", "علي٣"},
@@ -39,6 +43,8 @@ func TestCheckPlayerName(t *testing.T) {
 		{"bot and a letter", "bot1a"},
 		{"robot and a number", "robot1"},
 		{"bot, a space and a number", "bot 1"},
+		{"a server's name", "servers"},
+		{"admins", "admins"},
 	}
 	for _, c := range ok {
 		if err := CheckPlayerName(c.name); err != nil {
@@ -111,6 +117,13 @@ func TestCheckPlayerName(t *testing.T) {
 		{"a bot's name in Cyrillic and Greek capitals", "\u0412\u039F\u04221", ErrNameReserved, "reserved"},
 		{"a bot's name with a mathematical 𝐛", "\U0001D41Bot3", ErrNameReserved, "reserved"},
 		{"a bot's name with Arabic-Indic digits", "bot٣", wire.ErrBadName, "mixes"},
+		{"a bot's name with a zero for o", "b0t1", ErrNameReserved, `looks like "bot1"`},
+		{"a bot's name with an l for 1", "botl", ErrNameReserved, `looks like "bot1"`},
+		{"a bot's name with an o for 0", "boto", ErrNameReserved, `looks like "bot0"`},
+		{"server", "server", ErrNameReserved, "reserved for the server"},
+		{"admin", "Admin", ErrNameReserved, `looks like "admin"`},
+		{"teacher", "TEACHER", ErrNameReserved, `looks like "teacher"`},
+		{"teacher with a Cyrillic е", "t\u0435acher", ErrNameReserved, `looks like "teacher"`},
 	}
 	for _, c := range bad {
 		err := CheckPlayerName(c.name)
@@ -131,47 +144,155 @@ func TestCheckPlayerName(t *testing.T) {
 	}
 }
 
-// Names that look alike fold alike, names that do not fold apart.
-func TestFoldName(t *testing.T) {
+// Names that look alike look alike (LooksLike), and names that do not, do not: Unicode's
+// confusables, in any case.
+func TestLooksLike(t *testing.T) {
 	t.Parallel()
 	same := []struct{ what, a, b string }{
 		{"case", "ann", "ANN"},
 		{"mixed case", "Ann", "aNn"},
+		{"a Cherokee capital beside small letters", "eve", "\u13ACve"},
+		{"a Cherokee small letter and a Latin small capital", "\u1D07ve", "\uAB7Cve"},
 		{"a Cyrillic а", "ann", "\u0430nn"},
+		{"Cyrillic а and п", "ann", "\u0430\u043F\u043F"},
 		{"a capital Cyrillic А", "Ann", "\u0410nn"},
 		{"all Cyrillic", "COPE", "\u0421\u041E\u0420\u0415"},
+		{"Cyrillic and Latin mixed in one word", "paypal", "p\u0430yp\u0430l"},
 		{"a Greek ο", "bob", "b\u03BFb"},
 		{"Greek capitals", "NIKE", "\u039D\u0399\u039A\u0395"},
+		{"a Greek capital Eta", "Hal", "\u0397al"},
+		{"a Greek capital Eta beside ASCII capitals", "hian", "\u0397IAN"},
 		{"an Armenian օ", "bob", "b\u0585b"},
 		{"a dotless ı", "kim", "k\u0131m"},
-		{"a Cyrillic і with a Cyrillic ё", "ië", "\u0456\u0451"},
-		{"fullwidth", "ann", "ａｎｎ"},
+		{"a Cyrillic і with a Cyrillic ё", "i\u00EB", "\u0456\u0451"},
+		{"fullwidth", "eve", "\uFF45\uFF56\uFF45"},
+		{"fullwidth capitals", "eve", "\uFF25\uFF36\uFF25"},
 		{"mathematical bold", "ann", "\U0001D41A\U0001D427\U0001D427"},
+		{"mathematical script", "bob", "\U0001D4B7\u2134\U0001D4B7"},
 		{"a ligature", "jeff", "je\uFB00"},
-		{"a superscript", "ann2", "ann²"},
+		{"a superscript", "ann2", "ann\u00B2"},
 		{"the Kelvin sign", "kim", "\u212Aim"},
-		{"precomposed and combining", "Zoë", "Zoe\u0308"},
-		{"sharp s", "strasse", "STRAßE"},
-		{"final sigma", "σοφος", "ΣΟΦΟΣ"},
+		{"digit zero and o", "bob", "b0b"},
+		{"digit one and l", "bot1", "botl"},
+		{"digit one and capital I", "ali1", "aliI"},
+		{"capital I and small l", "Ian", "lan"},
+		{"capital I and small l, in capitals", "IAN", "lan"},
+		{"rn and m", "sam", "sarn"},
+		{"a vertical line and l", "lee", "|ee"},
+		{"precomposed and combining", "Zo\u00EB", "Zoe\u0308"},
+		{"a Devanagari accent on a Latin letter", "\u00E9ve", "e\u0954ve"},
+		{"a short solidus overlay and ø", "s\u00F8s", "so\u0337s"},
+		{"sharp s", "strasse", "STRA\u00DFE"},
+		{"final sigma", "\u03C3\u03BF\u03C6\u03BF\u03C2", "\u03A3\u039F\u03A6\u039F\u03A3"},
 	}
 	for _, c := range same {
-		if fa, fb := FoldName(c.a), FoldName(c.b); fa != fb {
-			t.Errorf("%s: %q folds to %+q, %q to %+q: want the same", c.what, c.a, fa, c.b, fb)
+		if !LooksLike(c.a, c.b) || !LooksLike(c.b, c.a) {
+			t.Errorf("%s: %q and %q (%+q) do not look alike: keys %+q and %+q", c.what, c.a, c.b, c.b, lookOf(c.a), lookOf(c.b))
 		}
 	}
 	apart := []struct{ what, a, b string }{
-		{"an accent", "Zoe", "Zoë"},
-		{"different letters", "ann", "anne"},
+		{"an accent", "Zoe", "Zo\u00EB"},
+		{"a letter more", "ann", "anne"},
+		{"another letter", "bob", "rob"},
+		{"another first letter", "eve", "ave"},
 		{"a space", "ann lee", "annlee"},
-		{"capital I and small l (a fixed-width font sets them apart)", "Ian", "lan"},
-		{"O and 0", "b0b", "bob"},
+		{"small i and small l", "ian", "lan"},
+		{"m and n", "mia", "nia"},
 		{"a small Cyrillic в is no Latin b", "bob", "\u0432ob"},
 		{"a small Cyrillic н is no Latin h", "hal", "\u043Dal"},
+		{"Greek, not Latin", "zoe", "\u0396\u03C9\u03AE"},
 	}
 	for _, c := range apart {
-		if fa, fb := FoldName(c.a), FoldName(c.b); fa == fb {
-			t.Errorf("%s: %q and %q both fold to %+q", c.what, c.a, c.b, fa)
+		if LooksLike(c.a, c.b) {
+			t.Errorf("%s: %q and %q (%+q) look alike: keys %+q and %+q", c.what, c.a, c.b, c.b, lookOf(c.a), lookOf(c.b))
 		}
+	}
+	// FoldName is blind to case: the client names kept identities by it.
+	for _, c := range [][2]string{{"ann", "ANN"}, {"\u13ACve", "\u13ACVE"}, {"\uAB7Cve", "\u13ACVE"}, {"strasse", "STRA\u00DFE"}} {
+		if a, b := FoldName(c[0]), FoldName(c[1]); a != b {
+			t.Errorf("%q folds to %+q, %q to %+q", c[0], a, c[1], b)
+		}
+	}
+}
+
+// The server refuses a name that looks like a seated player's, a held seat's or a spectator's,
+// or like a reserved name, with the reason; and seats an honest name that only resembles one.
+func TestLookalikeNamesRefused(t *testing.T) {
+	t.Parallel()
+	s, err := NewServer(ServerConfig{Seed: 1}, nowhere{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Unix(1000, 0)
+	s.seats.players[0] = &seat{idx: 0, name: "eve", downlink: downlink{peer: new(transport.Peer)}}
+	s.seats.players[1] = &seat{idx: 1, name: "ann", downlink: downlink{peer: new(transport.Peer)}}
+	s.seats.players[2] = &seat{idx: 2, name: "bob", left: now.Add(-time.Second)} // held
+	s.seats.players[3] = &seat{idx: 3, name: botName(0), bot: &Bot{}}
+	s.seats.spectators[0] = &spectator{num: 1, name: "zoe"}
+
+	for _, c := range []struct {
+		what, name string
+		want       error  // nil: seated
+		says       string // a piece of the reason
+	}{
+		{"the same name", "eve", ErrNameTaken, `name "eve" is taken (seat 0)`},
+		{"capitals", "Eve", ErrNameTaken, `looks like "eve", who is seated (seat 0)`},
+		{"a Cherokee Ꭼ", "\u13ACve", ErrNameTaken, `("\u13acve") looks like "eve", who is seated (seat 0)`},
+		{"a Cherokee Ꭼ in capitals", "\u13ACVE", ErrNameTaken, `looks like "eve", who is seated`},
+		{"a Cyrillic е", "\u0435ve", ErrNameTaken, `looks like "eve"`},
+		{"a capital Greek Epsilon", "\u0395VE", ErrNameTaken, `looks like "eve"`},
+		{"fullwidth", "\uFF45\uFF56\uFF45", ErrNameTaken, `looks like "eve"`},
+		{"mathematical bold", "\U0001D41E\U0001D42F\U0001D41E", ErrNameTaken, `looks like "eve"`},
+		{"a combining accent of another script", "e\u0954ve", nil, ""},
+		{"Cyrillic а and п", "\u0430\u043F\u043F", ErrNameTaken, `looks like "ann", who is seated (seat 1)`},
+		{"Cyrillic а, Latin nn", "\u0430nn", ErrNameTaken, `looks like "ann"`},
+		{"a held seat's, with a zero", "b0b", ErrNameTaken, `looks like "bob", held for its player who left (seat 2)`},
+		{"a held seat's, with a Greek capital and a Greek ο", "\u0392\u03BFb", ErrNameTaken, `looks like "bob", held for its player who left`},
+		{"a spectator's", "ZOE", ErrNameTaken, `looks like "zoe", who is watching (spectator 1)`},
+		{"a spectator's, with a zero", "z0e", ErrNameTaken, `looks like "zoe", who is watching`},
+		{"the bot's", "bot1", ErrNameReserved, "the server names its bots like that"},
+		{"the bot's, with a zero", "b0t1", ErrNameReserved, `looks like "bot1"`},
+		{"the bot's, with an l", "botl", ErrNameReserved, `looks like "bot1"`},
+		{"the bot's, a capital I", "BOTI", ErrNameReserved, `looks like "bot1"`},
+		{"another bot's, in capitals with a zero", "B0T7", ErrNameReserved, `looks like "bot7"`},
+		{"another bot's, a Cyrillic о", "b\u043Et3", ErrNameReserved, `looks like "bot3"`},
+		{"server", "server", ErrNameReserved, "is reserved for the server and the teacher"},
+		{"Server, with Cyrillic ѕ and е", "\u0405\u0435rver", ErrNameReserved, `looks like "server"`},
+		{"admin", "admin", ErrNameReserved, "is reserved for the server and the teacher"},
+		{"ADMIN, a capital I", "ADMIN", ErrNameReserved, `looks like "admin"`},
+		{"admin with rn", "adrnin", ErrNameReserved, `looks like "admin"`},
+		{"teacher", "Teacher", ErrNameReserved, `looks like "teacher"`},
+		{"teacher, mathematical", "\U0001D42D\U0001D41E\U0001D41A\U0001D41C\U0001D421\U0001D41E\U0001D42B", ErrNameReserved, `looks like "teacher"`},
+		// Honest names that only resemble one.
+		{"anne beside ann", "anne", nil, ""},
+		{"rob beside bob", "rob", nil, ""},
+		{"ève beside eve", "\u00E8ve", nil, ""},
+		{"eva beside eve", "eva", nil, ""},
+		{"lan (l, not i)", "lan", nil, ""},
+		{"robot1", "robot1", nil, ""},
+		{"adm1n (1 is drawn like l, not like i)", "adm1n", nil, ""},
+		{"bot alone", "bot", nil, ""},
+		{"servers", "servers", nil, ""},
+		{"Аня in Cyrillic", "\u0410\u043D\u044F", nil, ""},
+		{"Zoë beside zoe", "Zo\u00EB", nil, ""},
+	} {
+		err := s.refuseName(c.name, nil, now)
+		var ne *NameError
+		switch {
+		case c.want == nil && err != nil:
+			t.Errorf("%s: %q refused: %v", c.what, c.name, err)
+		case c.want == nil:
+		case err == nil:
+			t.Errorf("%s: %q (%+q) accepted", c.what, c.name, c.name)
+		case !errors.Is(err, c.want) || !errors.As(err, &ne) || ne.Name != c.name:
+			t.Errorf("%s: %q: %v, want a NameError of %v", c.what, c.name, err, c.want)
+		case !strings.Contains(err.Error(), c.says):
+			t.Errorf("%s: %q: %q does not say %q", c.what, c.name, err, c.says)
+		}
+	}
+	// A player who comes back to its seat keeps its name.
+	if err := s.refuseName("eve", s.seats.players[0], now); err != nil {
+		t.Errorf("eve coming back to her seat: %v", err)
 	}
 }
 
@@ -196,10 +317,11 @@ func TestBotNamesAreReserved(t *testing.T) {
 // FuzzCheckPlayerName checks the rules' promises on any string: no panic; a name they accept
 // is one the handshake carries, with no space at either end, and is refused again once a
 // zero-width space or a right-to-left override is put anywhere in it; a refusal is a
-// NameError that wraps one of the rules' errors; and FoldName is the same for a name and for
-// its copy in the other Unicode normal form.
+// NameError that wraps one of the rules' errors; a name looks like its copy in the other
+// Unicode normal form, and like itself in capitals, in small letters and case-folded; and the
+// short way to an ASCII name's key gives what the long way gives.
 func FuzzCheckPlayerName(f *testing.F) {
-	for _, s := range []string{"ann", "Ada Lovelace", "Zoë", "玩家", "bot1", "\u0430nn", "ann\u202E", "an\u200Bn", "\uFEFF", " ", "", "e\u0301\u0302", "علي٣"} {
+	for _, s := range []string{"ann", "Ada Lovelace", "Zoë", "玩家", "bot1", "\u0430nn", "ann\u202E", "an\u200Bn", "\uFEFF", " ", "", "e\u0301\u0302", "علي٣", "\u13ACve", "b0t1", "Ian 100% `m|I\"", "STRA\u00DFE", "\u03A3\u039F\u03A6\u039F\u03A3"} {
 		f.Add(s, uint8(1))
 	}
 	f.Fuzz(func(t *testing.T, name string, at uint8) {
@@ -231,6 +353,17 @@ func FuzzCheckPlayerName(f *testing.F) {
 		}
 		if a, b := FoldName(norm.NFC.String(name)), FoldName(norm.NFD.String(name)); a != b {
 			t.Fatalf("%+q folds to %+q composed, %+q decomposed", name, a, b)
+		}
+		if k, ok := asciiLookKey(name); ok && k != lookKeySlow(name) {
+			t.Fatalf("%+q: the key of an ASCII name is %+q, %+q the long way", name, k, lookKeySlow(name))
+		}
+		if a, b := lookOf(norm.NFC.String(name)), lookOf(norm.NFD.String(name)); a != b {
+			t.Fatalf("%+q has the keys %+q composed, %+q decomposed", name, a, b)
+		}
+		for _, other := range []string{cases.Upper(language.Und).String(name), cases.Lower(language.Und).String(name), foldCase(name)} {
+			if !LooksLike(name, other) || FoldName(name) != FoldName(other) {
+				t.Fatalf("%+q and %+q, the same name in another case, do not look alike: keys %+q and %+q", name, other, lookOf(name), lookOf(other))
+			}
 		}
 	})
 }

@@ -29,7 +29,7 @@ import (
 //
 // What: one identity file (identity.go's format, mode 0600) per server and player name. The
 // secret is the one a server gave one of its players, so the server is part of the key (its
-// address as --connect resolved it), and so is the name, folded as the server compares names
+// address as --connect resolved it), and so is the name, folded blind to case and look-alikes
 // (game.FoldName), so that two students who share a machine's account under two names are two
 // players, and ann and ANN one. The file is named by a hash of the two: a name holds
 // characters a file name cannot.

@@ -60,7 +60,7 @@ func run(args []string) int {
 	fs := cmd.Flags
 	connect := fs.String("connect", "", "server address; empty: host an embedded server with one bot on a free loopback port")
 	listen := fs.String("listen", "", "local `address` of this client's one socket, for the server and the direct links from other players (default: the address of the interface that reaches the server, any free port)")
-	name := fs.String("name", "", "player name (default: your user name, or \"player\")")
+	name := fs.String("name", "", "player name (default: your user name, or \"player\" if the game refuses it)")
 	bot := fs.Bool("bot", false, "let a bot play for you (with --spectate, it only chats)")
 	spectate := fs.Bool("spectate", false, "watch without a seat, as a spectator: the map, your link's debug panel and the chat, no orders (a teacher's projector); without --connect, two bots play the embedded game")
 	seed := fs.Uint64("seed", 1, "seed of the bot (and of the embedded server's world)")
@@ -108,7 +108,7 @@ func run(args []string) int {
 	if *name == "" {
 		if given(fs, "name") {
 			// A script that passes an empty variable meant some name: it gets no default.
-			return cmd.Fail(cli.ExitUsage, errors.New(`--name is empty: give a name, or leave the flag out for the default (your user name, or "player")`))
+			return cmd.Fail(cli.ExitUsage, errors.New(`--name is empty: give a name, or leave the flag out for the default (your user name, or "player" if the game refuses it)`))
 		}
 		*name = defaultName()
 	}
@@ -384,7 +384,10 @@ type report struct {
 
 func defaultName() string {
 	for _, v := range []string{"USER", "LOGNAME"} {
-		if n := os.Getenv(v); n != "" && len(n) <= 32 {
+		// A user name the game refuses (a teacher's account "admin" or "teacher" is reserved,
+		// and so is one with characters a name may not hold) is no default: the projector's
+		// command names nobody, and must not be refused for it.
+		if n := os.Getenv(v); n != "" && game.CheckPlayerName(n) == nil {
 			return n
 		}
 	}

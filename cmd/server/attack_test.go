@@ -40,6 +40,7 @@ func TestAttacks(t *testing.T) {
 		{"forgery_and_replay", attackForgeryAndReplay},
 		{"join_lockout", attackJoinLockout},
 		{"look_alike_names", attackLookAlikeNames},
+		{"confusable_names", attackConfusableNames},
 	} {
 		for s := range *attackSeeds {
 			name := tt.name
@@ -501,6 +502,48 @@ func attackLookAlikeNames(t *testing.T, seed uint64) {
 				t.Errorf("%s got a chat line with a right-to-left override: %+q from %q", name, l.Text, l.From)
 			}
 		}
+	}
+	checkHonest(t, srv, clients, false)
+}
+
+// attackConfusableNames: the student joins under names that Unicode's confusables (UTS #39)
+// pair with a seated player's, a bot's, or the server's and the teacher's: "\u13ACve" with a
+// Cherokee Ꭼ beside its own "eve", "\u0430\u043F\u043F" in Cyrillic beside "ann", "b0t1"
+// beside the bot "bot1", "b0b" beside "bob", then "server", "admin" and "teacher". Each is
+// refused with a reason that names what it looks like, and nobody sees it in the roster.
+func attackConfusableNames(t *testing.T, seed uint64) {
+	c := startVClass(t, seed, attackPlay, nil)
+	c.join("ann", "bob")
+	eve := c.dialAttacker(c.srvAddr, transport.ClientConfig{Name: "eve"}, nil)
+	eve.seated("ann", "bob", "bot1", "eve")
+	names := []struct{ name, says string }{
+		{"\u13ACve", `looks like "eve"`},
+		{"\u0430\u043F\u043F", `looks like "ann"`},
+		{"b0t1", `looks like "bot1"`},
+		{"b0b", `looks like "bob"`},
+		{"server", "reserved for the server"},
+		{"admin", "reserved for the server"},
+		{"teacher", "reserved for the server"},
+	}
+	for _, n := range names {
+		a := c.dialAttacker(c.srvAddr, transport.ClientConfig{Name: n.name}, nil)
+		st, ok := a.ended(5 * time.Second)
+		t.Logf("%+q: %s", n.name, st.Text)
+		if !ok || st.Reason != wire.DisconnectKicked || !strings.Contains(st.Text, n.says) {
+			t.Errorf("a player named %+q: ended %v (%s), want kicked: %s", n.name, ok, stateText(st), n.says)
+		}
+	}
+	c.run(time.Second)
+	for _, pi := range eve.players {
+		switch pi.Name {
+		case "ann", "bob", "bot1", "eve":
+		default:
+			t.Errorf("seat %d is named %+q in the roster", pi.Seat, pi.Name)
+		}
+	}
+	srv, clients := c.finish()
+	if srv.Game.JoinsRefused != uint64(len(names)) {
+		t.Errorf("server: %d joins refused, want %d", srv.Game.JoinsRefused, len(names))
 	}
 	checkHonest(t, srv, clients, false)
 }
