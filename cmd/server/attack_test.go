@@ -40,6 +40,10 @@ func TestAttacks(t *testing.T) {
 		{"forgery_and_replay", attackForgeryAndReplay},
 		{"join_lockout", attackJoinLockout},
 		{"look_alike_names", attackLookAlikeNames},
+		{"lying_ping_summary", attackLyingPingSummary},
+		{"slow_path", attackSlowPath},
+		{"far_future_commands", attackFarFuture},
+		{"command_flood", attackCommandFlood},
 	} {
 		for s := range *attackSeeds {
 			name := tt.name
