@@ -72,6 +72,7 @@ type clientClock struct {
 type orders struct {
 	lastID  uint32
 	pending []PendingOrder
+	rate    rateBucket // the commands' rate this client holds itself to (commands.go)
 }
 
 // playerChat is the player's chat: its chain of lines to the server, its rate, and the
@@ -332,8 +333,9 @@ func (c *Client) sendPingSummary(now time.Time) {
 
 // Command gives an order to some of this player's units; it executes lead frames from now on
 // every host. The fields its kind does not use are sent as 0 (x and y are for a move, target
-// for an attack). It returns the frame it is scheduled for, or why it was refused (not started, or
-// the connection is too far behind: then it runs nowhere, here included). Owner loop only.
+// for an attack). It returns the frame it is scheduled for, or why it was refused (not started,
+// faster than the commands' rate, or the connection is too far behind: then it runs nowhere,
+// here included). Owner loop only.
 func (c *Client) Command(now time.Time, kind world.CommandKind, units []uint32, x, y int32, target uint32) (uint32, error) {
 	if c.spectating() {
 		return 0, ErrSpectatorOrder
@@ -364,9 +366,14 @@ func (c *Client) issueFrame(now time.Time) uint32 {
 	return max(c.w.Frame(), c.target(now)) + c.lead.cur
 }
 
-// issue sends a command of this player's and schedules it here. A command the server's
-// connection refuses is not scheduled either: a command must run on every host or on none.
+// issue sends a command of this player's and schedules it here. A command over the commands'
+// rate (commands.go), or that the server's connection refuses, is not scheduled either: a
+// command must run on every host or on none.
 func (c *Client) issue(now time.Time, cmd *Command) error {
+	tokens := commandTokens(cmd)
+	if !c.orders.rate.fitsN(now, clientCommands, tokens) {
+		return ErrCommandsTooFast
+	}
 	cmd.Seat, cmd.ID = c.role.seat, c.orders.lastID+1
 	cmd.Direct = c.directSeats(now)
 	payload, err := c.sendToServer(now, cmd, nil)
@@ -374,6 +381,7 @@ func (c *Client) issue(now time.Time, cmd *Command) error {
 		return err
 	}
 	c.orders.lastID++
+	c.orders.rate.takeN(now, clientCommands, tokens)
 	c.stats.CommandsIssued++
 	c.sched.add(event{frame: cmd.Frame, kind: evCommand, seat: cmd.Seat, id: cmd.ID, cmd: cmd})
 	c.orders.pending = append(c.orders.pending, PendingOrder{ID: cmd.ID, Frame: cmd.Frame, Kind: uint8(cmd.Kind), Units: slices.Clone(cmd.Units),

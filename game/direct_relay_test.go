@@ -109,27 +109,37 @@ func TestLinkLostCommandsComeAgain(t *testing.T) {
 	g.result()
 }
 
+// linkedPair is a game of two clients with their direct link made: a, b, and a's side of it.
+func linkedPair(t *testing.T, seed uint64) (g *vgame, a, b *Client, lc *linkConn) {
+	t.Helper()
+	g = newVGame(t, vspec{seed: seed, clients: 2})
+	everyoneLinked(t, g, 20*time.Second)
+	a, b = g.clients[0], g.clients[1]
+	if lc = a.linkConnOf(a.p2p.links[b.role.seat]); lc == nil {
+		t.Fatal("no direct connection to b")
+	}
+	return g, a, b, lc
+}
+
+// fromLink hands a, as if from b over their link lc, a command of b's seat for frame.
+func fromLink(t *testing.T, g *vgame, a, b *Client, lc *linkConn, id, frame uint32) {
+	t.Helper()
+	payload, err := AppendMsg(nil, &Command{Seat: b.role.seat, ID: id, Frame: frame, Kind: world.CommandStop, Units: []uint32{1}, Direct: 1 << a.role.seat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.onDirect(lc.peer, g.now, &message.Message{Payload: payload, Guaranteed: true})
+}
+
 // TestCommandsBeforeTheLinkProvedWait: the other side may take our proof first and send a
 // command at once, which the server then does not relay to us: a command that comes before
 // the link proved waits for the proof (at most maxHeldCommands), then runs.
 func TestCommandsBeforeTheLinkProvedWait(t *testing.T) {
 	t.Parallel()
-	g := newVGame(t, vspec{seed: 13, clients: 2})
-	everyoneLinked(t, g, 20*time.Second)
-	a, b := g.clients[0], g.clients[1]
-	lc := a.linkConnOf(a.p2p.links[b.role.seat])
-	if lc == nil {
-		t.Fatal("no direct connection to b")
-	}
+	g, a, b, lc := linkedPair(t, 13)
 	lc.proved = false // as it was before b's proof came
 	f := a.w.Frame() + 20
-	send := func(id uint32) {
-		payload, err := AppendMsg(nil, &Command{Seat: b.role.seat, ID: 1000 + id, Frame: f, Kind: world.CommandStop, Units: []uint32{1}, Direct: 1 << a.role.seat})
-		if err != nil {
-			t.Fatal(err)
-		}
-		a.onDirect(lc.peer, g.now, &message.Message{Payload: payload, Guaranteed: true})
-	}
+	send := func(id uint32) { fromLink(t, g, a, b, lc, 1000+id, f) }
 	first, bad := a.stats.CommandsDirectFirst, a.stats.BadMessages
 	for id := range uint32(maxHeldCommands + 1) {
 		send(id)

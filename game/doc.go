@@ -41,7 +41,9 @@
 //	kick.go                 the teacher's kick: a player or spectator out, its place free at once
 //	spectate.go             spectators: admitted past the seats, watching, bounded
 //	p2p.go, p2p_server.go   direct links between clients, LinkLost, relays saved
-//	lead.go                 the command lead time: how far ahead a command runs
+//	lead.go                 the command lead time: how far ahead a command runs, from the
+//	                        server's own measures of the players' paths
+//	commands.go             the players' commands bounded: their frames, and a rate per seat
 //	leadset.go              the teacher's hand on it: fixed, or back to the policy
 //	schedule.go             the events of a frame and their one order on every host
 //	resim.go                late events run again exactly (rollback) or fast-forwarded

@@ -19,7 +19,8 @@ import (
 //   - the way there: half a round trip, the path of a command over a direct link or of the
 //     server's own; the round trip is the worst of any player's, since every player's
 //     commands go to every other player (a command the server relays takes about a whole
-//     round trip, and is run again where it comes late);
+//     round trip, and is run again where it comes late), but one player's path counts only up
+//     to 300 ms above the others' (leadForPaths);
 //   - a frame: a command is issued somewhere inside a frame and must be there by the start of
 //     its frame on a host whose frames start at about the same time;
 //   - the jitter: twice the packet layer's variation of the round trip;
@@ -27,6 +28,11 @@ import (
 //     not (resendLossPercent): a round trip, the soonest a resent command can follow the first
 //     (the sender waits a little more, for the peer's ack delay and the variation; what needs
 //     that little more, or a second resend, is re-run).
+//
+// Every figure is the server's own measure of its connection to each player: its pings, and
+// the packet layer's round trip, variation and loss of what it sent. A client's PingSummary
+// may lower them (pathOf), never raise them: a student who reported a 4 s round trip and 50%
+// loss twice a second once set every player's lead to 5 s.
 //
 // The loss is what the packet layer counts on the path, one way: with the same conditioner on
 // every process, 10% on each end is about 19% a datagram, and the jitter makes a third of that
@@ -116,15 +122,19 @@ type leadPolicy struct {
 	teacher    teacherLead // the teacher's latest, and its pace
 }
 
-// pingReport is what a client last reported of its link to the server (PingSummary).
+// pingReport is what a client last reported of its link to the server (PingSummary): a
+// claim, which may lower the server's own figures for that path but never raise them
+// (pathOf).
 type pingReport struct {
 	rtt  time.Duration
 	loss uint32 // per mille
+	got  bool   // a report came
 }
 
 func (r *pingReport) take(v *PingSummary) {
 	r.rtt = time.Duration(v.AvgRTTMicros) * time.Microsecond
 	r.loss = v.LossPermille
+	r.got = true
 }
 
 // change decides whether the lead moves to want at now, with the world at frame: it rises as
@@ -154,7 +164,7 @@ func (l *leadPolicy) announce(now time.Time, lt LeadTime, frame uint32) LeadTime
 	return lt
 }
 
-// updateLead sets the command lead time from the worst path among the players (leadPolicy.change
+// updateLead sets the command lead time from the players' paths (leadForPaths; leadPolicy.change
 // says when), and announces a change to every client; while the teacher has fixed the lead
 // (leadset.go), it changes nothing.
 func (s *Server) updateLead(now time.Time) {
@@ -177,28 +187,54 @@ func (s *Server) sendLead(now time.Time, lt LeadTime) {
 	}
 }
 
-// pathFigures are what the server measured of its worst path to a player: the round trip,
-// its variation, the loss in percent (once enough packets were counted) and the resend delay.
+// pathFigures are what the server measured of a path to a player: the round trip, its
+// variation, the loss in percent (once enough packets were counted) and the resend delay; or
+// the worst of several paths, figure by figure.
 type pathFigures struct {
 	rtt, jitter, resend time.Duration
 	loss                float64
 }
 
-// worstPath is the worst of every player's connection, figure by figure: every player's
-// commands go to every other player.
+// worse is the worst of p and q, figure by figure.
+func (p pathFigures) worse(q pathFigures) pathFigures {
+	return pathFigures{rtt: max(p.rtt, q.rtt), jitter: max(p.jitter, q.jitter), resend: max(p.resend, q.resend), loss: max(p.loss, q.loss)}
+}
+
+// pathOf is the path of one connection as the server measured it (ps), lowered where the
+// client's report (r) says it is better: a client may say its link is better than the
+// server sees it, which shortens its own commands' lead and no one else's, but never that it
+// is worse.
+func pathOf(ps transport.PeerStats, r pingReport) pathFigures {
+	p := pathFigures{rtt: pathRTT(ps), jitter: ps.Jitter, resend: ps.Message.ResendDelay}
+	if ps.Message.Packet.LossSamples >= minLossSamples {
+		p.loss = ps.LossPercent
+	}
+	if r.got {
+		if r.rtt > 0 {
+			p.rtt = min(p.rtt, r.rtt)
+		}
+		p.loss = min(p.loss, float64(r.loss)/10)
+	}
+	return p
+}
+
+// playerPaths are the paths to the players that have a connection: every player's commands
+// go to every other player. Spectators have none here: a spectator never slows the players.
+func (s *Server) playerPaths() []pathFigures {
+	var paths []pathFigures
+	for _, st := range s.seats.players {
+		if st != nil && st.peer != nil {
+			paths = append(paths, pathOf(st.peer.Stats(), st.pings))
+		}
+	}
+	return paths
+}
+
+// worstPath is the worst of every player's connection, figure by figure.
 func (s *Server) worstPath() pathFigures {
 	var p pathFigures
-	for _, st := range s.seats.players {
-		if st == nil || st.peer == nil {
-			continue
-		}
-		ps := st.peer.Stats()
-		p.rtt = max(p.rtt, pathRTT(ps))
-		p.jitter = max(p.jitter, ps.Jitter)
-		p.resend = max(p.resend, ps.Message.ResendDelay)
-		if ps.Message.Packet.LossSamples >= minLossSamples {
-			p.loss = max(p.loss, ps.LossPercent, float64(st.pings.loss)/10)
-		}
+	for _, q := range s.playerPaths() {
+		p = p.worse(q)
 	}
 	return p
 }
@@ -216,10 +252,57 @@ func pathRTT(ps transport.PeerStats) time.Duration {
 	return ps.RTT
 }
 
+// outlierLead is the most one player's path adds to the lead the other players' paths call
+// for (leadForPaths).
+const outlierLead = 300 * time.Millisecond
+
+// leadForPaths is the lead time, in frames of frame, for the players' paths. It is the lead
+// of their worst figures (leadFor), with one bound: no one path raises it by more than
+// outlierLead over the lead of all the others.
+//
+// Why the bound. The server measures each path itself, and a client's report only lowers its own
+// path's figures (pathOf). But a client can still make its own path look slow to the server: its
+// program reads its socket late, so that its acknowledgements and its answers to the pings leave
+// late and each by a different delay (the round trip and its variation grow; an answer later than
+// the next ping, a second on, counts for nothing), or drops what it receives (the loss grows).
+// Without the bound, a student who read up to a second late took every player's lead from 200 ms
+// to 700 ms, and could take it to the second the policy stops at. Leaving the worst path out
+// altogether would make one slow path cost nothing, but would also leave out an honest one: a
+// student who moves their own latency slider up a few steps (50 ms each, HANDOUT.md) watches the
+// lead follow. So the worst path counts in full while it is within 300 ms of the others' (its
+// latency up to 300 ms higher each way, six steps of the slider), and past that its player's
+// commands come late to the others and are run again (resim.go) rather than every order of the
+// class waiting for them: what a slow path costs the others is then at most 300 ms of lead, and
+// the re-runs of one player's late commands, which its rate bounds (commands.go). A lone player's
+// path has no others to be compared with and counts in full: its lead delays nobody's orders but
+// its own (the server's bots do not mind). Two students who both slow their paths still raise
+// everyone's lead, up to maxAutoLead: the bound makes it take two.
+func leadForPaths(frame time.Duration, paths []pathFigures, late LateMode) uint32 {
+	var all pathFigures
+	worst, worstLead := -1, uint32(0)
+	for i, p := range paths {
+		all = all.worse(p)
+		if l := leadFor(frame, p.rtt, p.jitter, p.loss, late); worst < 0 || l > worstLead {
+			worst, worstLead = i, l
+		}
+	}
+	lead := leadFor(frame, all.rtt, all.jitter, all.loss, late)
+	if len(paths) < 2 {
+		return lead
+	}
+	var others pathFigures
+	for i, p := range paths {
+		if i != worst {
+			others = others.worse(p)
+		}
+	}
+	bound := leadFor(frame, others.rtt, others.jitter, others.loss, late) + uint32((outlierLead+frame-1)/frame)
+	return min(lead, bound)
+}
+
 // wantLead is the lead time the players' links call for now.
 func (s *Server) wantLead() uint32 {
-	p := s.worstPath()
-	return leadFor(s.cfg.Frame, p.rtt, p.jitter, p.loss, s.drift.rw.mode)
+	return leadForPaths(s.cfg.Frame, s.playerPaths(), s.drift.rw.mode)
 }
 
 // sizeWindow sets the server's re-run window for its worst path and the lead (resim.go).

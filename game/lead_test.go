@@ -5,6 +5,9 @@ import (
 	"time"
 
 	"github.com/ackattack/ackattack/net/linksim"
+	"github.com/ackattack/ackattack/net/message"
+	"github.com/ackattack/ackattack/net/packet"
+	"github.com/ackattack/ackattack/net/transport"
 )
 
 // TestLeadForTable: the lead time's arithmetic (lead.go) on the paths a class sees. With re-runs
@@ -40,6 +43,66 @@ func TestLeadForTable(t *testing.T) {
 	} {
 		if got := leadFor(f, tt.rtt, tt.jitter, tt.loss, tt.late); got != tt.want {
 			t.Errorf("%s: lead %d frames, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestLeadForPathsBoundsOnePath: the lead of the players' paths is the lead of their worst
+// figures, but one path raises it by at most outlierLead (300 ms, 3 frames) over the lead of
+// all the others: a student who makes the server's measures of their own path look slow (late
+// acknowledgements and pongs, datagrams dropped) sets nobody's lead but by that much. A lone
+// player's path counts in full; it takes two slow paths to raise the lead further.
+func TestLeadForPathsBoundsOnePath(t *testing.T) {
+	const f = 100 * time.Millisecond
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	class := pathFigures{rtt: ms(45), jitter: ms(4), loss: 10}      // the class's link: 2 frames
+	slider := pathFigures{rtt: ms(245), jitter: ms(4), loss: 10}    // a student's latency slider two steps up: 3 frames
+	slow := pathFigures{rtt: ms(3000), jitter: ms(400), loss: 60}   // a path made to look slow: capped at 10
+	preset := pathFigures{rtt: ms(210), jitter: ms(20), loss: 55}   // the 30% preset on every process: 5 frames
+	lossy := pathFigures{rtt: ms(100), jitter: ms(5), loss: 50}     // 100 ms and one resend: 3 frames
+	jittery := pathFigures{rtt: ms(100), jitter: ms(100), loss: 10} // 2 frames of jitter alone: 4 frames
+	for _, tt := range []struct {
+		name  string
+		paths []pathFigures
+		want  uint32
+	}{
+		{"no player", nil, 1},
+		{"a lone player on the class's link", []pathFigures{class}, 2},
+		{"a lone player whose path looks slow: counts in full", []pathFigures{slow}, 10},
+		{"three on the class's link", []pathFigures{class, class, class}, 2},
+		{"a student's slider two steps up: the lead follows", []pathFigures{class, class, slider}, 3},
+		{"the whole class at the 30% preset", []pathFigures{preset, preset, preset}, 5},
+		{"one path made to look slow: 3 frames above the others at most", []pathFigures{class, slow, class}, 5},
+		{"one slow path among players at the preset: capped at the maximum", []pathFigures{preset, slow, preset}, 8},
+		{"two slow paths: the lead follows them", []pathFigures{class, slow, slow}, 10},
+		{"the worst figures of several paths, figure by figure", []pathFigures{lossy, jittery, class}, 5},
+	} {
+		if got := leadForPaths(f, tt.paths, LateRollback); got != tt.want {
+			t.Errorf("%s: lead %d frames, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestPathOfReportOnlyLowers: a client's PingSummary may lower what the server measured of its
+// path, never raise it: a report of a 4 s round trip and 50% loss leaves the server's own
+// figures as they are.
+func TestPathOfReportOnlyLowers(t *testing.T) {
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	measured := transport.PeerStats{PingAvg: ms(40), RTT: ms(45), Jitter: ms(3), LossPercent: 12,
+		Message: message.Stats{ResendDelay: ms(150), Packet: packet.Stats{LossSamples: minLossSamples}}}
+	own := pathFigures{rtt: ms(40), jitter: ms(3), resend: ms(150), loss: 12}
+	for _, tt := range []struct {
+		name   string
+		report pingReport
+		want   pathFigures
+	}{
+		{"no report", pingReport{}, own},
+		{"a report of a worse path", pingReport{rtt: 4 * time.Second, loss: 500, got: true}, own},
+		{"a report of a better path", pingReport{rtt: ms(30), loss: 20, got: true}, pathFigures{rtt: ms(30), jitter: ms(3), resend: ms(150), loss: 2}},
+		{"a report without pings yet", pingReport{rtt: 0, loss: 120, got: true}, own},
+	} {
+		if got := pathOf(measured, tt.report); got != tt.want {
+			t.Errorf("%s: path %+v, want %+v", tt.name, got, tt.want)
 		}
 	}
 }

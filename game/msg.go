@@ -363,7 +363,8 @@ type LeadTime struct {
 }
 
 // PingSummary is a client's view of its connection to the server over the
-// last second or so; the server sets the lead time from the worst one.
+// last second or so. The server sets the lead time from what it measures of each
+// connection itself; a summary may lower those figures, never raise them (lead.go).
 type PingSummary struct {
 	AvgRTTMicros, MinRTTMicros, MaxRTTMicros uint32
 	LossPermille                             uint32 // 0..MaxLossPermille

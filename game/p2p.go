@@ -71,6 +71,9 @@ type p2p struct {
 	// stallAfter, and the server was told (LinkLost). Cleared when every one is acknowledged.
 	sent    [world.MaxPlayers][]directSend
 	stalled [world.MaxPlayers]bool
+	// cmdRate: each seat's commands over its link, held to the rate the server holds the seat
+	// to (commands.go).
+	cmdRate [world.MaxPlayers]rateBucket
 	out     transport.Writer // the client's one socket
 	cfg     transport.Config // for the dials
 }
@@ -359,13 +362,29 @@ func (c *Client) linkProved(now time.Time, lc *linkConn) {
 	c.p2p.backoff[s] = 0
 	c.stats.DirectLinks++
 	for _, v := range lc.held {
-		c.directCommand(v)
+		c.directCommand(now, v)
 	}
 	lc.held = nil
 }
 
-// directCommand schedules a command that came over a proved direct link from its player.
-func (c *Client) directCommand(v *Command) {
+// directCommand schedules a command that came over a proved direct link from its player. The
+// link is held to what the server holds that seat to (commands.go): a command for a frame
+// after the lead and the re-run window from the frame the game should be at, or over the
+// seat's rate, is a bad message and runs nowhere here (an honest player sends neither; one who
+// does makes its own units here drift, until the hashes repair them). A late one is run as any
+// late event is: it runs at once, and is kept no longer.
+func (c *Client) directCommand(now time.Time, v *Command) {
+	if c.w != nil {
+		_, last := commandFrames(max(c.w.Frame(), c.target(now)), c.lead.latestFrames(), c.drift.rw.windowFrames())
+		if v.Frame > last {
+			c.stats.BadMessages++
+			return
+		}
+	}
+	if !c.p2p.cmdRate[v.Seat].takeN(now, serverCommands, commandTokens(v)) {
+		c.stats.BadMessages++
+		return
+	}
 	if c.schedule(event{frame: v.Frame, kind: evCommand, seat: v.Seat, id: v.ID, cmd: v}) {
 		c.stats.CommandsDirectFirst++
 	}
@@ -465,7 +484,7 @@ func (c *Client) onDirect(p *transport.Peer, now time.Time, m *message.Message) 
 			c.stats.BadMessages++ // another player's command
 			return
 		}
-		c.directCommand(v)
+		c.directCommand(now, v)
 	default:
 		c.stats.BadMessages++
 	}

@@ -16,16 +16,23 @@ type rateLimit struct {
 type rateBucket struct{ full time.Time }
 
 // fits reports whether the bucket has room for one more at now, under limit l.
-func (r *rateBucket) fits(now time.Time, l rateLimit) bool {
-	return r.full.Sub(now) <= time.Duration(l.burst-1)*l.every
-}
+func (r *rateBucket) fits(now time.Time, l rateLimit) bool { return r.fitsN(now, l, 1) }
 
 // take takes one from the bucket at now, if it has one under limit l.
-func (r *rateBucket) take(now time.Time, l rateLimit) bool {
-	if !r.fits(now, l) {
+func (r *rateBucket) take(now time.Time, l rateLimit) bool { return r.takeN(now, l, 1) }
+
+// fitsN reports whether the bucket has room for n more at now, under limit l: never for more
+// than the burst.
+func (r *rateBucket) fitsN(now time.Time, l rateLimit, n int) bool {
+	return n <= l.burst && r.full.Sub(now) <= time.Duration(l.burst-n)*l.every
+}
+
+// takeN takes n from the bucket at now, if it has them under limit l (all or none).
+func (r *rateBucket) takeN(now time.Time, l rateLimit, n int) bool {
+	if !r.fitsN(now, l, n) {
 		return false
 	}
-	r.full = maxTime(r.full, now).Add(l.every)
+	r.full = maxTime(r.full, now).Add(time.Duration(n) * l.every)
 	return true
 }
 

@@ -77,6 +77,12 @@ type GameReport struct {
 	// CommandsRefused counts the commands the world refused when they ran, the same on every
 	// host: orders for units that are not the ordering seat's, or no longer exist.
 	CommandsRefused uint64 `json:"commands_refused"`
+	// CommandsOutOfRange and CommandsTooFast count the players' commands the server refused
+	// before taking them (commands.go): for a frame more than the re-run window before the
+	// game's, or more than the lead and the window after it; or over the seat's rate (128
+	// tokens at once, then one every 20 ms). Servers only.
+	CommandsOutOfRange uint64 `json:"commands_out_of_range,omitempty"`
+	CommandsTooFast    uint64 `json:"commands_too_fast,omitempty"`
 	// DirectLinks counts the direct links to other players this client made (either side
 	// dialling), DirectRedials the dials it tried again after one ended (p2p.go). Clients only.
 	DirectLinks   uint64 `json:"direct_links,omitempty"`

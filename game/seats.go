@@ -192,10 +192,15 @@ type downlink struct {
 	// startFrame is the frame of the world it started from: a joiner's snapshot holds every
 	// command before it, run or pending, and none of them may reach it again.
 	startFrame uint32
-	who        string // for the log: "seat 2", "spectator 5"
-	deps       downDeps
-	out        outbox    // messages refused by back-pressure, sent again later (send.go)
-	drift      connDrift // its hash reports and its part in a stop-the-world (drift_server.go)
+	// joinBacklog is what a joiner's snapshot queued (the world, the events still to run),
+	// shrinking to the least it has had waiting since: a spectator may have that much waiting
+	// beyond spectatorBacklog (spectate.go), since the events still to run are the players'
+	// doing, not its own.
+	joinBacklog int
+	who         string // for the log: "seat 2", "spectator 5"
+	deps        downDeps
+	out         outbox    // messages refused by back-pressure, sent again later (send.go)
+	drift       connDrift // its hash reports and its part in a stop-the-world (drift_server.go)
 }
 
 func (d *downlink) link() *downlink { return d }
@@ -229,12 +234,13 @@ type seat struct {
 	name      string
 	bot       *Bot // a server-side bot plays this seat
 	nextCmdID uint32
-	chatRate  rateBucket  // how fast its lines come (chat.go)
-	sync      playerDrift // what the drift checks hold against this player (drift_server.go)
-	links     seatLinks   // its direct links (p2p_server.go)
-	pings     pingReport  // what its client reports of its link (lead.go)
-	left      time.Time   // when its player went away (the seat is held SeatHold from then)
-	gone      string      // why its connection ended, for the player table (kept until it comes back)
+	chatRate  rateBucket    // how fast its lines come (chat.go)
+	commands  commandLimits // how fast its commands come, and those refused (commands.go)
+	sync      playerDrift   // what the drift checks hold against this player (drift_server.go)
+	links     seatLinks     // its direct links (p2p_server.go)
+	pings     pingReport    // what its client reports of its link (lead.go)
+	left      time.Time     // when its player went away (the seat is held SeatHold from then)
+	gone      string        // why its connection ended, for the player table (kept until it comes back)
 }
 
 // afterNames are the dependencies of a message that shows players' names on a screen (a chat

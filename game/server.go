@@ -273,6 +273,7 @@ func (s *Server) sendStart(d *downlink, now time.Time, snapshot bool) {
 	if s.drift.pause != nil {
 		s.sendPause(d, now, []*depgraph.Dependency{&d.deps.start})
 	}
+	d.joinBacklog = d.peer.Conn().Pending() + d.out.waiting()
 }
 
 // sendSnapshot sends a client the whole world (joining or coming back mid-game), after its
@@ -433,6 +434,9 @@ func (s *Server) playerMessage(st *seat, now time.Time, m *message.Message, msg 
 		if v.Seat != st.idx {
 			s.stats.BadMessages++ // a player commands only its own seat
 			return
+		}
+		if !s.admitCommand(now, st, v) {
+			return // for a frame it cannot run at, or too fast (commands.go)
 		}
 		s.command(now, v, st)
 	case *Chat:

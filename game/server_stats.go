@@ -70,6 +70,11 @@ type ServerStats struct {
 	// CommandsRefused counts the commands the world refused when they ran: orders for units
 	// that are not their seat's, or gone (every host refuses the same ones).
 	CommandsRefused uint64
+	// CommandsOutOfRange and CommandsTooFast count the players' commands the server refused
+	// before taking them (commands.go): for a frame outside the re-run window before the
+	// game's frame and the lead and the window after it, or over the seat's rate.
+	CommandsOutOfRange uint64
+	CommandsTooFast    uint64
 	// FramesLate counts the frames whose step started a whole frame period or more after its
 	// due time (missed deadlines); MaxFrameLate is the latest start of any step.
 	FramesLate   uint64
@@ -229,6 +234,7 @@ func (s *Server) counters(st transport.ServerStats) (NetReport, RejectedReport, 
 	g := GameReport{LeadTimeMillis: int64(s.lead.cur) * s.cfg.Frame.Milliseconds(), CommandsIssued: s.stats.CommandsRelayed,
 		CommandsLate: s.stats.CommandsLate, EnemiesSpawned: s.stats.EnemiesSpawned, EnemiesKilled: s.stats.EnemiesKilled,
 		Reinforcements: s.stats.Squads, NewRounds: s.stats.Rounds, LeadTimeChanges: s.stats.LeadChanges, SendsRefused: s.stats.SendsRefused, BadMessages: s.stats.BadMessages, CommandsRefused: s.stats.CommandsRefused,
+		CommandsOutOfRange: s.stats.CommandsOutOfRange, CommandsTooFast: s.stats.CommandsTooFast,
 		JoinsRefused: s.stats.JoinsRefused, SeatClaimsRefused: s.stats.ClaimsRefused, SeatsReclaimed: s.stats.SeatsReclaimed,
 		RelaysSaved: s.stats.RelaysSaved, LinksLost: s.stats.LinksLost, CommandsRelayedAgain: s.stats.CommandsRelayedAgain,
 		ChatRefused: s.stats.ChatRefused, Spectators: &SpectatorReport{Joins: s.stats.SpectatorJoins, Leaves: s.stats.SpectatorLeaves,

@@ -49,9 +49,10 @@ import (
 //     together two players' (chat.go): a crowd of spectators cannot fill the players' links
 //     with chat. What the server queues for it is bounded too: a spectator whose connection
 //     has more than spectatorBacklog messages unacknowledged or waiting (it stopped
-//     acknowledging, or its link cannot carry the game) is disconnected with the reason,
-//     rather than queued for without end; and the message layer's resend limit ends a
-//     connection whose messages go unacknowledged for the connection timeout.
+//     acknowledging, or its link cannot carry the game), beyond what its join was sent (the
+//     world and the events still to run: the players' doing, not its own), is disconnected
+//     with the reason, rather than queued for without end; and the message layer's resend
+//     limit ends a connection whose messages go unacknowledged for the connection timeout.
 //
 // Why 32 spectators (MaxSpectators): a class is up to 40 students, 8 of whom play. Each
 // spectator costs the server one more copy of the game's stream (BENCHMARKS.md measures it),
@@ -362,15 +363,19 @@ func (s *Server) checkSpectatorReport(now time.Time, sp *spectator, r *HashRepor
 // boundSpectators drops each spectator whose connection is more than spectatorBacklog
 // messages behind: it stopped acknowledging, or its link cannot carry the game. Queued for, it
 // would hold the server's memory for as long as it liked; dropped, it reads why, and may join
-// again with a fresh copy of the world.
+// again with a fresh copy of the world. What its join queued (the world and the events still
+// to run, which the players scheduled: joinBacklog) it may have waiting on top of that until
+// it has caught up on it, so that no player's commands keep a spectator out.
 func (s *Server) boundSpectators(now time.Time) {
 	for _, sp := range s.seats.spectators {
 		if sp == nil || sp.peer == nil {
 			continue
 		}
-		if n := sp.peer.Conn().Pending() + sp.out.waiting(); n > spectatorBacklog {
+		n := sp.peer.Conn().Pending() + sp.out.waiting()
+		sp.joinBacklog = min(sp.joinBacklog, n) // what it caught up on is no longer allowed
+		if n > spectatorBacklog+sp.joinBacklog {
 			s.stats.SpectatorsDropped++
-			why := fmt.Sprintf("too far behind: %d messages wait for this spectator's acknowledgements (at most %d)", n, spectatorBacklog)
+			why := fmt.Sprintf("too far behind: %d messages wait for this spectator's acknowledgements (at most %d)", n, spectatorBacklog+sp.joinBacklog)
 			s.event(now, "spectator dropped", "number", sp.num, "name", sp.name, "why", why)
 			s.tr.Kick(sp.peer, now, why) // onDisconnect frees its place
 		}

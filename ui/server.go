@@ -339,7 +339,13 @@ func (s *ServerScreen) hints(snap *game.ServerSnapshot, now time.Time) []string 
 	case snap.Round > 1:
 		parts = append(parts, fmt.Sprintf("round %d", snap.Round))
 	}
-	return append(parts, tview.Escape(leadText(s.leadSetting())), spectatorsText(snap), "Tab focus", "d debug", "? help")
+	parts = append(parts, tview.Escape(leadText(s.leadSetting())), spectatorsText(snap))
+	if n := snap.Game.CommandsOutOfRange + snap.Game.CommandsTooFast; n > 0 {
+		// A player's commands for frames no game runs, or faster than its seat's rate: the
+		// event log says whose (game/commands.go).
+		parts = append(parts, "[red]"+countText(n)+" command(s) refused[-]")
+	}
+	return append(parts, "Tab focus", "d debug", "? help")
 }
 
 // spectatorsText is the spectators' count and their chat's state, for the line above the

@@ -425,6 +425,26 @@ func TestServerScreenNewRound(t *testing.T) {
 	waitText(sa, "the round being played", "player(s)  ·  round 2  ·")
 }
 
+// TestServerScreenRefusedCommands: once the server has refused players' commands (for frames
+// no game runs, or over their seat's rate), the line above the status line counts them, beside
+// the event log's lines that say whose.
+func TestServerScreenRefusedCommands(t *testing.T) {
+	f := newFakeServer(t)
+	sa, ss := fakeServerScreen(t, f, 160, 40)
+	sa.do(func() { ss.noticeAt = fakeNow.Add(-time.Minute) }) // the greeting has had its time
+	waitText(sa, "the spectators' count", "spectator(s), their chat on (s)")
+	if strings.Contains(sa.text(), "refused") {
+		t.Errorf("the screen speaks of refusals before any:\n%s", sa.text())
+	}
+	f.mu.Lock()
+	f.snap.Game.CommandsOutOfRange, f.snap.Game.CommandsTooFast = 300, 21_211
+	f.snap.Events = append(f.snap.Events, "12:00:41.000 frame 410: commands refused seat=3 name=eve why=faster than 128 tokens at once, then one every 20ms refused=21511")
+	f.snap.EventsTotal++
+	f.mu.Unlock()
+	waitText(sa, "the count", "21.5k command(s) refused")
+	waitText(sa, "whose, in the event log", "frame 410: commands refused seat=3")
+}
+
 // TestServerScreenClassLink: c gives the sliders to the class's link: a preset key then pushes
 // to every client and leaves the server's own link alone; the sliders show the class's link
 // (a big step moves it 10% on), and c gives them back to the server's link.

@@ -41,6 +41,10 @@ func TestAttacks(t *testing.T) {
 		{"join_lockout", attackJoinLockout},
 		{"look_alike_names", attackLookAlikeNames},
 		{"confusable_names", attackConfusableNames},
+		{"lying_ping_summary", attackLyingPingSummary},
+		{"slow_path", attackSlowPath},
+		{"far_future_commands", attackFarFuture},
+		{"command_flood", attackCommandFlood},
 	} {
 		for s := range *attackSeeds {
 			name := tt.name

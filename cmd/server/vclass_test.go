@@ -94,12 +94,18 @@ func (c *vclass) nextAddr(net byte) netip.AddrPort {
 func (c *vclass) join(names ...string) { c.joinFor(c.play, names...) }
 
 // joinFor starts honest bot clients, each playing for d from now (0: until killed).
-func (c *vclass) joinFor(d time.Duration, names ...string) {
+func (c *vclass) joinFor(d time.Duration, names ...string) { c.joinWith(d, nil, names...) }
+
+// joinWith is joinFor with each client's configuration changed by edit (nil: none).
+func (c *vclass) joinWith(d time.Duration, edit func(*game.ClientConfig), names ...string) {
 	for _, name := range names {
 		addr := c.nextAddr(1)
 		cfg := game.ClientConfig{Name: name, Bot: true, Seed: uint64(len(c.players) + 1),
 			PlayerID: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "vclass %d %s", c.seed, name))}
 		cfg.Transport.Rand = game.SeededRand(c.seed, uint64(c.hosts))
+		if edit != nil {
+			edit(&cfg)
+		}
 		// Linked to every host: the players link directly to each other.
 		node := c.v.AddNode(addr, classLink)
 		cl, err := game.NewClient(cfg, c.v.Writer(node), c.srvAddr)
