@@ -66,7 +66,10 @@ func TestWaveBounds(t *testing.T) {
 // event log says when waves start and stop, not every spawn of them; and the worlds agree.
 func TestWavesAtClassLoss(t *testing.T) {
 	t.Parallel()
-	g := newVGame(t, vspec{seed: 21, bots: 2, clients: 2, link: linksim.Settings{LossPercent: 30}})
+	// A seeded game in which the server's graph shows such a kill: three or four seeds in
+	// twelve show none in this short game, and which ones moves with any change of timing
+	// (the handshake's spread retries moved it off seed 21).
+	g := newVGame(t, vspec{seed: 22, bots: 2, clients: 2, link: linksim.Settings{LossPercent: 30}})
 	watcher := g.joinWatcher(func(c *ClientConfig) { c.Spectate = true })
 	g.waitFor(15*time.Second, "every client running", func() bool {
 		for _, c := range g.clients {

@@ -39,6 +39,7 @@ func TestAttacks(t *testing.T) {
 		{"reflection", attackReflection},
 		{"forgery_and_replay", attackForgeryAndReplay},
 		{"join_lockout", attackJoinLockout},
+		{"join_flood_everywhere", attackJoinFloodEverywhere},
 		{"look_alike_names", attackLookAlikeNames},
 		{"confusable_names", attackConfusableNames},
 		{"lying_ping_summary", attackLyingPingSummary},
@@ -379,14 +380,7 @@ func (f *flooder) Tick(now time.Time) {
 			f.next = now
 		}
 		for range f.rate / 100 {
-			var player wire.PlayerID
-			for j := range player {
-				player[j] = byte(f.rng.Uint32())
-			}
-			req := wire.ConnectRequest{Version: wire.ProtocolVersion, Player: player, Name: "flood"}
-			d, _ := wire.AppendConnectRequest(wire.BeginDatagram(nil), &req)
-			wire.SealDatagram(d, 0)
-			f.writers[f.i%len(f.writers)].WriteTo(d, f.c.srvAddr)
+			f.writers[f.i%len(f.writers)].WriteTo(floodRequest(randomPlayer(f.rng)), f.c.srvAddr)
 			f.sent++
 			f.i++
 		}
@@ -422,7 +416,29 @@ func attackJoinLockout(t *testing.T, seed uint64) {
 	}
 	c.run(2 * time.Second) // the budgets are spent
 
-	joined := make([]time.Duration, 5)
+	joined, n := c.honestJoins()
+	sent := 0
+	for _, f := range floods {
+		f.stop = true
+		sent += f.sent
+	}
+	srv, clients := c.finish()
+	t.Logf("%d requests flooded; honest joins in %v; server: %d throttled by address, %d by prefix, %d globally",
+		sent, joined, srv.Rejected.ThrottledAddress, srv.Rejected.ThrottledPrefix, srv.Rejected.ThrottledGlobal)
+	if n != 5 {
+		t.Errorf("%d of 5 honest joins got in during the flood", n)
+	}
+	if srv.Rejected.ThrottledAddress == 0 || srv.Rejected.ThrottledPrefix == 0 {
+		t.Errorf("the flood was not throttled: %d by address, %d by prefix", srv.Rejected.ThrottledAddress, srv.Rejected.ThrottledPrefix)
+	}
+	checkHonest(t, srv, clients, false)
+}
+
+// honestJoins: five honest players dial the server, 300 ms apart, each from a /24 of its own
+// (127.0.20.1 to 127.0.24.1), and try until they connect or give up (their connect timeout,
+// 5 s). It returns how long each took to connect (0: it did not), and how many did.
+func (c *vclass) honestJoins() (joined []time.Duration, n int) {
+	joined = make([]time.Duration, 5)
 	joiners := make([]*attacker, 5)
 	for i := range joiners {
 		began := c.v.Now()
@@ -432,7 +448,6 @@ func attackJoinLockout(t *testing.T, seed uint64) {
 		joiners[i] = c.dialAttackerFrom(addr, c.v.AddNodeLinkedTo(addr, c.srvAddr, classLink), c.srvAddr, cfg, nil)
 		c.run(300 * time.Millisecond)
 	}
-	// Each joiner tries for up to 10 s.
 	c.v.RunUntil(c.v.Now().Add(10*time.Second), func() bool {
 		for _, j := range joiners {
 			if st := j.c.State(); st != transport.Connected && st != transport.Disconnected {
@@ -441,25 +456,46 @@ func attackJoinLockout(t *testing.T, seed uint64) {
 		}
 		return true
 	})
-	sent := 0
-	for _, f := range floods {
-		f.stop = true
-		sent += f.sent
-	}
-	srv, clients := c.finish()
-	n := 0
 	for _, d := range joined {
-		if d > 0 && d <= 10*time.Second {
+		if d > 0 {
 			n++
 		}
 	}
-	t.Logf("%d requests flooded; honest joins in %v; server: %d throttled by address, %d by prefix, %d globally",
-		sent, joined, srv.Rejected.ThrottledAddress, srv.Rejected.ThrottledPrefix, srv.Rejected.ThrottledGlobal)
+	return joined, n
+}
+
+// attackJoinFloodEverywhere: while the class plays, the student floods the server with
+// connection requests from 512 addresses in 512 /24s, 1,000 a second in all, each a real
+// 1,200-byte request: no address and no prefix comes near its budget, so only a global
+// budget could hold the flood. Five honest players join meanwhile from addresses of their
+// own: all five get in within their connect timeout, since the challenges have no global
+// budget and the flood returns none of them.
+func attackJoinFloodEverywhere(t *testing.T, seed uint64) {
+	c := startVClass(t, seed, attackPlay, nil)
+	c.join("ann")
+	from := make([]netip.AddrPort, 512)
+	for i := range from {
+		from[i] = netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, byte(100 + i/256), byte(i), 1}), 40000)
+	}
+	flood := c.startFlood(netip.MustParseAddrPort("127.0.10.254:1"), 1000, from)
+	c.run(2 * time.Second) // a global budget of challenges would be spent by now
+
+	joined, n := c.honestJoins()
+	flood.stop = true
+	srv, clients := c.finish()
+	r := srv.Rejected
+	t.Logf("%d requests flooded from %d /24s; honest joins in %v; server: %d throttled by address, %d by prefix, %d globally",
+		flood.sent, len(from), joined, r.ThrottledAddress, r.ThrottledPrefix, r.ThrottledGlobal)
 	if n != 5 {
 		t.Errorf("%d of 5 honest joins got in during the flood", n)
 	}
-	if srv.Rejected.ThrottledAddress == 0 || srv.Rejected.ThrottledPrefix == 0 {
-		t.Errorf("the flood was not throttled: %d by address, %d by prefix", srv.Rejected.ThrottledAddress, srv.Rejected.ThrottledPrefix)
+	for i, d := range joined {
+		if d > 5*time.Second {
+			t.Errorf("honest join %d took %v, more than its connect timeout", i+1, d)
+		}
+	}
+	if r.ThrottledGlobal != 0 {
+		t.Errorf("%d throttled by the global budget: the flood returned no challenge, so it should have spent none", r.ThrottledGlobal)
 	}
 	checkHonest(t, srv, clients, false)
 }

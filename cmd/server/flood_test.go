@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"flag"
+	"fmt"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -22,6 +24,10 @@ var (
 	floodFor     = flag.Duration("attack.flood", 30*time.Second, "BenchmarkFloodWhilePlaying: flood a playing server this long")
 	floodSenders = flag.Int("attack.flood.senders", 4, "BenchmarkFloodWhilePlaying: goroutines sending the flood (0: a baseline run without a flood)")
 	floodRate    = flag.Int("attack.flood.rate", 125000, "BenchmarkFloodWhilePlaying: datagrams a second, all senders together (0: as fast as they can)")
+
+	joinFloodRate     = flag.Int("attack.joinflood.rate", 1000, "BenchmarkJoinUnderFloodFromEverywhere: connection requests a second, all sources together (0: no flood, a baseline)")
+	joinFloodPrefixes = flag.Int("attack.joinflood.prefixes", 512, "BenchmarkJoinUnderFloodFromEverywhere: /24s the requests come from (1 to 1024)")
+	joinFloodHosts    = flag.Int("attack.joinflood.hosts", 1, "BenchmarkJoinUnderFloodFromEverywhere: addresses in each /24 the requests come from (1 to 254)")
 )
 
 // BenchmarkFloodWhilePlaying is a measured run (RELIABILITY.md), not part of the suite: a
@@ -35,11 +41,15 @@ var (
 //
 //	go test ./cmd/server -run '^$' -bench FloodWhilePlaying -v -attack.flood=30s
 //	go test ./cmd/server -run '^$' -bench FloodWhilePlaying -v -attack.flood=30s -attack.flood.senders=0   # the baseline
-func BenchmarkFloodWhilePlaying(b *testing.B) {
+func BenchmarkFloodWhilePlaying(b *testing.B) { withBinaries(b, floodWhilePlaying) }
+
+// withBinaries builds the server and client binaries once, and runs a measured run with them
+// once per iteration of b.
+func withBinaries(b *testing.B, run func(b *testing.B, server, client string)) {
 	server := tmuxtest.Build(b, "server")
 	client := tmuxtest.BuildPackage(b, "client", "github.com/ackattack/ackattack/cmd/client")
 	for b.Loop() {
-		floodWhilePlaying(b, server, client)
+		run(b, server, client)
 	}
 }
 
@@ -64,9 +74,7 @@ func floodWhilePlaying(b *testing.B, server, client string) {
 			defer pc.Close()
 			rng := rand.New(rand.NewPCG(uint64(i), 7))
 			junk := make([]byte, 1200)
-			req := wire.ConnectRequest{Version: wire.ProtocolVersion, Player: wire.PlayerID(uuid.New()), Name: "flood"}
-			request, _ := wire.AppendConnectRequest(wire.BeginDatagram(nil), &req)
-			wire.SealDatagram(request, 0)
+			request := floodRequest(wire.PlayerID(uuid.New()))
 			start := time.Now()
 			for n := 0; ; n++ {
 				if n%64 == 0 {
@@ -139,6 +147,161 @@ func floodWhilePlaying(b *testing.B, server, client string) {
 		}
 	}
 	checkHonest(b, srv, clients, false)
+}
+
+// BenchmarkJoinUnderFloodFromEverywhere is a measured run (RELIABILITY.md), not part of the
+// suite: a server (the binary) plays with one honest bot client (the binary) while a flood of
+// real 1,200-byte connection requests comes from -attack.joinflood.prefixes /24s of
+// 127.0.0.0/8 (-attack.joinflood.hosts sockets in each, bound to addresses of their own, a
+// fresh player id each request), at -attack.joinflood.rate requests a second in all, one
+// every 1/rate seconds, round robin: 1,000 a second from one address in each of 512 /24s by
+// default, so that no address and no prefix comes near its budget. Two seconds into the
+// flood, five honest client binaries start, 300 ms apart, each with its 5 s connect timeout.
+// It reports how many joined (joined), the slowest join (join-ms: from the process's start to
+// its "connected" log line), the requests the server's socket queue dropped (overflow) and
+// what the server throttled, and fails unless all five joined and the class played on.
+//
+//	go test ./cmd/server -run '^$' -bench JoinUnderFloodFromEverywhere -v
+//	go test ./cmd/server -run '^$' -bench JoinUnderFloodFromEverywhere -v -attack.joinflood.rate=0   # the baseline
+func BenchmarkJoinUnderFloodFromEverywhere(b *testing.B) {
+	withBinaries(b, joinUnderFloodFromEverywhere)
+}
+
+func joinUnderFloodFromEverywhere(b *testing.B, server, client string) {
+	const joiners, joinerPlays = 5, 8 * time.Second
+	prefixes, hostsEach := *joinFloodPrefixes, *joinFloodHosts
+	if prefixes < 1 || prefixes > 1024 || hostsEach < 1 || hostsEach > 254 {
+		b.Fatalf("-attack.joinflood.prefixes %d, -attack.joinflood.hosts %d: want 1 to 1024 and 1 to 254", prefixes, hostsEach)
+	}
+	c := startBinClass(b, server, client, 20*time.Second)
+	c.join("ann")
+	time.Sleep(2 * time.Second) // a measured run on the wall clock: the game starts first
+
+	// Sockets in each /24: 127.100.0.1, 127.100.1.1, … 127.103.255.1, then .2 in each, and so
+	// on: consecutive requests come from different prefixes.
+	socks := make([]*net.UDPConn, 0, prefixes*hostsEach)
+	for h := range hostsEach {
+		for i := range prefixes {
+			pc, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, byte(100+i/256), byte(i), byte(1+h))})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer pc.Close()
+			socks = append(socks, pc)
+		}
+	}
+	to, _ := net.ResolveUDPAddr("udp", c.addr)
+	stop, done := make(chan struct{}), make(chan struct{})
+	var sent atomic.Int64
+	go func() {
+		defer close(done)
+		if *joinFloodRate <= 0 {
+			return
+		}
+		rng := rand.New(rand.NewPCG(512, 24))
+		start := time.Now()
+		for n := 0; ; n++ {
+			// Evenly spaced, as a flood from many machines arrives: no gaps between bursts
+			// for an honest request to slip through.
+			if n%100 == 0 {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+			}
+			if wait := time.Until(start.Add(time.Duration(n) * time.Second / time.Duration(*joinFloodRate))); wait > 0 {
+				time.Sleep(wait)
+			}
+			if _, err := socks[n%len(socks)].WriteToUDP(floodRequest(randomPlayer(rng)), to); err == nil {
+				sent.Add(1)
+			}
+		}
+	}()
+	floodStart := time.Now()
+	time.Sleep(2 * time.Second) // the flood has spent any budget it could
+
+	hosts := make([]*udpHost, joiners)
+	starts := make([]time.Time, joiners)
+	for i := range hosts {
+		name := fmt.Sprintf("j%d", i+1)
+		starts[i] = time.Now()
+		hosts[i] = startHost(b, c.ctx, c.dir, name, client, append([]string{"--connect", c.addr, "--bot", "--quiet", "--name", name,
+			"--duration", joinerPlays.String()}, classLinkFlags...)...)
+		time.Sleep(300 * time.Millisecond)
+	}
+	joined, slowest := 0, time.Duration(0)
+	var times []time.Duration
+	for i, h := range hosts {
+		err := h.wait()
+		at, ok := connectedAt(h.log)
+		if err != nil || !ok {
+			out, _ := os.ReadFile(h.out)
+			b.Logf("%s did not join: %v; %s", h.name, err, strings.TrimSpace(string(out)))
+			times = append(times, 0)
+			continue
+		}
+		joined++
+		d := at.Sub(starts[i])
+		times = append(times, d.Round(time.Millisecond))
+		slowest = max(slowest, d)
+	}
+	close(stop)
+	<-done
+	took := time.Since(floodStart)
+	srv, clients := c.finish()
+	b.ReportMetric(float64(joined), "joined")
+	b.ReportMetric(float64(slowest.Milliseconds()), "join-ms")
+	b.ReportMetric(float64(sent.Load())/took.Seconds(), "requests/s")
+	b.ReportMetric(float64(srv.Rejected.Overflow), "overflow")
+	b.Logf("%d requests from %d addresses in %d /24s in %v (%.0f a second); %d of %d honest clients joined, in %v; the server throttled %d by address, %d by prefix, %d globally; %d datagrams overflowed its socket queue",
+		sent.Load(), len(socks), prefixes, took.Round(time.Millisecond), float64(sent.Load())/took.Seconds(), joined, joiners, times,
+		srv.Rejected.ThrottledAddress, srv.Rejected.ThrottledPrefix, srv.Rejected.ThrottledGlobal, srv.Rejected.Overflow)
+	b.Logf("server: frames late %d (latest %.0f ms); ann: round trip %.1f ms, loss %.1f%%", srv.Game.FramesLate, srv.Game.MaxFrameLateMillis,
+		clients["ann"].Net.RTTMillis, clients["ann"].Net.LossPercent)
+	if joined != joiners {
+		b.Errorf("%d of %d honest clients joined under the flood", joined, joiners)
+	}
+	checkHonest(b, srv, clients, false)
+}
+
+// floodRequest is a real connection request of player's, 1,200 bytes in the plain frame, as
+// a flood sends it.
+func floodRequest(player wire.PlayerID) []byte {
+	req := wire.ConnectRequest{Version: wire.ProtocolVersion, Player: player, Name: "flood"}
+	d, _ := wire.AppendConnectRequest(wire.BeginDatagram(nil), &req)
+	wire.SealDatagram(d, 0)
+	return d
+}
+
+// randomPlayer is a player id drawn from rng: a flood's requests each claim a new player.
+func randomPlayer(rng *rand.Rand) (player wire.PlayerID) {
+	for j := range player {
+		player[j] = byte(rng.Uint32())
+	}
+	return player
+}
+
+// connectedAt is the time of a client's "connected" line in its --log (the text handler's
+// time= field).
+func connectedAt(logFile string) (time.Time, bool) {
+	f, err := os.Open(logFile)
+	if err != nil {
+		return time.Time{}, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.Contains(line, " msg=connected ") || !strings.HasPrefix(line, "time=") {
+			continue
+		}
+		field, _, _ := strings.Cut(strings.TrimPrefix(line, "time="), " ")
+		if t, err := time.Parse(time.RFC3339Nano, field); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // vmHWM is a process's peak resident memory in kB (Linux; 0 elsewhere).

@@ -15,9 +15,11 @@ import (
 	"github.com/ackattack/ackattack/net/wire"
 )
 
-// The join-lockout attack, replayed in virtual time: a flood of connection requests while
+// The join-lockout attacks, replayed in virtual time: a flood of connection requests while
 // honest clients join. Measured against the binaries before the handshake budgets were per
-// source, a flood of 1,000 requests a second from one address kept 5 of 5 honest clients out.
+// source, a flood of 1,000 requests a second from one address kept 5 of 5 honest clients out;
+// before only the key exchange had a global budget, the same flood from 512 /24s kept 4 of 5
+// out.
 
 // floodNet is a network in virtual time for one server, a few honest clients and a flooder:
 // every datagram takes latency to arrive, in the order sent.
@@ -28,8 +30,13 @@ type floodNet struct {
 	srv     *Server
 	srvAddr netip.AddrPort
 	clients map[netip.AddrPort]*Client
+	// answer: the flood's sources receive, and return each challenge they get with a
+	// response, as a client would (the player id each request of theirs carried).
+	answer  bool
+	players map[netip.AddrPort]wire.PlayerID
 
 	toFlood, challengesToFlood, challengesToHonest int // what the server sent to addresses no client has
+	bytesToFlood                                   int
 }
 
 type floodDatagram struct {
@@ -65,8 +72,12 @@ func (n *floodNet) deliver() {
 			c.Handle(n.now, Datagram{From: d.from, Data: d.data})
 		default:
 			n.toFlood++
+			n.bytesToFlood += len(d.data)
 			if body, err := wire.OpenDatagram(d.data, 0); err == nil && body[0] == byte(wire.TypeChallenge) {
 				n.challengesToFlood++
+				if ch, err := wire.ParseChallenge(body); err == nil && n.answer {
+					floodWriter{n, d.to}.WriteTo(challengeResponse(uuid.UUID(n.players[d.to]), "flood", ch), n.srvAddr)
+				}
 			}
 		}
 	}
@@ -83,6 +94,7 @@ type floodScenario struct {
 	cfg     ServerConfig
 	runFor  time.Duration
 	latency time.Duration
+	answer  bool // the flood's sources return their challenges (floodNet.answer)
 }
 
 // floodResult is what a run measured.
@@ -92,6 +104,7 @@ type floodResult struct {
 	requests                     int
 	challengesToFlood, toFlood   int
 	challengesToHonest, accepted int
+	bytesToFlood, bytesFromFlood int
 	stats                        ServerStats
 	usedTags                     int
 }
@@ -99,7 +112,8 @@ type floodResult struct {
 func runFlood(t *testing.T, sc floodScenario) floodResult {
 	t.Helper()
 	start := time.Unix(1_000_000, 0)
-	n := &floodNet{now: start, latency: sc.latency, srvAddr: netip.MustParseAddrPort("198.51.100.1:7777"), clients: map[netip.AddrPort]*Client{}}
+	n := &floodNet{now: start, latency: sc.latency, srvAddr: netip.MustParseAddrPort("198.51.100.1:7777"), clients: map[netip.AddrPort]*Client{},
+		answer: sc.answer, players: map[netip.AddrPort]wire.PlayerID{}}
 	cfg := sc.cfg
 	cfg.Rand = rand.NewChaCha8([32]byte{1})
 	n.srv = NewServer(cfg, floodWriter{n, n.srvAddr})
@@ -136,8 +150,14 @@ func runFlood(t *testing.T, sc floodScenario) floodResult {
 		// from the address its source draws.
 		for owed += float64(sc.rate) * step.Seconds(); owed >= 1; owed-- {
 			from := netip.AddrPortFrom(sc.source(rng), uint16(1024+rng.IntN(60000)))
-			floodWriter{n, from}.WriteTo(connectRequest(uuid.UUID(randomID(rng)), "flood"), n.srvAddr)
+			player := randomID(rng)
+			if n.answer {
+				n.players[from] = player
+			}
+			req := connectRequest(uuid.UUID(player), "flood")
+			floodWriter{n, from}.WriteTo(req, n.srvAddr)
 			res.requests++
+			res.bytesFromFlood += len(req)
 		}
 		n.deliver()
 		n.srv.Tick(now)
@@ -157,7 +177,7 @@ func runFlood(t *testing.T, sc floodScenario) floodResult {
 			res.joinTimes = append(res.joinTimes, h.joined.Sub(h.started))
 		}
 	}
-	res.challengesToFlood, res.toFlood, res.challengesToHonest = n.challengesToFlood, n.toFlood, n.challengesToHonest
+	res.challengesToFlood, res.toFlood, res.challengesToHonest, res.bytesToFlood = n.challengesToFlood, n.toFlood, n.challengesToHonest, n.bytesToFlood
 	res.stats = n.srv.StatsNow()
 	res.accepted = int(res.stats.Accepted)
 	res.usedTags = len(n.srv.usedTags)
@@ -186,8 +206,7 @@ var (
 // TestJoinUnderFloodFromOneAddress: 100 and 1,000 connection requests a second from one
 // address for 8 s, while five honest clients join, one a second from the first second, from
 // other addresses of the flooder's own /24: each joins in its first round trip, and the
-// flooder gets no more challenges than the per-address budget. The same floods against the
-// old budget (one global bucket) keep honest clients out, as they did against the binaries.
+// flooder gets no more challenges than the per-address budget.
 func TestJoinUnderFloodFromOneAddress(t *testing.T) {
 	runParallel(t)
 	honest := []netip.Addr{}
@@ -205,13 +224,6 @@ func TestJoinUnderFloodFromOneAddress(t *testing.T) {
 				t.Errorf("the flooder got %d challenges, more than its address's budget of %d in %v", res.challengesToFlood, most, runFor)
 			}
 			checkStateless(t, res)
-
-			// Before: one global budget (per-source budgets that never bind).
-			sc.name = "one address, global budget only"
-			sc.cfg = ServerConfig{MaxHandshakesPerAddress: 1 << 20, MaxHandshakesPerPrefix: 1 << 20}
-			if old := runFlood(t, sc); old.joined == len(honest) {
-				t.Errorf("with one global budget %d of %d honest clients joined: the flood does not reproduce the lockout", old.joined, len(honest))
-			}
 		})
 	}
 }
@@ -249,30 +261,102 @@ func TestJoinUnderFloodFromOnePrefix(t *testing.T) {
 	}
 }
 
-// TestFloodFromEverywhereHeldByGlobalBudget: 1,000 requests a second from random addresses
-// all over the IPv4 space (forged, as anybody can write any source address) get past the
-// per-source budgets, and the global budget holds: the server never sends more challenges
-// than it allows in all, and keeps no state for them. (Honest clients compete with the flood
-// for that budget, and most lose: see the log.)
-func TestFloodFromEverywhereHeldByGlobalBudget(t *testing.T) {
+// everywhere512 draws flood sources from 512 /24s of the IPv4 space, a random address in a
+// random one of them each time: so many prefixes that at 1,000 requests a second none comes
+// near its prefix's budget (2 requests a second each), and only a global budget could hold
+// the flood.
+func everywhere512() func(rng *rand.Rand) netip.Addr {
+	pick := rand.New(rand.NewPCG(512, 24))
+	seen := map[[3]byte]bool{}
+	var prefixes [][3]byte
+	for len(prefixes) < 512 {
+		// In 11.0.0.0/8, where none of the honest clients is.
+		p := [3]byte{11, byte(pick.Uint32()), byte(pick.Uint32())}
+		if !seen[p] {
+			seen[p] = true
+			prefixes = append(prefixes, p)
+		}
+	}
+	return func(rng *rand.Rand) netip.Addr {
+		p := prefixes[rng.IntN(len(prefixes))]
+		return netip.AddrFrom4([4]byte{p[0], p[1], p[2], byte(1 + rng.IntN(254))})
+	}
+}
+
+// anywhere4 draws flood sources from the whole IPv4 space: a new address, and nearly always
+// a new /24, each time.
+func anywhere4(rng *rand.Rand) netip.Addr {
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], rng.Uint32())
+	return netip.AddrFrom4(b)
+}
+
+// TestJoinUnderFloodFromEverywhere: 1,000 connection requests a second from 512 /24s, and
+// 10,000 a second from all over the IPv4 space (forged: nobody answers their challenges),
+// while five honest clients join, one a second from the first second, each from a /24 of its
+// own: all five connect within their connect timeout of 5 s, at their first try. The flood
+// gets its challenges (they cost the server no state and are 41 times smaller than the
+// requests), but a challenge that nobody returns spends no budget: only a valid response
+// reaches the key exchange and its global budget. Measured against the binaries when the
+// global budget rationed the challenges themselves, the first flood kept 4 of 5 honest
+// clients out; in this test then, all 5.
+func TestJoinUnderFloodFromEverywhere(t *testing.T) {
+	runParallel(t)
+	const runFor, latency = 11 * time.Second, 2 * time.Millisecond
+	for _, sc := range []floodScenario{
+		{name: "512 prefixes", rate: 1000, source: everywhere512()},
+		{name: "anywhere", rate: 10_000, source: anywhere4},
+	} {
+		t.Run(sc.name, func(t *testing.T) {
+			sc.honest, sc.runFor, sc.latency = honestElsewhere, runFor, latency
+			res := runFlood(t, sc)
+			checkJoins(t, res, len(sc.honest), 4*latency+2*time.Millisecond)
+			if res.accepted != len(sc.honest) {
+				t.Errorf("%d connections accepted, want the %d honest ones", res.accepted, len(sc.honest))
+			}
+			if r := res.stats.Rejected; r.Throttled() != 0 {
+				t.Errorf("throttled %+v: the flood's requests are spread over so many sources that none comes near its budget", r)
+			}
+			// The flood got a challenge per request (but those still on their way) and nothing
+			// else: 29 bytes for its 1,200.
+			inFlight := sc.rate*int(2*latency)/int(time.Second) + 1
+			if res.toFlood != res.challengesToFlood || res.challengesToFlood > res.requests || res.challengesToFlood < res.requests-inFlight {
+				t.Errorf("the server sent the flood %d datagrams, %d of them challenges, for %d requests: want a challenge each", res.toFlood, res.challengesToFlood, res.requests)
+			}
+			if res.bytesToFlood*1000 > res.bytesFromFlood*25 {
+				t.Errorf("the server sent the flood's addresses %d bytes for their %d: more than 0.025 of them", res.bytesToFlood, res.bytesFromFlood)
+			}
+			t.Logf("the flood's addresses got %d bytes for their %d: %.4f of them", res.bytesToFlood, res.bytesFromFlood, float64(res.bytesToFlood)/float64(res.bytesFromFlood))
+			checkStateless(t, res)
+		})
+	}
+}
+
+// TestKeyExchangesHeldByGlobalBudget: a flood whose sources receive, in 512 /24s, returns
+// every challenge it gets, 200 a second: each response is valid, and the global budget of key
+// exchanges holds it: the server never makes more connections (and key pairs) than the
+// budget allows, and keeps a used challenge only for a connection it made. (Honest clients
+// compete with such a flood for the budget: it takes many machines that really receive at
+// their addresses, in many networks; see the log.)
+func TestKeyExchangesHeldByGlobalBudget(t *testing.T) {
+	runParallel(t)
 	const runFor = 8 * time.Second
-	sc := floodScenario{name: "everywhere", rate: 1000, runFor: runFor, latency: 2 * time.Millisecond, honest: honestElsewhere,
-		source: func(rng *rand.Rand) netip.Addr {
-			var b [4]byte
-			binary.BigEndian.PutUint32(b[:], rng.Uint32())
-			return netip.AddrFrom4(b)
-		}}
+	sc := floodScenario{name: "512 /24s that answer", rate: 200, source: everywhere512(), honest: honestElsewhere, runFor: runFor,
+		latency: 2 * time.Millisecond, answer: true, cfg: ServerConfig{MaxClients: 255}}
 	res := runFlood(t, sc)
-	if most := budgetOf(64, 5*time.Second, runFor); int(res.stats.Challenges) > most || res.challengesToFlood+res.challengesToHonest != int(res.stats.Challenges) {
-		t.Errorf("the server sent %d challenges (%d counted), more than its budget of %d in %v", res.challengesToFlood+res.challengesToHonest, res.stats.Challenges, most, runFor)
+	if most := budgetOf(64, 5*time.Second, runFor); res.accepted > most {
+		t.Errorf("the server made %d connections, more than its budget of %d key exchanges in %v", res.accepted, most, runFor)
 	}
-	if res.toFlood != res.challengesToFlood {
-		t.Errorf("the server sent %d datagrams to the flood's addresses, %d of them challenges: only challenges were due", res.toFlood, res.challengesToFlood)
+	r := res.stats.Rejected
+	if r.ThrottledGlobal == 0 || r.ThrottledAddress+r.ThrottledPrefix != 0 {
+		t.Errorf("throttled: %+v; want the global budget of key exchanges to do the work", r)
 	}
-	if r := res.stats.Rejected; r.ThrottledGlobal == 0 || r.ThrottledAddress+r.ThrottledPrefix > 50 {
-		t.Errorf("throttled: %+v; want the global budget to do the work", r)
+	if res.challengesToFlood > res.requests || res.challengesToFlood < res.requests-2 {
+		t.Errorf("%d challenges to the flood for %d requests: want one each", res.challengesToFlood, res.requests)
 	}
-	checkStateless(t, res)
+	if res.usedTags > res.accepted || len(res.stats.Peers) > res.accepted {
+		t.Errorf("after the flood: %d used challenges and %d peers for %d connections", res.usedTags, len(res.stats.Peers), res.accepted)
+	}
 }
 
 func checkJoins(t *testing.T, res floodResult, want int, within time.Duration) {
@@ -341,11 +425,11 @@ func TestBudgetSourcesApart(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
 	heavy := netip.MustParseAddr("192.0.2.1")
 	for range 2 {
-		if v := b.take(heavy, now); v != withinBudget {
+		if v := b.takeChallenge(heavy, now); v != withinBudget {
 			t.Fatalf("the heavy source's own budget: %v", v)
 		}
 	}
-	if v := b.take(heavy, now); v != overAddress {
+	if v := b.takeChallenge(heavy, now); v != overAddress {
 		t.Fatalf("a third request: %v, want over the address budget", v)
 	}
 	hi, hj := b.addrs.slots(heavy)
@@ -365,16 +449,49 @@ func TestBudgetSourcesApart(t *testing.T) {
 	}
 	a := sharing[0]
 	for range 2 {
-		if v := b.take(a, now); v != withinBudget {
+		if v := b.takeChallenge(a, now); v != withinBudget {
 			t.Errorf("%v, which shares a bucket with the heavy source: %v", a, v)
 		}
 	}
-	if v := b.take(heavy, now); v != overAddress {
+	if v := b.takeChallenge(heavy, now); v != overAddress {
 		t.Errorf("the heavy source after its neighbour's requests: %v", v)
 	}
 	t.Logf("%d of 65536 sources share a bucket with the heavy one, and all have a token", len(sharing))
-	if size := reflect.TypeOf(sourceTable{}).Size(); size > 9000 {
+	if size := reflect.TypeOf(sourceTable{}).Size(); size > 300_000 {
 		t.Errorf("a source table takes %d bytes", size)
+	}
+}
+
+// TestBudgetSpreadFloodLeavesHonestSources: a flood of forged sources from all over the IPv4
+// space, 50,000 requests a second for 10 s (half what drains the tables: budget.go), each
+// from a new address, spends no honest source's challenges: five honest clients, each in a
+// /24 of its own, sending a request every 250 ms, get every one of them answered.
+func TestBudgetSpreadFloodLeavesHonestSources(t *testing.T) {
+	cfg := ServerConfig{}.withDefaults()
+	b := newBudgets(cfg, []byte("spread flood"))
+	rng := rand.New(rand.NewPCG(5, 50_000))
+	const rate, runFor, every = 50_000, 10 * time.Second, 250 * time.Millisecond
+	start := time.Unix(1_000_000, 0)
+	refused, asked := 0, 0
+	verdicts := map[budgetVerdict]int{}
+	for k := range int(rate * runFor.Seconds()) {
+		now := start.Add(time.Duration(k) * time.Second / rate)
+		var a [4]byte
+		binary.BigEndian.PutUint32(a[:], rng.Uint32())
+		verdicts[b.takeChallenge(netip.AddrFrom4(a), now)]++
+		if k%int(rate*every.Seconds()) == 0 {
+			for _, h := range honestElsewhere {
+				asked++
+				if v := b.takeChallenge(h, now); v != withinBudget {
+					refused++
+				}
+			}
+		}
+	}
+	t.Logf("flood: %v within budget, %v over an address's, %v over a prefix's; honest: %d of %d refused",
+		verdicts[withinBudget], verdicts[overAddress], verdicts[overPrefix], refused, asked)
+	if refused > 0 {
+		t.Errorf("%d of %d honest requests refused during a flood from everywhere", refused, asked)
 	}
 }
 
@@ -392,10 +509,10 @@ func TestPrefixOf(t *testing.T) {
 	}
 	b := newBudgets(ServerConfig{MaxPendingHandshakes: 100, MaxHandshakesPerAddress: 100, MaxHandshakesPerPrefix: 1, ChallengeTTL: time.Hour}, []byte("k"))
 	now := time.Unix(1_000_000, 0)
-	if v := b.take(netip.MustParseAddr("::ffff:192.0.2.1"), now); v != withinBudget {
+	if v := b.takeChallenge(netip.MustParseAddr("::ffff:192.0.2.1"), now); v != withinBudget {
 		t.Fatal(v)
 	}
-	if v := b.take(netip.MustParseAddr("192.0.2.200"), now); v != overPrefix {
+	if v := b.takeChallenge(netip.MustParseAddr("192.0.2.200"), now); v != overPrefix {
 		t.Errorf("a mapped address and a plain one of the same /24: %v, want over the prefix budget", v)
 	}
 }

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -30,7 +31,9 @@ type ClientConfig struct {
 	Role wire.Role
 	// ConnectTimeout bounds the handshake. Default 5 s.
 	ConnectTimeout time.Duration
-	// Retry is how often a handshake packet is sent again while no answer comes. Default 250 ms.
+	// Retry is how long the client waits for an answer before it sends a handshake packet
+	// again: each wait is Retry stretched by up to a quarter (retryWait), so that clients
+	// started together do not stay in step. Default 250 ms.
 	Retry time.Duration
 	// OnDenied is called when the server refuses the connection.
 	OnDenied func(reason wire.DenyReason, now time.Time)
@@ -73,7 +76,8 @@ type Client struct {
 
 	state     ClientState
 	started   time.Time
-	lastTry   time.Time
+	nextTry   time.Time // when the handshake packet goes again (zero: at once)
+	tries     uint64    // handshake packets sent
 	challenge wire.Challenge
 	answered  bool    // a Challenge or a Denied came: the server exists and speaks the protocol
 	keys      keyPair // the client's half of the key exchange, for this connection only
@@ -310,13 +314,40 @@ func (c *Client) Handle(now time.Time, d Datagram) {
 func (c *Client) sendRequest(now time.Time) {
 	req := wire.ConnectRequest{Version: wire.ProtocolVersion, Player: wire.PlayerID(c.cfg.PlayerID), Name: c.cfg.Name, Role: c.cfg.Role}
 	c.sendControl(c.server, nil, 1, func(b []byte) ([]byte, error) { return wire.AppendConnectRequest(b, &req) })
-	c.lastTry = now
+	c.tried(now)
 }
 
 func (c *Client) sendResponse(now time.Time) {
 	resp := wire.ChallengeResponse{Version: wire.ProtocolVersion, Player: wire.PlayerID(c.cfg.PlayerID), Name: c.cfg.Name, Challenge: c.challenge, PublicKey: c.keys.public, Role: c.cfg.Role}
 	c.sendControl(c.server, nil, 1, func(b []byte) ([]byte, error) { return wire.AppendChallengeResponse(b, &resp) })
-	c.lastTry = now
+	c.tried(now)
+}
+
+// tried schedules the next handshake packet after one went out.
+func (c *Client) tried(now time.Time) {
+	c.nextTry = now.Add(c.retryWait(c.tries))
+	c.tries++
+}
+
+// retryWait is how long the client waits after its try-th handshake packet before it sends
+// another: Retry, and up to a quarter more, in whole milliseconds. The spread keeps clients that start together (a
+// class told "join now", a script) from sending in step; it only ever lengthens the wait, so
+// that a client never sends more packets in its ConnectTimeout than one every Retry (a dial
+// to an address that never answers is bounded by that count). The spread comes from the
+// client's public key and the try's number: it differs from client to client and try to try
+// without a draw from Config.Rand, whose stream a seeded test keeps for the keys; the public
+// key travels in the clear anyway, and a wait is nothing to hide.
+//
+// The wait does not grow from try to try (exponential backoff): the server answers every
+// request, at no cost to itself, and keeps no state for a client that has not returned its
+// challenge, so there is no load to back off from; and fewer tries within the connect
+// timeout would lose joins on a lossy link (at 30% loss each way a try's round trip succeeds
+// one time in two, and the handshake needs two of them).
+func (c *Client) retryWait(try uint64) time.Duration {
+	h := mix64(binary.LittleEndian.Uint64(c.keys.public[:8]) ^ mix64(try))
+	// In whole milliseconds, as a host loop's timers go (and a virtual clock stays on them).
+	spread := uint64(c.cfg.Retry / 4 / time.Millisecond)
+	return c.cfg.Retry + time.Duration(h%(spread+1))*time.Millisecond
 }
 
 func (c *Client) connected(now time.Time, keys ConnKeys) {
@@ -423,7 +454,7 @@ func (c *Client) Tick(now time.Time) {
 			c.publish(now)
 			return
 		}
-		if c.lastTry.IsZero() || now.Sub(c.lastTry) >= c.cfg.Retry {
+		if c.nextTry.IsZero() || !now.Before(c.nextTry) {
 			if c.state == Connecting {
 				c.sendRequest(now)
 			} else {
@@ -453,7 +484,10 @@ func (c *Client) NextTick(now time.Time) time.Time {
 	next := Earliest(now.Add(time.Second), c.published.Add(100*time.Millisecond))
 	switch c.state {
 	case Connecting, Challenged:
-		next = Earliest(next, c.lastTry.Add(c.cfg.Retry))
+		if c.nextTry.IsZero() {
+			return now // the first request is due
+		}
+		next = Earliest(next, c.nextTry)
 	case Connected:
 		next = Earliest(next, c.nextWake(c.peer, now))
 	}

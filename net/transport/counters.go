@@ -36,7 +36,9 @@ type Rejections struct {
 	// ReassemblyFull: a connection's packet whose fragments would pass the memory bound of
 	// reassembly (it is sent again later).
 	ReassemblyFull uint64 `json:"reassembly_full"`
-	// Throttled…: connection requests over a handshake budget (budget.go), not answered.
+	// Throttled…: handshake packets over a budget (budget.go), not answered. Address and
+	// prefix: connection requests over their source's budget of challenges; global: valid
+	// challenge responses over the budget of key exchanges (the client sends them again).
 	// Servers only.
 	ThrottledAddress uint64 `json:"throttled_address"`
 	ThrottledPrefix  uint64 `json:"throttled_prefix"`
@@ -84,7 +86,7 @@ func (r Rejections) Total() uint64 {
 	return n
 }
 
-// Throttled is the number of connection requests over any of the handshake budgets.
+// Throttled is the number of handshake packets over any of the handshake budgets.
 func (r Rejections) Throttled() uint64 {
 	return r.ThrottledAddress + r.ThrottledPrefix + r.ThrottledGlobal
 }

@@ -11,7 +11,8 @@
 //	             challenge, accept, the Accepted repeated for a lost one), Kick, Drop, Flush,
 //	             Shutdown; ServerConfig (MaxClients, the budgets, ChallengeTTL, Admit)
 //	client.go    Client: Dial, DialOn, NewClient; the handshake's client side (a request
-//	             every Retry, give up after ConnectTimeout), Disconnect, Shutdown;
+//	             every Retry and up to a quarter more, give up after ConnectTimeout),
+//	             Disconnect, Shutdown;
 //	             ClientConfig (PlayerID, Name, Role); LocalFor, ResolveServer
 //	host.go      what both share: Config (Timeout, Keepalive, AckDelay, PingInterval, Link,
 //	             Tap, KeyLog), pump (what a connection has due, and pings), receive (Data,
@@ -23,7 +24,10 @@
 //	             (SetLink); Datagram, Writer
 //	seal.go      the connection's keys from the X25519 exchange (ConnKeys), the sealer, and
 //	             ReplayRecord, the record of accepted counters that refuses copies
-//	budget.go    the handshake budgets: challenges per address, per /24 or /64, and in all
+//	challenge.go the challenge, the handshake's stateless cookie: its tag, and the secret
+//	             that rotates every ChallengeTTL
+//	budget.go    the handshake budgets: challenges per address and per /24 or /64, key
+//	             exchanges in all
 //	tap.go       Tap: every datagram of a socket shown to a recorder (net/record), the ones
 //	             the link conditioner dropped included
 //
@@ -60,7 +64,9 @@
 //     connection state. Stats, SetLink, LocalAddr and Close are safe from anywhere: the loop
 //     publishes immutable snapshots behind an atomic pointer.
 //   - The handshake answers no unproven address with more bytes than it sent, keeps no state
-//     before a valid response, and rations its challenges (budget.go).
+//     before a valid response, rations its challenges per source and its key exchanges in
+//     all (budget.go): a flood of forged requests from everywhere spends nothing that an
+//     honest client needs.
 //   - Every datagram of a connection is sealed; one that fails authentication, or a copy of
 //     one accepted before, is dropped and counted, never answered.
 //   - A connection that hears nothing for Timeout (5 s) ends with DisconnectTimeout; every end

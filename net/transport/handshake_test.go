@@ -342,9 +342,11 @@ func TestHandshakeServerFull(t *testing.T) {
 	verifyNoLeaks(t)
 }
 
+// TestHandshakeThrottled: requests from one address (four sockets of 127.0.0.1) beyond its
+// budget of challenges get no answer, and are counted; nothing is kept for any of them.
 func TestHandshakeThrottled(t *testing.T) {
 	const limit, peers, each = 5, 4, 10
-	srv, sl := startServer(t, ServerConfig{MaxPendingHandshakes: limit, ChallengeTTL: time.Minute})
+	srv, sl := startServer(t, ServerConfig{MaxHandshakesPerAddress: limit, ChallengeTTL: time.Minute})
 	raws := make([]*rawPeer, peers)
 	for i := range raws {
 		raws[i] = newRawPeer(t, srv.LocalAddr())
@@ -353,8 +355,8 @@ func TestHandshakeThrottled(t *testing.T) {
 		}
 	}
 	st := waitStats(t, srv, "every request counted", func(st ServerStats) bool { return st.Requests == peers*each })
-	if st.Challenges != limit || st.Rejected.Throttled() != peers*each-limit {
-		t.Errorf("%d challenges and %d throttled of %d requests, want %d and %d", st.Challenges, st.Rejected.Throttled(), peers*each, limit, peers*each-limit)
+	if st.Challenges != limit || st.Rejected.ThrottledAddress != peers*each-limit || st.Rejected.Throttled() != st.Rejected.ThrottledAddress {
+		t.Errorf("%d challenges and %+v throttled of %d requests, want %d and %d by address", st.Challenges, st.Rejected, peers*each, limit, peers*each-limit)
 	}
 	// The server has sent everything it will send for these requests (the counters are
 	// published after the datagrams are handled): count what arrived.

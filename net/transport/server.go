@@ -2,8 +2,6 @@ package transport
 
 import (
 	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"net"
@@ -24,17 +22,21 @@ type ServerConfig struct {
 	// MaxClients bounds the connections open at once. Default 8. (Seats are the game's: a
 	// transport has connections, each named by its player id.)
 	MaxClients int
-	// MaxPendingHandshakes bounds the challenges handed out per ChallengeTTL in all:
-	// connection requests beyond it get no answer (and are counted), so a flood of requests
-	// costs the server little and makes it send little. Default 64.
+	// MaxPendingHandshakes bounds the key exchanges per ChallengeTTL in all: the handshakes
+	// that returned a valid challenge and get a key pair and a connection. A valid response
+	// beyond it gets no answer (and is counted); the client sends it again. Only addresses
+	// that receive what the server sends them spend it: a challenge nobody returns does not
+	// (budget.go). Default 64.
 	MaxPendingHandshakes int
 	// MaxHandshakesPerAddress and MaxHandshakesPerPrefix bound the challenges handed out per
 	// ChallengeTTL to one source address and to one prefix (a /24 of IPv4, a /64 of IPv6), so
-	// that a flood from one address or one network cannot spend the whole budget and lock
-	// everybody else out (budget.go). Defaults 16 and 32.
+	// that a flood from one address or one network costs the server little and makes it send
+	// little (budget.go). Challenges have no budget in all: they keep no state, so a flood
+	// from everywhere gets its challenges and honest clients get theirs. Defaults 16 and 32.
 	MaxHandshakesPerAddress int
 	MaxHandshakesPerPrefix  int
-	// ChallengeTTL is how long a challenge stays valid. Default 5 s.
+	// ChallengeTTL is how long a challenge stays valid, and how long each secret of the
+	// challenges serves before the next one takes over (challenge.go). Default 5 s.
 	ChallengeTTL time.Duration
 	// Admit, if set, is asked whether a player may connect, at its request and again at its
 	// challenge response (a seat may have been taken in between); false is answered "server
@@ -79,19 +81,20 @@ func (c ServerConfig) withDefaults() ServerConfig {
 //
 //	client                                     server
 //	ConnectRequest (padded to 1200 bytes)  ─►  no state; a challenge: HMAC(secret, address,
-//	                                           time, player id), 29 bytes
+//	                                           time, player id), 29 bytes (challenge.go)
 //	ChallengeResponse (echo, 1200 bytes,   ◄─  Challenge
 //	  + the client's X25519 public key)    ─►  checks the HMAC and its age: only now does the
 //	                                           client get state, and the server a key pair
 //	every packet sealed with the keys      ◄─  Accepted (the server's public key)
 //
 // The request is padded so that no answer is ever larger than what provoked it. The challenge
-// costs the server no memory: it recomputes the HMAC when the response comes (challenge), so a
-// flood of requests from forged addresses creates nothing, and a client that cannot receive at
-// its claimed address never learns the challenge. A used challenge is remembered until it
-// expires, so a replay is refused. Challenges are rationed per address, per network and in all
-// (budget.go). A server with MaxClients connections, or whose owner's Admit refuses the player,
-// answers "server full". The client's handshake says what it asks to be (wire.Role: a player,
+// costs the server no memory: it recomputes the HMAC when the response comes (challenge.go),
+// so a flood of requests from forged addresses creates nothing, and a client that cannot
+// receive at its claimed address never learns the challenge. A used challenge is remembered
+// until it expires, so a replay is refused. Challenges are rationed per address and per
+// network, and key exchanges in all (budget.go), so a flood of requests from everywhere
+// spends nothing an honest client needs. A server with MaxClients connections, or whose
+// owner's Admit refuses the player, answers "server full". The client's handshake says what it asks to be (wire.Role: a player,
 // or an observer that only watches); the transport hands that to its owner (Peer.Role) and
 // acts on it no further.
 //
@@ -103,8 +106,8 @@ func (c ServerConfig) withDefaults() ServerConfig {
 // them, and Accepted carries only the server's half of the key exchange.
 type Server struct {
 	host
-	cfg    ServerConfig
-	secret [32]byte
+	cfg     ServerConfig
+	secrets *challengeSecrets // the challenges' (challenge.go)
 
 	peers   []*Peer // connected, in the order they connected
 	ticking []*Peer // Tick's copy of peers
@@ -170,10 +173,12 @@ func NewServer(cfg ServerConfig, out Writer) *Server {
 	cfg = cfg.withDefaults()
 	s := &Server{cfg: cfg, byAddr: make(map[netip.AddrPort]*Peer), usedTags: make(map[[16]byte]time.Time)}
 	s.host.cfg = cfg.Config
-	if _, err := io.ReadFull(cfg.Rand, s.secret[:]); err != nil {
+	var secret [32]byte
+	if _, err := io.ReadFull(cfg.Rand, secret[:]); err != nil {
 		panic("transport: no randomness for the server secret: " + err.Error())
 	}
-	s.budgets = newBudgets(cfg, s.secret[:])
+	s.budgets = newBudgets(cfg, secret[:])
+	s.secrets = newChallengeSecrets(cfg.Rand, cfg.ChallengeTTL, deriveKey(secret[:], "challenge secret"))
 	s.init(out, nil)
 	s.stats.Store(&ServerStats{})
 	return s
@@ -295,18 +300,17 @@ func (s *Server) handshake(now time.Time, from netip.AddrPort, body []byte) {
 			s.deny(from, wire.DenyServerFull)
 			return
 		}
-		switch s.budgets.take(from.Addr(), now) {
+		switch s.budgets.takeChallenge(from.Addr(), now) {
 		case overAddress:
 			s.rejected.ThrottledAddress++
 			return
 		case overPrefix:
 			s.rejected.ThrottledPrefix++
 			return
-		case overGlobal:
-			s.rejected.ThrottledGlobal++
-			return
 		}
-		ch := s.challenge(from, uint64(now.UnixMilli()), req.Player)
+		s.secrets.rotate(now)
+		ch := wire.Challenge{Issued: uint64(now.UnixMilli())}
+		ch.Tag, _ = s.secrets.tag(from, ch.Issued, req.Player) // the current period's: always there
 		s.counters.challenges++
 		s.sendControl(from, nil, 1, func(b []byte) ([]byte, error) { return wire.AppendChallenge(b, &ch), nil })
 	case wire.TypeChallengeResponse:
@@ -321,23 +325,6 @@ func (s *Server) handshake(now time.Time, from netip.AddrPort, body []byte) {
 		// out on our side, or somebody guessing.
 		s.rejected.Unexpected++
 	}
-}
-
-// challenge computes the stateless challenge for a client: an HMAC of its address, the time
-// and its player id under the server's secret. Nothing is stored: the client must echo it.
-func (s *Server) challenge(from netip.AddrPort, issued uint64, player wire.PlayerID) wire.Challenge {
-	mac := hmac.New(sha256.New, s.secret[:])
-	a := from.Addr().As16()
-	mac.Write(a[:])
-	var b [10]byte
-	binary.BigEndian.PutUint16(b[:2], from.Port())
-	binary.BigEndian.PutUint64(b[2:], issued)
-	mac.Write(b[:])
-	mac.Write(player[:])
-	var ch wire.Challenge
-	ch.Issued = issued
-	copy(ch.Tag[:], mac.Sum(nil))
-	return ch
 }
 
 // deny refuses a handshake packet, counted under its reason.
@@ -358,9 +345,10 @@ func (s *Server) deny(to netip.AddrPort, r wire.DenyReason) {
 
 // accept checks a challenge response and, if it is good, creates the connection.
 func (s *Server) accept(now time.Time, from netip.AddrPort, resp wire.ChallengeResponse) {
-	want := s.challenge(from, resp.Challenge.Issued, resp.Player)
+	s.secrets.rotate(now)
+	want, ok := s.secrets.tag(from, resp.Challenge.Issued, resp.Player)
 	issued := time.UnixMilli(int64(resp.Challenge.Issued))
-	if !hmac.Equal(want.Tag[:], resp.Challenge.Tag[:]) || now.Sub(issued) > s.cfg.ChallengeTTL || issued.After(now.Add(time.Second)) {
+	if !ok || !hmac.Equal(want[:], resp.Challenge.Tag[:]) || now.Sub(issued) > s.cfg.ChallengeTTL || issued.After(now.Add(time.Second)) {
 		s.deny(from, wire.DenyChallenge)
 		return
 	}
@@ -386,6 +374,12 @@ func (s *Server) accept(now time.Time, from netip.AddrPort, resp wire.ChallengeR
 	}
 	if !s.admits(player, now) {
 		s.deny(from, wire.DenyServerFull)
+		return
+	}
+	// The expensive step, for an address that proved itself: it has the global budget. Over
+	// it, no answer: the client sends its response again, and the challenge stays valid.
+	if !s.budgets.takeExchange(now) {
+		s.rejected.ThrottledGlobal++
 		return
 	}
 	// Our half of the key exchange: a fresh key pair for this connection alone.
