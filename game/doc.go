@@ -38,6 +38,8 @@
 //	identity.go             who is who: a player's secret, claims on seats, the keys of links
 //	kick.go                 the teacher's kick: a player or spectator out, its place free at once
 //	spectate.go             spectators: admitted past the seats, watching, bounded
+//	places.go               places shared between addresses and networks: shares, places
+//	                        lent and taken back, the places kept for the server's own host
 //	p2p.go, p2p_server.go   direct links between clients, LinkLost, relays saved
 //	lead.go                 the command lead time: how far ahead a command runs
 //	leadset.go              the teacher's hand on it: fixed, or back to the policy

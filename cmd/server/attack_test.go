@@ -40,6 +40,9 @@ func TestAttacks(t *testing.T) {
 		{"forgery_and_replay", attackForgeryAndReplay},
 		{"join_lockout", attackJoinLockout},
 		{"look_alike_names", attackLookAlikeNames},
+		{"spectator_places_one_network", attackSpectatorPlacesOneNetwork},
+		{"spectator_places_one_address", attackSpectatorPlacesOneAddress},
+		{"seats_one_address", attackSeatsOneAddress},
 	} {
 		for s := range *attackSeeds {
 			name := tt.name
