@@ -7,7 +7,7 @@ import (
 )
 
 // How fast chat may flow. Every line a client sends, a player's or a spectator's, the server
-// relays to every other client: with 8 players and 32 spectators one line is 39 messages, so a
+// relays to every other client: with 8 players and 256 spectators one line is 263 messages, so a
 // client that typed without a limit would spend everybody's bandwidth. So every origin of chat,
 // a seat or a spectator alike, has the same rate: chatBurst lines at once, then one every
 // chatEvery. That is faster than anybody types, and than a script that shows a class chat
@@ -28,8 +28,8 @@ const (
 
 // The spectators together share one more rate at the server (spectatorsChat), on top of each
 // one's own: 32 spectators at their own rate would be 320 lines a second into every player's
-// connection (some 75 KB/s), sharing its congestion window with the commands that keep the
-// game going. Together they get two players' worth: 20 lines a second, with a burst of twice
+// connection (some 75 KB/s), and a hall of 256 ten times that, sharing its congestion window
+// with the commands that keep the game going. Together they get two players' worth: 20 lines a second, with a burst of twice
 // the server's slack for one client. So the chat a player's link carries from spectators is
 // never more than two more chatting players would send, whatever the number of spectators;
 // and two rather than one because a class that chats in earnest (32 students each typing a

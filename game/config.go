@@ -66,9 +66,6 @@ type ServerConfig struct {
 	// re-run exactly (rollback, the default) or apply it at once and fast-forward its units (the
 	// classic lockstep answer, resim.go).
 	Late LateMode
-	// SeatHold: a seat whose player vanished is kept for it this long (so that it can come
-	// back to its units), then freed for anybody. Default and maximum MaxSeatHold.
-	SeatHold time.Duration
 	// Lead is who sets the command lead time: LeadAuto (the default), the server from its
 	// players' links (lead.go); or a lead the teacher fixed (FixedLead, the --lead flag),
 	// rounded to whole frames, at most MaxFixedLead. The teacher can change it while the game
@@ -77,9 +74,12 @@ type ServerConfig struct {
 	// SpectatorChatOff starts the game with the spectators' chat turned off (spectate.go); the
 	// teacher can turn it on and off while it runs (Server.SetSpectatorChat).
 	SpectatorChatOff bool
-	Transport        transport.ServerConfig
-	Logger           *slog.Logger
-	Trace            io.Writer // JSON lines of executed guaranteed messages (see Trace)
+	// Places is how the server shares its seats and spectators' places between addresses
+	// (places.go), and how long a seat waits for its player.
+	Places    Places
+	Transport transport.ServerConfig
+	Logger    *slog.Logger
+	Trace     io.Writer // JSON lines of executed guaranteed messages (see Trace)
 }
 
 func (c ServerConfig) withDefaults() ServerConfig {
@@ -107,9 +107,6 @@ func (c ServerConfig) withDefaults() ServerConfig {
 	if c.EnemyEvery <= 0 {
 		c.EnemyEvery = DefaultEnemyEvery
 	}
-	if c.SeatHold <= 0 || c.SeatHold > MaxSeatHold {
-		c.SeatHold = MaxSeatHold
-	}
 	if c.ReinforceBelow == 0 {
 		c.ReinforceBelow = DefaultReinforceBelow
 	}
@@ -119,6 +116,7 @@ func (c ServerConfig) withDefaults() ServerConfig {
 	if c.MaxEnemies <= 0 {
 		c.MaxEnemies = DefaultMaxEnemies
 	}
+	c.Places = c.Places.withDefaults()
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -40,6 +40,8 @@
 //	                        confusable skeletons), the names reserved for the server and bots
 //	kick.go                 the teacher's kick: a player or spectator out, its place free at once
 //	spectate.go             spectators: admitted past the seats, watching, bounded
+//	places.go               places shared between addresses and networks: shares, places
+//	                        lent and taken back, the places kept for the server's own host
 //	p2p.go, p2p_server.go   direct links between clients, LinkLost, relays saved
 //	lead.go                 the command lead time: how far ahead a command runs, from the
 //	                        server's own measures of the players' paths

@@ -32,8 +32,8 @@ const KickedText = "removed by the teacher"
 // kicked by mistake.
 type KickTarget struct {
 	Player    uuid.UUID
-	Seat      uint8 // the seat, when Spectator is 0
-	Spectator uint8 // a spectator's number (1..MaxSpectators); 0: a seat
+	Seat      uint8  // the seat, when Spectator is 0
+	Spectator uint16 // a spectator's number (1..MaxSpectatorNumber); 0: a seat
 }
 
 // ErrKickTarget is what Kick wraps when there is nobody to kick: the place is empty, holds
@@ -68,7 +68,7 @@ func (s *Server) Kick(now time.Time, k KickTarget) error {
 
 // kickSpectator is Kick for a spectator: its place is freed as its connection ends.
 func (s *Server) kickSpectator(now time.Time, k KickTarget) error {
-	if int(k.Spectator) > MaxSpectators {
+	if int(k.Spectator) > MaxSpectatorNumber {
 		return fmt.Errorf("%w: no spectator %d", ErrKickTarget, k.Spectator)
 	}
 	sp := s.seats.spectators[k.Spectator-1]

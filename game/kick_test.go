@@ -62,14 +62,14 @@ func TestKickFreesTheSeatAtOnce(t *testing.T) {
 	if got := g.clients[cat].role.seat; got != seat || g.clients[cat].role.kind != rolePlayer {
 		t.Errorf("cat took seat %d (%v), want the kicked player's seat %d", got, g.clients[cat].role.kind, seat)
 	}
-	if waited := g.now.Sub(kickedAt); waited >= g.srv.cfg.SeatHold {
-		t.Errorf("cat played after %v, not before the %v a seat is held", waited, g.srv.cfg.SeatHold)
+	if waited := g.now.Sub(kickedAt); waited >= g.srv.cfg.Places.SeatHold {
+		t.Errorf("cat played after %v, not before the %v a seat is held", waited, g.srv.cfg.Places.SeatHold)
 	}
 	if ann.Ended() != nil || !clientRunning(ann) {
 		t.Errorf("ann was not kicked and plays on: ended %v, phase %v", ann.Ended(), ann.phase)
 	}
 
-	num := uint8(g.clients[watcher].role.spectate.Number)
+	num := uint16(g.clients[watcher].role.spectate.Number)
 	leaves := g.srv.stats.SpectatorLeaves
 	if err := g.srv.Kick(g.now, KickTarget{Spectator: num, Player: g.clients[watcher].cfg.PlayerID}); err != nil {
 		t.Fatal(err)
@@ -101,7 +101,7 @@ func TestKickRefused(t *testing.T) {
 		{"an empty seat", KickTarget{Seat: 5, Player: c.cfg.PlayerID}},
 		{"no such seat", KickTarget{Seat: 200, Player: c.cfg.PlayerID}},
 		{"an empty spectator's place", KickTarget{Spectator: 3, Player: c.cfg.PlayerID}},
-		{"no such spectator", KickTarget{Spectator: MaxSpectators + 1, Player: c.cfg.PlayerID}},
+		{"no such spectator", KickTarget{Spectator: MaxSpectatorNumber + 1, Player: c.cfg.PlayerID}},
 	} {
 		if err := g.srv.Kick(g.now, k.to); !errors.Is(err, ErrKickTarget) {
 			t.Errorf("%s: %v, want %v", k.name, err, ErrKickTarget)

@@ -280,9 +280,13 @@ const (
 	MaxHashRanges = 4096
 	// MaxLossPermille is the largest loss a PingSummary can report: all of it.
 	MaxLossPermille = 1000
-	// MaxSpectators is the most spectators a server admits beside the seats (spectate.go says
-	// why 32), and the largest spectator number of a Spectate or a SpectatorChat.
-	MaxSpectators = 32
+	// MaxSpectators is the most spectators from anywhere a server admits beside the seats
+	// (spectate.go says why 256); HostPlaces more are kept for connections from the server's
+	// own host, the teacher's projector (places.go). MaxSpectatorNumber, their sum, is the
+	// largest spectator number of a Spectate or a SpectatorChat.
+	MaxSpectators      = 256
+	HostPlaces         = 2
+	MaxSpectatorNumber = MaxSpectators + HostPlaces
 )
 
 // Msg is a game message. The message types are the pointer types (*Command,
@@ -565,7 +569,7 @@ const (
 // units, gives no orders, and sees everything that changes the world. The server sends one
 // when the spectator joins, and a new one when anything in it changes.
 type Spectate struct {
-	Number  uint32 // 1..MaxSpectators: names this spectator, in its SpectatorChat lines
+	Number  uint32 // 1..MaxSpectatorNumber: names this spectator, in its SpectatorChat lines
 	Why     uint8  // SpectateAsked or SpectateSeatsFull
 	ChatOff bool   // the teacher turned spectator chat off: lines are refused
 	// Refused counts this spectator's chat lines the server refused, and RefusedWhy says why
@@ -578,7 +582,7 @@ type Spectate struct {
 // the server relays them with the spectator's name, so that nobody needs a list of the
 // spectators to show who said what, and every screen marks them as a spectator's.
 type SpectatorChat struct {
-	Spectator uint32 // 1..MaxSpectators, who wrote it
+	Spectator uint32 // 1..MaxSpectatorNumber, who wrote it
 	Name      string // empty from the spectator; its name on the relay (as wire.CheckName allows)
 	Line      uint32 // counts the spectator's lines
 	Text      string // as in Chat

@@ -261,10 +261,10 @@ func (m *ClassLink) fields(s fieldStream) fieldStream {
 	return s
 }
 
-// Spectate: number u30 (1..32) ‖ why u8 (1..2) ‖ flags u8 (bit 0: chat off) ‖ refused u30 ‖
+// Spectate: number u30 (1..258) ‖ why u8 (1..2) ‖ flags u8 (bit 0: chat off) ‖ refused u30 ‖
 // refused why u8 (0..2).
 func (m *Spectate) fields(s fieldStream) fieldStream {
-	s.u30In("number", &m.Number, 1, MaxSpectators)
+	s.u30In("number", &m.Number, 1, MaxSpectatorNumber)
 	s.u8In("why", &m.Why, SpectateAsked, SpectateSeatsFull)
 	s.flags("flags", &m.ChatOff)
 	s.u30("refused", &m.Refused)
@@ -279,9 +279,9 @@ func (m *Spectate) fields(s fieldStream) fieldStream {
 	return s
 }
 
-// SpectatorChat: spectator u30 (1..32) ‖ name (empty, or as a player's) ‖ line u30 ‖ text.
+// SpectatorChat: spectator u30 (1..258) ‖ name (empty, or as a player's) ‖ line u30 ‖ text.
 func (m *SpectatorChat) fields(s fieldStream) fieldStream {
-	s.u30In("spectator", &m.Spectator, 1, MaxSpectators)
+	s.u30In("spectator", &m.Spectator, 1, MaxSpectatorNumber)
 	s.text("name", &m.Name, 0, wire.MaxNameLen)
 	s.u30("line", &m.Line)
 	s.chatText("text", &m.Text)

@@ -173,6 +173,9 @@ var msgEncodingTests = []struct {
 	{"spectate, asked, a line refused", &Spectate{Number: 32, Why: SpectateAsked, Refused: 5, RefusedWhy: RefusedTooFast},
 		// type | spectator 32 | it asked | chat on | 5 lines refused, the latest too fast
 		"1a 20 01 00 05 02"},
+	{"spectate, the last place", &Spectate{Number: MaxSpectatorNumber, Why: SpectateAsked},
+		// type | spectator 258 (a UInt30 of two bytes: 0x102) | it asked | chat on | no line refused
+		"1a 8102 01 00 00 00"},
 	{"spectator chat, from the spectator", &SpectatorChat{Spectator: 3, Line: 1, Text: "gg"},
 		// type | spectator 3 | no name | line 1 | "gg"
 		"1b 03 00 01 02 6767"},
@@ -394,9 +397,9 @@ func msgEdgeValues() []Msg {
 		&NewRound{Round: 2},
 		&ClassLink{LossPermille: 600, BurstPermille: 100, BurstLength: 10, LatencyMillis: 1000, JitterMillis: 200, DupPermille: 300},
 		&ClassLink{},
-		&Spectate{Number: MaxSpectators, Why: SpectateSeatsFull, ChatOff: true, Refused: int30.MaxUInt30, RefusedWhy: RefusedChatOff},
+		&Spectate{Number: MaxSpectatorNumber, Why: SpectateSeatsFull, ChatOff: true, Refused: int30.MaxUInt30, RefusedWhy: RefusedChatOff},
 		&Spectate{Number: 1, Why: SpectateAsked},
-		&SpectatorChat{Spectator: MaxSpectators, Name: strings.Repeat("n", wire.MaxNameLen), Line: int30.MaxUInt30, Text: strings.Repeat("ü", MaxChatLen/2)},
+		&SpectatorChat{Spectator: MaxSpectatorNumber, Name: strings.Repeat("n", wire.MaxNameLen), Line: int30.MaxUInt30, Text: strings.Repeat("ü", MaxChatLen/2)},
 		&SpectatorChat{Spectator: 1},
 		&LinkLost{Seat: 7, Why: LinkEnded},
 		&LinkLost{Why: LinkQuiet},
@@ -638,7 +641,8 @@ func TestMsgAppendRejects(t *testing.T) {
 		{"class duplication 31%", &ClassLink{DupPermille: 301}, wire.ErrRange},
 		{"class latency beyond a UInt30", &ClassLink{LatencyMillis: math.MaxUint32}, wire.ErrRange},
 		{"spectator 0", &Spectate{Why: SpectateAsked}, wire.ErrRange},
-		{"spectator 33", &Spectate{Number: MaxSpectators + 1, Why: SpectateAsked}, wire.ErrRange},
+		{"spectator 259", &Spectate{Number: MaxSpectatorNumber + 1, Why: SpectateAsked}, wire.ErrRange},
+		{"spectator chat from spectator 259", &SpectatorChat{Spectator: MaxSpectatorNumber + 1, Text: "hi"}, wire.ErrRange},
 		{"spectate for no reason", &Spectate{Number: 1}, wire.ErrRange},
 		{"spectate for an unknown reason", &Spectate{Number: 1, Why: 3}, wire.ErrRange},
 		{"spectate, refused for no reason", &Spectate{Number: 1, Why: SpectateAsked, Refused: 1}, wire.ErrRange},

@@ -148,7 +148,7 @@ func TestNamesAreUniqueAndBotsNamesReserved(t *testing.T) {
 func TestNameOfFreedSeatIsFree(t *testing.T) {
 	t.Parallel()
 	g := newVGame(t, vspec{seed: 22, bots: 1, clients: 1,
-		server: func(c *ServerConfig) { c.SeatHold = 2 * time.Second },
+		server: func(c *ServerConfig) { c.Places.SeatHold = 2 * time.Second },
 		client: func(_ int, c *ClientConfig) { c.Name, c.Bot, c.NoDirect = "ann", false, true }})
 	g.waitFor(10*time.Second, "ann to play", func() bool { return clientRunning(g.clients[0]) })
 	g.vanish(0)

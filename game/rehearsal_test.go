@@ -202,7 +202,7 @@ func (r *rehearsal) joins(t *testing.T) {
 	r.waitFor(10*time.Second, "the students' game to start", func() bool {
 		return r.srv.clock.running && !slices.ContainsFunc(r.players, func(c *Client) bool { return !clientRunning(c) })
 	})
-	for i := range MaxSpectators - 1 {
+	for i := range classSpectators - 1 {
 		r.watchers = append(r.watchers, r.clients[r.joinWatcher(func(c *ClientConfig) {
 			c.Name = fmt.Sprintf("watcher%d", i+1)
 			c.Spectate = i%2 == 0 // half asked to watch; the others asked for a seat and found none

@@ -155,7 +155,7 @@ func TestOutboxFlushedWhilePaused(t *testing.T) {
 func TestSeatHeldThenFreed(t *testing.T) {
 	t.Parallel()
 	const hold = 10 * time.Second
-	g := newVGame(t, vspec{seed: 15, bots: 1, clients: 1, server: func(c *ServerConfig) { c.SeatHold = hold }})
+	g := newVGame(t, vspec{seed: 15, bots: 1, clients: 1, server: func(c *ServerConfig) { c.Places.SeatHold = hold }})
 	ann := g.clients[0]
 	g.waitFor(10*time.Second, "the game to run", func() bool { return clientRunning(ann) })
 	seat := ann.role.seat

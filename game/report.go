@@ -121,6 +121,9 @@ type GameReport struct {
 	ChatRefused uint64 `json:"chat_refused,omitempty"`
 	// Spectators is what the spectators did (spectate.go). Servers only.
 	Spectators *SpectatorReport `json:"spectators,omitempty"`
+	// Places is how the server shared its seats and spectators' places between addresses
+	// (places.go). Servers only.
+	Places *PlacesReport `json:"places,omitempty"`
 	// WorldCopies counts the copies of the whole world a spectator's client got because its
 	// hash reports showed a drift. Spectators' clients only.
 	WorldCopies uint64 `json:"world_copies,omitempty"`
@@ -142,6 +145,16 @@ type SpectatorReport struct {
 	Drifts      uint64 `json:"drifts"`
 	WorldCopies uint64 `json:"world_copies"`
 	Dropped     uint64 `json:"dropped"`
+}
+
+// PlacesReport is how the server shared its places (places.go): the seats and spectators'
+// places it took back from an address or network beyond its share, each for a newcomer from
+// elsewhere that found none free, and the spectators it refused for want of a place (every
+// place taken, and none it could take back).
+type PlacesReport struct {
+	SeatsTakenBack      uint64 `json:"seats_taken_back"`
+	SpectatorsTakenBack uint64 `json:"spectators_taken_back"`
+	SpectatorsRefused   uint64 `json:"spectators_refused"`
 }
 
 // FrameDeadlines is how late the server's frames started. Each frame is due one frame period

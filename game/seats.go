@@ -3,6 +3,7 @@ package game
 import (
 	"fmt"
 	"io"
+	"net/netip"
 	"time"
 
 	"github.com/google/uuid"
@@ -82,9 +83,9 @@ var seatMoves = [...][4]bool{
 // seatTable is the server's one table of places: the seats, the spectators' places, the
 // claims on seats, and the role of every connection.
 type seatTable struct {
-	players    [world.MaxPlayers]*seat // nil is a free seat
-	spectators [MaxSpectators]*spectator
-	claims     []*claim // at most maxClaims (identity.go), oldest first
+	players    [world.MaxPlayers]*seat        // nil is a free seat
+	spectators [MaxSpectatorNumber]*spectator // nil is a free place; spectators[n-1] is number n
+	claims     []*claim                       // at most maxClaims (identity.go), oldest first
 	roles      map[*transport.Peer]role
 	// inGame: the seat was taken when the game started (or a squad or a round gave it units
 	// since), so its units are in the world. It belongs to the seat's place, not its player:
@@ -215,7 +216,7 @@ type downDeps struct {
 	start depgraph.Dependency                   // StartGame
 	// Relayed chat lines: a chain per origin seat, and one per origin spectator.
 	chat          [world.MaxPlayers]message.Chain
-	spectatorChat [MaxSpectators]message.Chain
+	spectatorChat [MaxSpectatorNumber]message.Chain
 	lead          message.Chain // LeadTimes
 	class         message.Chain // ClassLinks (classlink.go)
 	// peers: each Peers replaces the one before, so it depends on it (a list that overtook a
@@ -241,6 +242,10 @@ type seat struct {
 	pings     pingReport    // what its client reports of its link (lead.go)
 	left      time.Time     // when its player went away (the seat is held SeatHold from then)
 	gone      string        // why its connection ended, for the player table (kept until it comes back)
+	// addr is the address its player last played from, since when the player has held the
+	// seat: what the sharing of places counts (places.go), kept while the seat is held.
+	addr  netip.Addr
+	since time.Time
 }
 
 // afterNames are the dependencies of a message that shows players' names on a screen (a chat
@@ -271,7 +276,7 @@ func (s *Server) freeSeat(now time.Time) int {
 
 // holdExpired: st's player left more than SeatHold ago, so the seat is anybody's.
 func (s *Server) holdExpired(st *seat, now time.Time) bool {
-	return st.bot == nil && st.peer == nil && !st.left.IsZero() && now.Sub(st.left) >= s.cfg.SeatHold
+	return st.bot == nil && st.peer == nil && !st.left.IsZero() && now.Sub(st.left) >= s.cfg.Places.SeatHold
 }
 
 // freeHeldSeats frees the seats whose player has been gone for SeatHold: a player that
@@ -280,7 +285,7 @@ func (s *Server) holdExpired(st *seat, now time.Time) bool {
 func (s *Server) freeHeldSeats(now time.Time) {
 	for _, st := range s.seats.players {
 		if st != nil && s.holdExpired(st, now) {
-			s.freeSeatOf(st, now, "held "+s.cfg.SeatHold.String())
+			s.freeSeatOf(st, now, "held "+s.cfg.Places.SeatHold.String())
 		}
 	}
 }
@@ -299,7 +304,7 @@ func (s *Server) nextHoldEnd() time.Time {
 	var next time.Time
 	for _, st := range s.seats.players {
 		if st != nil && st.bot == nil && st.peer == nil && !st.left.IsZero() {
-			next = transport.Earliest(next, st.left.Add(s.cfg.SeatHold))
+			next = transport.Earliest(next, st.left.Add(s.cfg.Places.SeatHold))
 		}
 	}
 	return next
@@ -338,7 +343,8 @@ func (s *Server) onConnect(p *transport.Peer, now time.Time) {
 // join seats a new player, or refuses it: a name the seats refuse (refuseName: a broken
 // rule, a bot's, or another seat's or spectator's) ends the connection at once, kicked with
 // the reason as its text, which the client shows and exits on. With every seat taken, the
-// player watches as a spectator if there is room (spectate.go).
+// player takes back a seat lent beyond its share to an address or network (places.go), or
+// else watches as a spectator if there is room (spectate.go).
 func (s *Server) join(p *transport.Peer, now time.Time) {
 	if err := s.refuseName(p.Name(), nil, now); err != nil {
 		s.refuseJoin(p, now, err.Error())
@@ -346,10 +352,16 @@ func (s *Server) join(p *transport.Peer, now time.Time) {
 	}
 	idx := s.freeSeat(now)
 	if idx < 0 {
+		if h, ok, why := s.placeToTakeBack(placeSeat, p.Addr().Addr()); ok {
+			s.takeBack(h, now, why)
+			idx = int(h.seat.idx)
+		}
+	}
+	if idx < 0 {
 		s.spectate(p, now, SpectateSeatsFull)
 		return
 	}
-	st := &seat{idx: uint8(idx), player: p.PlayerID()}
+	st := &seat{idx: uint8(idx), player: p.PlayerID(), since: now}
 	if _, err := io.ReadFull(s.cfg.Transport.Rand, st.secret[:]); err != nil {
 		s.cfg.Logger.Error("join: no randomness for a secret", "err", err)
 		s.tr.Kick(p, now, "server error: no randomness")
@@ -372,7 +384,7 @@ func (s *Server) seatPeer(st *seat, p *transport.Peer, now time.Time, fresh bool
 	// What the server holds against the player (drift_server.go) outlives a connection: a
 	// client dropped for stalling the game must not come back with a clean slate.
 	*st = seat{downlink: downlink{peer: p, who: fmt.Sprintf("seat %d", st.idx)}, idx: st.idx, player: st.player, secret: st.secret,
-		name: p.Name(), nextCmdID: st.nextCmdID, chatRate: st.chatRate, sync: st.sync.kept()}
+		name: p.Name(), nextCmdID: st.nextCmdID, chatRate: st.chatRate, sync: st.sync.kept(), addr: p.Addr().Addr().Unmap(), since: st.since}
 	if err := s.seats.move(p, role{kind: rolePlayer, seat: st}); err != nil {
 		s.cfg.Logger.Error("seat", "err", err)
 	}

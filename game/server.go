@@ -66,6 +66,9 @@ type frameClock struct {
 // seed the world refuses, or more bots than seats.
 func NewServer(cfg ServerConfig, out transport.Writer) (*Server, error) {
 	cfg = cfg.withDefaults()
+	if err := cfg.Places.Check(); err != nil {
+		return nil, err
+	}
 	if _, err := world.NewWorld(cfg.Map, cfg.Seed); err != nil {
 		return nil, err
 	}

@@ -51,9 +51,13 @@ type ServerStats struct {
 	JoinsRefused       uint64 // connections kicked at once for their name (names.go)
 	ClaimsRefused      uint64 // connections with a seated player's id that did not prove its secret (identity.go)
 	SeatsReclaimed     uint64 // connections that proved it and took their player's seat back
-	SeatsFreed         uint64 // seats freed after their player was gone for SeatHold, or kicked
-	Kicks              uint64 // players and spectators the teacher kicked (kick.go)
-	SendsRefused       uint64 // messages to a client refused by back-pressure (send.go)
+	SeatsFreed         uint64 // seats freed after their player was gone for SeatHold, or kicked, or taken back
+	// The sharing of places (places.go): seats and spectators' places taken back for a
+	// newcomer from elsewhere, and spectators refused for want of a place.
+	SeatsTakenBack, SpectatorsTakenBack uint64
+	PlacesRefused                       uint64
+	Kicks                               uint64 // players and spectators the teacher kicked (kick.go)
+	SendsRefused                        uint64 // messages to a client refused by back-pressure (send.go)
 	// ChatRefused counts chat lines refused: over the chat's rate (chat.go), or a spectator's
 	// while spectator chat is off.
 	ChatRefused uint64
@@ -240,6 +244,7 @@ func (s *Server) counters(st transport.ServerStats) (NetReport, RejectedReport, 
 		ChatRefused: s.stats.ChatRefused, Spectators: &SpectatorReport{Joins: s.stats.SpectatorJoins, Leaves: s.stats.SpectatorLeaves,
 			ChatRelayed: s.stats.SpectatorChat, HashReports: s.stats.SpectatorHashReports, Drifts: s.stats.SpectatorDrifts,
 			WorldCopies: s.stats.SpectatorResyncs, Dropped: s.stats.SpectatorsDropped},
+		Places:         &PlacesReport{SeatsTakenBack: s.stats.SeatsTakenBack, SpectatorsTakenBack: s.stats.SpectatorsTakenBack, SpectatorsRefused: s.stats.PlacesRefused},
 		FrameDeadlines: &FrameDeadlines{FramesLate: s.stats.FramesLate, MaxFrameLateMillis: float64(s.stats.MaxFrameLate) / float64(time.Millisecond)}}
 	sy := SyncReport{HashReports: s.stats.HashReports, MismatchedGroups: s.stats.MismatchedGroups, MismatchedUnits: s.stats.MismatchedUnits,
 		MismatchedStates: s.stats.MismatchedStates, RealtimeResyncs: s.stats.RealtimeResyncs, StopWorldResyncs: s.stats.StopWorldResyncs, PauseMillis: append([]int64{}, s.stats.PauseMillis...),

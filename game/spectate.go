@@ -16,17 +16,17 @@ import (
 
 // Spectators: a class has more students than the game has seats.
 //
-// Beyond the 8 seats the server admits up to MaxSpectators clients that watch: one that asked
-// to (its handshake's role is an observer, cmd/client --spectate, which suits a teacher's
-// projector), or one that asked for a seat when every seat was taken. A spectator has no seat
-// and no units and gives no orders. It gets what a player who joins a running game gets (the
-// PlayerInfo of every seat, StartGame, the world as it is, the events still to run) and from
-// then on everything that changes the world, on the same frames as the players: commands,
-// spawns, kills, repairs, squads, new rounds, lead times, pauses. Its client runs the world in
-// lockstep like a player's, so its map is the game, and its debug panel shows its own
-// connection. It chats, marked as a spectator's on every screen, unless the teacher turns
-// spectator chat off (Server.SetSpectatorChat, the s key on the server's screen, the server's
-// --spectator-chat=false).
+// Beyond the 8 seats the server admits up to MaxSpectators clients that watch, and HostPlaces
+// more from its own host (places.go): one that asked to (its handshake's role is an observer,
+// cmd/client --spectate, which suits a teacher's projector), or one that asked for a seat when
+// every seat was taken. A spectator has no seat and no units and gives no orders. It gets what
+// a player who joins a running game gets (the PlayerInfo of every seat, StartGame, the world
+// as it is, the events still to run) and from then on everything that changes the world, on
+// the same frames as the players: commands, spawns, kills, repairs, squads, new rounds, lead
+// times, pauses. Its client runs the world in lockstep like a player's, so its map is the
+// game, and its debug panel shows its own connection. It chats, marked as a spectator's on
+// every screen, unless the teacher turns spectator chat off (Server.SetSpectatorChat, the s key
+// on the server's screen, the server's --spectator-chat=false).
 //
 // Trust. A spectator is somebody the teacher may not know, so what it does must never reach
 // the players:
@@ -54,13 +54,19 @@ import (
 //     with the reason, rather than queued for without end; and the message layer's resend
 //     limit ends a connection whose messages go unacknowledged for the connection timeout.
 //
-// Why 32 spectators (MaxSpectators): a class is up to 40 students, 8 of whom play. Each
-// spectator costs the server one more copy of the game's stream (BENCHMARKS.md measures it),
-// one more connection and one more recipient of every chat line: the chat each client
-// receives grows with the number of clients who chat, the server's chat traffic with its
-// square. 32 spectators and 8 players fit one /24's handshake budget at once
+// Why 256 spectators (MaxSpectators): a lecture hall, not only a class of 40. Each spectator
+// costs the server one more copy of the game's stream, about 1 kB/s (256 of them: some
+// 300 kB/s of the server's upload), one more connection and one more recipient of every chat
+// line; the chat of all the spectators together has one rate (chat.go), so the chat each
+// client receives does not grow with the hall. The players' frame deadline holds: in netlab
+// scale, 8 players and 256 spectators cost the server 6 to 8 ms of work per 100 ms frame at
+// the median and 30 ms at the most (BENCHMARKS.md), because the transport's Tick works only
+// on the connections that need it, and the lead time comes from the players' links alone.
+// Every table that grows with the spectators is sized by MaxSpectatorNumber (the seat table,
+// each downlink's chat chains), the handshake budgets let the whole hall join at once
 // (sizeTransport), and the per-spectator bound keeps a slow one from costing more than its
-// share.
+// share. The places are shared between addresses, and two are kept for the server's own host
+// (places.go).
 
 // Bounds of the spectators.
 const (
@@ -86,7 +92,7 @@ type spectatorRoom struct {
 // spectator is a client that watches, on the server.
 type spectator struct {
 	downlink
-	num    uint8 // its number, 1..MaxSpectators: its place is spectators[num-1]
+	num    uint16 // its number, 1..MaxSpectatorNumber: its place is spectators[num-1]
 	player uuid.UUID
 	name   string
 	why    uint8 // SpectateAsked or SpectateSeatsFull
@@ -106,15 +112,15 @@ type spectator struct {
 }
 
 // sizeTransport sizes the game server's transport for a whole class. Connections: a seat's
-// each, a spectator's each, the claims on seats (identity.go), one more than their bound so
-// that a new claim can push the oldest out, and one for a client being refused, which the
-// server kicks with its reason the moment it connects. Handshakes: a class of 8 + 32 that
-// joins at once from one LAN (a /24) must not wait for the per-prefix budget to refill, and
-// the global budget stays twice the prefix's, so that a flood from one prefix leaves half of
-// it to everybody else (transport's budget.go). The per-address budget stays the transport's:
-// one student is one address.
+// each, a spectator's each (the host's places too), the claims on seats (identity.go), one
+// more than their bound so that a new claim can push the oldest out, and one for a client
+// being refused, which the server kicks with its reason the moment it connects. Handshakes: a
+// lecture hall of 8 + 256 that joins at once from one LAN (a /24) must not wait for the
+// per-prefix budget to refill, and the global budget stays twice the prefix's, so that a flood
+// from one prefix leaves half of it to everybody else (transport's budget.go). The per-address
+// budget stays the transport's: one student is one address.
 func sizeTransport(tc *transport.ServerConfig) {
-	tc.MaxClients = world.MaxPlayers + MaxSpectators + maxClaims + 2
+	tc.MaxClients = world.MaxPlayers + MaxSpectatorNumber + maxClaims + 2
 	class := world.MaxPlayers + MaxSpectators
 	if tc.MaxHandshakesPerPrefix <= 0 {
 		tc.MaxHandshakesPerPrefix = class + class/4
@@ -124,28 +130,60 @@ func sizeTransport(tc *transport.ServerConfig) {
 	}
 }
 
-// fullText is what a client the server cannot admit reads.
-func (s *Server) fullText(now time.Time) string {
+// fullText is what a client the server cannot admit reads; beyond says why it took no place
+// back (placeToTakeBack), if it says anything.
+func (s *Server) fullText(now time.Time, beyond string) string {
 	if s.freeSeat(now) >= 0 {
 		return fmt.Sprintf("no room for another spectator: %d are watching (a seat is free: join without --spectate)", MaxSpectators)
 	}
-	return fmt.Sprintf("the game is full: %d players and %d spectators", world.MaxPlayers, MaxSpectators)
+	text := fmt.Sprintf("the game is full: %d players and %d spectators", world.MaxPlayers, MaxSpectators)
+	if beyond != "" {
+		text += "; " + beyond
+	}
+	return text
+}
+
+// spectatorPlaceFree reports whether a spectator's place is free for a connection from the
+// server's own host (host) or from anywhere else: those from elsewhere take at most
+// MaxSpectators places, the host's connections every place (places.go).
+func (s *Server) spectatorPlaceFree(host bool) bool {
+	n := 0
+	for _, sp := range s.seats.spectators {
+		if sp != nil && (host || !s.isHost(sp.peer.Addr().Addr())) {
+			n++
+		}
+	}
+	if host {
+		return n < MaxSpectatorNumber
+	}
+	return n < MaxSpectators
 }
 
 // spectate admits p as a spectator, or refuses it: a name the game refuses (a broken rule, a
-// bot's, or a seat's or another spectator's: chat shows it), or no room left. Either refusal
+// bot's, or a seat's or another spectator's: chat shows it), or no room left, and none lent
+// beyond its share to an address or network that p may take back (places.go). Either refusal
 // ends the connection at once, kicked with the reason as its text, which the client shows.
 func (s *Server) spectate(p *transport.Peer, now time.Time, why uint8) {
 	if err := s.refuseName(p.Name(), nil, now); err != nil {
 		s.refuseJoin(p, now, err.Error())
 		return
 	}
+	if !s.spectatorPlaceFree(s.isHost(p.Addr().Addr())) {
+		h, ok, reason := s.placeToTakeBack(placeSpectator, p.Addr().Addr())
+		if !ok {
+			s.stats.PlacesRefused++
+			s.refuseJoin(p, now, s.fullText(now, reason))
+			return
+		}
+		s.takeBack(h, now, reason)
+	}
 	i := slices.Index(s.seats.spectators[:], nil)
 	if i < 0 {
-		s.refuseJoin(p, now, s.fullText(now))
+		s.stats.PlacesRefused++
+		s.refuseJoin(p, now, s.fullText(now, ""))
 		return
 	}
-	sp := &spectator{downlink: downlink{peer: p, who: fmt.Sprintf("spectator %d", i+1)}, num: uint8(i + 1),
+	sp := &spectator{downlink: downlink{peer: p, who: fmt.Sprintf("spectator %d", i+1)}, num: uint16(i + 1),
 		player: p.PlayerID(), name: p.Name(), why: why, joined: now}
 	if err := s.seats.move(p, role{kind: roleSpectator, spectator: sp}); err != nil {
 		s.cfg.Logger.Error("spectate", "err", err)
@@ -384,7 +422,7 @@ func (s *Server) boundSpectators(now time.Time) {
 
 // SpectatorInfo is one spectator, for the server's screen.
 type SpectatorInfo struct {
-	Number uint8
+	Number uint16    // 1..MaxSpectatorNumber
 	Player uuid.UUID // the transport's PeerStats of the same player id has its link
 	Name   string
 	Asked  bool // it asked to watch (false: every seat was taken)

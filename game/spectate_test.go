@@ -3,6 +3,7 @@ package game
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,9 +11,13 @@ import (
 	"time"
 
 	"github.com/ackattack/ackattack/net/linksim"
+	"github.com/ackattack/ackattack/net/transport"
 	"github.com/ackattack/ackattack/net/wire"
 	"github.com/ackattack/ackattack/world"
 )
+
+// classSpectators: the README's class is 40 students, of whom 8 play and 32 watch.
+const classSpectators = 32
 
 // A class in virtual time: 8 players (2 of the server's bots, 6 bot clients) and 32
 // spectators, every link losing lossPercent of its datagrams. Half the spectators asked to
@@ -37,7 +42,7 @@ func newClass(t testing.TB, seed uint64, link linksim.Settings) *class {
 	g.waitFor(10*time.Second, "the players' game to start", func() bool {
 		return g.srv.clock.running && !slices.ContainsFunc(cl.players, func(c *Client) bool { return c.w == nil })
 	})
-	for i := range MaxSpectators {
+	for i := range classSpectators {
 		j := g.joinWatcher(func(c *ClientConfig) {
 			c.Name = fmt.Sprintf("watcher%d", i+1)
 			c.Spectate = i%2 == 0
@@ -55,24 +60,13 @@ func newClass(t testing.TB, seed uint64, link linksim.Settings) *class {
 // spectator watches the game the players play: its world equals the server's at every settled
 // frame. Their chat reaches every other client, marked as a spectator's; when the teacher
 // turns spectator chat off, a spectator's line is refused with the reason, and the players'
-// chat goes on. One more client, with every seat and every place taken, is refused with a
-// reason it can show. About 40 s of game time (a quarter of the play under the race detector).
+// chat goes on. About 40 s of game time (a quarter of the play under the race detector).
 func TestSpectatorsWatchAClass(t *testing.T) {
 	onlyInFull(t)
 	t.Parallel()
 	cl := newClass(t, 41, lossyClassLink(10))
 	g := cl.vgame
 	g.run(lastsFor(20 * time.Second))
-
-	// The 41st: no seat, no place, and a reason.
-	late := g.clients[g.joinWatcher(func(c *ClientConfig) { c.Name = "latecomer" })]
-	g.waitFor(10*time.Second, "the latecomer to be refused", func() bool { return late.Ended() != nil })
-	if want := fmt.Sprintf("the game is full: %d players and %d spectators", world.MaxPlayers, MaxSpectators); !strings.Contains(late.Ended().Error(), want) {
-		t.Errorf("the latecomer ended with %q, want it to say %q", late.Ended(), want)
-	}
-	if late.tr.Stats().Reason != wire.DisconnectKicked {
-		t.Errorf("the latecomer's connection ended as %v, want kicked", late.tr.Stats().Reason)
-	}
 
 	// Spectator chat off: a spectator's Say is refused with the reason, once the spectator
 	// heard; the players chat on.
@@ -114,8 +108,8 @@ func TestSpectatorsWatchAClass(t *testing.T) {
 	}
 	// Every spectator's line reached every other client, marked as a spectator's: the
 	// players and the spectators; and the players' lines reached the spectators.
-	checkChatReached(t, res.server, res.clients[:len(res.clients)-1])
-	for _, r := range res.clients[:len(res.clients)-1] {
+	checkChatReached(t, res.server, res.clients)
+	for _, r := range res.clients {
 		for _, l := range r.Chat.Received {
 			if strings.HasPrefix(l.From, "watcher") != l.Spectator {
 				t.Errorf("%s: a line of %s marked spectator %v", r.Name, l.From, l.Spectator)
@@ -129,8 +123,8 @@ func TestSpectatorsWatchAClass(t *testing.T) {
 	st := g.srv.stats
 	t.Logf("server: %d spectators joined, %d spectator lines relayed, %d chat lines refused, %d spectator reports, %d drifts, %d copies of the world, %d dropped; pauses %d; %d hash reports dropped",
 		st.SpectatorJoins, st.SpectatorChat, st.ChatRefused, st.SpectatorHashReports, st.SpectatorDrifts, st.SpectatorResyncs, st.SpectatorsDropped, st.StopWorldResyncs, st.HashReportsDropped)
-	if st.SpectatorJoins != MaxSpectators || st.SpectatorsDropped != 0 || st.SpectatorChat == 0 {
-		t.Errorf("%d spectators joined, %d dropped, %d lines relayed: want %d, none, some", st.SpectatorJoins, st.SpectatorsDropped, st.SpectatorChat, MaxSpectators)
+	if st.SpectatorJoins != classSpectators || st.SpectatorsDropped != 0 || st.SpectatorChat == 0 {
+		t.Errorf("%d spectators joined, %d dropped, %d lines relayed: want %d, none, some", st.SpectatorJoins, st.SpectatorsDropped, st.SpectatorChat, classSpectators)
 	}
 	if st.HashReportsDropped != 0 {
 		t.Errorf("%d hash reports of honest clients dropped unchecked", st.HashReportsDropped)
@@ -504,5 +498,119 @@ func TestSpectatorsGetABigWorldInBatches(t *testing.T) {
 	}
 	if n := watcher.stats.BadMessages + late.stats.BadMessages; n != 0 {
 		t.Errorf("%d bad messages at the spectators", n)
+	}
+}
+
+// timedSession is a session with the wall time of every call into it added up, for a test's
+// log: this machine's figure, never a check.
+type timedSession struct {
+	Session
+	work time.Duration
+}
+
+func (t *timedSession) Handle(now time.Time, d transport.Datagram) {
+	began := time.Now()
+	t.Session.Handle(now, d)
+	t.work += time.Since(began)
+}
+
+func (t *timedSession) Tick(now time.Time) {
+	began := time.Now()
+	t.Session.Tick(now)
+	t.work += time.Since(began)
+}
+
+// TestSpectatorsFillALectureHall: a lecture hall, 8 players (2 of the server's bots, 6 bot
+// clients) and MaxSpectators spectators on the hall's network (one /24), every link a LAN's
+// (20 ms, no loss). The players' frame deadline holds: none of them, nor the server, runs an
+// event after its frame, and the server steps every frame of its clock. Every spectator
+// watches the game: its world equals the server's at every settled frame. With every place
+// taken, one more spectator from the hall's network is refused with the reason (its network
+// holds more than its share); one from another network takes back the newest place of the
+// hall's network, whose client reads why; and the teacher's projector, from the server's own
+// host, gets one of the HostPlaces kept for it. About 30 s of game time.
+func TestSpectatorsFillALectureHall(t *testing.T) {
+	onlyInFull(t)
+	t.Parallel()
+	began := time.Now()
+	hallLink := linksim.Settings{Latency: 20 * time.Millisecond, Jitter: 5 * time.Millisecond}
+	host := netip.MustParsePrefix("127.0.0.1/32") // the server's own host: the hall's clients are 127.0.1.x
+	g := newVGame(t, vspec{seed: 45, bots: 2, clients: world.MaxPlayers - 2, link: hallLink, sparse: true,
+		server: func(c *ServerConfig) { c.Trace, c.Places.Host = nil, []netip.Prefix{host} },
+		client: func(_ int, c *ClientConfig) { c.Trace = nil }})
+	timed := &timedSession{Session: g.srv}
+	g.Attach(g.srvAddr, timed)
+	players := slices.Clone(g.clients)
+	g.waitFor(10*time.Second, "the players' game to start", func() bool {
+		return g.srv.clock.running && !slices.ContainsFunc(players, func(c *Client) bool { return c.w == nil })
+	})
+	var hall []*Client
+	for i := range MaxSpectators {
+		hall = append(hall, g.clients[g.joinWatcher(func(c *ClientConfig) {
+			c.Name, c.Spectate, c.Bot = fmt.Sprintf("s%d", i+1), true, i%16 == 0 // a watching bot only chats
+		})])
+	}
+	g.waitFor(30*time.Second, "every spectator to get the world", func() bool {
+		return !slices.ContainsFunc(hall, func(c *Client) bool { return !clientRunning(c) })
+	})
+	joined := time.Since(began)
+
+	// Every place is taken: one more from the hall's network is refused, with the reason.
+	late := g.clients[g.joinWatcher(func(c *ClientConfig) { c.Name, c.Spectate = "latecomer", true })]
+	g.waitFor(10*time.Second, "the latecomer to be refused", func() bool { return late.Ended() != nil })
+	if want := fmt.Sprintf("the game is full: %d players and %d spectators; %d are your network's", world.MaxPlayers, MaxSpectators, MaxSpectators); !strings.Contains(late.Ended().Error(), want) || late.tr.Stats().Reason != wire.DisconnectKicked {
+		t.Errorf("the latecomer from the hall's network ended %v with %q, want kicked: %q", late.tr.Stats().Reason, late.Ended(), want)
+	}
+	// One from elsewhere takes back the newest of the hall network's lent places.
+	outsider := g.clients[g.joinWatcherAt(netip.MustParseAddrPort("127.0.2.1:40000"), func(c *ClientConfig) { c.Name, c.Spectate = "outsider", true })]
+	projector := g.clients[g.joinWatcherAt(netip.MustParseAddrPort("127.0.0.1:40001"), func(c *ClientConfig) { c.Name, c.Spectate = "projector", true })]
+	g.waitFor(20*time.Second, "the outsider and the projector watching", func() bool { return clientRunning(outsider) && clientRunning(projector) })
+	var lost []*Client
+	for _, c := range hall {
+		if c.Ended() != nil {
+			lost = append(lost, c)
+		}
+	}
+	if len(lost) != 1 || !strings.Contains(lost[0].Ended().Error(), "your place went to a newcomer: your network holds") {
+		t.Errorf("%d spectators of the hall lost their place (want 1, told why): %v", len(lost), lost)
+	}
+	if st := g.srv.stats; st.SpectatorsTakenBack != 1 || st.PlacesRefused != 1 {
+		t.Errorf("server: %d spectators' places taken back, %d refused; want 1 and 1", st.SpectatorsTakenBack, st.PlacesRefused)
+	}
+
+	frame, start := g.srv.w.Frame(), g.now
+	workBefore := timed.work
+	g.run(lastsFor(20 * time.Second))
+	played := g.now.Sub(start)
+	frames := g.srv.w.Frame() - frame
+	res := g.result()
+	t.Logf("%d spectators joined in %v of wall time; the server's work %.1f ms per second of game time (this machine); the whole test %v",
+		g.srv.stats.SpectatorJoins, joined.Round(time.Millisecond), float64(timed.work-workBefore)/float64(time.Millisecond)/played.Seconds(), time.Since(began).Round(time.Millisecond))
+
+	// The players' frame deadline: the server stepped every frame, and nothing ran late.
+	if want := uint32(played / g.srv.cfg.Frame); frames+1 < want {
+		t.Errorf("the server stepped %d frames in %v, want %d", frames, played, want)
+	}
+	if s := res.server; s.Game.CommandsLate != 0 || s.Sync.LateRerun != 0 || s.Sync.StopWorldResyncs != 0 || g.srv.stats.CommandsLateAtServer != 0 {
+		t.Errorf("server: %d commands late, %d events run again, %d late at the server, %d stop-the-worlds; want none",
+			s.Game.CommandsLate, s.Sync.LateRerun, g.srv.stats.CommandsLateAtServer, s.Sync.StopWorldResyncs)
+	}
+	for i := range players {
+		if r := res.clients[i]; r.Sync.LateRerun != 0 || r.Sync.LateBeyondWindow != 0 || r.Sync.RealtimeResyncs != 0 {
+			t.Errorf("player %s: %d events run late, %d beyond the window, %d repairs; want none", r.Name, r.Sync.LateRerun, r.Sync.LateBeyondWindow, r.Sync.RealtimeResyncs)
+		}
+	}
+	// Every spectator watched the game.
+	for i, c := range g.clients {
+		if i < len(players) || c == late || slices.Contains(lost, c) {
+			continue
+		}
+		r := res.clients[i]
+		if agreed, common := settledFrames(res.server, r); common == 0 || agreed != common {
+			t.Errorf("%s (spectator %d): world differs from the server's at %d of %d settled frames", r.Name, r.Spectator, common-agreed, common)
+		}
+	}
+	if st := g.srv.stats; st.SpectatorsDropped != 0 {
+		t.Errorf("%d spectators dropped for falling behind", st.SpectatorsDropped)
 	}
 }

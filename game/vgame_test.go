@@ -134,7 +134,20 @@ func (g *vgame) joinLinked(edit func(c *ClientConfig), toAll bool) int {
 func (g *vgame) joinOn(edit func(c *ClientConfig), newNode func(netip.AddrPort) *linksim.Node) int {
 	g.t.Helper()
 	i := len(g.clients)
-	addr := netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 1, byte(1 + i%250)}), uint16(40000+i))
+	return g.joinAt(netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 1, byte(1 + i%250)}), uint16(40000+i)), edit, newNode)
+}
+
+// joinWatcherAt is joinWatcher from addr: a client of another network, or of the server's
+// own host.
+func (g *vgame) joinWatcherAt(addr netip.AddrPort, edit func(c *ClientConfig)) int {
+	g.t.Helper()
+	return g.joinAt(addr, edit, func(addr netip.AddrPort) *linksim.Node { return g.AddNodeLinkedTo(addr, g.srvAddr, g.spec.link) })
+}
+
+// joinAt starts another bot client at addr, its node made by newNode.
+func (g *vgame) joinAt(addr netip.AddrPort, edit func(c *ClientConfig), newNode func(netip.AddrPort) *linksim.Node) int {
+	g.t.Helper()
+	i := len(g.clients)
 	trace := new(bytes.Buffer)
 	cfg := ClientConfig{Name: fmt.Sprintf("c%d", i+1), Bot: true, Seed: uint64(i + 1), Trace: trace,
 		PlayerID: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "vgame %d player %d", g.spec.seed, i))}

@@ -359,7 +359,7 @@ func spectatorsText(snap *game.ServerSnapshot) string {
 }
 
 // spectatorRow is the row number of spectator n in rowSeats and seat.
-func spectatorRow(n uint8) int { return world.MaxPlayers + int(n) - 1 }
+func spectatorRow(n uint16) int { return world.MaxPlayers + int(n) - 1 }
 
 // peerOf finds a seat's connection by its player's id (the transport numbers its seats its
 // own way).

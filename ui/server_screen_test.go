@@ -302,7 +302,7 @@ func fullClass(f *fakeServer, n int) (names, addrs []string) {
 	f.snap.Seats[3].LastHash = "real-time re-sync at frame 405"
 	f.snap.Spectators = nil
 	for i := range n {
-		sp := game.SpectatorInfo{Number: uint8(i + 1), Player: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "watcher %d", i)),
+		sp := game.SpectatorInfo{Number: uint16(i + 1), Player: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "watcher %d", i)),
 			Name: fmt.Sprintf("w%d", i+1), State: "watching", LastHash: "ok at frame 410"}
 		f.snap.Spectators = append(f.snap.Spectators, sp)
 		f.peers = append(f.peers, transport.PeerStats{PlayerID: sp.Player, Name: sp.Name, Connected: true,

@@ -570,6 +570,8 @@ var gameExampleFields = []struct {
 		"game.spectate.why": "2", "game.spectate.flags.chat_off": "1", "game.spectate.refused": "0", "game.spectate.refused_why": "0"}},
 	{"Spectate", "spectator 32, it asked, 5 lines refused, the latest too fast", map[string]string{"game.spectate.number": "32",
 		"game.spectate.why": "1", "game.spectate.flags.chat_off": "0", "game.spectate.refused": "5", "game.spectate.refused_why": "2"}},
+	{"Spectate", "spectator 258, the last place, it asked", map[string]string{"game.spectate.number": "258",
+		"game.spectate.why": "1", "game.spectate.flags.chat_off": "0", "game.spectate.refused": "0", "game.spectate.refused_why": "0"}},
 	{"SpectatorChat", `from spectator 3: line 1, "gg"`, map[string]string{"game.spectatorchat.spectator": "3",
 		"game.spectatorchat.name": "", "game.spectatorchat.line": "1", "game.spectatorchat.text": "gg"}},
 	{"SpectatorChat", `relayed: spectator 3, "eve", line 128, "gg"`, map[string]string{"game.spectatorchat.spectator": "3",

@@ -17,6 +17,7 @@ import (
 	"github.com/ackattack/ackattack/cmd/netlab/internal/stacklab"
 	"github.com/ackattack/ackattack/game"
 	"github.com/ackattack/ackattack/net/linksim"
+	"github.com/ackattack/ackattack/world"
 )
 
 // The markers around the generated section of a Markdown file (--into).
@@ -173,11 +174,11 @@ var experiments = []*experiment{
 		summary: "bytes a second per client up and down, the server's work and missed frame deadlines, by clients and units (--messages frames)",
 		def: func(o *options) {
 			o.params = params{loss: 10, latency: 50 * time.Millisecond, seed: 1, messages: 100}
-			o.clientsL, o.unitsL = "2,4,8,40", "500,2000,5000"
+			o.clientsL, o.unitsL = "2,4,8,40,264", "500,2000,5000"
 		},
 		tiny: func(o *options) { o.messages, o.clientsL, o.unitsL = 20, "2,10", "100" },
 		flags: func(fs *flag.FlagSet, o *options) {
-			fs.StringVar(&o.clientsL, "clients", o.clientsL, "numbers of bot clients, comma-separated (a game has 8 seats: the clients beyond them watch as spectators, 32 at most)")
+			fs.StringVar(&o.clientsL, "clients", o.clientsL, fmt.Sprintf("numbers of bot clients, comma-separated (a game has %d seats: the clients beyond them watch as spectators, %d at most)", world.MaxPlayers, game.MaxSpectators))
 			fs.StringVar(&o.unitsL, "units", o.unitsL, "numbers of units, comma-separated")
 		},
 		args: func(o *options) string { return fmt.Sprintf("--clients %s --units %s", o.clientsL, o.unitsL) },

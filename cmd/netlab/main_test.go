@@ -88,7 +88,7 @@ func TestCommandLine(t *testing.T) {
 		{[]string{"hol", "--rate", "0", "--tiny"}, cli.ExitUsage, "--rate must be more than 0"},
 		{[]string{"fragments", "--size", "0"}, cli.ExitUsage, "--size must be"},
 		{[]string{"scale", "--clients", "2,x"}, cli.ExitUsage, `--clients "2,x"`},
-		{[]string{"scale", "--clients", "41", "--tiny"}, cli.ExitUsage, "a game has 8 seats for players and room for 32 spectators"},
+		{[]string{"scale", "--clients", "265", "--tiny"}, cli.ExitUsage, "a game has 8 seats for players and room for 256 spectators"},
 		{[]string{"resync", "--late", "sideways"}, cli.ExitUsage, "sideways"},
 		{[]string{"all", "--rate", "5"}, cli.ExitUsage, "flag provided but not defined: -rate"},
 		{[]string{"olddep", "--help"}, cli.ExitOK, "-duration"},

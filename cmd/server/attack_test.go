@@ -46,6 +46,9 @@ func TestAttacks(t *testing.T) {
 		{"slow_path", attackSlowPath},
 		{"far_future_commands", attackFarFuture},
 		{"command_flood", attackCommandFlood},
+		{"spectator_places_one_network", attackSpectatorPlacesOneNetwork},
+		{"spectator_places_one_address", attackSpectatorPlacesOneAddress},
+		{"seats_one_address", attackSeatsOneAddress},
 	} {
 		for s := range *attackSeeds {
 			name := tt.name

@@ -16,7 +16,7 @@ import (
 // TestChurnNeverFillsTheServer plays the same at length.
 func TestChurnFreesTheSeats(t *testing.T) {
 	t.Parallel()
-	c := startVClass(t, 16, 8*time.Second, func(cfg *game.ServerConfig) { cfg.SeatHold, cfg.MinPlayers = time.Second, 0 })
+	c := startVClass(t, 16, 8*time.Second, func(cfg *game.ServerConfig) { cfg.Places.SeatHold, cfg.MinPlayers = time.Second, 0 })
 	c.srvProc.end = time.Time{} // the server runs until the late client has played
 	// Nine starts for seven free seats, all killed once they have joined: seven play, two
 	// watch (the game is full).

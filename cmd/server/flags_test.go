@@ -56,17 +56,26 @@ func TestListenInUseExit1(t *testing.T) {
 // TestMinPlayersRange: --min-players counts the humans awaited, so it is 0 up to the seats the
 // bots leave free; anything else is a usage error, exit code 2, naming the flag and the range.
 func TestMinPlayersRange(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want string // the range in the message; "" when accepted
-	}{
+	checkFlagRanges(t, []flagRange{
 		{args: []string{"--min-players", "-3"}, want: "--min-players must be 0..8"},
 		{args: []string{"--min-players", "9"}, want: "--min-players must be 0..8"},
 		{args: []string{"--bots", "2", "--min-players", "7"}, want: "--min-players must be 0..6"},
 		{args: []string{"--bots", "8", "--min-players", "1"}, want: "--min-players must be 0..0"},
 		{args: []string{"--bots", "2", "--min-players", "6"}},
 		{args: []string{"--min-players", "8"}},
-	} {
+	})
+}
+
+// flagRange is a command line, and the start of the message it must exit 2 with ("" when it
+// is accepted: a short run exits 0).
+type flagRange struct {
+	args []string
+	want string
+}
+
+func checkFlagRanges(t *testing.T, cases []flagRange) {
+	t.Helper()
+	for _, tc := range cases {
 		var code int
 		_, stderr := capture.Output(t, func() {
 			code = run(append([]string{"--headless", "--listen", "127.0.0.1:0", "--duration", "100ms", "--log-level", "warn"}, tc.args...))
@@ -125,4 +134,18 @@ func TestLeadFlag(t *testing.T) {
 			t.Errorf("--lead %q: lead_time_ms %d, want %d", tc.lead, r.Game.LeadTimeMillis, tc.millis)
 		}
 	}
+}
+
+// TestPlaceShareFlags: --seats-per-address and --seats-per-network take 1..8 (the seats),
+// --spectators-per-address and --spectators-per-network 1..256 (the spectators' places);
+// anything else is a usage error, exit code 2, naming the flag and its range.
+func TestPlaceShareFlags(t *testing.T) {
+	checkFlagRanges(t, []flagRange{
+		{args: []string{"--seats-per-address", "0"}, want: "--seats-per-address must be 1..8"},
+		{args: []string{"--seats-per-address", "9"}, want: "--seats-per-address must be 1..8"},
+		{args: []string{"--seats-per-network", "-1"}, want: "--seats-per-network must be 1..8"},
+		{args: []string{"--spectators-per-address", "257"}, want: "--spectators-per-address must be 1..256"},
+		{args: []string{"--spectators-per-network", "0"}, want: "--spectators-per-network must be 1..256"},
+		{args: []string{"--seats-per-address", "8", "--seats-per-network", "1", "--spectators-per-address", "256", "--spectators-per-network", "1"}},
+	})
 }

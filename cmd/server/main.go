@@ -58,6 +58,10 @@ func run(args []string) int {
 	seatHold := fs.Duration("seat-hold", game.MaxSeatHold, fmt.Sprintf("how long a vanished player's seat waits for it before anybody may take it (at most %v)", game.MaxSeatHold))
 	lead := fs.String("lead", "auto", fmt.Sprintf("the command lead time: auto (the server sets it from its players' links), or a `duration` that fixes it, rounded to whole frames of %v, at most %v; the t key of the server's screen changes it", game.DefaultFrame, game.MaxFixedLead))
 	spectatorChat := fs.Bool("spectator-chat", true, fmt.Sprintf("let the spectators (up to %d beyond the seats) chat; the s key of the server's screen turns it off and on", game.MaxSpectators))
+	seatsPerAddr := fs.Int("seats-per-address", game.DefaultSeatsPerAddress, fmt.Sprintf("seats one address keeps when others want one, 1..%d: beyond it an address's seats are lent, and a newcomer from elsewhere who finds none free takes one back", world.MaxPlayers))
+	seatsPerNet := fs.Int("seats-per-network", game.DefaultSeatsPerNetwork, fmt.Sprintf("seats one network (a /24, or an IPv6 /64) keeps when others want one, 1..%d, lent beyond it as with --seats-per-address", world.MaxPlayers))
+	specsPerAddr := fs.Int("spectators-per-address", game.DefaultSpectatorsPerAddress, fmt.Sprintf("spectators' places one address keeps when the %d are full, 1..%d, lent beyond it as with --seats-per-address", game.MaxSpectators, game.MaxSpectators))
+	specsPerNet := fs.Int("spectators-per-network", game.DefaultSpectatorsPerNetwork, fmt.Sprintf("spectators' places one network (a /24, or an IPv6 /64) keeps when the %d are full, 1..%d, lent beyond it as with --seats-per-address", game.MaxSpectators, game.MaxSpectators))
 	if exit, ok := cmd.Parse(args); !ok {
 		return exit
 	}
@@ -79,6 +83,21 @@ func run(args []string) int {
 		}
 		return cmd.Fail(cli.ExitUsage, fmt.Errorf("--min-players must be 0..%d, %s", world.MaxPlayers-*bots, seats))
 	}
+	places := game.Places{SeatsPerAddress: *seatsPerAddr, SeatsPerNetwork: *seatsPerNet, SpectatorsPerAddress: *specsPerAddr, SpectatorsPerNetwork: *specsPerNet,
+		Host: cli.HostPrefixes(interfaces), SeatHold: *seatHold}
+	for _, f := range []struct {
+		name      string
+		v, places int
+	}{
+		{"seats-per-address", *seatsPerAddr, world.MaxPlayers},
+		{"seats-per-network", *seatsPerNet, world.MaxPlayers},
+		{"spectators-per-address", *specsPerAddr, game.MaxSpectators},
+		{"spectators-per-network", *specsPerNet, game.MaxSpectators},
+	} {
+		if f.v < 1 || f.v > f.places {
+			return cmd.Fail(cli.ExitUsage, fmt.Errorf("--%s must be 1..%d", f.name, f.places))
+		}
+	}
 	if !slices.Contains(world.Maps(), *mapName) {
 		return cmd.Fail(cli.ExitUsage, fmt.Errorf("--map %q: no such map (maps: %s)", *mapName, strings.Join(world.Maps(), ", ")))
 	}
@@ -91,8 +110,8 @@ func run(args []string) int {
 	}
 	defer cmd.Close()
 	logger := cmd.Logger
-	cfg := game.ServerConfig{Listen: addr, Map: *mapName, Seed: *seed, Bots: *bots, MinPlayers: *minPlayers, SeatHold: *seatHold, Late: cmd.Late,
-		Lead: leadSetting, SpectatorChatOff: !*spectatorChat, Logger: logger}
+	cfg := game.ServerConfig{Listen: addr, Map: *mapName, Seed: *seed, Bots: *bots, MinPlayers: *minPlayers, Late: cmd.Late,
+		Lead: leadSetting, SpectatorChatOff: !*spectatorChat, Places: places, Logger: logger}
 	cfg.Transport.Link = cmd.Link
 	cfg.Transport.LinkSeed = cli.LinkSeed("server", "", *seed)
 	cfg.Transport.DebugViews = !cmd.Headless // the UI's debug panel reads them

@@ -68,8 +68,10 @@ type vplayer struct {
 func startVClass(t *testing.T, seed uint64, play time.Duration, server func(*game.ServerConfig)) *vclass {
 	t.Helper()
 	c := &vclass{t: t, v: game.NewVirtual(seed), seed: seed, play: play, srvAddr: netip.MustParseAddrPort("127.0.0.1:7777")}
-	// The binary's configuration for --bots 1 --min-players 1 (cmd/server's run).
-	cfg := game.ServerConfig{Seed: 1, Bots: 1, MinPlayers: 1}
+	// The binary's configuration for --bots 1 --min-players 1 (cmd/server's run). Its own
+	// host is its address alone: the class's other hosts stand for machines of their own, at
+	// 127.0.<net>.<n>, though loopback addresses all.
+	cfg := game.ServerConfig{Seed: 1, Bots: 1, MinPlayers: 1, Places: game.Places{Host: []netip.Prefix{netip.PrefixFrom(c.srvAddr.Addr(), 32)}}}
 	cfg.Transport.Rand = game.SeededRand(seed, 0)
 	if server != nil {
 		server(&cfg)
@@ -100,25 +102,51 @@ func (c *vclass) joinFor(d time.Duration, names ...string) { c.joinWith(d, nil, 
 func (c *vclass) joinWith(d time.Duration, edit func(*game.ClientConfig), names ...string) {
 	for _, name := range names {
 		addr := c.nextAddr(1)
-		cfg := game.ClientConfig{Name: name, Bot: true, Seed: uint64(len(c.players) + 1),
-			PlayerID: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "vclass %d %s", c.seed, name))}
-		cfg.Transport.Rand = game.SeededRand(c.seed, uint64(c.hosts))
-		if edit != nil {
-			edit(&cfg)
-		}
 		// Linked to every host: the players link directly to each other.
-		node := c.v.AddNode(addr, classLink)
-		cl, err := game.NewClient(cfg, c.v.Writer(node), c.srvAddr)
-		if err != nil {
-			c.t.Fatal(err)
-		}
-		p := &vplayer{name: name, addr: addr, node: node, c: cl, p: &proc{s: cl}}
-		if d > 0 {
-			p.p.end = c.v.Now().Add(d)
-		}
-		c.players = append(c.players, p)
-		c.v.Attach(addr, p.p)
+		c.startClient(name, addr, c.v.AddNode(addr, classLink), d, edit)
 	}
+}
+
+// watch starts honest spectators, the client binary with --spectate, each from an address of
+// its own on the class's network, watching until the class ends.
+func (c *vclass) watch(names ...string) {
+	for _, name := range names {
+		c.watchFrom(c.nextAddr(1), name)
+	}
+}
+
+// watchFrom is watch for one spectator at addr (the projector's: the server's own host), linked
+// to the server alone: a spectator takes no direct links.
+func (c *vclass) watchFrom(addr netip.AddrPort, name string) *vplayer {
+	return c.startClient(name, addr, c.v.AddNodeLinkedTo(addr, c.srvAddr, classLink), c.untilEnd(), func(cfg *game.ClientConfig) {
+		cfg.Bot, cfg.Spectate = false, true
+	})
+}
+
+// untilEnd is how long a client that starts now plays to end with those that joined first:
+// udpServerExtra before the server's end.
+func (c *vclass) untilEnd() time.Duration { return c.srvProc.end.Sub(c.v.Now()) - udpServerExtra }
+
+// startClient starts an honest client called name at addr on node, a bot player unless edit
+// changes its configuration, for d from now (0: until killed).
+func (c *vclass) startClient(name string, addr netip.AddrPort, node *linksim.Node, d time.Duration, edit func(*game.ClientConfig)) *vplayer {
+	cfg := game.ClientConfig{Name: name, Bot: true, Seed: uint64(len(c.players) + 1),
+		PlayerID: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "vclass %d %s", c.seed, name))}
+	cfg.Transport.Rand = game.SeededRand(c.seed, uint64(c.hosts))
+	if edit != nil {
+		edit(&cfg)
+	}
+	cl, err := game.NewClient(cfg, c.v.Writer(node), c.srvAddr)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	p := &vplayer{name: name, addr: addr, node: node, c: cl, p: &proc{s: cl}}
+	if d > 0 {
+		p.p.end = c.v.Now().Add(d)
+	}
+	c.players = append(c.players, p)
+	c.v.Attach(addr, p.p)
+	return p
 }
 
 // player returns the honest client called name.

@@ -59,7 +59,7 @@ type Event struct {
 // spectator's.
 type ChatLine struct {
 	At        time.Time
-	Seat      uint8 // the player's seat; for a spectator's line, its number (1..32)
+	Seat      uint16 // the player's seat; for a spectator's line, its number (1..game.MaxSpectatorNumber)
 	Spectator bool
 	From      string // the player's name, when a PlayerInfo named it; the spectator's, when the server's relay did
 	Text      string
@@ -352,7 +352,7 @@ func (m *Model) decode(c *conn, out bool, payload []byte) {
 		if !m.chatSeen.add([3]uint32{0, uint32(v.Seat), v.Line}, maxSeen) {
 			return
 		}
-		line := ChatLine{At: c.now, Seat: v.Seat, Text: v.Text}
+		line := ChatLine{At: c.now, Seat: uint16(v.Seat), Text: v.Text}
 		if int(v.Seat) < len(m.names) {
 			line.From = m.names[v.Seat]
 		}
@@ -367,7 +367,7 @@ func (m *Model) decode(c *conn, out bool, payload []byte) {
 		if !m.chatSeen.add([3]uint32{1, v.Spectator, v.Line}, maxSeen) {
 			return
 		}
-		m.chat.push(ChatLine{At: c.now, Seat: uint8(v.Spectator), Spectator: true, From: v.Name, Text: v.Text}, maxChat)
+		m.chat.push(ChatLine{At: c.now, Seat: uint16(v.Spectator), Spectator: true, From: v.Name, Text: v.Text}, maxChat)
 		who := v.Name
 		if who == "" {
 			who = fmt.Sprintf("spectator %d", v.Spectator)

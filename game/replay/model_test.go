@@ -140,7 +140,7 @@ func TestModelMemoryIsBounded(t *testing.T) {
 		t.Errorf("after %d lines and batches: %d lines and %d batches remembered, %d events, %d chat lines kept",
 			n, len(m.chatSeen.has), len(m.batches.has), len(m.events.buf), len(m.chat.buf))
 	}
-	if got := m.Chat(); len(got) != maxChat || got[len(got)-1].Seat != uint8((n-1)%8) {
+	if got := m.Chat(); len(got) != maxChat || got[len(got)-1].Seat != uint16((n-1)%8) {
 		t.Errorf("%d chat lines kept, the last from seat %d", len(got), got[len(got)-1].Seat)
 	}
 	if ev := m.Events(); ev[len(ev)-1].Kind != EventResync {

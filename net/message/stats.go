@@ -109,6 +109,11 @@ func (c *Conn) Stats() Stats {
 	}
 }
 
+// Queued counts the messages queued on the connection so far, guaranteed and unreliable. A
+// transport that keeps NextDeadline from its last look at the connection knows that look is
+// stale when the count moved: its owner queued a message since.
+func (c *Conn) Queued() uint64 { return c.stats.GuaranteedQueued + c.stats.UnreliableSent }
+
 // NextDeadline is the earliest time at which Poll or AppendPacket has work that no incoming
 // datagram will trigger: a message waiting to go out (now), a resend coming due, a keepalive or
 // a delayed ack, a graph node or reassembly expiring, the resend limit. The zero Time means

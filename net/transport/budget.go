@@ -153,16 +153,23 @@ func deriveKey(secret []byte, label string) []byte {
 }
 
 // prefixOf is the first address of a's prefix of the per-prefix budget.
-func prefixOf(a netip.Addr) netip.Addr {
+func prefixOf(a netip.Addr) netip.Addr { return Network(a).Addr() }
+
+// Network is the network a belongs to as the per-prefix budget counts it: its /24 (IPv4, an
+// IPv4-mapped IPv6 address included) or its /64 (IPv6), what one home, one LAN or one customer
+// of a provider holds; an IPv6 zone does not count. The game shares its places by the same
+// networks.
+func Network(a netip.Addr) netip.Prefix {
+	a = a.Unmap().WithZone("")
 	bits := prefixBits6
 	if a.Is4() {
 		bits = prefixBits4
 	}
 	p, err := a.Prefix(bits)
 	if err != nil {
-		return a
+		return netip.PrefixFrom(a, a.BitLen()) // the invalid address: a network of its own
 	}
-	return p.Addr()
+	return p
 }
 
 // budgetVerdict is what the budgets say about a request.

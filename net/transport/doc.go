@@ -75,4 +75,7 @@
 //     which of two connections with one id stays.
 //   - Every datagram that is of no use is counted under one reason (Rejections), over the
 //     endpoint's whole life; at most every 10 s the Logger gets a line with the counts.
+//   - A server's Tick works only on the connections that need it (their deadline came, a
+//     datagram of theirs arrived, or their owner queued a message since): a server with a
+//     lecture hall's connections does not poll every one of them on every Tick.
 package transport

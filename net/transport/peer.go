@@ -50,6 +50,14 @@ type Peer struct {
 
 	rates rateMeter
 
+	// server side: when the connection next needs the server's Tick (nextWake), as of the
+	// server's latest look at it, and its connection's Queued count then. Tick passes over a
+	// connection whose wake has not come and on which nothing was queued since, so that a
+	// server with hundreds of connections does not poll every one of them on every Tick
+	// (zero: due at once).
+	wake   time.Time
+	queued uint64
+
 	gone   bool
 	reason wire.DisconnectReason
 	text   string

@@ -19,8 +19,8 @@ import (
 // ServerConfig configures a Server. The zero value of each field means its default.
 type ServerConfig struct {
 	Config
-	// MaxClients bounds the connections open at once. Default 8. (Seats are the game's: a
-	// transport has connections, each named by its player id.)
+	// MaxClients bounds the connections open at once. Default 8, at most MaxClients. (Seats
+	// are the game's: a transport has connections, each named by its player id.)
 	MaxClients int
 	// MaxPendingHandshakes bounds the key exchanges per ChallengeTTL in all: the handshakes
 	// that returned a valid challenge and get a key pair and a connection. A valid response
@@ -49,13 +49,17 @@ type ServerConfig struct {
 	Admit func(player uuid.UUID, now time.Time) bool
 }
 
+// MaxClients is the most connections a server holds at once: a lecture hall's spectators
+// and the seats with room to spare (game's sizeTransport), each a few kilobytes of state.
+const MaxClients = 1024
+
 func (c ServerConfig) withDefaults() ServerConfig {
 	c.Config = c.Config.withDefaults()
 	if c.MaxClients <= 0 {
 		c.MaxClients = 8
 	}
-	if c.MaxClients > 255 {
-		c.MaxClients = 255
+	if c.MaxClients > MaxClients {
+		c.MaxClients = MaxClients
 	}
 	if c.MaxPendingHandshakes <= 0 {
 		c.MaxPendingHandshakes = 64
@@ -206,6 +210,7 @@ func (s *Server) Handle(now time.Time, d Datagram) {
 				s.drop(p, now, bye.Reason, bye.Text, false)
 			}
 			s.checkConn(p, now)
+			s.looked(p, now)
 			return
 		}
 		if err == errReplay {
@@ -497,6 +502,7 @@ func (s *Server) Drop(p *Peer, now time.Time, reason wire.DisconnectReason, text
 func (s *Server) Flush(now time.Time) {
 	for _, p := range s.peers {
 		s.pump(p, now)
+		s.looked(p, now)
 	}
 }
 
@@ -510,6 +516,9 @@ func (s *Server) Tick(now time.Time) {
 	// A copy of the list, since drop removes from it; kept, so that a Tick allocates nothing.
 	s.ticking = append(s.ticking[:0], s.peers...)
 	for _, p := range s.ticking {
+		if !s.due(p, now) {
+			continue
+		}
 		if now.Sub(p.lastRecv) > s.cfg.Timeout {
 			s.drop(p, now, wire.DisconnectTimeout, fmt.Sprintf("nothing heard for %v", now.Sub(p.lastRecv).Round(time.Millisecond)), true)
 			continue
@@ -518,6 +527,7 @@ func (s *Server) Tick(now time.Time) {
 		s.checkConn(p, now)
 		s.pump(p, now)
 		s.checkConn(p, now)
+		s.looked(p, now)
 	}
 	// Forget the copy's pointers: a peer that has left would otherwise stay reachable from
 	// the backing array, and with it its connection's tables, until its slot is overwritten.
@@ -564,9 +574,27 @@ func (s *Server) StatsNow() ServerStats {
 func (s *Server) NextTick(now time.Time) time.Time {
 	next := now.Add(time.Second)
 	for _, p := range s.peers {
-		next = Earliest(next, s.nextWake(p, now))
+		if s.due(p, now) {
+			return now
+		}
+		next = Earliest(next, p.wake)
 	}
 	return Earliest(next, s.published.Add(100*time.Millisecond))
+}
+
+// looked notes when p next needs Tick, now that the server has handled what it had (Tick, or
+// a datagram of its): the cost of a connection's nextWake is paid once per change, not once per
+// connection on every Tick of a server with hundreds.
+func (s *Server) looked(p *Peer, now time.Time) {
+	if !p.gone {
+		p.wake, p.queued = s.nextWake(p, now), p.conn.Queued()
+	}
+}
+
+// due reports whether Tick has work for p: its wake came (a timeout, a ping, a resend, an
+// ack, an expiry), or its owner queued a message on it since the server last looked.
+func (s *Server) due(p *Peer, now time.Time) bool {
+	return !now.Before(p.wake) || p.conn.Queued() != p.queued
 }
 
 // Shutdown tells every client the server is shutting down and stops the server: it handles

@@ -96,3 +96,36 @@ func JoinAddrs(addr string, interfaces Interfaces) []string {
 	}
 	return out[:min(len(out), maxJoinAddrs)]
 }
+
+// maxHostPrefixes bounds HostPrefixes: a machine with many bridges lists that many of its
+// addresses, and the loopback networks, where the projector connects, come first.
+const maxHostPrefixes = 64
+
+// loopbackNets are the networks whose every address is this machine's.
+var loopbackNets = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+
+// HostPrefixes are the server's own host's addresses, for game.Places.Host: the
+// loopback networks (127.0.0.0/8, ::1) and each address of the machine's interfaces, up or
+// not, without its zone. A connection from one of them comes from this machine (the
+// projector's, with --connect 127.0.0.1:7777 or the machine's LAN address). With no
+// interfaces (interfaces fails), the loopback networks alone; at most maxHostPrefixes in all.
+func HostPrefixes(interfaces Interfaces) []netip.Prefix {
+	out := slices.Clone(loopbackNets)
+	ifs, err := interfaces()
+	if err != nil {
+		return out
+	}
+	for _, ifc := range ifs {
+		for _, a := range ifc.Addrs {
+			a = a.Unmap().WithZone("")
+			if !a.IsValid() || a.IsUnspecified() || slices.ContainsFunc(out, func(p netip.Prefix) bool { return p.Contains(a) }) {
+				continue
+			}
+			if len(out) == maxHostPrefixes {
+				return out
+			}
+			out = append(out, netip.PrefixFrom(a, a.BitLen()))
+		}
+	}
+	return out
+}

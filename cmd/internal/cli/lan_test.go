@@ -61,3 +61,43 @@ func TestSystemInterfaces(t *testing.T) {
 	}
 	t.Logf("join a server on [::]:7777 at %q", JoinAddrs("[::]:7777", SystemInterfaces))
 }
+
+// TestHostPrefixes: the server's own host is the loopback networks and every address of the
+// machine's interfaces, up or not, without zones, each once; with no interfaces, the loopback
+// networks; never more than maxHostPrefixes.
+func TestHostPrefixes(t *testing.T) {
+	prefixes := func(s ...string) []netip.Prefix {
+		var out []netip.Prefix
+		for _, p := range s {
+			out = append(out, netip.MustParsePrefix(p))
+		}
+		return out
+	}
+	laptop := []Interface{
+		{Name: "lo", Up: true, Loopback: true, Addrs: []netip.Addr{netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("::1")}},
+		{Name: "wlan0", Up: true, Addrs: []netip.Addr{netip.MustParseAddr("fe80::1c2b:3aff:fe4d:5e6f%wlan0"), netip.MustParseAddr("192.168.1.20"), netip.MustParseAddr("::ffff:192.168.1.20")}},
+		{Name: "docker0", Addrs: []netip.Addr{netip.MustParseAddr("172.17.0.1")}},
+	}
+	var bridges []Interface
+	for i := range 100 {
+		bridges = append(bridges, Interface{Name: "br", Up: true, Addrs: []netip.Addr{netip.AddrFrom4([4]byte{10, 0, byte(i), 1})}})
+	}
+	for _, c := range []struct {
+		name string
+		ifs  []Interface
+		err  error
+		want []netip.Prefix
+	}{
+		{"a laptop", laptop, nil, prefixes("127.0.0.0/8", "::1/128", "fe80::1c2b:3aff:fe4d:5e6f/128", "192.168.1.20/32", "172.17.0.1/32")},
+		{"interfaces fail", nil, errors.New("no netlink"), prefixes("127.0.0.0/8", "::1/128")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := HostPrefixes(func() ([]Interface, error) { return c.ifs, c.err }); !slices.Equal(got, c.want) {
+				t.Errorf("HostPrefixes = %v, want %v", got, c.want)
+			}
+		})
+	}
+	if got := HostPrefixes(func() ([]Interface, error) { return bridges, nil }); len(got) != maxHostPrefixes {
+		t.Errorf("a machine with 100 bridges: %d host prefixes, want at most %d", len(got), maxHostPrefixes)
+	}
+}

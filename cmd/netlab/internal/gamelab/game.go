@@ -26,6 +26,9 @@ type gameSpec struct {
 	late        game.LateMode
 	mapName     string
 	realtimeMax int
+	// sparse ticks each host at its own deadlines and datagrams (game.Virtual's
+	// TickAtDeadlines), as a real host loop does: what the server's work per frame needs.
+	sparse bool
 }
 
 // vgame is a game in virtual time: a server and bot clients on game.Virtual, every link
@@ -50,6 +53,9 @@ func startGame(sp gameSpec) (*vgame, error) {
 		return nil, fmt.Errorf("%w: %d spectators: a game admits 0..%d", report.ErrSetting, sp.spectators, game.MaxSpectators)
 	}
 	g := &vgame{Virtual: game.NewVirtual(sp.seed), srvAddr: netip.MustParseAddrPort("127.0.0.1:7777")}
+	if sp.sparse {
+		g.TickAtDeadlines()
+	}
 	cfg := game.ServerConfig{Map: sp.mapName, Seed: sp.seed, MinPlayers: sp.clients, StartDelay: 500 * time.Millisecond,
 		Late: sp.late, RealtimeMax: sp.realtimeMax,
 		// Populate's squads have ids the server's counter does not know of: a reinforcement
@@ -62,13 +68,21 @@ func startGame(sp gameSpec) (*vgame, error) {
 	}
 	g.srv = srv
 	g.Attach(g.srvAddr, srv)
-	// join adds client i: a bot player, or a spectator that does nothing but watch.
+	// join adds client i: a bot player, linked to every host, or a spectator that does nothing
+	// but watch, linked to the server alone (a spectator takes no direct links). Each has an
+	// address of its own, 250 to a /24.
 	join := func(i int, spectate bool) error {
-		addr := netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 1, byte(1 + i)}), uint16(40000+i))
+		addr := netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, byte(1 + i/250), byte(1 + i%250)}), uint16(40000+i))
 		cc := game.ClientConfig{Name: fmt.Sprintf("client%d", i+1), Bot: !spectate, Spectate: spectate, Seed: uint64(i + 1), Late: sp.late,
 			PlayerID: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "netlab %d player %d", sp.seed, i))}
 		cc.Transport.Rand = game.SeededRand(sp.seed, uint64(i+1))
-		c, err := game.NewClient(cc, g.Writer(g.AddNode(addr, sp.link)), g.srvAddr)
+		node := g.AddNode
+		if spectate {
+			node = func(addr netip.AddrPort, link linksim.Settings) *linksim.Node {
+				return g.AddNodeLinkedTo(addr, g.srvAddr, link)
+			}
+		}
+		c, err := game.NewClient(cc, g.Writer(node(addr, sp.link)), g.srvAddr)
 		if err != nil {
 			return err
 		}

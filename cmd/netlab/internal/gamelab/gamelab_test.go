@@ -6,6 +6,7 @@ import (
 
 	"github.com/ackattack/ackattack/game"
 	"github.com/ackattack/ackattack/net/linksim"
+	"github.com/ackattack/ackattack/world"
 )
 
 var lossy = linksim.Settings{LossPercent: 10, Latency: 30 * time.Millisecond}
@@ -72,7 +73,7 @@ func TestScaleTiny(t *testing.T) {
 			t.Errorf("the server's work was measured without CPU: %d periods, %v ms/s", row.Periods, row.ServerMsPerSec)
 		}
 	}
-	if _, err := RunScale(ScaleConfig{Frames: 1, Clients: []int{41}, Units: []int{10}}); err == nil {
-		t.Error("41 clients accepted; a game has 8 seats and room for 32 spectators")
+	if _, err := RunScale(ScaleConfig{Frames: 1, Clients: []int{world.MaxPlayers + game.MaxSpectators + 1}, Units: []int{10}}); err == nil {
+		t.Errorf("%d clients accepted; a game has %d seats and room for %d spectators", world.MaxPlayers+game.MaxSpectators+1, world.MaxPlayers, game.MaxSpectators)
 	}
 }

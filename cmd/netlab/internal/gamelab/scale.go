@@ -150,7 +150,7 @@ func (g *vgame) scaleCounts() scaleCounts {
 func scaleGame(cfg ScaleConfig, clients, units int) (ScaleRow, error) {
 	players := min(clients, world.MaxPlayers)
 	row := ScaleRow{Clients: clients, Units: units, Spectators: clients - players}
-	g, err := startGame(gameSpec{seed: cfg.Seed, clients: players, spectators: row.Spectators, units: units, link: cfg.Link, mapName: "continent"})
+	g, err := startGame(gameSpec{seed: cfg.Seed, clients: players, spectators: row.Spectators, units: units, link: cfg.Link, mapName: "continent", sparse: true})
 	if err != nil {
 		return row, err
 	}
@@ -224,7 +224,7 @@ func scaleGame(cfg ScaleConfig, clients, units int) (ScaleRow, error) {
 func (r *ScaleResult) Section(command string) *report.Section {
 	c := r.Config
 	s := &report.Section{Name: "scale", Title: "netlab scale: bytes per client and the server's work as the game grows", Command: command}
-	s.Textf("One game per row on the continent map: bot clients (no bots on the server), every link at %s (seed %d), the units put in place at once (game.Populate: extra starting squads for every seat and a fiftieth of them as enemies), then %d frames (%v of game time) measured. Up is what a client sends the server, down what the server sends it (UDP payloads, the transport's counters: sent, so at loss more than arrives); direct is what a player receives from the others on the direct links. A game has %d seats for players: the clients beyond them join as spectators (game.ClientConfig.Spectate, at most %d), which watch and give no orders, and are measured apart; the columns before theirs are per player.",
+	s.Textf("One game per row on the continent map: bot clients (no bots on the server), every link at %s (seed %d), the units put in place at once (game.Populate: extra starting squads for every seat and a fiftieth of them as enemies), then %d frames (%v of game time) measured; each host is ticked at its own deadlines and when a datagram comes for it, as a real host loop is. Up is what a client sends the server, down what the server sends it (UDP payloads, the transport's counters: sent, so at loss more than arrives); direct is what a player receives from the others on the direct links. A game has %d seats for players: the clients beyond them join as spectators (game.ClientConfig.Spectate, at most %d), which watch and give no orders, and are measured apart; the columns before theirs are per player.",
 		report.Link(c.Link), c.Seed, c.Frames, time.Duration(c.Frames)*game.DefaultFrame, world.MaxPlayers, game.MaxSpectators)
 	head := []string{"clients", "spectators", "units", "at the start", "at the end", "down B/s", "down max", "up B/s", "up max", "direct in B/s", "datagrams down/s", "spectator down B/s", "spectator up B/s"}
 	if c.CPU {
