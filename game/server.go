@@ -100,7 +100,7 @@ func NewServer(cfg ServerConfig, out transport.Writer) (*Server, error) {
 	tc.OnMessage = s.onMessage
 	tc.Admit = s.admits
 	s.audience.chatOff = cfg.SpectatorChatOff
-	sizeTransport(&tc)
+	sizeTransport(&tc, cfg.Places.withDefaults())
 	if tc.Logger == nil {
 		tc.Logger = cfg.Logger
 	}

@@ -118,10 +118,17 @@ type spectator struct {
 // lecture hall of 8 + 256 that joins at once from one LAN (a /24) must not wait for the
 // per-prefix budget to refill, and the global budget stays twice the prefix's, so that a flood
 // from one prefix leaves half of it to everybody else (transport's budget.go). The per-address
-// budget stays the transport's: one student is one address.
-func sizeTransport(tc *transport.ServerConfig) {
+// budget covers the places one address keeps (places.go), and a quarter more for the retries:
+// a class behind one NAT is one address, and its 34 clients started in the same second must
+// not wait for the budget to refill past their connect timeout (at the transport's 16 per 5 s,
+// 3 of 34 gave up: TestClassBehindOneNATJoinsAtOnce).
+func sizeTransport(tc *transport.ServerConfig, places Places) {
 	tc.MaxClients = world.MaxPlayers + MaxSpectatorNumber + maxClaims + 2
 	class := world.MaxPlayers + MaxSpectators
+	if tc.MaxHandshakesPerAddress <= 0 {
+		perAddress := places.SeatsPerAddress + places.SpectatorsPerAddress
+		tc.MaxHandshakesPerAddress = perAddress + perAddress/4
+	}
 	if tc.MaxHandshakesPerPrefix <= 0 {
 		tc.MaxHandshakesPerPrefix = class + class/4
 	}
