@@ -98,10 +98,11 @@ type Config struct {
 	// owed goes within AckDelay, and a sender whose acks were lost probes (AppendPacket). So
 	// nothing but the peer's liveness depends on it. Default 1 s.
 	Keepalive time.Duration
-	// AckDelay: when packets with messages arrived and nothing is going out, an ack-only
-	// packet leaves after at most this long. Waiting a little lets the ack ride on the next
-	// message instead of costing a packet of its own. Default and maximum: MaxAckDelay, which
-	// the peer's resend delay allows for.
+	// AckDelay: when packets with guaranteed messages arrived (or a packet after a gap) and
+	// nothing is going out, an ack-only packet leaves after at most this long. Waiting a
+	// little lets the ack ride on the next message instead of costing a packet of its own.
+	// Default and maximum: MaxAckDelay, which the peer's resend delay allows for. (Packets of
+	// unreliable messages alone wait up to Keepalive: AckLazy.)
 	AckDelay time.Duration
 	// Frame seals every datagram the Conn writes and opens every one Receive reads. Default:
 	// PlainFrame{} (a CRC-32C checksum, no secrecy). A transport gives each connection the

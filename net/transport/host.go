@@ -33,9 +33,9 @@ type Config struct {
 	// of its own a second, and answers the peer's. (The policy itself is the message layer's:
 	// message.Config.Keepalive.)
 	Keepalive time.Duration
-	// AckDelay: when packets arrived and nothing is going out, an ack-only packet leaves after
-	// at most this long. Default and maximum 10 ms (message.MaxAckDelay, which the peer's
-	// resend delay allows for).
+	// AckDelay: when packets with guaranteed messages arrived and nothing is going out, an
+	// ack-only packet leaves after at most this long. Default and maximum 10 ms
+	// (message.MaxAckDelay, which the peer's resend delay allows for).
 	AckDelay time.Duration
 	// PingInterval: how often each side pings the other for RTT and clock offset. Default 1 s.
 	PingInterval time.Duration
