@@ -91,6 +91,10 @@ func (c *Client) openP2P(out transport.Writer) {
 	cfg.OnConnect = c.onDirectConnect
 	cfg.OnDisconnect = c.onDirectDisconnect
 	cfg.OnMessage = c.onDirect
+	// A direct link carries a player's commands, and its round trip only sets their resend
+	// delay: while commands flow, their acks measure it, and the pings would be two more
+	// datagrams a second each way on each of seven links. An idle link pings as any does.
+	cfg.PingIdleOnly = true
 	c.p2p = &p2p{acceptor: transport.NewServer(cfg, out), out: out, cfg: cfg.Config}
 }
 

@@ -171,7 +171,7 @@ var experiments = []*experiment{
 	},
 	{
 		name:    "scale",
-		summary: "bytes a second per client up and down, the server's work and missed frame deadlines, by clients and units (--messages frames)",
+		summary: "bytes a second per client up and down, each player's total over all its links in play and idle (with IP/UDP headers, against a 28.8k modem), the server's work and missed frame deadlines, by clients and units (--messages frames)",
 		def: func(o *options) {
 			o.params = params{loss: 10, latency: 50 * time.Millisecond, seed: 1, messages: 100}
 			o.clientsL, o.unitsL = "2,4,8,40,264", "500,2000,5000"

@@ -91,14 +91,18 @@ type Config struct {
 	// receiving side; fragments beyond it are dropped (counted) and arrive again later.
 	// Default 4 MiB.
 	MaxReassemblyBytes int
-	// Keepalive: a connection with nothing to send still sends a packet this often, so that
-	// acks flow both ways even when the traffic is one-way and the peer knows it is alive.
-	// Default 100 ms.
+	// Keepalive: a connection that sent nothing for this long sends an empty packet, so that
+	// the peer knows it is alive. A connection that carries messages never needs one (every
+	// packet it sends, and every ack it owes, speaks for it), and neither does one whose
+	// transport speaks for it (Spoke: a ping or its answer). Acks do not wait for it: an ack
+	// owed goes within AckDelay, and a sender whose acks were lost probes (AppendPacket). So
+	// nothing but the peer's liveness depends on it. Default 1 s.
 	Keepalive time.Duration
-	// AckDelay: when packets with messages arrived and nothing is going out, an ack-only
-	// packet leaves after at most this long. Waiting a little lets the ack ride on the next
-	// message instead of costing a packet of its own. Default and maximum: MaxAckDelay, which
-	// the peer's resend delay allows for.
+	// AckDelay: when packets with guaranteed messages arrived (or a packet after a gap) and
+	// nothing is going out, an ack-only packet leaves after at most this long. Waiting a
+	// little lets the ack ride on the next message instead of costing a packet of its own.
+	// Default and maximum: MaxAckDelay, which the peer's resend delay allows for. (Packets of
+	// unreliable messages alone wait up to Keepalive: AckLazy.)
 	AckDelay time.Duration
 	// Frame seals every datagram the Conn writes and opens every one Receive reads. Default:
 	// PlainFrame{} (a CRC-32C checksum, no secrecy). A transport gives each connection the
@@ -122,6 +126,10 @@ const inflightSlots = depgraph.Window + 1
 // it to its resend delay (packet.Config.PeerMaxAckDelay), so that an ack the peer delayed on
 // purpose is never taken for a loss. Config.AckDelay may be shorter, never longer.
 const MaxAckDelay = 10 * time.Millisecond
+
+// DefaultKeepalive is Config.Keepalive's default: the longest an idle connection stays silent.
+// (It was 100 ms, when keepalives also carried the acks that freed a full window; see probeDue.)
+const DefaultKeepalive = time.Second
 
 // MinMTU is the smallest MTU a Conn accepts (an IPv4 host must accept 576-byte datagrams).
 const MinMTU = 576
@@ -183,7 +191,7 @@ func (c Config) withDefaults() Config {
 		c.MaxMessageSize = largest
 	}
 	if c.Keepalive <= 0 {
-		c.Keepalive = 100 * time.Millisecond
+		c.Keepalive = DefaultKeepalive
 	}
 	if c.AckDelay <= 0 || c.AckDelay > MaxAckDelay {
 		c.AckDelay = MaxAckDelay
@@ -264,6 +272,12 @@ type Conn struct {
 	lastSend    time.Time // when the latest packet left (zero before the first AppendPacket)
 	// lastContent is when the latest packet with messages left: resends wait for its ack.
 	lastContent time.Time
+	// lastSpoke is when the transport last sent the peer a datagram of its own (Spoke): it
+	// keeps the connection alive as well as a keepalive would.
+	lastSpoke time.Time
+	// lastProbe is when the latest probe left: a resend that went past the full window to get
+	// the peer to acknowledge (probeDue).
+	lastProbe time.Time
 	// ackRepeatAt is when the first ack of packets with messages is sent once more, unless
 	// another packet carries it first (zero: no repeat owed). See packetDue.
 	ackRepeatAt time.Time
@@ -476,11 +490,19 @@ func (c *Conn) splitUnits(m *outMsg, nDeps int) bool {
 // later guaranteed message.
 func (c *Conn) WaitingForSync() bool { return c.syncPending > 0 }
 
-// AckOwed reports whether packets with messages arrived since the last packet this side sent,
-// so the peer is waiting to hear about them. The transport sends an ack-only packet soon when
-// nothing else goes out. (Packets without messages, such as keepalives, owe nothing: two idle
-// peers would otherwise acknowledge each other's acknowledgements forever.)
+// AckOwed reports whether packets with guaranteed messages (or fragments) arrived since the
+// last packet this side sent, so the peer is waiting to hear about them. The transport sends an
+// ack-only packet soon when nothing else goes out. (Packets without messages, such as
+// keepalives, owe nothing: two idle peers would otherwise acknowledge each other's
+// acknowledgements forever. Packets of unreliable messages alone owe a lazy ack: AckLazy.)
 func (c *Conn) AckOwed() bool { return c.stats.ackOwed }
+
+// AckLazy reports whether packets with unreliable messages alone arrived since the last packet
+// this side sent. They are acknowledged too (the peer's loss estimate and congestion window
+// count them), but nothing waits on that ack: it rides on the next packet that goes anyway, and
+// only if none went for Keepalive does an ack-only packet carry it. (A game's frame sync and hash
+// reports, one a second each way, drew an ack-only packet each.)
+func (c *Conn) AckLazy() bool { return c.stats.ackLazy }
 
 // ackUrgentAfter: after this many packets received since this side last sent one, the ack must
 // go out at once. An ack covers the newest 32 packets; acknowledging every 16 keeps every
@@ -502,8 +524,9 @@ func (c *Conn) AckUrgent() bool {
 }
 
 // packetDue reports whether a packet must leave now even with nothing in it but the header:
-// a keepalive (nothing sent for Keepalive), an ack that cannot wait (AckUrgent), an owed ack
-// whose AckDelay ran out, or the repeat of an ack (below). This is the whole of the keepalive
+// a keepalive (nothing sent for Keepalive, the transport's pings included: Spoke), an ack that
+// cannot wait (AckUrgent), an owed ack whose AckDelay ran out, a lazy ack (AckLazy) after
+// Keepalive, or the repeat of an ack (below). This is the whole of the keepalive
 // and ack policy; NextDeadline reports the same times, so a loop that sleeps until
 // NextDeadline never misses one.
 //
@@ -525,8 +548,51 @@ func (c *Conn) packetDue(now time.Time) bool {
 		return false // the first AppendPacket starts the clock (see AppendPacket)
 	}
 	since := now.Sub(c.lastSend)
-	return since >= c.cfg.Keepalive || c.AckUrgent() || (c.AckOwed() && since >= c.cfg.AckDelay) ||
+	if at := c.tailProbeAt(); !at.IsZero() && !now.Before(at) {
+		c.stats.TailProbes++
+		return true
+	}
+	return !now.Before(c.keepaliveAt()) || c.AckUrgent() || (c.AckOwed() && since >= c.cfg.AckDelay) ||
+		(c.AckLazy() && since >= c.cfg.Keepalive) ||
 		(!c.ackRepeatAt.IsZero() && !now.Before(c.ackRepeatAt))
+}
+
+// tailProbeAt is when a tail probe is due (zero: none): the latest packet this side sent
+// carried messages, it is still unacknowledged, and its ack is late: a round trip, the peer's
+// ack delay and twice the round trip's variation after it left. The probe is an empty packet.
+// The peer owes it no ack, but whatever the peer sends next acknowledges it, and so tells the
+// loss of the packet before it at once: the message goes again then, not at its resend delay
+// (RACK-TLP's tail loss probe, RFC 8985, without its resend). Only the last packet before a
+// silence needs one: a lost packet followed by others is found lost by their acks. While
+// keepalives went every 100 ms they did this on the side (a lost message was followed by a
+// keepalive within 100 ms, which the peer's next packet acknowledged), and the game's late
+// events, and the settling of its hash checks, came to rely on it (BENCHMARKS.md, "Fewer,
+// fuller datagrams"). On a clean link an ack is never that late, and no probe goes.
+func (c *Conn) tailProbeAt() time.Time {
+	if c.lastContent.IsZero() || !c.lastSend.Equal(c.lastContent) || c.contentInFlight == 0 {
+		return time.Time{}
+	}
+	r := c.pkt.RTT()
+	return c.lastContent.Add(r.Smoothed + MaxAckDelay + max(2*r.Variation, packet.MinResendDelay))
+}
+
+// keepaliveAt is when an idle connection next sends an empty packet: Keepalive after the
+// latest datagram this side sent, its own or its transport's (Spoke).
+func (c *Conn) keepaliveAt() time.Time {
+	last := c.lastSend
+	if c.lastSpoke.After(last) {
+		last = c.lastSpoke
+	}
+	return last.Add(c.cfg.Keepalive)
+}
+
+// Spoke tells the connection that its transport sent the peer a datagram of its own at now (a
+// ping, or the answer to one): the peer hears from this side, so no keepalive is due for
+// another Keepalive. It carries no acks, so it changes nothing an ack waits for.
+func (c *Conn) Spoke(now time.Time) {
+	if now.After(c.lastSpoke) {
+		c.lastSpoke = now
+	}
 }
 
 // ackDeadline is when packetDue next turns true with no datagram arriving (zero: not before
@@ -538,9 +604,15 @@ func (c *Conn) ackDeadline() time.Time {
 	if c.AckUrgent() {
 		return c.lastSend
 	}
-	next := c.lastSend.Add(c.cfg.Keepalive)
-	if c.AckOwed() {
-		next = c.lastSend.Add(min(c.cfg.AckDelay, c.cfg.Keepalive))
+	next := c.keepaliveAt()
+	if at := c.lastSend.Add(c.cfg.AckDelay); c.AckOwed() && at.Before(next) {
+		next = at
+	}
+	if at := c.lastSend.Add(c.cfg.Keepalive); c.AckLazy() && at.Before(next) {
+		next = at
+	}
+	if at := c.tailProbeAt(); !at.IsZero() && at.Before(next) {
+		next = at
 	}
 	if !c.ackRepeatAt.IsZero() && c.ackRepeatAt.Before(next) {
 		next = c.ackRepeatAt

@@ -13,10 +13,13 @@
 //	               Keepalive, Frame, History); the sends: SendUnreliable, SendGuaranteed,
 //	               SendSync (stop-and-wait), SendBarrier; splitUnits (fragments); the
 //	               errors (ErrBackpressure: why numbers are freed by the window, not by time);
-//	               MaxAckDelay; Frame and PlainFrame (the datagram frame a Conn writes)
+//	               MaxAckDelay; Frame and PlainFrame (the datagram frame a Conn writes);
+//	               packetDue, the keepalive and ack policy (AckOwed, AckLazy, Spoke: what
+//	               makes a header-only packet leave)
 //	send.go        AppendPacket (resends first, then new guaranteed messages in queue order,
-//	               then unreliable ones); resendAt (the resend rule); onPacketLost and
-//	               onPacketAcked, the packet layer's verdicts
+//	               then unreliable ones); resendAt (the resend rule); probeDue (a full window
+//	               whose acks were lost is probed); onPacketLost and onPacketAcked, the packet
+//	               layer's verdicts
 //	recv.go        Receive and ReceivePacket (a datagram is checked whole before anything in
 //	               it is used); the reassembly of fragments; Poll (node expiry, the resend
 //	               limit)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ackattack/ackattack/net/linksim"
+	"github.com/ackattack/ackattack/net/packet"
 	"github.com/ackattack/ackattack/net/wire"
 )
 
@@ -126,13 +127,13 @@ func TestNextDeadlineNotDueWhilePaced(t *testing.T) {
 	if len(sent) != inFlight {
 		t.Fatalf("sent %d packets, want the cap of %d", len(sent), inFlight)
 	}
-	// Long past every resend delay: no message can go out, only the keepalive that is due
-	// (empty: it carries acks, not content). After it, nothing is due before the next
-	// keepalive.
+	// Long past every resend delay: nothing new can go out, only one probe, the oldest message
+	// again past the full window, so that the peer acknowledges (probeDue). After it, nothing
+	// is due before the next probe, a resend delay later.
 	later := now.Add(time.Second)
-	ka, ok := srv.conn.AppendPacket(nil, later, false)
+	probe, ok := srv.conn.AppendPacket(nil, later, false)
 	if !ok {
-		t.Fatal("no keepalive at the cap")
+		t.Fatal("no probe at the cap")
 	}
 	if _, ok := srv.conn.AppendPacket(nil, later, false); ok {
 		t.Fatal("setup: a second packet went out past the cap")
@@ -140,11 +141,11 @@ func TestNextDeadlineNotDueWhilePaced(t *testing.T) {
 	if d := srv.conn.NextDeadline(later); !d.IsZero() && !d.After(later) {
 		t.Fatalf("NextDeadline = %v (now %v) while paced: would spin", d.Sub(base), later.Sub(base))
 	}
-	if err := cli.conn.Receive(later, ka); err != nil {
+	if err := cli.conn.Receive(later, probe); err != nil {
 		t.Fatal(err)
 	}
-	if got := cli.conn.Stats().GuaranteedExecuted; got != 0 {
-		t.Fatalf("the keepalive at the cap delivered %d messages, want none", got)
+	if got, probes := cli.conn.Stats().GuaranteedExecuted, srv.conn.Stats().Probes; got != 1 || probes != 1 {
+		t.Fatalf("the probe at the cap delivered %d messages (%d probes), want the oldest one", got, probes)
 	}
 	// The client acks the first packet: room in the window, and work due at once.
 	cli.deliver(t, later, sent[0])
@@ -445,5 +446,155 @@ func TestSeveralSyncMessages(t *testing.T) {
 	}
 	if srv.conn.WaitingForSync() {
 		t.Fatal("WaitingForSync true after every sync message was acked")
+	}
+}
+
+// TestFullWindowProbedWhenAcksLost: a sender whose window is full and whose acks were all lost
+// learns what became of the window from a probe within about a resend delay, not when the peer
+// next speaks on its own: the peer, with nothing to say, keeps silent (its keepalive is an hour
+// here). While keepalives went every 100 ms they hid the wait; a window shut until the peer's
+// next keepalive is what made a spectator's copy of the world, sent in many packets, wait.
+func TestFullWindowProbedWhenAcksLost(t *testing.T) {
+	const inFlight, messages = 4, 7
+	cfg := Config{MaxInFlight: inFlight, Keepalive: time.Hour}
+	srv, cli := newEndpoint("server", cfg), newEndpoint("client", cfg)
+	now := base
+	payload := make([]byte, 1000) // one message a packet
+	for range messages {
+		if _, err := srv.conn.SendGuaranteed(now, payload, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Every packet of the full window arrives; every ack the client sends is lost.
+	for {
+		d, ok := srv.conn.AppendPacket(nil, now, false)
+		if !ok {
+			break
+		}
+		cli.deliver(t, now, d)
+		cli.conn.AppendPacket(nil, now, false) // the ack, lost
+	}
+	// Then both sides do what is due, every millisecond, and nothing more is lost.
+	end := now.Add(time.Second)
+	for ; now.Before(end) && len(cli.got) < messages; now = now.Add(time.Millisecond) {
+		for _, d := range drain(srv, now) {
+			cli.deliver(t, now, d)
+		}
+		for _, d := range drain(cli, now) {
+			srv.deliver(t, now, d)
+		}
+	}
+	if len(cli.got) < messages {
+		t.Fatalf("%d of %d messages delivered after 1 s: the full window waited for the silent peer", len(cli.got), messages)
+	}
+	// No round trip was measured: the resend delay is the initial guess.
+	if took, most := now.Sub(base), 2*(packet.DefaultInitialRTT+MaxAckDelay); took > most {
+		t.Errorf("the window opened %v after its acks were lost, want within two resend delays (%v)", took, most)
+	}
+	if st := srv.conn.Stats(); st.Probes == 0 {
+		t.Errorf("no probe counted (resent %d)", st.GuaranteedResent)
+	}
+}
+
+// TestUnreliableAckRidesOnNextPacket: a packet of unreliable messages alone owes the peer an
+// ack, but a lazy one: no ack-only packet after the ack delay; the ack rides on the next packet
+// that goes anyway, and an ack-only packet carries it only after a keepalive interval of
+// silence. A packet with a guaranteed message is acknowledged within the ack delay, as before.
+func TestUnreliableAckRidesOnNextPacket(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		guaranteed bool
+		wantAfter  time.Duration // when the receiver's ack-only packet is due
+	}{
+		{"unreliable", false, DefaultKeepalive},
+		{"guaranteed", true, MaxAckDelay},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b := newEndpoint("a", Config{}), newEndpoint("b", Config{})
+			now := base
+			// Both sides have sent a packet: the keepalive clocks run.
+			b.deliver(t, now, a.packet(t, now, true))
+			a.deliver(t, now, b.packet(t, now, true))
+			if tt.guaranteed {
+				if _, err := a.conn.SendGuaranteed(now, []byte("order"), nil, nil); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := a.conn.SendUnreliable([]byte("frame sync")); err != nil {
+				t.Fatal(err)
+			}
+			b.deliver(t, now, a.packet(t, now, false))
+			if got := b.conn.AckLazy(); got == tt.guaranteed {
+				t.Errorf("AckLazy = %v after a packet with a guaranteed message %v", got, tt.guaranteed)
+			}
+			if d := b.conn.NextDeadline(now); !d.Equal(now.Add(tt.wantAfter)) {
+				t.Errorf("the ack is due %v after the packet came, want %v", d.Sub(now), tt.wantAfter)
+			}
+			if _, ok := b.conn.AppendPacket(nil, now.Add(tt.wantAfter-time.Millisecond), false); ok {
+				t.Errorf("an ack-only packet %v after the packet came, want none before %v", tt.wantAfter-time.Millisecond, tt.wantAfter)
+			}
+			ack, ok := b.conn.AppendPacket(nil, now.Add(tt.wantAfter), false)
+			if !ok {
+				t.Fatalf("no ack-only packet %v after the packet came", tt.wantAfter)
+			}
+			a.deliver(t, now.Add(tt.wantAfter), ack)
+			if st := a.conn.Stats().Packet; st.InFlight != 0 {
+				t.Errorf("%d of a's packets in flight after b's ack", st.InFlight)
+			}
+		})
+	}
+}
+
+// TestTailLossFoundByProbe: the last packet with messages before a silence is lost. Its sender
+// follows it, once its ack is late, with an empty packet (the tail probe); the peer, which sees
+// a gap before that packet, acknowledges it within the ack delay although it carries no
+// message; the ack tells the sender the first packet was lost, and the message goes again at
+// once. Without the probe and the ack of the gap, nothing would move until the resend delay.
+func TestTailLossFoundByProbe(t *testing.T) {
+	cfg := Config{Keepalive: time.Hour}
+	a, b := newEndpoint("a", cfg), newEndpoint("b", cfg)
+	now := base
+	// One round trip measured: 100 ms, and a variation of half that (RFC 6298's first sample).
+	// The resend delay is 100 + 4 × 50 + 10 = 310 ms, the probe due at 100 + 10 + 2 × 50.
+	a.conn.SampleRTT(100*time.Millisecond, 0)
+	b.deliver(t, now, a.packet(t, now, true)) // both sides have sent a packet: their clocks run
+	a.deliver(t, now, b.packet(t, now, true))
+	if _, err := a.conn.SendGuaranteed(now, []byte("order"), nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	a.packet(t, now, false) // lost
+	probeAt := a.conn.NextDeadline(now)
+	if want := now.Add(210 * time.Millisecond); !probeAt.Equal(want) {
+		t.Fatalf("next deadline %v after the send, want the tail probe at %v", probeAt.Sub(now), want.Sub(now))
+	}
+	probe, ok := a.conn.AppendPacket(nil, probeAt, false)
+	if !ok {
+		t.Fatal("no tail probe")
+	}
+	if a.conn.Stats().TailProbes != 1 {
+		t.Errorf("%d tail probes counted, want 1", a.conn.Stats().TailProbes)
+	}
+	if _, ok := a.conn.AppendPacket(nil, probeAt, false); ok {
+		t.Fatal("a second packet at the probe's time")
+	}
+	b.deliver(t, probeAt, probe)
+	if !b.conn.AckOwed() {
+		t.Fatal("an empty packet after a gap owes no ack")
+	}
+	ackAt := probeAt.Add(MaxAckDelay)
+	a.deliver(t, ackAt, b.packet(t, ackAt, false))
+	resend, ok := a.conn.AppendPacket(nil, ackAt, false)
+	if !ok {
+		t.Fatal("the message did not go again once the ack showed its packet lost")
+	}
+	b.deliver(t, ackAt, resend)
+	if got := b.payloads(); len(got) != 1 || got[0] != "order" {
+		t.Fatalf("b got %q", got)
+	}
+	// An empty packet without a gap still owes nothing: two idle sides never ack each other.
+	c, d := newEndpoint("c", cfg), newEndpoint("d", cfg)
+	d.deliver(t, now, c.packet(t, now, true))
+	d.deliver(t, now, c.packet(t, now, true))
+	if d.conn.AckOwed() {
+		t.Error("an empty packet without a gap owes an ack")
 	}
 }

@@ -3,6 +3,7 @@ package message
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ackattack/ackattack/net/packet"
@@ -103,8 +104,22 @@ func (c *Conn) ReceivePacket(now time.Time, body []byte, size int) error {
 		return nil
 	}
 	c.stats.unackedPackets++
-	if len(c.recs) > 0 {
+	if c.pkt.Gap() {
+		// A packet came after a gap: the peer's packet before it was lost, and the peer learns
+		// it only from an ack of this one. Without messages (the peer's tail probe, tailProbeAt)
+		// it would owe nothing, and a message lost as the last before a silence would wait for
+		// its resend delay. A chain of these acks lasts only while packets keep getting lost.
 		c.stats.ackOwed = true
+	}
+	if len(c.recs) > 0 {
+		// Guaranteed messages are owed a prompt ack: the sender resends without it. A packet
+		// of unreliable messages alone is never resent, and its ack waits for a packet that
+		// goes anyway (AckLazy).
+		if slices.ContainsFunc(c.recs, func(r wire.Record) bool { return r.Kind != wire.KindUnreliable }) {
+			c.stats.ackOwed = true
+		} else {
+			c.stats.ackLazy = true
+		}
 		if 2*size >= c.cfg.MTU {
 			c.stats.unackedFull++
 		}

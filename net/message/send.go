@@ -105,11 +105,13 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 	start := len(b)
 	heldBy := c.held(now)
 	paced := heldBy != holdNone
+	probe := false
 	if paced {
 		if due := c.contentDue(now); !due.IsZero() && !due.After(now) {
 			c.cc.countHold(heldBy) // a packet with messages that has to wait
 		}
-		if !force {
+		probe = heldBy == holdWindow && c.probeDue(now)
+		if !force && !probe {
 			return b, false // wait for acks (or the pacer) before more content goes out
 		}
 	}
@@ -141,6 +143,25 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 		}
 		c.sentUnit(now, h.Seq, m, int(ref.idx))
 		records++
+	}
+
+	// 1b. A probe: the oldest unit waiting for its ack goes again past the full window, so that
+	// the peer, which owes an ack for every packet with messages, tells what became of the
+	// window (probeDue).
+	if probe && c.trimResend() {
+		ref := c.resend.front()
+		if nb, ok := c.appendUnit(b, limit, ref.m, int(ref.idx)); ok {
+			b = nb
+			c.resend.pop()
+			c.stats.GuaranteedResent++
+			c.stats.Probes++
+			if ref.m.fragmented() {
+				c.stats.FragmentsResent++
+			}
+			c.sentUnit(now, h.Seq, ref.m, int(ref.idx))
+			c.lastProbe = now
+			records++
+		}
 	}
 
 	// 2. New guaranteed messages, unless a sync message is still waiting for its ack.
@@ -209,7 +230,7 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 	} else {
 		c.ackRepeatAt = time.Time{} // this packet repeats the ack
 	}
-	c.stats.ackOwed = false
+	c.stats.ackOwed, c.stats.ackLazy = false, false
 	c.stats.unackedPackets, c.stats.unackedFull = 0, 0
 	c.lastSend = now
 	return b, true
@@ -254,6 +275,53 @@ func (c *Conn) sentUnit(now time.Time, pkt uint16, m *outMsg, i int) {
 	}
 	c.items = append(c.items, packet.Item{Seq: m.seq, Frag: uint8(i)})
 	c.resend.push(unitRef{m: m, seq: m.seq, idx: uint8(i), sends: u.sends, gen: m.gen()})
+}
+
+// probeDue reports whether a probe should go now: the window is full of packets in flight, the
+// oldest unit waiting for its ack has waited a resend delay since it (and the latest packet
+// with messages) left, and no probe went within a resend delay. Only an ack frees a full
+// window, and a peer acknowledges only packets with messages: when the acks of the last packets
+// before a silence are lost, the peer has nothing more to say, and without a probe the window
+// stays shut until the peer speaks on its own (its keepalive, a second later, or its next
+// message). That wait was hidden while keepalives went every 100 ms; a 1 s keepalive showed it
+// (BENCHMARKS.md, "Fewer, fuller datagrams"). QUIC's probe timeout does the same: a probe may
+// exceed the congestion window. At most one probe goes per resend delay, so a peer that is
+// gone costs one packet per resend delay until the resend limit fails the connection.
+func (c *Conn) probeDue(now time.Time) bool {
+	if !c.trimResend() {
+		return false
+	}
+	ref := c.resend.front()
+	u := &ref.m.units[ref.idx]
+	if u.lost {
+		return false // resolved: its packet left the window already
+	}
+	return !now.Before(c.resendAt(u)) && !now.Before(c.nextProbe())
+}
+
+// nextProbe is the earliest time the next probe may leave: a resend delay after the last.
+func (c *Conn) nextProbe() time.Time {
+	if c.lastProbe.IsZero() {
+		return time.Time{}
+	}
+	return c.lastProbe.Add(c.pkt.ResendDelay())
+}
+
+// probeAt is when probeDue turns true with no datagram arriving (zero: no probe waits).
+func (c *Conn) probeAt() time.Time {
+	if !c.trimResend() {
+		return time.Time{}
+	}
+	ref := c.resend.front()
+	u := &ref.m.units[ref.idx]
+	if u.lost {
+		return time.Time{}
+	}
+	at := c.resendAt(u)
+	if n := c.nextProbe(); n.After(at) {
+		at = n
+	}
+	return at
 }
 
 // syncBlocking reports whether a sync message is out and unacknowledged.

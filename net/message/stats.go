@@ -18,7 +18,13 @@ type counters struct {
 	SpuriousResends uint64
 	// LostWithMessages counts this side's packets that carried guaranteed messages and were
 	// lost: each needs a resend, so GuaranteedResent / LostWithMessages is the resends per loss.
-	LostWithMessages   uint64
+	LostWithMessages uint64
+	// Probes counts units sent again past a full window because their acks were overdue and
+	// the link had fallen silent (probeDue); they are counted in GuaranteedResent too.
+	Probes uint64
+	// TailProbes counts the empty packets sent because the ack of the last packet with
+	// messages before a silence was late (tailProbeAt).
+	TailProbes         uint64
 	GuaranteedExecuted uint64 // executed by the receiver's graph (delivered)
 	DuplicatesIgnored  uint64 // guaranteed messages or fragments that arrived again after arriving once
 	DependencyBytes    uint64 // bytes of dependency words sent (2 per dependency per send)
@@ -41,8 +47,9 @@ type counters struct {
 	HeldBySync          uint64
 
 	ackOwed        bool
-	unackedPackets int // accepted packets since this side last sent one
-	unackedFull    int // those of them with messages and at least half the MTU long
+	ackLazy        bool // only unreliable messages arrived since this side last sent a packet
+	unackedPackets int  // accepted packets since this side last sent one
+	unackedFull    int  // those of them with messages and at least half the MTU long
 }
 
 // Stats is a snapshot of one connection's counters and estimates.
@@ -88,6 +95,10 @@ func (c *Conn) SampleRTT(rtt, held time.Duration) { c.pkt.SampleRTT(rtt, held) }
 // it is resent: the round trip, its variation and the peer's ack delay (Stats has it too, with
 // the counters; this is the cheap call for a decision per message).
 func (c *Conn) ResendDelay() time.Duration { return c.pkt.ResendDelay() }
+
+// RTTSamples is how many round-trip samples the connection took, from acknowledgements and from
+// SampleRTT.
+func (c *Conn) RTTSamples() uint64 { return c.pkt.RTT().Samples }
 
 // Stats returns a snapshot of the connection's counters. It allocates nothing, but it counts
 // the receiver graph's waiting messages by a scan: call it for statistics, not per message.
@@ -138,6 +149,8 @@ func (c *Conn) NextDeadline(now time.Time) time.Time {
 			}
 			earliest(due)
 		}
+	} else {
+		earliest(c.probeAt()) // a full window whose acks are overdue is probed
 	}
 	earliest(c.ackDeadline())
 	earliest(c.recv.NextExpiry())

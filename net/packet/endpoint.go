@@ -184,7 +184,9 @@ type Endpoint struct {
 	ring     [SentRingSize]sentSlot
 	busy     bool // a callback is running
 
-	// Receiving.
+	// Receiving. gap: the latest packet accepted came after a gap (the one before it in the
+	// peer's numbering never came, or not yet).
+	gap         bool
 	anyReceived bool
 	ack         uint16
 	ackBits     uint32
@@ -296,6 +298,7 @@ func (e *Endpoint) Received(now time.Time, h wire.Header, size int) Verdict {
 	// this one a keepalive sent much later: that sample would measure the peer's silence, so
 	// none is taken. (The peer's very first packet, Seq 0, follows nothing.)
 	firstAck := h.Seq == e.ack+1 || !e.anyReceived && h.Seq == 0
+	e.gap = e.anyReceived && h.Seq != e.ack+1 || !e.anyReceived && h.Seq != 0
 	switch shift := h.Seq - e.ack; {
 	case !e.anyReceived || shift >= AckWindow:
 		e.ackBits = 1
@@ -532,6 +535,11 @@ func absDuration(d time.Duration) time.Duration {
 func byteCount(size int) uint64 {
 	return uint64(max(size, 0))
 }
+
+// Gap reports whether the latest packet Received accepted came after a gap: the peer's packet
+// numbered just before it had not arrived. The peer lost a packet, and learns it only from an
+// ack of a later one.
+func (e *Endpoint) Gap() bool { return e.gap }
 
 // LossSeen reports whether any of the last LossWindow resolved packets was lost.
 func (e *Endpoint) LossSeen() bool { return e.lossLost > 0 }

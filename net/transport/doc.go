@@ -14,9 +14,10 @@
 //	             every Retry and up to a quarter more, give up after ConnectTimeout),
 //	             Disconnect, Shutdown;
 //	             ClientConfig (PlayerID, Name, Role); LocalFor, ResolveServer
-//	host.go      what both share: Config (Timeout, Keepalive, AckDelay, PingInterval, Link,
-//	             Tap, KeyLog), pump (what a connection has due, and pings), receive (Data,
-//	             Ping, Pong, Disconnect), Run, the ready-made owner loop, and Earliest
+//	host.go      what both share: Config (Timeout, Keepalive, AckDelay, PingInterval,
+//	             PingIdleOnly, Link, Tap, KeyLog), pump (what a connection has due, and pings,
+//	             which stand for keepalives), receive (Data, Ping, Pong, Disconnect), Run, the
+//	             ready-made owner loop, and Earliest
 //	peer.go      Peer, one established connection: Conn, Role, PlayerID, the pongs;
 //	             PeerStats, its snapshot (Peer.Stats, in peer_stats.go)
 //	counters.go  Rejections, every dropped datagram counted by reason; PeerTotals

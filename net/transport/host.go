@@ -26,16 +26,26 @@ type Config struct {
 	// a Pong; a replay or a stale packet keeps no dead connection open. The dependency graphs'
 	// node expiry is Timeout + 1 s, and the message layer's resend limit Timeout.
 	Timeout time.Duration
-	// Keepalive: a connection with nothing to send still sends a packet this often, so acks
-	// flow both ways even when the traffic is one-way. Default 100 ms. (The policy itself is
-	// the message layer's: message.Config.Keepalive.)
+	// Keepalive: a connection that sent the peer nothing for this long sends an empty packet.
+	// Default 1 s (message.DefaultKeepalive). A connection that carries messages sends none,
+	// and neither does one that pings (PingInterval at most Keepalive): a ping and its answer
+	// count as speaking (message.Conn.Spoke). So an idle connection sends about one datagram
+	// of its own a second, and answers the peer's. (The policy itself is the message layer's:
+	// message.Config.Keepalive.)
 	Keepalive time.Duration
-	// AckDelay: when packets arrived and nothing is going out, an ack-only packet leaves after
-	// at most this long. Default and maximum 10 ms (message.MaxAckDelay, which the peer's
-	// resend delay allows for).
+	// AckDelay: when packets with guaranteed messages arrived and nothing is going out, an
+	// ack-only packet leaves after at most this long. Default and maximum 10 ms
+	// (message.MaxAckDelay, which the peer's resend delay allows for).
 	AckDelay time.Duration
 	// PingInterval: how often each side pings the other for RTT and clock offset. Default 1 s.
 	PingInterval time.Duration
+	// PingIdleOnly: a side skips its ping when its connection took a round-trip sample from
+	// acknowledgements since its last ping was due: a connection that carries messages both
+	// ways measures its round trip already, and hears the peer in every packet. An idle
+	// connection pings as usual. For a connection whose ping figures nobody reads (a game's
+	// direct links); the server's link to each player keeps its pings, whose average sets the
+	// lead time (game/lead.go).
+	PingIdleOnly bool
 	// Message configures each connection's message layer (MTU, resend limit, ...). Its Timeout,
 	// Keepalive, AckDelay and Frame are set by the transport.
 	Message message.Config
@@ -91,7 +101,7 @@ func (c Config) withDefaults() Config {
 		c.Timeout = 5 * time.Second
 	}
 	if c.Keepalive <= 0 {
-		c.Keepalive = 100 * time.Millisecond
+		c.Keepalive = message.DefaultKeepalive
 	}
 	if c.AckDelay <= 0 || c.AckDelay > message.MaxAckDelay {
 		c.AckDelay = message.MaxAckDelay
@@ -245,7 +255,8 @@ func (h *host) sendControl(to netip.AddrPort, s *sealer, copies int, build func(
 }
 
 // pump sends what p's connection has due: resends, new messages, and a keepalive or ack-only
-// packet when one is needed; pings once per PingInterval.
+// packet when one is needed; pings once per PingInterval (each of which stands for a
+// keepalive).
 func (h *host) pump(p *Peer, now time.Time) {
 	if p.gone {
 		return
@@ -257,6 +268,16 @@ func (h *host) pump(p *Peer, now time.Time) {
 		}
 		h.send(d, p.addr)
 	}
+	if !now.Before(p.nextPing) && h.cfg.PingIdleOnly {
+		// Samples from acknowledgements since the last ping was due: every accepted pong added
+		// one too (Peer.pong), so they are the samples less the pongs.
+		acked := p.conn.RTTSamples() - p.pongs
+		if acked != p.ackSamples {
+			p.ackSamples = acked
+			p.pingsSkipped++
+			p.nextPing = now.Add(h.cfg.PingInterval)
+		}
+	}
 	if !now.Before(p.nextPing) {
 		p.pingID++
 		p.pings++
@@ -265,6 +286,7 @@ func (h *host) pump(p *Peer, now time.Time) {
 		h.sendControl(p.addr, p.seal, 1, func(b []byte) ([]byte, error) {
 			return wire.AppendPing(b, &wire.Ping{ID: id, T0: t0}), nil
 		})
+		p.conn.Spoke(now)
 		p.nextPing = now.Add(h.cfg.PingInterval)
 	}
 }
@@ -319,6 +341,7 @@ func (h *host) receive(p *Peer, now time.Time, body []byte, size int) (bye *wire
 		h.sendControl(p.addr, p.seal, 1, func(b []byte) ([]byte, error) {
 			return wire.AppendPong(b, &wire.Pong{ID: m.ID, T0: m.T0, T1: t1, T2: t1}), nil
 		})
+		p.conn.Spoke(now)
 	case wire.TypePong:
 		m, err := wire.ParsePong(body)
 		if err != nil {

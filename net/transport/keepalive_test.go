@@ -8,6 +8,7 @@ import (
 
 	"github.com/ackattack/ackattack/net/linksim"
 	"github.com/ackattack/ackattack/net/message"
+	"github.com/ackattack/ackattack/net/wire"
 )
 
 // TestKeepaliveOneWayTraffic: a client that only sends, to a server that never sends a
@@ -219,4 +220,68 @@ func TestStatsFromAnotherGoroutine(t *testing.T) {
 	errs.check(t)
 	t.Logf("%d snapshots read while %d messages arrived", reads.Load(), got.Load())
 	p.close() // and checks for leaked goroutines
+}
+
+// TestIdleConnectionDatagrams: with the defaults, an idle connection sends about two
+// datagrams a second each way, its ping and the answer to the peer's, and no keepalive beside
+// them (a ping stands for one: message.Conn.Spoke). With a keepalive every 100 ms, as before,
+// each side sent about twelve.
+func TestIdleConnectionDatagrams(t *testing.T) {
+	const window = 10 * time.Second
+	p := newSealedPair(t)
+	p.run(2 * time.Second) // the handshake and the connection's first packets are behind
+	up0, down0 := len(p.up), len(p.down)
+	p.run(window)
+	for _, side := range []struct {
+		name string
+		n    int
+	}{{"client", len(p.up) - up0}, {"server", len(p.down) - down0}} {
+		perSec := float64(side.n) / window.Seconds()
+		t.Logf("%s: %d datagrams in %v of idleness (%.1f a second)", side.name, side.n, window, perSec)
+		if perSec < 1.8 || perSec > 2.2 {
+			t.Errorf("%s sent %.1f datagrams a second on an idle connection, want about 2 (a ping and a pong)", side.name, perSec)
+		}
+	}
+	if n := count(p.upKey, p.up[up0:], wire.TypeData) + count(p.downKey, p.down[down0:], wire.TypeData); n != 0 {
+		t.Errorf("%d keepalives on a connection whose pings keep it alive, want none", n)
+	}
+}
+
+// TestPingIdleOnly: with Config.PingIdleOnly a side whose connection measures its round trip
+// from acknowledgements skips its ping, and an idle connection pings once a second as any
+// does. Without it, a side pings every second whatever the connection carries.
+func TestPingIdleOnly(t *testing.T) {
+	for _, tt := range []struct {
+		idleOnly  bool
+		wantPings bool // while messages flow both ways
+	}{{false, true}, {true, false}} {
+		p := newSealedPairWith(t, Config{PingIdleOnly: tt.idleOnly})
+		srv := p.srv.Peers()[0]
+		busy := func() {
+			end := p.now.Add(5 * time.Second)
+			for p.now.Before(end) {
+				for _, c := range []*message.Conn{p.cli.Peer().Conn(), srv.Conn()} {
+					if _, err := c.SendGuaranteed(p.now, []byte("order"), nil, nil); err != nil {
+						t.Fatal(err)
+					}
+				}
+				p.run(200 * time.Millisecond)
+			}
+		}
+		pings := func() uint64 { return p.cli.Peer().Stats().PingsSent + srv.Stats().PingsSent }
+		before := pings()
+		busy()
+		busyPings := pings() - before
+		before = pings()
+		p.run(5 * time.Second)
+		idlePings := pings() - before
+		t.Logf("PingIdleOnly %v: %d pings in 5 s of messages both ways, %d in 5 s idle (skipped %d)", tt.idleOnly, busyPings, idlePings,
+			p.cli.Peer().Stats().PingsSkipped+srv.Stats().PingsSkipped)
+		if got := busyPings >= 8; got != tt.wantPings {
+			t.Errorf("PingIdleOnly %v: %d pings from both sides in 5 s of messages both ways", tt.idleOnly, busyPings)
+		}
+		if idlePings < 8 || idlePings > 12 {
+			t.Errorf("PingIdleOnly %v: %d pings from both sides in 5 s idle, want about 10", tt.idleOnly, idlePings)
+		}
+	}
 }

@@ -41,6 +41,11 @@ type Peer struct {
 	pingAvg     time.Duration // exponential average, 1/8 gain
 	pingSamples int
 	clockOffset time.Duration // peer's clock minus ours, from the latest pong
+	// ackSamples is the connection's round-trip samples from acknowledgements when a ping was
+	// last due (Config.PingIdleOnly); pingsSkipped counts the pings that more samples made
+	// needless.
+	ackSamples   uint64
+	pingsSkipped uint64
 
 	// counters the message layer does not see
 	spoofed  uint64 // datagrams from this peer's address that failed the connection's key
@@ -160,8 +165,11 @@ type PeerStats struct {
 	RTT, MinRTT, MaxRTT, Jitter time.Duration // the packet layer's estimates, from acks and pings
 	PingRTT, PingMin, PingMax   time.Duration // from the once-a-second pings
 	PingAvg                     time.Duration
-	ClockOffset                 time.Duration // peer's clock minus ours
-	LossPercent                 float64
+	// PingsSent counts this side's pings; PingsSkipped those it left out because the
+	// connection measured its round trip from acknowledgements (Config.PingIdleOnly).
+	PingsSent, PingsSkipped uint64
+	ClockOffset             time.Duration // peer's clock minus ours
+	LossPercent             float64
 
 	PacketsInPerSec, PacketsOutPerSec float64
 	BytesInPerSec, BytesOutPerSec     float64
@@ -197,6 +205,7 @@ func (p *Peer) stats(debug bool) PeerStats {
 		Addr: p.addr, PlayerID: p.player, Name: p.name, Connected: !p.gone, Since: p.connectedAt,
 		RTT: pk.RTT, MinRTT: pk.MinRTT, MaxRTT: pk.MaxRTT, Jitter: pk.Jitter,
 		PingRTT: p.pingRTT, PingMin: p.pingMin, PingMax: p.pingMax, PingAvg: p.pingAvg, ClockOffset: p.clockOffset,
+		PingsSent: p.pings, PingsSkipped: p.pingsSkipped,
 		LossPercent:     pk.LossPercent,
 		PacketsInPerSec: p.rates.pktInPS, PacketsOutPerSec: p.rates.pktOutPS,
 		BytesInPerSec: p.rates.bytesInPS, BytesOutPerSec: p.rates.bytesOutPS,

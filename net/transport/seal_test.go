@@ -190,6 +190,14 @@ func (p *sealedPair) serverRejected() Rejections { return p.srv.StatsNow().Rejec
 // key exchange, Accepted carried the key itself.
 func TestHandshakeCarriesNoKey(t *testing.T) {
 	p := newSealedPair(t)
+	// An idle connection sends no Data datagram (its pings keep it alive): a message each way.
+	if _, err := p.cli.Peer().Conn().SendGuaranteed(p.now, []byte("ann: hello"), nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.srv.Peers()[0].Conn().SendGuaranteed(p.now, []byte("welcome"), nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	p.run(100 * time.Millisecond)
 	k := p.srvKeys
 	for _, d := range append(append([][]byte(nil), p.up...), p.down...) {
 		for _, key := range [][]byte{k.Send[:], k.Recv[:], k.Send[:8], k.Recv[:8], k.Send[24:], k.Recv[24:]} {

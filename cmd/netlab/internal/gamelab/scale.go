@@ -36,7 +36,11 @@ type ScaleRow struct {
 	Up, Down             report.Dist // B/s per player: sent to the server, sent by the server to it
 	DirectIn             float64     // B/s per player received on the direct links from the other players
 	PacketsDown          float64     // datagrams/s per player from the server
-	SpecUp, SpecDown     report.Dist // B/s per spectator, as Up and Down
+	// Play and Idle are each player's traffic over all its links, the server's and the direct
+	// ones: while the bots play (the measured window), and once they stopped (IdleFrames more,
+	// after a second to settle), when the game still runs its frames but nobody gives orders.
+	Play, Idle       Traffic
+	SpecUp, SpecDown report.Dist // B/s per spectator, as Up and Down
 	// With CPU: the server's work (every call into its session) per second of game time, per
 	// frame period, and how many frame periods took more work than the period lasts.
 	ServerMsPerSec float64
@@ -44,6 +48,110 @@ type ScaleRow struct {
 	Missed         int
 	Periods        int
 	FramesLate     uint64 // the server's own count (0 in virtual time: it is ticked on time)
+}
+
+// UDPHeader is what IPv4 and UDP put in front of every datagram's payload: 20 and 8 bytes.
+const UDPHeader = 28
+
+// ModemBytes is what a 28.8 kbit/s modem carries each way, in bytes a second: what Age of
+// Empires fitted eight players into.
+const ModemBytes = 28800 / 8
+
+// IdleFrames is how many frames the idle window of a scale game lasts.
+const IdleFrames = 50
+
+// Traffic is a player's datagrams over all its links in a window, per second: what it sent
+// and what reached it (its link up and its link down), the mean over the players, and the
+// datagrams per second each connection sent in each direction.
+type Traffic struct {
+	In, Out           float64 // B/s, UDP payloads
+	InWire, OutWire   float64 // B/s with UDPHeader per datagram
+	DgramIn, DgramOut float64 // datagrams/s over all links
+	// Datagrams/s on one connection, one way: the server's link down (to the player) and up,
+	// and a direct link (the mean over the player's direct links, each way).
+	Down, Up, Direct float64
+}
+
+// trafficCounter counts every datagram a host sends while on, by player.
+type trafficCounter struct {
+	on                         bool
+	player                     map[string]int // address → player index
+	server                     string
+	in, out, inN, outN         []uint64
+	downN, upN, directN, links []uint64
+}
+
+func newTrafficCounter(g *vgame) *trafficCounter {
+	t := &trafficCounter{player: map[string]int{}, server: g.srvAddr.String()}
+	for i := range g.players {
+		t.player[g.caddrs[i].String()] = i
+	}
+	n := g.players
+	t.in, t.out, t.inN, t.outN = make([]uint64, n), make([]uint64, n), make([]uint64, n), make([]uint64, n)
+	t.downN, t.upN, t.directN = make([]uint64, n), make([]uint64, n), make([]uint64, n)
+	return t
+}
+
+func (t *trafficCounter) sent(from, to string, data []byte) {
+	if !t.on {
+		return
+	}
+	src, fromPlayer := t.player[from]
+	dst, toPlayer := t.player[to]
+	if fromPlayer {
+		t.out[src] += uint64(len(data))
+		t.outN[src]++
+		if to == t.server {
+			t.upN[src]++
+		}
+	}
+	if toPlayer {
+		switch {
+		case from == t.server:
+			t.downN[dst]++
+		case fromPlayer:
+			t.directN[dst]++
+		}
+	}
+}
+
+// arrived counts a datagram the network delivered (a copy it made too): what reaches a
+// player's socket is what its link down carries.
+func (t *trafficCounter) arrived(d linksim.Datagram) {
+	if dst, ok := t.player[d.To]; ok && t.on {
+		t.in[dst] += uint64(len(d.Data))
+		t.inN[dst]++
+	}
+}
+
+// reset zeroes the counters and turns counting on.
+func (t *trafficCounter) reset() {
+	for _, c := range [][]uint64{t.in, t.out, t.inN, t.outN, t.downN, t.upN, t.directN} {
+		clear(c)
+	}
+	t.on = true
+}
+
+// traffic is the mean per player over seconds of counting.
+func (t *trafficCounter) traffic(seconds float64) Traffic {
+	var r Traffic
+	n := float64(len(t.in))
+	if n == 0 || seconds <= 0 {
+		return r
+	}
+	links := max(n-1, 1) // each player's direct links: one to every other player
+	for i := range t.in {
+		r.In += float64(t.in[i]) / seconds / n
+		r.Out += float64(t.out[i]) / seconds / n
+		r.DgramIn += float64(t.inN[i]) / seconds / n
+		r.DgramOut += float64(t.outN[i]) / seconds / n
+		r.Down += float64(t.downN[i]) / seconds / n
+		r.Up += float64(t.upN[i]) / seconds / n
+		r.Direct += float64(t.directN[i]) / seconds / n / links
+	}
+	r.InWire = r.In + UDPHeader*r.DgramIn
+	r.OutWire = r.Out + UDPHeader*r.DgramOut
+	return r
 }
 
 // ScaleResult is every game of the grid.
@@ -162,7 +270,9 @@ func scaleGame(cfg ScaleConfig, clients, units int) (ScaleRow, error) {
 	}
 	direct := make([]uint64, clients)
 	counting := false
+	traffic := newTrafficCounter(g)
 	g.Tap(func(d linksim.Datagram) {
+		traffic.arrived(d)
 		_, fromClient := isClient[d.From]
 		if to, ok := isClient[d.To]; ok && fromClient && counting {
 			direct[to] += uint64(len(d.Data))
@@ -173,9 +283,11 @@ func scaleGame(cfg ScaleConfig, clients, units int) (ScaleRow, error) {
 		timed = &timedServer{Session: g.srv, period: game.DefaultFrame}
 		g.Attach(g.srvAddr, timed)
 	}
+	g.OnSend(func(from, to string, data []byte, _ linksim.Fate) { traffic.sent(from, to, data) })
 	late0 := g.srv.Snapshot().Game
 	c0, t0 := g.scaleCounts(), g.Now()
 	counting = true
+	traffic.reset()
 	if timed != nil {
 		timed.on, timed.from = true, g.Now()
 	}
@@ -184,8 +296,10 @@ func scaleGame(cfg ScaleConfig, clients, units int) (ScaleRow, error) {
 	if timed != nil {
 		timed.on = false
 	}
+	traffic.on = false
 	c1 := g.scaleCounts()
 	row.Seconds = g.Now().Sub(t0).Seconds()
+	row.Play = traffic.traffic(row.Seconds)
 	row.UnitsEnd = g.units()
 	var sumDirect, sumPkt float64
 	for i := range clients {
@@ -217,6 +331,17 @@ func scaleGame(cfg ScaleConfig, clients, units int) (ScaleRow, error) {
 		row.Periods = len(work)
 		row.ServerMsPerSec = ms(total) / row.Seconds
 	}
+	// Idle: the bots stop giving orders; after a second for the last ones' acks, the links
+	// carry what a game without orders needs.
+	for _, c := range g.clients[:players] {
+		c.StopBot()
+	}
+	g.Run(time.Second)
+	traffic.reset()
+	idle := time.Duration(IdleFrames) * game.DefaultFrame
+	g.Run(idle)
+	traffic.on = false
+	row.Idle = traffic.traffic(idle.Seconds())
 	return row, nil
 }
 
@@ -275,7 +400,21 @@ func (r *ScaleResult) Section(command string) *report.Section {
 		k := slices.Index(units, row.Units)
 		down.Series[i].Values[k], up.Series[i].Values[k] = row.Down.Mean(), row.Up.Mean()
 	}
-	s.Add(t, down, up)
+	total := &report.Table{Title: fmt.Sprintf("Each player's total over all its links (the server's and the direct ones), per second: in play, and idle (the bots stopped, %d frames measured after a second)", IdleFrames),
+		Head: []string{"clients", "units", "window", "in B/s", "out B/s", "in with headers", "out with headers", "of a 28.8k modem", "datagrams in/s", "out/s", "per connection: down/s", "up/s", "direct (each way)/s"}}
+	for _, row := range r.Rows {
+		for _, w := range []struct {
+			name string
+			t    Traffic
+		}{{"in play", row.Play}, {"idle", row.Idle}} {
+			total.Row(fmt.Sprint(row.Clients), report.Int(row.Units), w.name, report.F(w.t.In, 0), report.F(w.t.Out, 0),
+				report.F(w.t.InWire, 0), report.F(w.t.OutWire, 0), report.F(100*max(w.t.InWire, w.t.OutWire)/ModemBytes, 0)+"%",
+				report.F(w.t.DgramIn, 1), report.F(w.t.DgramOut, 1), report.F(w.t.Down, 1), report.F(w.t.Up, 1), report.F(w.t.Direct, 1))
+		}
+	}
+	s.Add(t, total)
+	s.Textf("With headers is the UDP payload plus %d bytes of IPv4 and UDP header per datagram, what a modem carries; a 28.8 kbit/s modem carries %s B/s each way, and the column before the datagrams is the busier direction's share of it. Out counts every datagram the player sent in the window, in every datagram that reached it (from the server and from the other players), so at loss out is what its link up carries and in what its link down carries; the datagrams per connection are those each end sent.", UDPHeader, report.Int(ModemBytes))
+	s.Add(down, up)
 	if c.CPU {
 		cpu.Series = []report.Series{cpuSeries}
 		s.Add(cpu)
