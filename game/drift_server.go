@@ -24,11 +24,11 @@ import (
 // and nothing waits for the frame to settle. A unit difference is named by the report's
 // locator when one unit alone differs (locate), or else by a drill-down (a HashRequest with
 // the server's hash of each sub-range, a UnitHashes in answer); a state difference needs
-// neither, the state being small. A few units, and the state, are repaired in real time (a UnitUpdate every
-// host applies at a frame ahead); many units, or ones that drift again, by a stop-the-world
-// re-sync (every host pauses at a frame ahead, clients send WorldHashes, the server sends
-// ResyncBatches, the last with the whole state, clients answer BatchApplied, the server sends
-// Resume). A spectator's drift is repaired by a copy of the whole world to it alone
+// neither, the state being small. A few units, and the state, are repaired in real time (a
+// UnitUpdate every host applies at a frame ahead); many units, or ones that drift again, by a
+// stop-the-world re-sync (every host pauses at a frame ahead, clients send WorldHashes, the
+// server sends ResyncBatches, the last with the whole state, clients answer BatchApplied, the
+// server sends Resume). A spectator's drift is repaired by a copy of the whole world to it alone
 // (spectate.go).
 
 // serverDrift is the server's state of drift checking and repair.
@@ -658,10 +658,10 @@ func (s *Server) decideRepair(now time.Time, st *seat, checked uint32, mine []wo
 // again, and an update applied late by the fast-forward would be a drift of its own: the
 // repair goes a lead time ahead, as a command does. (Where a client still gets it late, the
 // update is fast-forwarded, and the next report shows what that left.) What is repaired loses
-// a frame of progress on every host alike, which keeps them equal: the
-// units stand where they stood, the generator draws its numbers again, the attacks fly from
-// where they were, and the counters hand out those ids again. Hosts whose world was right get
-// the update too: otherwise they would now differ.
+// a frame of progress on every host alike, which keeps them equal: the units stand where they
+// stood, the generator draws its numbers again, the attacks fly from where they were, and the
+// counters hand out those ids again. Hosts whose world was right get the update too: otherwise
+// they would now differ.
 //
 // The update also carries st's seat, the checked frame and the server's hashes then (mine
 // holds the units'; state the state's), so that every client can show what differed. It
