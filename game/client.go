@@ -253,7 +253,7 @@ func (c *Client) step(now time.Time) {
 	c.lead.advance(f)
 	c.beginFrame(false)
 	c.dropStalePending(f)
-	c.reportHashes(now, f)
+	c.reportHashes(now, f) // the frame's hashes are in the history now, after its events
 	if c.bot != nil {
 		if cmd := c.bot.Think(w, c.issueFrame(now)); cmd != nil && !c.spectating() {
 			c.issue(now, cmd)
@@ -295,7 +295,7 @@ func (c *Client) beginFrame(rerun bool) {
 			c.executed(e.id)
 		}
 	}
-	c.drift.hist.record(w)
+	c.drift.hist.record(w, c.sched.inputsAt(f))
 	c.drift.inject.rehurt(w, rerun, f, true)
 }
 
@@ -488,7 +488,7 @@ func (c *Client) onMessage(p *transport.Peer, now time.Time, m *message.Message)
 		if len(v.State) > 0 {
 			c.stats.MismatchedStates++
 		}
-		c.schedule(event{frame: v.Frame, kind: evUpdate, update: v})
+		c.schedule(event{frame: v.Frame, kind: evUpdate, seat: v.Seat, update: v})
 		c.logUpdate(now, v)
 		if v.Seat == c.role.seat {
 			c.cfg.Logger.Info("repair received", "frame", v.Frame, "checked", v.Checked, "units", len(v.Units)+len(v.Removed), "state", len(v.State) > 0)

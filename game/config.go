@@ -25,7 +25,7 @@ const (
 	MaxSeatHold         = 30 * time.Second
 	DefaultSeatHold     = MaxSeatHold
 	snapshotEvery       = 100 * time.Millisecond // a host publishes at most this often
-	hashReportEvery     = 10                     // frames between hash reports (once a second)
+	hashReportEvery     = 2                      // frames between hash reports (five a second)
 	frameSyncEvery      = 10                     // frames between FrameSync messages
 	resyncBatchUnits    = 200                    // units per ResyncBatch
 	maxCatchUpPerTick   = 5                      // frames a client may step at once to catch up

@@ -112,8 +112,9 @@ func TestBogusReportsCannotFreezeTheGame(t *testing.T) {
 	// that lists no unit at all.
 	claim := func() {
 		f := s.w.Frame() - 3
-		s.hashReport(g.now, st, &HashReport{Frame: f, Groups: []world.GroupHash{{Start: 1, End: world.MaxUnitID, Hash: 0xbad}}})
-		if st.sync.lastRequest == nil || st.sync.lastRequest.Frame != f {
+		inputs, _ := s.drift.hist.inputsAt(f) // the server's: the report is checked at once
+		s.hashReport(g.now, st, &HashReport{Frame: f, Groups: []world.GroupHash{{Start: 1, End: world.MaxUnitID, Hash: 0xbad}}, Inputs: inputs})
+		if q := st.sync.lastRequest(); q == nil || q.Frame != f {
 			t.Fatalf("the server did not ask for the unit hashes of frame %d", f)
 		}
 		s.unitHashes(g.now, st, &UnitHashes{Frame: f})
@@ -154,7 +155,8 @@ func TestBogusReportsRepairedOnceASecond(t *testing.T) {
 			continue
 		}
 		f := s.w.Frame() - 3
-		s.hashReport(g.now, st, &HashReport{Frame: f, Groups: []world.GroupHash{{Start: 1, End: world.MaxUnitID, Hash: 0xbad}}})
+		inputs, _ := s.drift.hist.inputsAt(f) // the server's: the report is checked at once
+		s.hashReport(g.now, st, &HashReport{Frame: f, Groups: []world.GroupHash{{Start: 1, End: world.MaxUnitID, Hash: 0xbad}}, Inputs: inputs})
 		s.unitHashes(g.now, st, &UnitHashes{Frame: f})
 		claims++
 	}

@@ -45,8 +45,9 @@ const (
 )
 
 // desyncFindBound is how long after a corruption the server may take to find the corrupted
-// units on link: every hash group is reported once a second (DESIGN.md, "Game sync"), so the
-// first report covering them leaves within 1 s; the server checks it once its own world has
+// units on link: a client reports every hashReportEvery frames, but a report can wait for the
+// inputs of its frame to match, so the bound allows a second for the first report covering
+// them to be checked; the server checks it once its own world has
 // reached the frame (a client may be up to a frame ahead); the report, the server's
 // HashRequest and the client's UnitHashes then cross the link once each. On a clean link that
 // is 1.1 s of game time.
@@ -75,6 +76,8 @@ type desyncCheck struct {
 	opened       time.Time
 	decided      time.Time
 	decidedFrame uint32
+	// decidedNext is when the server's frame decidedFrame was due to run, seen at the decision.
+	decidedNext time.Time
 }
 
 func (c *desyncCheck) repair() bool {
@@ -121,7 +124,7 @@ type desyncWatch struct {
 	desyncs []uint64 // each client's Desyncs counter as last seen
 	frames  []uint32 // each client's world frame as last seen
 	next    []uint32 // each client's next frame to compare with the server's
-	arrived map[[2]uint32]bool
+	arrived map[[3]uint32]bool
 }
 
 // newDesyncGame starts a game of desyncBots server bots and desyncClients bot clients as sp
@@ -132,7 +135,7 @@ func newDesyncGame(t *testing.T, sp vspec) (*vgame, *desyncWatch) {
 	sp.bots, sp.clients = desyncBots, desyncClients
 	g := newVGame(t, sp)
 	n := len(g.clients)
-	w := &desyncWatch{g: g, byKey: map[desyncCheckKey]*desyncCheck{}, arrived: map[[2]uint32]bool{},
+	w := &desyncWatch{g: g, byKey: map[desyncCheckKey]*desyncCheck{}, arrived: map[[3]uint32]bool{},
 		desyncs: make([]uint64, n), frames: make([]uint32, n), next: make([]uint32, n)}
 	for range n {
 		w.diffs = append(w.diffs, map[uint32][]uint32{})
@@ -168,7 +171,7 @@ func (w *desyncWatch) observe() {
 		}
 		ch.rec = copyRecords([]SyncRecord{r})[0]
 		if ch.decided.IsZero() && ch.repair() {
-			ch.decided, ch.decidedFrame = g.now, s.w.Frame()
+			ch.decided, ch.decidedFrame, ch.decidedNext = g.now, s.w.Frame(), s.clock.nextFrame
 		}
 	}
 	for _, pr := range s.drift.log.pauses {
@@ -197,7 +200,7 @@ func (w *desyncWatch) observe() {
 		// A UnitUpdate arrives in a Handle between two steps, and Handle never steps the
 		// world: the client's frame then is the one seen at the previous step.
 		for _, r := range c.drift.log.records {
-			if k := [2]uint32{uint32(i), r.At}; r.Action == ActionRealtime && !w.arrived[k] {
+			if k := [3]uint32{uint32(i), uint32(r.Seat), r.At}; r.Action == ActionRealtime && !w.arrived[k] {
 				w.arrived[k] = true
 				w.arrivals = append(w.arrivals, desyncArrival{client: i, seat: r.Seat, at: r.At, arrivedF: w.frames[i]})
 			}
@@ -685,6 +688,12 @@ func TestInjectDesyncFlag(t *testing.T) {
 	const every, dur = 2 * time.Second, 15 * time.Second
 	g, w := newDesyncGame(t, vspec{seed: 23, client: func(i int, c *ClientConfig) { c.InjectDesync = every }})
 	w.run(dur)
+	// Then a while without corruptions: the last one is repaired within a few frames, and the
+	// worlds after it must be compared too.
+	for _, c := range g.clients {
+		c.cfg.InjectDesync = 0
+	}
+	w.run(2 * time.Second)
 	bound := desyncFindBound(linksim.Settings{})
 	found, pending := 0, 0
 	perClient := make([]int, len(g.clients))

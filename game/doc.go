@@ -49,10 +49,11 @@
 //	leadset.go              the teacher's hand on it: fixed, or back to the policy
 //	schedule.go             the events of a frame and their one order on every host
 //	resim.go                late events run again exactly (rollback) or fast-forwarded
-//	drift_server.go,        drift checking and repair: grouped unit hashes and the state
-//	drift_client.go,        hash, the drill-down, real-time re-sync (units and core state),
-//	drift_history.go,       stop-the-world re-sync, world copies, and the debug panel's log
-//	drift_log.go            of each
+//	drift_server.go,        drift checking and repair: reports of the frame just run (unit
+//	drift_client.go,        hashes, the state hash, the inputs' digest, the locator),
+//	drift_history.go,       compared once both hosts ran the same inputs; the drill-down,
+//	drift_log.go            real-time re-sync (units and core state), stop-the-world re-sync,
+//	                        world copies, and the debug panel's log of each
 //	enemies.go              the server's enemies, spawned and killed as events
 //	reinforce.go, round.go  a game that lasts: fresh squads, new rounds
 //	classlink.go            one link setting for the whole class

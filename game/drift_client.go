@@ -13,8 +13,9 @@ import (
 // Drift checking and repair, the client's side (the server's side, and the idea, are in
 // drift_server.go).
 //
-// A client reports, once a second, the root of its hash tree over the units of a settled frame
-// and the hash of the rest of its world's state (reportHashes), answers the server's
+// A client reports, five times a second, the root of its hash tree over the units of the frame
+// it just ran, the hash of the rest of its world's state, the digest of the inputs that made
+// the frame and a locator that names one drifted unit (reportHashes), answers the server's
 // drill-down from its hash history (hashRequest), applies real-time repairs as events of their
 // frame (a UnitUpdate, in the schedule: its units, then the server's core state, applyUpdate),
 // and takes part in a stop-the-world re-sync: it pauses at the ordered frame, sends the hash of
@@ -57,30 +58,30 @@ type pauseOrder struct {
 // reached reports whether the world reached the paused frame, and sent its hashes.
 func (p *pauseOrder) reached() bool { return !p.reachedAt.IsZero() }
 
-// reportHashes sends, once a second, the root of the hash tree over the units: one group, ids 1
-// to world.MaxUnitID, the XOR of every unit's hash (0 for a world without units); and the hash
-// of the rest of the world's state (world.World.StateHash: the id counters, the random
+// reportHashes sends, every hashReportEvery frames (five times a second), the hashes of the
+// frame just run (frame, after its events): the root of the hash tree over the units (one group,
+// ids 1 to world.MaxUnitID, the XOR of every unit's hash, 0 for a world without units); the
+// hash of the rest of the world's state (world.World.StateHash: the id counters, the random
 // generator, the attacks in flight), so that the server checks everything the world hash
-// covers: 27 bytes whatever the world's size (at a frame past 16,383, 8 of them the state's). When the root differs from the server's, the
-// server asks for the next level down (a HashRequest with its hashes of at most ten
-// sub-ranges, drillRequest), and the client answers the units of the sub-ranges that differ
-// (hashRequest): the drifted unit is still named one round trip after the report that found
-// it, and only a mismatch costs more than the root. A state that differs needs no drill-down:
-// the server's repair carries its whole state. One report a second rather than one every
-// frame: each datagram with a record costs the server an acknowledgement of its own. At frame
-// it reports the frame that has settled (resim.go): its hashes as they are after every re-run,
-// from the hash history.
+// covers; the digest of the inputs that made the frame (schedule.inputsAt), so that the server
+// compares it as soon as it ran the same ones, without waiting for the frame to settle; and
+// the locator (drift_history.go), which names the unit when one alone differs: 39 bytes or so
+// whatever the world's size (at a frame past 16,383 and ids below 16,384). When the root
+// differs and the locator cannot name the unit, the server asks for the next level down (a
+// HashRequest with its hashes of at most ten sub-ranges, drillRequest), and the client answers
+// the units of the sub-ranges that differ (hashRequest): only a mismatch costs more than the
+// report. A state that differs needs no drill-down: the server's repair carries its whole
+// state. A report is unreliable, and a lost one is replaced by the next, 200 ms later: the
+// frequency is what finds a drift within a second at the class's loss, for about 190 B/s per
+// client (BENCHMARKS.md).
 func (c *Client) reportHashes(now time.Time, frame uint32) {
-	settle := c.drift.rw.settle(frame)
-	if frame < settle {
-		return
-	}
-	f := frame - settle
+	f := frame
 	if f%hashReportEvery != 0 {
 		return // not this frame's turn: the root walks every unit, so only for a report
 	}
 	hs, ok := c.drift.hist.at(f)
 	state, _ := c.drift.hist.stateAt(f) // kept with the unit hashes
+	inputs, _ := c.drift.hist.inputsAt(f)
 	if !ok {
 		return // before the start, or before the world was put in place by a re-sync
 	}
@@ -90,7 +91,7 @@ func (c *Client) reportHashes(now time.Time, frame uint32) {
 	}
 	c.stats.HashReports++
 	c.drift.reported = appendBounded(c.drift.reported, reportedState{frame: f, state: state}, maxAnswers)
-	c.send(now, &HashReport{Frame: f, Groups: c.drift.groups, State: state})
+	c.send(now, &HashReport{Frame: f, Groups: c.drift.groups, State: state, Inputs: inputs, Locator: locator(hs)})
 }
 
 // reportedState is the state hash a client reported for a frame: the one the server compared,

@@ -21,16 +21,28 @@ type hashHistory struct {
 	frames [historyFrames]uint32
 	hashes [historyFrames][]world.UnitHash
 	states [historyFrames]uint64
+	inputs [historyFrames]uint32 // the inputs' digest (schedule.inputsAt) when the frame was recorded
 	valid  [historyFrames]bool
 }
 
-// record stores w's hashes for its current frame (the state at the start of the frame).
-func (h *hashHistory) record(w *world.World) {
+// record stores w's hashes for its current frame (the state at the start of the frame, after
+// its events), and the digest of the inputs that made it.
+func (h *hashHistory) record(w *world.World, inputs uint32) {
 	f := w.Frame()
 	i := f % historyFrames
 	h.frames[i], h.valid[i] = f, true
 	h.hashes[i] = w.UnitHashes(1, world.MaxUnitID, h.hashes[i][:0])
 	h.states[i] = w.StateHash()
+	h.inputs[i] = inputs
+}
+
+// inputsAt returns the inputs' digest of frame f, if still kept.
+func (h *hashHistory) inputsAt(f uint32) (uint32, bool) {
+	i := f % historyFrames
+	if !h.valid[i] || h.frames[i] != f {
+		return 0, false
+	}
+	return h.inputs[i], true
 }
 
 // at returns the unit hashes of frame f, if still kept.
@@ -70,4 +82,63 @@ func unitsIn(hs []world.UnitHash, start, end uint32) []world.UnitHash {
 	i, _ := slices.BinarySearchFunc(hs, start, func(u world.UnitHash, id uint32) int { return cmp.Compare(u.ID, id) })
 	j := i + sort.Search(len(hs)-i, func(k int) bool { return hs[i+k].ID > end })
 	return hs[i:j]
+}
+
+// The locator. A report's root says that some unit differs, and a drill-down asks which: a
+// round trip. The locator names it in the report itself when it is the only one, as a drift
+// mostly is (one corrupted unit, one command missed). For each of the low locatorBits bits of
+// the unit hashes, it holds the XOR of the ids of the units whose hash has that bit set. If one
+// unit differs between two worlds, the two roots differ by its two hashes XORed (delta), and
+// the locators differ by its id at each bit where delta is set, and not at all where it is
+// not: the server reads the id there and checks that every bit agrees (locate). A drift of
+// several units rarely passes that check, and the drill-down names them; one whose delta has
+// none of the bits set (1 in 2^locatorBits) is drilled into too.
+const locatorBits = 6
+
+// locator is the locator of the unit hashes hs.
+func locator(hs []world.UnitHash) (l [locatorBits]uint32) {
+	for _, h := range hs {
+		for b := range locatorBits {
+			if h.Hash>>b&1 != 0 {
+				l[b] ^= h.ID
+			}
+		}
+	}
+	return l
+}
+
+// locate names the one unit that makes a report's root (theirs, with their locator) differ
+// from the server's units of the same frame (mine, id order), with the reporter's hash of it (0:
+// the reporter lacks it) and whether the server has it; ok is false when the locator cannot
+// name exactly one unit.
+func locate(mine []world.UnitHash, theirs uint64, loc [locatorBits]uint32) (id uint32, their uint64, serverHas bool, ok bool) {
+	var root uint64
+	for _, h := range mine {
+		root ^= h.Hash
+	}
+	delta := root ^ theirs
+	if delta == 0 {
+		return 0, 0, false, false
+	}
+	mineLoc := locator(mine)
+	for b := range locatorBits {
+		if delta>>b&1 != 0 {
+			id = loc[b] ^ mineLoc[b]
+			break
+		}
+	}
+	if id == 0 || id > world.MaxUnitID {
+		return 0, 0, false, false
+	}
+	for b := range locatorBits {
+		want := uint32(0)
+		if delta>>b&1 != 0 {
+			want = id
+		}
+		if loc[b]^mineLoc[b] != want {
+			return 0, 0, false, false
+		}
+	}
+	h, has := hashOf(mine, id)
+	return id, h ^ delta, has, true
 }

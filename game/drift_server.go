@@ -16,15 +16,19 @@ import (
 // Every host runs the same world, and a drift (a command that came later than a re-run can
 // mend, a unit corrupted on purpose) must be found and repaired, by the server, whose world is
 // the truth. A world is its units and the rest of its state (the id counters, the random
-// generator, the attacks in flight), and both are checked: clients report, for settled frames,
-// the root of the hash tree over their units and the hash of the rest (world.StateHash). A
-// unit difference leads to a drill-down (a HashRequest with the server's hash of each
-// sub-range, a UnitHashes in answer) that names the units; a state difference needs none, the
-// state being small. A few units, and the state, are repaired in real time (a UnitUpdate every
-// host applies at a frame ahead); many units, or ones that drift again, by a stop-the-world
-// re-sync (every host pauses at a frame ahead, clients send WorldHashes, the server sends
-// ResyncBatches, the last with the whole state, clients answer BatchApplied, the server sends
-// Resume). A spectator's drift is repaired by a copy of the whole world to it alone
+// generator, the attacks in flight), and both are checked: clients report, for the frame they
+// just ran, the root of the hash tree over their units and the hash of the rest
+// (world.StateHash), with the digest of the inputs that made the frame. The server compares a
+// report once it ran that frame with the same inputs (reportDue): the same inputs must make
+// the same world, so a difference is a drift even in a frame a late event may still change,
+// and nothing waits for the frame to settle. A unit difference is named by the report's
+// locator when one unit alone differs (locate), or else by a drill-down (a HashRequest with
+// the server's hash of each sub-range, a UnitHashes in answer); a state difference needs
+// neither, the state being small. A few units, and the state, are repaired in real time (a
+// UnitUpdate every host applies at a frame ahead); many units, or ones that drift again, by a
+// stop-the-world re-sync (every host pauses at a frame ahead, clients send WorldHashes, the
+// server sends ResyncBatches, the last with the whole state, clients answer BatchApplied, the
+// server sends Resume). A spectator's drift is repaired by a copy of the whole world to it alone
 // (spectate.go).
 
 // serverDrift is the server's state of drift checking and repair.
@@ -32,8 +36,8 @@ type serverDrift struct {
 	hist hashHistory // the unit and state hashes of the recent frames, to check reports against
 	rw   rewinder    // the copies of the world for re-running late events (resim.go)
 	// fixAt: unit id → the frame its latest real-time repair takes effect; stateFixAt the frame
-	// the latest real-time repair of the world's state takes effect; lastFix the frame of the
-	// latest repair (one per frame).
+	// the latest real-time repair of the world's state takes effect; lastFix the latest frame a
+	// repair takes effect at (one per player and frame).
 	fixAt      map[uint32]uint32
 	stateFixAt uint32
 	lastFix    uint32
@@ -91,15 +95,51 @@ type clientPause struct {
 // playerDrift is what drift checking holds against one player, across its connections: a
 // client dropped for stalling the game must not come back with a clean slate.
 type playerDrift struct {
-	lastRequest *HashRequest // the drill-down waiting for its answer
-	// requestState is the state mismatch of the report lastRequest drills into (nil: its state
-	// was the server's): its repair goes with the units the answer names.
-	requestState *StateMismatch
+	// requests are the drill-downs waiting for their answers, oldest first (at most
+	// maxOpenRequests): the first answer decides the repair.
+	requests []openRequest
+	// repairAt is the frame the latest real-time repair of this player's drift takes effect
+	// at: a report of an earlier frame predates it, and shows nothing new.
+	repairAt     uint32
 	pauseMisses  int       // stop-the-world rounds in a row this client did not finish in time
 	stoppedWorld time.Time // when this client's report last made the server stop the world
 	repairedAt   time.Time // when this client's report last led to a real-time re-sync
 	// lastHash is the latest hash check of its reports, for the player table (SeatInfo).
 	lastHash string
+}
+
+// openRequest is a drill-down sent, waiting for its answer.
+type openRequest struct {
+	req *HashRequest
+	// state is the state mismatch of the report it drills into (nil: its state was the
+	// server's): its repair goes with the units the answer names.
+	state *StateMismatch
+	sent  time.Time
+}
+
+// The drill-downs open at once. A report comes several times a round trip, and the drill-down
+// into one travels guaranteed both ways, so that a loss costs a resend, the resend delay
+// longer than a round trip: a later report that still differs, once the answer is overdue (a
+// round trip and a frame after the request), asks again, and whichever answer comes first
+// decides. The requests are few, and the answers only a mismatch's.
+const maxOpenRequests = 3
+
+// request is the open drill-down into frame, if any.
+func (p *playerDrift) request(frame uint32) (openRequest, bool) {
+	for _, q := range p.requests {
+		if q.req.Frame == frame {
+			return q, true
+		}
+	}
+	return openRequest{}, false
+}
+
+// lastRequest is the latest drill-down still open (nil: none).
+func (p *playerDrift) lastRequest() *HashRequest {
+	if n := len(p.requests); n > 0 {
+		return p.requests[n-1].req
+	}
+	return nil
 }
 
 // kept is what a new connection of the same player starts with.
@@ -153,25 +193,66 @@ func (s *Server) hashReport(now time.Time, st *seat, r *HashReport) {
 // reportArrived takes a client's hash report, a player's or a spectator's, counted in count,
 // and reports whether to check it now. Past the connection's report rate (reportLimit) it is
 // dropped and counted: checking one costs the server a search per group, and a client that
-// sent them without a limit would spend the server's time. A report of a frame the server has
-// not settled waits on its connection (checkEarly): the server's own copy of the frame may
-// still change (a late command would run it again, resim.go), or the client is ahead of the
-// server (clocks are never exactly aligned).
+// sent them without a limit would spend the server's time. A report describes a recent frame,
+// which a late event may still change on either host: the server checks it once it has run
+// that frame itself with the same inputs (reportDue); until then it waits on its connection
+// (checkEarly).
 func (s *Server) reportArrived(now time.Time, d *downlink, count *uint64, r *HashReport) bool {
 	*count++
 	if !d.drift.reportRate.take(now, s.reportLimit()) {
 		s.stats.HashReportsDropped++
 		return false
 	}
-	if s.drift.pause == nil && s.clock.running && !s.settled(r.Frame) {
-		if len(d.drift.early) == maxEarlyReports {
-			s.stats.HashReportsDropped++ // the oldest: the newer ones cover the same units
-			d.drift.early = append(d.drift.early[:0], d.drift.early[1:]...)
-		}
-		d.drift.early = append(d.drift.early, r)
+	switch s.reportDue(r) {
+	case reportCheck:
+		return true
+	case reportOtherInputs:
+		s.stats.HashReportsOtherInputs++
 		return false
 	}
-	return true
+	if len(d.drift.early) == maxEarlyReports {
+		s.stats.HashReportsDropped++ // the oldest: the newer ones cover the same units
+		d.drift.early = append(d.drift.early[:0], d.drift.early[1:]...)
+	}
+	d.drift.early = append(d.drift.early, r)
+	return false
+}
+
+// reportVerdict is what the server does with a hash report now.
+type reportVerdict uint8
+
+const (
+	reportCheck       reportVerdict = iota // compare it now
+	reportWait                             // keep it until the server has run its frame with the same inputs
+	reportOtherInputs                      // drop it: its frame settled here with other inputs
+)
+
+// reportDue decides on report r. Hosts that ran the same events up to a frame (the inputs'
+// digest, schedule.inputsAt) must have the same world there, however recent the frame: a
+// difference is a drift, and is checked at once, without waiting for the frame to settle. A
+// report whose inputs differ from the server's describes a world that is still missing an
+// event (the client's, or the server's: it waits for the server's); once the server's frame
+// has settled, it will not match any more, and is dropped: a later report covers the same
+// units. (An event one host never gets leaves the digest's window after inputWindow frames,
+// and the reports after that are compared again.) Paused or stopped, it is checked at once:
+// the check knows what to do then.
+func (s *Server) reportDue(r *HashReport) reportVerdict {
+	if s.drift.pause != nil || !s.clock.running {
+		return reportCheck
+	}
+	if mine, ok := s.drift.hist.inputsAt(r.Frame); ok && r.Frame < s.w.Frame() {
+		if mine == r.Inputs {
+			return reportCheck
+		}
+		if s.settled(r.Frame) {
+			return reportOtherInputs
+		}
+		return reportWait
+	}
+	if r.Frame+historyFrames < s.w.Frame() {
+		return reportCheck // gone from the history: the check counts it as too old
+	}
+	return reportWait // a frame the server has not run yet
 }
 
 // reportLimit is the rate of hash reports the server checks from one connection: twice an
@@ -200,6 +281,17 @@ func (s *Server) checkHashReport(now time.Time, st *seat, r *HashReport) {
 		st.sync.lastHash = fmt.Sprintf("ok at frame %d", r.Frame)
 		return
 	}
+	if r.Frame < st.sync.repairAt {
+		// A repair takes effect after this frame: the reports after it show what is left.
+		s.stats.HashReportsAwaitingRepair++
+		return
+	}
+	d, located := located(mine, r)
+	if !located && len(ranges) > 0 && s.answerDue(now, st) {
+		// A drill-down's answer may still come in time.
+		s.stats.HashReportsAwaitingRepair++
+		return
+	}
 	s.stats.MismatchedGroups += uint64(len(ranges))
 	s.event(now, "hash mismatch", "seat", st.idx, "frame", r.Frame, "groups", len(ranges), "state", state != nil)
 	st.sync.lastHash = mismatchText(r.Frame, len(ranges), state != nil)
@@ -210,10 +302,56 @@ func (s *Server) checkHashReport(now time.Time, st *seat, r *HashReport) {
 		s.decideRepair(now, st, r.Frame, mine, driftFound{state: state})
 		return
 	}
-	st.sync.lastRequest, st.sync.requestState = drillRequest(r.Frame, mine, ranges, s.cfg.GroupSize), state
-	rec.Groups = slices.Clone(st.sync.lastRequest.Ranges)
+	if located {
+		// The locator names the one unit that differs: no drill-down either.
+		d.state = state
+		rec.Groups = slices.Clone(d.answered)
+		s.drift.log.records = pushRecord(s.drift.log.records, rec)
+		s.stats.UnitsLocated++
+		s.decideRepair(now, st, r.Frame, mine, d)
+		return
+	}
+	req := drillRequest(r.Frame, mine, ranges, s.cfg.GroupSize)
+	st.sync.requests = appendBounded(st.sync.requests, openRequest{req: req, state: state, sent: now}, maxOpenRequests)
+	rec.Groups = slices.Clone(req.Ranges)
 	s.drift.log.records = pushRecord(s.drift.log.records, rec)
-	s.send(st, now, st.sync.lastRequest)
+	s.send(st, now, req)
+}
+
+// answerDue reports whether the answer to st's latest drill-down may still come in time: a
+// round trip and a frame after it was sent, at most drillPatienceFrames frames.
+func (s *Server) answerDue(now time.Time, st *seat) bool {
+	n := len(st.sync.requests)
+	if n == 0 {
+		return false
+	}
+	wait := s.cfg.Frame * drillPatienceFrames
+	if st.peer != nil {
+		wait = min(wait, st.peer.Stats().RTT+s.cfg.Frame)
+	}
+	return now.Sub(st.sync.requests[n-1].sent) < wait
+}
+
+// located is the drift a report's locator names (locate), if it names one: the report's one
+// group must be the root.
+func located(mine []world.UnitHash, r *HashReport) (driftFound, bool) {
+	if len(r.Groups) != 1 || r.Groups[0].Start != 1 || r.Groups[0].End != world.MaxUnitID {
+		return driftFound{}, false
+	}
+	id, theirs, has, ok := locate(mine, r.Groups[0].Hash, r.Locator)
+	if !ok {
+		return driftFound{}, false
+	}
+	d := driftFound{answered: []IDRange{{Start: 1, End: world.MaxUnitID}}}
+	if has {
+		server, _ := hashOf(mine, id)
+		d.ids = []uint32{id}
+		d.units = []UnitMismatch{{ID: id, Local: theirs, Server: server, NoLocal: theirs == 0, LocalKnown: true}}
+	} else {
+		d.removed = []uint32{id}
+		d.units = []UnitMismatch{{ID: id, Local: theirs, NoServer: true, LocalKnown: true}}
+	}
+	return d, true
 }
 
 // stateMismatch compares a report's state hash with the server's of its frame: nil when they
@@ -250,6 +388,11 @@ func mismatchedRanges(mine []world.UnitHash, groups []world.GroupHash) []IDRange
 	}
 	return ranges
 }
+
+// drillPatienceFrames is how long a drill-down waits for its answer (a guaranteed message
+// either way, resent until it arrives) before a mismatched report of a later frame asks again:
+// a client that never answers must not stop its drift from being checked.
+const drillPatienceFrames = 20
 
 // drillRanges is the most sub-ranges a drill-down splits a mismatched group into.
 const drillRanges = 10
@@ -404,13 +547,14 @@ func (s *Server) unitHashes(now time.Time, st *seat, u *UnitHashes) {
 		s.closeDrillDown(st, u.Frame, ActionNoDrillDown, 0)
 		return
 	}
-	req := st.sync.lastRequest
-	if req == nil || req.Frame != u.Frame {
+	q, ok := st.sync.request(u.Frame)
+	if !ok {
 		s.closeDrillDown(st, u.Frame, ActionNoDrillDown, 0)
-		return // an answer to an older request
+		return // an answer to a request already answered, or never made
 	}
-	state := st.sync.requestState
-	st.sync.lastRequest, st.sync.requestState = nil, nil
+	// The first answer decides: the other requests' reports predate the repair it leads to.
+	req, state := q.req, q.state
+	st.sync.requests = st.sync.requests[:0]
 	compared := compareAnswer(mine, req.Ranges, u)
 	s.decideRepair(now, st, u.Frame, mine, driftFound{
 		ids: compared.ids, removed: compared.removed, units: unitMismatches(mine, compared.theirs, compared.ids, compared.removed),
@@ -498,6 +642,8 @@ func (s *Server) decideRepair(now time.Time, st *seat, checked uint32, mine []wo
 	}
 	st.sync.repairedAt = now
 	at := s.realtimeResync(now, st, checked, mine, ids, removed, state)
+	// The reports of the frames before it, and the drill-downs into them, show nothing new.
+	st.sync.repairAt, st.sync.requests = at, st.sync.requests[:0]
 	decide(ActionRealtime, at)
 	st.sync.lastHash = fmt.Sprintf("real-time re-sync at frame %d", at)
 }
@@ -508,20 +654,31 @@ func (s *Server) decideRepair(now time.Time, st *seat, checked uint32, mine []wo
 // place at the next frame, the earliest every host can have it: the update reaches the clients
 // half a round trip later, after they ran that frame, and each runs the frames since again with
 // it (resim.go), as it does any late event. So the repair lands at the same frame everywhere,
-// as soon as it can, and waits for no lead time. (Where a client cannot run the frame again,
-// the update is applied late and fast-forwarded, and the next report shows what that left.)
-// What is repaired loses a frame of progress on every host alike, which keeps them equal: the
-// units stand where they stood, the generator draws its numbers again, the attacks fly from
-// where they were, and the counters hand out those ids again. Hosts whose world was right get
-// the update too: otherwise they would now differ.
+// as soon as it can, and waits for no lead time. Under LateFastForward no host runs a frame
+// again, and an update applied late by the fast-forward would be a drift of its own: the
+// repair goes a lead time ahead, as a command does. (Where a client still gets it late, the
+// update is fast-forwarded, and the next report shows what that left.) What is repaired loses
+// a frame of progress on every host alike, which keeps them equal: the units stand where they
+// stood, the generator draws its numbers again, the attacks fly from where they were, and the
+// counters hand out those ids again. Hosts whose world was right get the update too: otherwise
+// they would now differ.
 //
 // The update also carries st's seat, the checked frame and the server's hashes then (mine
 // holds the units'; state the state's), so that every client can show what differed. It
 // returns the frame the repair takes effect at.
 func (s *Server) realtimeResync(now time.Time, st *seat, checked uint32, mine []world.UnitHash, ids, removed []uint32, state *StateMismatch) uint32 {
 	f := s.w.Frame()
-	at := max(f+1, s.drift.lastFix+1) // one update per frame: no question of their order
-	s.drift.lastFix = at
+	// One update per player per frame: a frame's updates run in the order of their seats on
+	// every host (the event's seat), so that two players' drifts found together are both
+	// repaired at the next frame.
+	next := f + 1
+	if s.drift.rw.mode == LateFastForward {
+		// A client that cannot run a frame again would apply the update late by the
+		// fast-forward, which is a drift of its own: it goes a lead time ahead, as commands do.
+		next += s.lead.cur
+	}
+	at := max(next, st.sync.repairAt+1)
+	s.drift.lastFix = max(s.drift.lastFix, at)
 	up := &UnitUpdate{Frame: at, Seat: st.idx, Checked: checked}
 	for _, id := range ids {
 		if unit, ok := s.w.Unit(id); ok {
@@ -555,7 +712,7 @@ func (s *Server) realtimeResync(now time.Time, st *seat, checked uint32, mine []
 			delete(s.drift.fixAt, id)
 		}
 	}
-	s.sched.add(event{frame: at, kind: evUpdate, update: up})
+	s.sched.add(event{frame: at, kind: evUpdate, seat: up.Seat, update: up})
 	s.stats.RealtimeResyncs++
 	s.stats.lastResync = at
 	s.event(now, "real-time re-sync", "seat", st.idx, "units", len(up.Units), "removed", len(up.Removed), "state", len(up.State) > 0, "at frame", at)
@@ -904,14 +1061,17 @@ func (s *Server) checkEarly(now time.Time) {
 	}
 }
 
-// checkSettled checks (with check) the reports waiting on d whose frame has settled, in the
-// order they came, and keeps the others waiting.
+// checkSettled checks (with check) the reports waiting on d that are due now (reportDue), in
+// the order they came, drops those that never will be, and keeps the others waiting.
 func (s *Server) checkSettled(d *downlink, check func(*HashReport)) {
 	keep := d.drift.early[:0]
 	for _, r := range d.drift.early {
-		if s.settled(r.Frame) {
+		switch s.reportDue(r) {
+		case reportCheck:
 			check(r)
-		} else {
+		case reportOtherInputs:
+			s.stats.HashReportsOtherInputs++
+		default:
 			keep = append(keep, r)
 		}
 	}

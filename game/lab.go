@@ -76,9 +76,9 @@ func populate(s labServer, clients []labHost, now time.Time, squads, enemies int
 	if err := spawnEnemies(s, now, f, enemies, rand.New(rand.NewPCG(2000, 2000))); err != nil {
 		return 0, err
 	}
-	s.labSchedule(event{frame: up.Frame, kind: evUpdate, update: up})
+	s.labSchedule(event{frame: up.Frame, kind: evUpdate, seat: up.Seat, update: up})
 	for _, c := range clients {
-		c.labSchedule(event{frame: up.Frame, kind: evUpdate, update: up})
+		c.labSchedule(event{frame: up.Frame, kind: evUpdate, seat: up.Seat, update: up})
 	}
 	return f, nil
 }

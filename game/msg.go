@@ -376,11 +376,20 @@ type PingSummary struct {
 
 // HashReport carries a client's hashes of one frame: its grouped unit hashes, and the hash of
 // the rest of its world's state (world.World.StateHash: the id counters, the random generator,
-// the attacks in flight), so that the server checks everything the world hash covers.
+// the attacks in flight), so that the server checks everything the world hash covers; and the
+// digest of the inputs (the events) the client had run up to that frame, so that the server
+// compares a recent frame, which a late event may still change, only when it ran the same
+// inputs (drift_server.go); and a locator, which names the unit that differs when one alone
+// does.
 type HashReport struct {
 	Frame  uint32
 	Groups []world.GroupHash // at most MaxHashGroups, each with Start <= End
 	State  uint64            // the world's state hash at Frame
+	Inputs uint32            // the inputs' digest at Frame (schedule.inputsAt)
+	// Locator names the one unit that differs, when only one does, without a drill-down: for
+	// each of the low bits of the unit hashes, the XOR of the ids of the units whose hash has
+	// that bit set (drift_history.go).
+	Locator [locatorBits]uint32
 }
 
 // IDRange is the unit ids Start..End, both included.

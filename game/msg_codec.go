@@ -104,11 +104,15 @@ func (m *PingSummary) fields(s fieldStream) fieldStream {
 }
 
 // HashReport: frame u30 ‖ groups list of (start u30 ‖ end u30 ‖ hash u64), at most 4096 ‖
-// state hash u64.
+// state hash u64 ‖ inputs u32 ‖ locator 4 × u30.
 func (m *HashReport) fields(s fieldStream) fieldStream {
 	s.u30("frame", &m.Frame)
 	s = list(s, "groups", &m.Groups, 0, MaxHashGroups, groupElems)
 	s.u64("state hash", &m.State)
+	s.u32("inputs", &m.Inputs)
+	for i := range m.Locator {
+		s.u30In("locator", &m.Locator[i], 0, world.MaxUnitID)
+	}
 	return s
 }
 

@@ -127,7 +127,7 @@ func (s *fieldStream) u8(field string, v *uint8) {
 
 // bigEndian declares an integer of size bytes, most significant first; a signed one as its
 // two's complement.
-func bigEndian[T uint16 | uint64 | int64](s *fieldStream, field string, v *T, size int) {
+func bigEndian[T uint16 | uint32 | uint64 | int64](s *fieldStream, field string, v *T, size int) {
 	var p [8]byte
 	for i := range size {
 		p[i] = byte(uint64(*v) >> (8 * (size - 1 - i)))
@@ -141,8 +141,9 @@ func bigEndian[T uint16 | uint64 | int64](s *fieldStream, field string, v *T, si
 	}
 }
 
-// u16, u64 and i64 declare integers of 2 and 8 bytes.
+// u16, u32, u64 and i64 declare integers of 2, 4 and 8 bytes.
 func (s *fieldStream) u16(field string, v *uint16) { bigEndian(s, field, v, 2) }
+func (s *fieldStream) u32(field string, v *uint32) { bigEndian(s, field, v, 4) }
 func (s *fieldStream) u64(field string, v *uint64) { bigEndian(s, field, v, 8) }
 func (s *fieldStream) i64(field string, v *int64)  { bigEndian(s, field, v, 8) }
 

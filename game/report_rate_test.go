@@ -22,7 +22,8 @@ func TestHashReportsHeldToARate(t *testing.T) {
 	}
 	const flood = 5 * time.Second
 	limit := s.reportLimit()
-	bound := uint64(limit.burst) + uint64(flood/limit.every) + 1
+	// The flood's time and the second after it, in which the last reports arrive.
+	bound := uint64(limit.burst) + uint64((flood+time.Second)/limit.every) + 1
 	// flood sends from c, every 50 ms for the flood's time, a report of a settled frame with
 	// the server's hashes of it, changed by lie.
 	flood20 := func(c *Client, lie uint64) (sent uint64) {
@@ -32,7 +33,8 @@ func TestHashReportsHeldToARate(t *testing.T) {
 			state, _ := s.drift.hist.stateAt(f)
 			groups := world.GroupUnitHashes(mine, len(mine), nil) // the root, as a client reports it
 			groups[0].Hash ^= lie
-			c.send(g.now, &HashReport{Frame: f, Groups: groups, State: state})
+			inputs, _ := s.drift.hist.inputsAt(f)
+			c.send(g.now, &HashReport{Frame: f, Groups: groups, State: state, Inputs: inputs, Locator: locator(mine)})
 			sent++
 		}
 		g.run(time.Second) // the last ones arrive

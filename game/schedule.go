@@ -62,6 +62,7 @@ type schedule struct {
 	ran     []dueEvent        // the events of the frame being run (runDue)
 	seen    map[cmdKey]uint32 // command → its frame; forgotten seenFrames after that frame
 	floor   uint32            // events for earlier frames are refused (the last re-sync's frame)
+	inputs  inputLog          // what ran for each recent frame, for the hash reports' digest
 }
 
 // seenFrames is how long a command's key is remembered after its frame: far longer than any
@@ -154,7 +155,10 @@ type dueEvent struct {
 // its units walk the frames they missed (world.FastForward), which can leave this world
 // different from the hosts that had it in time, for the hash checks to find. The slice is
 // reused by the next call.
-func (s *schedule) runDue(w *world.World, f uint32) []dueEvent { return s.runUpTo(w, f, f) }
+func (s *schedule) runDue(w *world.World, f uint32) []dueEvent {
+	s.inputs.begin(f) // the frame runs (again): its own events are counted anew
+	return s.runUpTo(w, f, f)
+}
 
 // runLate runs on w every event still waiting for a frame before f, where w is: a host that
 // reached a stop-the-world pause at f applies the late ones now, fast-forwarded to f.
@@ -166,6 +170,7 @@ func (s *schedule) runUpTo(w *world.World, through, at uint32) []dueEvent {
 	for i := range s.buf {
 		e := &s.buf[i]
 		err := apply(w, e)
+		s.inputs.ran(e, at)
 		if e.frame < at {
 			w.FastForward(unitsOf(e), int(at-e.frame))
 		}
@@ -280,4 +285,78 @@ func unitsOf(e *event) []uint32 {
 		return []uint32{e.id}
 	}
 	return nil
+}
+
+// The inputs' digest. A hash report describes a recent frame, which a late event may still
+// change; the server compares it only when both hosts ran the same inputs up to it: then the
+// same world must have come out, and a difference is a drift, whatever is still on its way
+// (drift_server.go, inputsMatch). The digest of frame f is the XOR of a hash of every event
+// for the frames of the inputs' window up to f (inputWindow frames, no earlier than the
+// schedule's floor, where a re-sync put the world in place on every host) that the host had
+// run by the time it recorded f, its own frame or late, re-run or fast-forwarded. A late
+// event that a host has not had yet makes the digests differ until it has; one later than the
+// window has left it, so that an event lost for good hides a drift for no longer than that.
+const (
+	// inputWindow is the frames a digest covers: as long as the longest re-run window, so
+	// that an event a host may still run again for frame f is in f's digest.
+	inputWindow = maxResimWindow
+	inputSlots  = 2 * inputWindow // a slot per frame, and room for events fast-forwarded late
+)
+
+// inputLog keeps, for each recent frame, the XOR of the hashes of the events for it that ran.
+type inputLog struct {
+	frames [inputSlots]uint32
+	sums   [inputSlots]uint64
+	valid  [inputSlots]bool
+}
+
+// begin starts the count of frame f's own events: it runs, or runs again.
+func (l *inputLog) begin(f uint32) {
+	i := f % inputSlots
+	l.frames[i], l.sums[i], l.valid[i] = f, 0, true
+}
+
+// ran counts e, run at frame at (its own, or later: fast-forwarded).
+func (l *inputLog) ran(e *event, at uint32) {
+	if at-e.frame >= inputWindow {
+		return // in no digest any more: its slot may be another frame's now
+	}
+	i := e.frame % inputSlots
+	if !l.valid[i] || l.frames[i] != e.frame {
+		l.frames[i], l.sums[i], l.valid[i] = e.frame, 0, true
+	}
+	l.sums[i] ^= e.digest()
+}
+
+// digest is the inputs' digest of frame f: the events for frames from max(f-inputWindow+1,
+// floor) to f.
+func (l *inputLog) digest(f, floor uint32) uint32 {
+	var x uint64
+	from := floor
+	if f+1 >= inputWindow {
+		from = max(from, f+1-inputWindow)
+	}
+	for g := from; g <= f; g++ {
+		if i := g % inputSlots; l.valid[i] && l.frames[i] == g {
+			x ^= l.sums[i]
+		}
+	}
+	return uint32(x ^ x>>32)
+}
+
+// inputsAt is the inputs' digest of frame f as the schedule has it now.
+func (s *schedule) inputsAt(f uint32) uint32 { return s.inputs.digest(f, s.floor) }
+
+// digest is a hash of what names e on every host: its frame, kind, seat and id, mixed by
+// SplitMix64's finaliser (the world and the transport keep their own copies of it: the layers
+// share no code below the game).
+func (e *event) digest() uint64 {
+	x := uint64(e.frame)<<32 | uint64(e.kind)<<24 | uint64(e.seat)<<16
+	x ^= uint64(e.id) * 0x9e3779b97f4a7c15
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
 }

@@ -38,20 +38,30 @@ type ServerStats struct {
 	// unchecked: over the connection's report rate, or pushed out of those waiting for their
 	// frame to settle by newer ones (drift_server.go).
 	HashReportsDropped uint64
-	MismatchedGroups   uint64
-	MismatchedUnits    uint64
-	MismatchedStates   uint64 // players' worlds whose state (not a unit) differed, counted when a repair is decided
-	RealtimeResyncs    uint64
-	StopWorldResyncs   uint64
-	PauseMillis        []int64
-	PauseDropouts      uint64 // clients dropped from a stop-the-world round at its deadline
-	RepairsDeferred    uint64 // real-time re-syncs put off: the player's units were repaired less than a second ago
-	PlayersDropped     uint64 // clients disconnected for keeping the game from going on
-	Joins, Leaves      uint64
-	JoinsRefused       uint64 // connections kicked at once for their name (names.go)
-	ClaimsRefused      uint64 // connections with a seated player's id that did not prove its secret (identity.go)
-	SeatsReclaimed     uint64 // connections that proved it and took their player's seat back
-	SeatsFreed         uint64 // seats freed after their player was gone for SeatHold, or kicked, or taken back
+	// HashReportsOtherInputs counts the reports, a player's or a spectator's, of a frame the
+	// client had run with other inputs than the server's (an event still on its way to one of
+	// them), left unchecked.
+	HashReportsOtherInputs uint64
+	// HashReportsAwaitingRepair counts the players' reports that differed while a drill-down
+	// into an earlier one waited for its answer, or of a frame before a repair on its way.
+	HashReportsAwaitingRepair uint64
+	// UnitsLocated counts the drifts of one unit that a report's locator named, with no
+	// drill-down.
+	UnitsLocated     uint64
+	MismatchedGroups uint64
+	MismatchedUnits  uint64
+	MismatchedStates uint64 // players' worlds whose state (not a unit) differed, counted when a repair is decided
+	RealtimeResyncs  uint64
+	StopWorldResyncs uint64
+	PauseMillis      []int64
+	PauseDropouts    uint64 // clients dropped from a stop-the-world round at its deadline
+	RepairsDeferred  uint64 // real-time re-syncs put off: the player's units were repaired less than a second ago
+	PlayersDropped   uint64 // clients disconnected for keeping the game from going on
+	Joins, Leaves    uint64
+	JoinsRefused     uint64 // connections kicked at once for their name (names.go)
+	ClaimsRefused    uint64 // connections with a seated player's id that did not prove its secret (identity.go)
+	SeatsReclaimed   uint64 // connections that proved it and took their player's seat back
+	SeatsFreed       uint64 // seats freed after their player was gone for SeatHold, or kicked, or taken back
 	// The sharing of places (places.go): seats and spectators' places taken back for a
 	// newcomer from elsewhere, and spectators refused for want of a place.
 	SeatsTakenBack, SpectatorsTakenBack uint64

@@ -283,9 +283,14 @@ func TestServerLogsDrillDowns(t *testing.T) {
 	mine = slices.Clone(mine)
 	all := []IDRange{{Start: 1, End: world.MaxUnitID}}
 	good := rangeHash(mine, 1, world.MaxUnitID)
+	clock := time.Now() // the checks' time: a drill-down waits for its answer a while
 	report := func(st *seat, frame uint32, hash uint64) {
-		state, _ := s.drift.hist.stateAt(frame) // the server's: only the units differ
-		s.hashReport(time.Now(), st, &HashReport{Frame: frame, Groups: []world.GroupHash{{Start: 1, End: world.MaxUnitID, Hash: hash}}, State: state})
+		// The server's state, inputs and locator: only the units' root differs, and the
+		// locator names no one unit for it, so the check drills down.
+		state, _ := s.drift.hist.stateAt(frame)
+		inputs, _ := s.drift.hist.inputsAt(frame)
+		hs, _ := s.drift.hist.at(frame)
+		s.hashReport(clock, st, &HashReport{Frame: frame, Groups: []world.GroupHash{{Start: 1, End: world.MaxUnitID, Hash: hash}}, State: state, Inputs: inputs, Locator: locator(hs)})
 	}
 	// answer is a client's UnitHashes of frame: the server's, with units wrong changed, units
 	// lack left out, and unit extra added.
@@ -304,7 +309,7 @@ func TestServerLogsDrillDowns(t *testing.T) {
 		if extra != 0 {
 			out = append(out, world.UnitHash{ID: extra, Hash: 77})
 		}
-		s.unitHashes(time.Now(), st, &UnitHashes{Frame: frame, Hashes: out})
+		s.unitHashes(clock, st, &UnitHashes{Frame: frame, Hashes: out})
 	}
 	last := func() SyncRecord { return withoutWhen(s.drift.log.records[len(s.drift.log.records)-1]) }
 	u := func(i int) uint32 { return mine[i].ID }
@@ -314,15 +319,19 @@ func TestServerLogsDrillDowns(t *testing.T) {
 		t.Fatalf("a matching report: log %+v, last hash %q", s.drift.log.records, st.sync.lastHash)
 	}
 
-	// Two mismatching reports; the answer to the first comes after the second's request.
+	// Two mismatching reports. The second comes while the first's drill-down waits for its
+	// answer: it is not drilled into.
 	report(st, f-1, good^1)
+	report(st, f, good^1)
+	if n, awaiting := len(s.drift.log.records), s.stats.HashReportsAwaitingRepair; n != 1 || awaiting != 1 {
+		t.Errorf("a report while a drill-down is open: %d records, %d reports awaiting a repair, want 1 and 1", n, awaiting)
+	}
+	// The first's answer is overdue: a later report that differs is drilled into too, and the
+	// first answer to come decides; the other comes too late.
+	clock = clock.Add(drillPatienceFrames * s.cfg.Frame)
 	report(st, f, good^1)
 	if want := fmt.Sprintf("mismatch at frame %d: 1 groups", f); st.sync.lastHash != want {
 		t.Errorf("last hash %q, want %q", st.sync.lastHash, want)
-	}
-	answer(st, f-1, []uint32{u(0)}, nil, 0)
-	if got, want := withoutWhen(s.drift.log.records[0]), (SyncRecord{Seat: 1, Frame: f - 1, Groups: all, Action: ActionNoDrillDown}); !reflect.DeepEqual(got, want) {
-		t.Errorf("the late answer's record\n got %+v\nwant %+v", got, want)
 	}
 
 	// The answer to the second: one unit differs, one is missing, one the server does not have.
@@ -349,12 +358,22 @@ func TestServerLogsDrillDowns(t *testing.T) {
 	if up == nil || up.Seat != 1 || up.Checked != f || !reflect.DeepEqual(up.Hashes, wantHashes) {
 		t.Errorf("the update %+v, want seat 1, checked %d, hashes %v", up, f, wantHashes)
 	}
+	answer(st, f-1, []uint32{u(0)}, nil, 0)
+	if got, want := withoutWhen(s.drift.log.records[0]), (SyncRecord{Seat: 1, Frame: f - 1, Groups: all, Action: ActionNoDrillDown}); !reflect.DeepEqual(got, want) {
+		t.Errorf("the late answer's record\n got %+v\nwant %+v", got, want)
+	}
 
-	// The same report again, before the repair takes effect: nothing new to repair.
+	// The same report again, before the repair takes effect: nothing new, and no drill-down.
+	n, awaiting := len(s.drift.log.records), s.stats.HashReportsAwaitingRepair
 	report(st, f, good^1)
-	answer(st, f, []uint32{u(0)}, []uint32{u(1)}, 9999)
+	if len(s.drift.log.records) != n || s.stats.HashReportsAwaitingRepair != awaiting+1 || len(st.sync.requests) != 0 {
+		t.Errorf("a report of a frame before the repair: %d records (was %d), %d awaiting a repair (was %d), %d drill-downs open",
+			len(s.drift.log.records), n, s.stats.HashReportsAwaitingRepair, awaiting, len(st.sync.requests))
+	}
+	// Its drill-down's answer would find the units already on their way: nothing left.
+	s.decideRepair(clock, st, f, mine, driftFound{ids: []uint32{u(0), u(1)}, removed: []uint32{9999}, units: wantUnits, answered: all})
 	if got, want := last(), (SyncRecord{Seat: 1, Frame: f, Groups: all, Units: wantUnits, Action: ActionNoneLeft}); !reflect.DeepEqual(got, want) {
-		t.Errorf("the repeated report's record\n got %+v\nwant %+v", got, want)
+		t.Errorf("the repeated check's record\n got %+v\nwant %+v", got, want)
 	}
 
 	// The other seat's report differs, and its answer's units are all the server's: nothing
@@ -368,7 +387,10 @@ func TestServerLogsDrillDowns(t *testing.T) {
 	// Too many units for a real-time re-sync: the world stops. The other seat's drill-down,
 	// answered during the pause, ends in the pause too.
 	s.cfg.RealtimeMax = 1
-	g := f + 1
+	g := at // the first frame the repair holds in
+	for s.w.Frame() <= g {
+		s.step(clock)
+	}
 	gm, _ := s.drift.hist.at(g)
 	report(other, g, rangeHash(gm, 1, world.MaxUnitID)^1)
 	report(st, g, rangeHash(gm, 1, world.MaxUnitID)^1)

@@ -281,7 +281,7 @@ field("ping.t2", "int64", "t2 (Unix ns)")
 
 ----------------------------------------------------------------------------------------------
 -- Game messages (game/msg.go, game/PROTOCOL.md section 3), described as data: each message is
--- a list of fields { name, type }, and decode_fields walks it. Types: u8, u16, u64, i64, u30,
+-- a list of fields { name, type }, and decode_fields walks it. Types: u8, u16, u32, u64, i64, u30,
 -- i30, seat, string, bytesN (N raw bytes), {list = fields} (a u30 count, then that many
 -- elements), unit, attack, and the few fields that depend on others, as functions. A list
 -- marked optional ends its message and is left out when empty: no bytes left, no list; flags
@@ -324,7 +324,9 @@ local layouts = {
 	[7] = { { "frame", "u30" }, { "lead_frames", "u30" }, { "flags", "u8", bits = { { "fixed", 0x01 } }, optional = true } },
 	[8] = { { "avg_rtt_us", "u30" }, { "min_rtt_us", "u30" }, { "max_rtt_us", "u30" }, { "loss_permille", "u30" } },
 	[9] = { { "frame", "u30" }, { "groups", { list = { { "start", "u30" }, { "end", "u30" }, { "hash", "u64" } } } },
-		{ "state_hash", "u64" } },
+		{ "state_hash", "u64" }, { "inputs", "u32" },
+		{ "locator_bit0", "u30" }, { "locator_bit1", "u30" }, { "locator_bit2", "u30" },
+		{ "locator_bit3", "u30" }, { "locator_bit4", "u30" }, { "locator_bit5", "u30" } },
 	[10] = { { "frame", "u30" }, { "ranges", { list = { { "start", "u30" }, { "end", "u30" } } } },
 		{ "hashes", { list = { { "hash", "u64" } } }, optional = true } },
 	[11] = { { "frame", "u30" }, { "hashes", { list = id_hash } },
@@ -391,6 +393,7 @@ local function make_fields(prefix, layout)
 				end
 			end
 		elseif typ == "u16" then field(name, "uint16", label)
+		elseif typ == "u32" then field(name, "uint32", label, base.HEX)
 		elseif typ == "u30" then field(name, "uint32", label)
 		elseif typ == "i30" then field(name, "int32", label)
 		elseif typ == "u64" then field(name, "uint64", label, base.HEX)
@@ -473,7 +476,7 @@ local function decode_value(tvb, off, tree, name, f, parent)
 		end
 		return off, count
 	end
-	local need = ({ u8 = 1, seat = 1, u16 = 2, u64 = 8, i64 = 8 })[typ] or tonumber((typ:match("^bytes(%d+)$")))
+	local need = ({ u8 = 1, seat = 1, u16 = 2, u32 = 4, u64 = 8, i64 = 8 })[typ] or tonumber((typ:match("^bytes(%d+)$")))
 	if need then
 		if off + need > tvb:len() then malformed(tree, tvb, off, name .. ": cut short") end
 		local r = tvb(off, need)

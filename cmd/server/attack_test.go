@@ -128,7 +128,10 @@ func attackHijack(t *testing.T, seed uint64) {
 // the world once at most, resumes the others within 2 s without it, and from then on repairs
 // its units in real time once a second at most (no second stop-the-world within 30 s; one
 // that needs more units than a real-time re-sync carries drops it from the game); the game
-// goes on at full speed.
+// goes on at full speed. Its reports carry no inputs' digest of their frame (this attacker does
+// not run the world), so the server now drops every claim unchecked, as a report of a frame
+// run with other inputs; the game's TestBogusReportsCannotFreezeTheGame and
+// TestBogusReportsRepairedOnceASecond make the same claims with the server's own digest.
 func attackFreeze(t *testing.T, seed uint64) {
 	c := startVClass(t, seed, attackPlay, nil)
 	c.join("ann", "bob")
