@@ -347,16 +347,10 @@ func (l *inputLog) digest(f, floor uint32) uint32 {
 // inputsAt is the inputs' digest of frame f as the schedule has it now.
 func (s *schedule) inputsAt(f uint32) uint32 { return s.inputs.digest(f, s.floor) }
 
-// digest is a hash of what names e on every host: its frame, kind, seat and id, mixed by
-// SplitMix64's finaliser (the world and the transport keep their own copies of it: the layers
-// share no code below the game).
+// digest is a hash of what names e on every host: its frame, kind, seat and id, mixed by the
+// world's finalizer (world.Mix64), so that every bit of the event reaches every bit of the
+// digest.
 func (e *event) digest() uint64 {
 	x := uint64(e.frame)<<32 | uint64(e.kind)<<24 | uint64(e.seat)<<16
-	x ^= uint64(e.id) * 0x9e3779b97f4a7c15
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
+	return world.Mix64(x ^ uint64(e.id)*0x9e3779b97f4a7c15)
 }

@@ -37,6 +37,11 @@ const (
 
 func fnvWord(h, w uint64) uint64 { return (h ^ w) * fnvPrime64 }
 
+// Mix64 is the finalizer of the world's hashes (MurmurHash3's fmix64): every output bit
+// depends on every input bit. Other layers mix what they hash of the game with it, so that a
+// recipe given to another implementation names one function.
+func Mix64(h uint64) uint64 { return fmix64(h) }
+
 func fmix64(h uint64) uint64 {
 	h ^= h >> 33
 	h *= 0xff51afd7ed558ccd
