@@ -14,9 +14,10 @@
 //	               SendSync (stop-and-wait), SendBarrier; splitUnits (fragments); the
 //	               errors (ErrBackpressure: why numbers are freed by the window, not by time);
 //	               MaxAckDelay; Frame and PlainFrame (the datagram frame a Conn writes)
-//	send.go        AppendPacket (resends first, then new guaranteed messages in queue order,
-//	               then unreliable ones); resendAt (the resend rule); onPacketLost and
-//	               onPacketAcked, the packet layer's verdicts
+//	send.go        AppendPacket (resends first, then their copies, then new guaranteed
+//	               messages in queue order, then unreliable ones); resendAt (the resend
+//	               rule); copyAfter (a unit waiting long goes twice per try); onPacketLost
+//	               and onPacketAcked, the packet layer's verdicts
 //	recv.go        Receive and ReceivePacket (a datagram is checked whole before anything in
 //	               it is used); the reassembly of fragments; Poll (node expiry, the resend
 //	               limit)
