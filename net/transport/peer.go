@@ -27,6 +27,9 @@ type Peer struct {
 	// of its key exchange, to answer a repeated ChallengeResponse with the same Accepted
 	tag                  [16]byte
 	clientKey, serverKey wire.PublicKey
+	// acceptedAgain is when the Accepted goes again while the client is unheard
+	// (acceptedRepeat).
+	acceptedAgain time.Time
 
 	connectedAt time.Time
 	lastRecv    time.Time
