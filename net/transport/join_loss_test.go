@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ackattack/ackattack/net/linksim"
+	"github.com/ackattack/ackattack/net/wire"
 )
 
 // TestJoinsAtClassLoss: at the class's 30% preset on every process (each datagram crosses two
@@ -84,4 +85,76 @@ func TestJoinsAtClassLoss(t *testing.T) {
 		longest = max(longest, d)
 	}
 	t.Logf("%d of %d clients joined, the last after %v", servers*perServer-failed, servers*perServer, longest)
+}
+
+// dropFirstAccepted is a Writer that loses the first Accepted it is asked to send, and every
+// sealed datagram but the first until the next Accepted goes: the one datagram of the
+// connection that reaches the client before it can open it (it keeps the last such one) is the
+// server's first, a ping if the server pings at once.
+type dropFirstAccepted struct {
+	w       Writer
+	dropped bool // the first Accepted was lost
+	resent  bool // an Accepted went again
+	sealed  int  // sealed datagrams asked for in between
+}
+
+func (d *dropFirstAccepted) WriteTo(b []byte, to netip.AddrPort) error {
+	if d.resent {
+		return d.w.WriteTo(b, to)
+	}
+	body, err := wire.OpenDatagram(b, 0)
+	switch {
+	case err == nil:
+		if typ, _ := wire.PeekType(body); typ == wire.TypeAccepted {
+			if !d.dropped {
+				d.dropped = true
+				return nil
+			}
+			d.resent = true
+		}
+	case d.dropped:
+		if d.sealed++; d.sealed > 1 {
+			return nil
+		}
+	}
+	return d.w.WriteTo(b, to)
+}
+
+// TestAcceptedLostThenRepeated: when the server's Accepted is lost, the server sends it again
+// within acceptedRepeat, without waiting for the client's next response, and it pings the
+// client only once it has heard the client on the connection. On a clean 100 ms round trip,
+// the client connects 100 ms + acceptedRepeat after its response left, and the server's ping
+// round trips are all 100 ms. Its first ping used to leave with the Accepted, wait in the
+// client until an Accepted came, and measure that wait too (389 ms here, with the client's
+// next response bringing the Accepted), and as the first sample it set the average that the
+// game's lead follows.
+func TestAcceptedLostThenRepeated(t *testing.T) {
+	link := linksim.Settings{Latency: 50 * time.Millisecond}
+	p := &linkedPair{t: t, nw: linksim.NewNetwork(1),
+		srvAddr: netip.MustParseAddrPort("10.0.0.1:7777"), cliAddr: netip.MustParseAddrPort("10.0.0.2:40000")}
+	p.nw.Link(p.srvAddr.String(), p.cliAddr.String(), link, link)
+	drop := &dropFirstAccepted{w: linkWriter{p.nw.AddNode(p.srvAddr.String())}}
+	p.srv = NewServer(ServerConfig{}, drop)
+	var err error
+	p.cli, err = NewClient(p.srvAddr, ClientConfig{Name: "ann"}, linkWriter{p.nw.AddNode(p.cliAddr.String())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := p.nw.Now()
+	p.runUntil(start.Add(5*time.Second), func() bool { return p.cli.State() == Connected })
+	took := p.nw.Now().Sub(start)
+	p.run(5 * time.Second)
+	if !drop.dropped || len(p.srv.Peers()) != 1 {
+		t.Fatalf("Accepted dropped %v, %d connections", drop.dropped, len(p.srv.Peers()))
+	}
+	ps := p.srv.Peers()[0].Stats()
+	// Request and challenge (100 ms), response (50 ms), the repeated Accepted (250 ms later,
+	// 50 ms on the way).
+	if want := 200*time.Millisecond + acceptedRepeat; took > want+5*time.Millisecond {
+		t.Errorf("connected after %v, want about %v", took, want)
+	}
+	if ps.PingMax > 110*time.Millisecond || ps.PingMin < 90*time.Millisecond {
+		t.Errorf("the server's pings measured %v to %v on a 100 ms round trip", ps.PingMin, ps.PingMax)
+	}
+	t.Logf("connected after %v; the server's pings %v to %v, average %v", took, ps.PingMin, ps.PingMax, ps.PingAvg)
 }

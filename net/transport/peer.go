@@ -28,7 +28,7 @@ type Peer struct {
 	tag                  [16]byte
 	clientKey, serverKey wire.PublicKey
 	// acceptedAgain is when the Accepted goes again while the client is unheard
-	// (acceptedRepeat).
+	// (acceptedRepeat); zero on a client's side.
 	acceptedAgain time.Time
 
 	connectedAt time.Time
@@ -65,6 +65,10 @@ type Peer struct {
 	reason wire.DisconnectReason
 	text   string
 }
+
+// unheard reports, on the server's side, whether no sealed datagram of the client has come
+// yet: it may still be waiting for our Accepted (acceptedRepeat).
+func (p *Peer) unheard() bool { return !p.acceptedAgain.IsZero() && p.seal.seen.next == 0 }
 
 // Addr is the peer's UDP address.
 func (p *Peer) Addr() netip.AddrPort { return p.addr }

@@ -428,10 +428,6 @@ func (s *Server) accept(now time.Time, from netip.AddrPort, resp wire.ChallengeR
 // (20 of 40 bytes each at most).
 const acceptedRepeat = 250 * time.Millisecond
 
-// unheard reports whether no sealed datagram of p's client has come yet: it may still be
-// waiting for our Accepted.
-func (p *Peer) unheard() bool { return p.seal.seen.next == 0 }
-
 func (s *Server) sendAccepted(to netip.AddrPort, key wire.PublicKey) {
 	acc := wire.Accepted{PublicKey: key}
 	s.sendControl(to, nil, 1, func(b []byte) ([]byte, error) { return wire.AppendAccepted(b, &acc) })
