@@ -16,8 +16,8 @@
 //	               MaxAckDelay; Frame and PlainFrame (the datagram frame a Conn writes)
 //	send.go        AppendPacket (resends first, then their copies, then new guaranteed
 //	               messages in queue order, then unreliable ones); resendAt (the resend
-//	               rule); copyAfter (a unit waiting long goes twice per try); onPacketLost
-//	               and onPacketAcked, the packet layer's verdicts
+//	               rule); copyAfter (a unit waiting long goes three times per try);
+//	               onPacketLost and onPacketAcked, the packet layer's verdicts
 //	recv.go        Receive and ReceivePacket (a datagram is checked whole before anything in
 //	               it is used); the reassembly of fragments; Poll (node expiry, the resend
 //	               limit)

@@ -37,8 +37,10 @@ type unit struct {
 	sends     int
 	acked     bool
 	lost      bool // the packet of the latest send can no longer be acknowledged
-	// copyAt is when the copy of its latest resend is due (zero: none owed). See copyAfter.
-	copyAt time.Time
+	// copyAt is when the next copy of its latest resend is due, and copiesLeft how many are
+	// still owed (copyAfter).
+	copyAt     time.Time
+	copiesLeft int
 }
 
 func (m *outMsg) fragmented() bool { return len(m.units) > 1 }
@@ -143,14 +145,14 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 		c.sentUnit(now, h.Seq, m, int(ref.idx))
 		records++
 		if now.Sub(u.firstSent) >= c.copyAfter() {
-			// Old enough to be at risk of the limit: the same try goes once more, in a later
-			// packet of its own (copyGap).
-			u.copyAt = now.Add(copyGap)
-			c.copies.push(unitRef{m: m, seq: m.seq, idx: ref.idx, sends: u.sends, gen: m.gen()})
+			// Old enough to be at risk of the limit: the same try goes again, in later packets
+			// of their own (copyGap).
+			u.copiesLeft = copiesPerTry
+			c.owe(now, m, ref.idx)
 		}
 	}
 
-	// 1b. The copies of those resends, once their gap has passed.
+	// 1b. The copies of those resends, each once its gap has passed.
 	for !paced && c.trimCopies() {
 		ref := c.copies.front()
 		m := ref.m
@@ -169,6 +171,9 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 		c.stats.ResendCopies++
 		c.sentUnit(now, h.Seq, m, int(ref.idx))
 		records++
+		if u.copiesLeft--; u.copiesLeft > 0 {
+			c.owe(now, m, ref.idx)
+		}
 	}
 
 	// 2. New guaranteed messages, unless a sync message is still waiting for its ack.
@@ -243,22 +248,35 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 	return b, true
 }
 
-// copyGap is how long after a resend its copy leaves: in another packet, so that one loss
-// does not take both, and a little later, so that a short burst of losses does not either.
+// copyGap is how long after a resend (or its copy) the next copy leaves: in another packet, so
+// that one loss does not take both, and a little later, so that a short burst of losses does
+// not either.
 const copyGap = 10 * time.Millisecond
 
+// copiesPerTry is how many copies follow each resend of a unit that has waited copyAfter.
+const copiesPerTry = 2
+
 // copyAfter is how long a unit may wait for its acknowledgement before each of its resends goes
-// twice (the resend, then a copy copyGap later): a tenth of the resend limit, 500 ms of the
-// default 5 s. A unit that old is one the link lost twice or more, and the limit ends the
-// connection if every try of the rest is lost too. At the class's 30% preset (30% on each
-// process's conditioner: 51% lost each way, a round trip of 200 ms) a try (a send and its
-// ack) fails a little more than half the time and tries go once a resend delay, about 270 ms,
-// so with one send per try a message lost every try for 5 s about once in 20,000 to 50,000:
-// a game of four hosts sends that many in a few minutes, and a student was dropped. Two sends
-// per try make a message that has waited a second wait a further half second a sixth of the
-// time instead of a third (TestResendLimitAtClassLoss); at 51% they are a sixth of the sends.
-// On a link that loses a tenth almost no unit waits half a second, and nothing is copied.
+// three times (the resend, then copiesPerTry copies copyGap apart): a tenth of the resend
+// limit, 500 ms of the default 5 s. A unit that old is one the link lost twice or more, and the
+// limit ends the connection if every try of the rest is lost too. At the class's 30% preset
+// (30% on each process's conditioner: 51% lost each way, a round trip of 200 ms) a try (a send
+// and its ack) fails a little more than half the time, and the next try waits until the loss
+// is seen, a resend delay or more (300 to 800 ms when the acks that would show it are lost
+// too): with one send per try a message lost every try for 5 s about once in 20,000 to 50,000,
+// and a game of four hosts sends that many in a few minutes. With one copy per try, 1 message
+// in 500,000 still did (one of 60 seeded games at that preset); with two, a try fails about one
+// time in seven, and of 84,000 messages none waited 3 s (TestResendLimitAtClassLoss). At 51%
+// the copies are a quarter of the sends. On a link that loses a tenth almost no unit waits half
+// a second, and nothing is copied.
 func (c *Conn) copyAfter() time.Duration { return c.cfg.ResendLimit / 10 }
+
+// owe schedules the next copy of unit idx of m, copyGap from now.
+func (c *Conn) owe(now time.Time, m *outMsg, idx uint8) {
+	u := &m.units[idx]
+	u.copyAt = now.Add(copyGap)
+	c.copies.push(unitRef{m: m, seq: m.seq, idx: idx, sends: u.sends, gen: m.gen()})
+}
 
 // resent counts a unit of m sent again.
 func (c *Conn) resent(m *outMsg) {
