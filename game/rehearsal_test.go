@@ -723,9 +723,9 @@ func (r *rehearsal) replayDay(t *testing.T) ClassCapture {
 	out.Capture, out.Keys = r.capture.Bytes(), r.keys.Bytes()
 	t.Logf("40: the projector's capture: %d bytes (%.0f kB a minute), %d real-time re-syncs and %d stop-the-world re-syncs executed",
 		len(out.Capture), float64(len(out.Capture))/1000/out.Duration.Minutes(), out.RealtimeResyncs, out.StopWorldResyncs)
-	// The README's estimate: about 345 kB a minute in the class's game, about 14 MB for the class.
-	if perMinute := float64(len(out.Capture)) / 1000 / out.Duration.Minutes(); perMinute > 1.2*345 {
-		t.Errorf("40: the projector's capture holds %.1f MB for %v, %.0f kB a minute (the README: about 345 kB a minute, about 14 MB for the class)",
+	// The README's estimate: about 420 kB a minute in the class's game, about 17 MB for the class.
+	if perMinute := float64(len(out.Capture)) / 1000 / out.Duration.Minutes(); perMinute > 1.2*420 {
+		t.Errorf("40: the projector's capture holds %.1f MB for %v, %.0f kB a minute (the README: about 420 kB a minute, about 17 MB for the class)",
 			float64(len(out.Capture))/1e6, out.Duration.Round(time.Minute), perMinute)
 	}
 	r.runTo(45 * time.Minute)

@@ -69,8 +69,9 @@ func TestWavesAtClassLoss(t *testing.T) {
 	// A seeded game in which the server's graph shows such a kill: three or four seeds in
 	// twelve show none in this short game, and which ones moves with any change of timing
 	// (the handshake's spread retries moved it off seed 21, and the tail probe and the ack of
-	// a gap, which find a lost spawn before its kill goes more often, off seed 22: of seeds 20
-	// to 31, looked at every 20 ms, 20, 22, 28 and 30 show none).
+	// a gap, which find a lost spawn before its kill goes more often, and the copies of old
+	// resends, off seed 22: of seeds 20 to 31, looked at every 20 ms, 20, 22, 28 and 30 showed
+	// none with the probes).
 	g := newVGame(t, vspec{seed: 23, bots: 2, clients: 2, link: linksim.Settings{LossPercent: 30}})
 	watcher := g.joinWatcher(func(c *ClientConfig) { c.Spectate = true })
 	g.waitFor(15*time.Second, "every client running", func() bool {

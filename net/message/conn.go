@@ -248,6 +248,7 @@ type Conn struct {
 	nextSeq   uint16
 	queue     msgQueue      // guaranteed messages with a sequence number, not fully sent yet
 	resend    unitQueue     // units already sent, oldest send first
+	copies    unitQueue     // resends owed a copy (copyAfter), in the order of their copyAt
 	sentOrder ring[unitRef] // units in the order of their first send, for the resend limit
 	// content[seq % len] is the size of each of our packets in flight that carries messages
 	// (0: none); contentInFlight counts them, for the cap, and cc keeps their bytes, for the

@@ -16,10 +16,11 @@
 //	               MaxAckDelay; Frame and PlainFrame (the datagram frame a Conn writes);
 //	               packetDue, the keepalive and ack policy (AckOwed, AckLazy, Spoke: what
 //	               makes a header-only packet leave)
-//	send.go        AppendPacket (resends first, then new guaranteed messages in queue order,
-//	               then unreliable ones); resendAt (the resend rule); probeDue (a full window
-//	               whose acks were lost is probed); onPacketLost and onPacketAcked, the packet
-//	               layer's verdicts
+//	send.go        AppendPacket (resends first, then their copies, then new guaranteed
+//	               messages in queue order, then unreliable ones); resendAt (the resend
+//	               rule); copyAfter (a unit waiting long goes three times per try); probeDue
+//	               (a full window whose acks were lost is probed); onPacketLost and
+//	               onPacketAcked, the packet layer's verdicts
 //	recv.go        Receive and ReceivePacket (a datagram is checked whole before anything in
 //	               it is used); the reassembly of fragments; Poll (node expiry, the resend
 //	               limit)

@@ -2,6 +2,7 @@ package message
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -212,4 +213,122 @@ func (l *link) peerOf(e *endpoint) *endpoint {
 		return l.b
 	}
 	return l.a
+}
+
+// classLoss is the link between two hosts of a class game at its 30% preset: every process puts
+// 30% loss and 50 ± 10 ms on its own socket, so a datagram crosses two conditioners and is lost
+// 51% of the time, 100 ± 20 ms one way.
+var classLoss = linksim.Settings{LossPercent: 51, Latency: 100 * time.Millisecond, Jitter: 20 * time.Millisecond}
+
+// TestResendLimitAtClassLoss: at the class's 30% preset, a connection that carries a game's
+// messages both ways (a server's 25 a second to a client and the client's 3) for five minutes
+// ends with no message unacknowledged for the resend limit, ten games out of ten, and the time
+// a message waits for its acknowledgement falls off quickly past a second. A try (a send and
+// its ack) fails a little more than half the time there, and the next waits until the loss is
+// seen. With one send per try (before copyAfter), 2% of the messages waited over 2 s and one
+// of these ten connections ended with ErrResendLimit (3 of 30 in a longer run); a class game
+// with three students lost one now and then. With one copy per try, 0.17% waited over 2 s (and
+// one of 60 seeded games still lost a student); with two, 0.011%, and none over 3 s.
+func TestResendLimitAtClassLoss(t *testing.T) {
+	games := 10
+	if testing.Short() {
+		games = 3
+	}
+	var waits []time.Duration
+	failed := 0
+	var copies, resent, sent uint64
+	for seed := range uint64(games) {
+		l := newLink(t, seed+1, classLoss, classLoss, Config{})
+		l.tick = time.Millisecond
+		rng := rand.New(rand.NewPCG(seed, 5))
+		type sentMsg struct {
+			c   *Conn
+			seq uint16
+			at  time.Time
+		}
+		var pending []sentMsg
+		sides := []struct {
+			e  *endpoint
+			iv interval
+		}{{l.a, interval{20 * time.Millisecond, 60 * time.Millisecond}}, {l.b, interval{100 * time.Millisecond, 500 * time.Millisecond}}}
+		next := []time.Time{l.now, l.now}
+		end := l.now.Add(5 * time.Minute)
+		for l.now.Before(end) && l.a.conn.Err() == nil && l.b.conn.Err() == nil {
+			for i, side := range sides {
+				if !l.now.Before(next[i]) {
+					pending = append(pending, sentMsg{side.e.conn, mustSend(t, side.e.conn, l.now, "order", nil, nil), l.now})
+					next[i] = l.now.Add(side.iv.min + time.Duration(rng.Int64N(int64(side.iv.max-side.iv.min)+1)))
+				}
+			}
+			l.step(t)
+			kept := pending[:0]
+			for _, p := range pending {
+				if p.c.Unacknowledged(p.seq) {
+					kept = append(kept, p)
+				} else {
+					waits = append(waits, l.now.Sub(p.at))
+				}
+			}
+			pending = kept
+		}
+		for _, e := range []*endpoint{l.a, l.b} {
+			st := e.conn.Stats()
+			copies, resent, sent = copies+st.ResendCopies, resent+st.GuaranteedResent, sent+st.GuaranteedSent
+			if err := e.conn.Err(); err != nil {
+				failed++
+				t.Errorf("game %d, %s after %v: %v", seed, e.name, l.now.Sub(base).Round(time.Second), err)
+			}
+		}
+	}
+	slices.Sort(waits)
+	beyond := func(d time.Duration) float64 {
+		i, _ := slices.BinarySearch(waits, d+1)
+		return float64(len(waits)-i) / float64(len(waits))
+	}
+	t.Logf("%d games, %d failed; %d messages, sent %.2f times each (%.1f%% of the sends copies); waited over 1 s %.2g, 2 s %.2g, 3 s %.2g",
+		games, failed, len(waits), float64(sent+resent)/float64(sent), 100*float64(copies)/float64(sent+resent), beyond(time.Second), beyond(2*time.Second), beyond(3*time.Second))
+	if w := beyond(2 * time.Second); w > 1e-3 {
+		t.Errorf("%.2g of the messages waited over 2 s for their ack, want under 1e-3", w)
+	}
+}
+
+// TestResendCopies: a unit that has waited a tenth of the resend limit for its ack goes three
+// times per try, its resend and two copies copyGap apart, each in a packet of its own; a younger
+// one once. The
+// link here loses everything, so every try is the timer's (a resend delay of 260 ms before the
+// first round trip is measured): the third send leaves 520 ms after the first.
+func TestResendCopies(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		limit      time.Duration
+		wantCopies uint64
+	}{
+		{"resend limit 5 s: copies after 500 ms", 5 * time.Second, copiesPerTry},
+		{"resend limit 10 s: copies after 1 s", 10 * time.Second, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := New(Config{Timeout: tt.limit}, func(*Message) {})
+			now := base
+			mustSend(t, c, now, "order", nil, nil)
+			var sends []time.Duration // when each datagram with the message left
+			for end := now.Add(600 * time.Millisecond); !now.After(end); now = now.Add(time.Millisecond) {
+				for {
+					before := c.Stats().GuaranteedSent + c.Stats().GuaranteedResent
+					if _, ok := c.AppendPacket(nil, now, false); !ok {
+						break
+					}
+					if c.Stats().GuaranteedSent+c.Stats().GuaranteedResent > before {
+						sends = append(sends, now.Sub(base))
+					}
+				}
+			}
+			want := []time.Duration{0, 260 * time.Millisecond, 520 * time.Millisecond}
+			for i := range tt.wantCopies {
+				want = append(want, 520*time.Millisecond+time.Duration(i+1)*copyGap)
+			}
+			if st := c.Stats(); !slices.Equal(sends, want) || st.ResendCopies != tt.wantCopies {
+				t.Errorf("the message left at %v with %d copies, want at %v with %d", sends, st.ResendCopies, want, tt.wantCopies)
+			}
+		})
+	}
 }

@@ -13,6 +13,9 @@ type counters struct {
 	GuaranteedQueued   uint64
 	GuaranteedSent     uint64 // first sends
 	GuaranteedResent   uint64 // units sent again (whole messages or fragments)
+	// ResendCopies counts the resends (in GuaranteedResent) that were copies of a try: a unit
+	// unacknowledged for a tenth of the resend limit goes three times per try (copyAfter).
+	ResendCopies uint64
 	// SpuriousResends counts units resent although an earlier copy arrived: the ack of that
 	// copy came after the resend left (once per unit, however many times it went again).
 	SpuriousResends uint64

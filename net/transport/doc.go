@@ -8,8 +8,8 @@
 // # The map
 //
 //	server.go    Server: Listen, Serve, NewServer; the handshake's server side (the stateless
-//	             challenge, accept, the Accepted repeated for a lost one), Kick, Drop, Flush,
-//	             Shutdown; ServerConfig (MaxClients, the budgets, ChallengeTTL, Admit)
+//	             challenge, accept, the Accepted repeated until the client is heard), Kick,
+//	             Drop, Flush, Shutdown; ServerConfig (MaxClients, the budgets, ChallengeTTL, Admit)
 //	client.go    Client: Dial, DialOn, NewClient; the handshake's client side (a request
 //	             every Retry and up to a quarter more, give up after ConnectTimeout),
 //	             Disconnect, Shutdown;

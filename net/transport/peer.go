@@ -27,6 +27,9 @@ type Peer struct {
 	// of its key exchange, to answer a repeated ChallengeResponse with the same Accepted
 	tag                  [16]byte
 	clientKey, serverKey wire.PublicKey
+	// acceptedAgain is when the Accepted goes again while the client is unheard
+	// (acceptedRepeat); zero on a client's side.
+	acceptedAgain time.Time
 
 	connectedAt time.Time
 	lastRecv    time.Time
@@ -67,6 +70,10 @@ type Peer struct {
 	reason wire.DisconnectReason
 	text   string
 }
+
+// unheard reports, on the server's side, whether no sealed datagram of the client has come
+// yet: it may still be waiting for our Accepted (acceptedRepeat).
+func (p *Peer) unheard() bool { return !p.acceptedAgain.IsZero() && p.seal.seen.next == 0 }
 
 // Addr is the peer's UDP address.
 func (p *Peer) Addr() netip.AddrPort { return p.addr }
