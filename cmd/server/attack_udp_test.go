@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/ackattack/ackattack/cmd/internal/tmuxtest"
 	"github.com/ackattack/ackattack/game"
+	"github.com/ackattack/ackattack/net/linksim"
 	"github.com/ackattack/ackattack/net/message"
 	"github.com/ackattack/ackattack/net/transport"
 	"github.com/ackattack/ackattack/net/wire"
@@ -33,8 +35,8 @@ import (
 // server"), not part of the suite. Each sub-benchmark plays one attack against a server binary
 // (one bot, --min-players 1) and honest client binaries, every process at the class's link
 // (--loss 5 --latency 10ms --jitter 2ms), and fails when its target is not met:
-//   - lying_ping_summary: a seated student reports, twice a second for 20 s, a round trip of
-//     4 s and 50% loss; the honest players' lead (their status lines) is no higher during the
+//   - lying_ping_summary: a seated student on a slow link of its own reports, twice a second
+//     for 20 s, a round trip of 4 s and 50% loss; the honest players' lead (their status lines) is no higher during the
 //     lies and after them than before.
 //   - far_future_commands: a seated student sends 300 commands for frame 1,000,000 and 10 for
 //     frame 1, and leaves; a spectator binary that joins afterwards watches to the end, its
@@ -50,13 +52,20 @@ import (
 //     client in one of its own, in 198.18.1.0/24. On loopback every address is the server's
 //     own host, whose places are never taken back.
 //
-// RELIABILITY.md's figures come from
+// -attack.bins attacks binaries built elsewhere (at the commit before a change) instead of this
+// tree's. RELIABILITY.md's figures come from
 //
-//	go test ./cmd/server -run '^$' -bench AttacksOverRealUDP -v -count 2 -timeout 30m
+//	go test ./cmd/server -run '^$' -bench AttacksOverRealUDP -v -count 3 -timeout 40m
 //	go test ./cmd/server -run '^$' -bench AttacksOverRealUDP/spectator_places_one_address -v -count 2 -attack.places.address 264
+//	go test ./cmd/server -run '^$' -bench 'AttacksOverRealUDP/(lying|far_future|command_flood)' -v -attack.bins /tmp/bins
 func BenchmarkAttacksOverRealUDP(b *testing.B) {
-	server := tmuxtest.Build(b, "server")
-	client := tmuxtest.BuildPackage(b, "client", "github.com/ackattack/ackattack/cmd/client")
+	var server, client string
+	if *udpAttackBins != "" {
+		server, client = filepath.Join(*udpAttackBins, "server"), filepath.Join(*udpAttackBins, "client")
+	} else {
+		server = tmuxtest.Build(b, "server")
+		client = tmuxtest.BuildPackage(b, "client", "github.com/ackattack/ackattack/cmd/client")
+	}
 	for _, tt := range []struct {
 		name string
 		play func(b *testing.B, server, client string)
@@ -80,6 +89,10 @@ func BenchmarkAttacksOverRealUDP(b *testing.B) {
 // spectator_places_one_address opens from its one address.
 var udpOneAddress = flag.Int("attack.places.address", 40, "BenchmarkAttacksOverRealUDP/spectator_places_one_address: spectators' connections the program opens from one address (40 as first measured; 264 fills every place and 8 more)")
 
+// udpAttackBins is a directory with the server and client binaries to attack instead of
+// this tree's, built at an earlier commit to measure the attacks before a change.
+var udpAttackBins = flag.String("attack.bins", "", "BenchmarkAttacksOverRealUDP: attack the binaries server and client in this directory (built at another commit) instead of building this tree's")
+
 // processLink is one process's conditioner at the class's link flags (classLinkFlags): the
 // student's program conditions its sockets as the binaries do theirs.
 var processLink = transport.LinkSettings{Out: serverSideLink, In: serverSideLink}
@@ -100,12 +113,15 @@ type udpAttacker struct {
 	frame   uint32 // the server's frame, from the latest FrameSync
 }
 
-// dialUDPAttacker connects to server over pc with cfg, conditioned as a binary's socket at the
-// class's link; the connection ends when t does.
+// dialUDPAttacker connects to server over pc with cfg, its socket conditioned by cfg.Link, or
+// as a binary's at the class's link when that is nil; the connection ends when t does.
 func dialUDPAttacker(t testing.TB, pc net.PacketConn, server netip.AddrPort, cfg transport.ClientConfig) *udpAttacker {
 	t.Helper()
 	a := &udpAttacker{t: t, do: make(chan func(time.Time)), done: make(chan struct{}), counts: map[string]int{}, players: map[uint8]game.PlayerInfo{}}
-	cfg.Link, cfg.LinkSeed = &processLink, uint64(pc.LocalAddr().(*net.UDPAddr).Port)+1
+	if cfg.Link == nil {
+		cfg.Link = &processLink
+	}
+	cfg.LinkSeed = uint64(pc.LocalAddr().(*net.UDPAddr).Port) + 1
 	cfg.OnMessage = func(_ *transport.Peer, _ time.Time, m *message.Message) {
 		msg, err := game.ParseMsg(m.Payload)
 		if err != nil {
@@ -268,58 +284,83 @@ func udpSockets(t testing.TB, ns string, addrs []netip.AddrPort) []*net.UDPConn 
 }
 
 // dialAttacker seats a student's program, named name, from an address of its own on loopback
-// (127.0.3.n).
-func (c *binClass) dialAttacker(n byte, name string) *udpAttacker {
+// (127.0.3.n), its socket conditioned by link (nil: as a binary's at the class's link).
+func (c *binClass) dialAttacker(n byte, name string, link *transport.LinkSettings) *udpAttacker {
 	c.t.Helper()
 	pc := udpSockets(c.t, "", []netip.AddrPort{netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 3, n}), 0)})[0]
-	return dialUDPAttacker(c.t, pc, netip.MustParseAddrPort(c.addr), transport.ClientConfig{Name: name})
+	return dialUDPAttacker(c.t, pc, netip.MustParseAddrPort(c.addr), transport.ClientConfig{Name: name, Config: transport.Config{Link: link}})
 }
 
-// udpLyingPingSummary: the student, seated with the class's link, reports twice a second for
-// 20 s a round trip of 4 s and 50% loss, stops lying, and leaves 8 s later. The honest players'
-// lead, from their status lines (one a second, the first 10 left out), is no higher during
-// the lies and the 15 s after them than before.
+// slowStudentSocket is a student's own slow link as its socket's conditioner: with the server's
+// own 10 ms each way, 150 ms each way in all, as slowStudentLink is in virtual time. An honest
+// path that long raises the lead a frame; a lie about loss then adds a round trip, which on
+// loopback's few milliseconds would not cross a frame and so would show nothing.
+var slowStudentSocket = transport.LinkSettings{
+	Out: linksim.Settings{LossPercent: 5, Latency: 140 * time.Millisecond, Jitter: 2 * time.Millisecond},
+	In:  linksim.Settings{LossPercent: 5, Latency: 140 * time.Millisecond, Jitter: 2 * time.Millisecond},
+}
+
+// udpLyingPingSummary: the student, seated on a slow link of its own (150 ms each way, which
+// honestly makes the lead 300 ms), waits until the honest players' lead has settled (the same
+// in their last 11 status lines: it falls only 10 s after a change), reports twice a second
+// for 20 s a round trip of 4 s and 50% loss, stops lying, and leaves 8 s later. The honest
+// players' lead, from their status lines (one a second), is never higher during the lies and
+// the 15 s after them than the settled lead before.
 func udpLyingPingSummary(b *testing.B, server, client string) {
-	const play = 60 * time.Second
+	const play, settled = 80 * time.Second, 11
 	c := startBinClassAt(b, freeUDPAddr(b), nil, server, client, play)
 	honest := []string{"ann", "bob"}
 	c.joinFor(play, []string{"--bot"}, honest...) // not --quiet: their status lines say the lead
-	eve := c.dialAttacker(1, "eve")
+	eve := c.dialAttacker(1, "eve", &slowStudentSocket)
 	eve.seated("ann", "bob", "eve")
-	time.Sleep(time.Until(c.began.Add(25 * time.Second))) // the lead settles
-	lines := func() (n []int) {
+	leads := func() (all [][]int64) {
 		for _, h := range c.hosts[1:] {
-			leads, _, err := readStatusLines(h.out, 0)
+			l, _, err := readStatusLines(h.out, 0)
 			if err != nil {
 				b.Fatal(err)
 			}
-			n = append(n, len(leads))
+			all = append(all, l)
 		}
-		return n
+		return all
 	}
-	began := lines()
+	waitWall(b, 45*time.Second, "the honest players' lead settled", func() bool {
+		for _, l := range leads() {
+			if len(l) < udpWarmUp+settled || slices.Min(l[len(l)-settled:]) != slices.Max(l[len(l)-settled:]) {
+				return false
+			}
+		}
+		return true
+	})
+	var began []int
+	for _, l := range leads() {
+		began = append(began, len(l))
+	}
 	lies := 0
 	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(500 * time.Millisecond) {
 		lies += eve.send(&game.PingSummary{AvgRTTMicros: 4_000_000, MinRTTMicros: 4_000_000, MaxRTTMicros: 4_000_000, LossPermille: 500})
 	}
-	ended := lines()
+	var ended []int
+	for _, l := range leads() {
+		ended = append(ended, len(l))
+	}
+	if left := time.Until(c.began.Add(play)); left < 15*time.Second {
+		b.Fatalf("the honest players end %v after the lies, want 15 s at least", left.Round(time.Second))
+	}
 	time.Sleep(8 * time.Second)
 	eve.leave()
 	srv, clients := c.finish()
 
 	var before, during, after []int64
-	for i, h := range c.hosts[1:] {
-		leads, _, err := readStatusLines(h.out, 0)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if began[i] <= udpWarmUp {
-			b.Fatalf("%s: %d status lines before the lies, want more than the %d of its warm-up", h.name, began[i], udpWarmUp)
-		}
-		before = append(before, leads[udpWarmUp:began[i]]...)
-		during = append(during, leads[began[i]:ended[i]]...)
-		after = append(after, leads[ended[i]:]...)
-		b.Logf("%s: lead %v ms before the lies, %v during, %v after", h.name, leads[udpWarmUp:began[i]], leads[began[i]:ended[i]], leads[ended[i]:])
+	for i, l := range leads() {
+		h := c.hosts[1+i]
+		// Up to 15 status lines after the lies: the players' last lines, after the student
+		// left, follow the student's path no more.
+		afterLies := l[ended[i]:min(len(l), ended[i]+15)]
+		before = append(before, l[began[i]-1])
+		during = append(during, l[began[i]:ended[i]]...)
+		after = append(after, afterLies...)
+		b.Logf("%s: lead %v ms in the status lines before the lies, %v during, %v in the 15 s after, %v to the end",
+			h.name, l[:began[i]], l[began[i]:ended[i]], afterLies, l[ended[i]+len(afterLies):])
 	}
 	b.ReportMetric(float64(lies), "lies")
 	b.ReportMetric(float64(slices.Max(before)), "lead-before-ms")
@@ -331,7 +372,7 @@ func udpLyingPingSummary(b *testing.B, server, client string) {
 		b.Errorf("the attacker told only %d lies", lies)
 	}
 	if most := max(slices.Max(during), slices.Max(after)); most > slices.Max(before) {
-		b.Errorf("the honest players' lead went from at most %d ms before the lies to %d ms", slices.Max(before), most)
+		b.Errorf("the honest players' lead went from %d ms, settled before the lies, to %d ms", slices.Max(before), most)
 	}
 	checkHonest(b, srv, clients, false)
 }
@@ -344,7 +385,7 @@ func udpLyingPingSummary(b *testing.B, server, client string) {
 func udpFarFuture(b *testing.B, server, client string) {
 	c := startBinClass(b, server, client, 30*time.Second)
 	c.join("ann", "bob")
-	eve := c.dialAttacker(1, "eve")
+	eve := c.dialAttacker(1, "eve", nil)
 	seat := eve.seated("ann", "bob", "eve")["eve"].Seat
 	waitWall(b, 20*time.Second, "frame 70", func() bool { return eve.serverFrame() > 70 })
 	sent := 0
@@ -387,7 +428,7 @@ func udpFarFuture(b *testing.B, server, client string) {
 func playUDPFlood(b *testing.B, server, client string, flood bool) (srv game.Report, clients map[string]game.Report, sent int) {
 	c := startBinClass(b, server, client, floodPlay)
 	c.join("ann", "bob")
-	eve := c.dialAttacker(1, "eve")
+	eve := c.dialAttacker(1, "eve", nil)
 	seat := eve.seated("ann", "bob", "eve")["eve"].Seat
 	waitWall(b, 10*time.Second, "frame 20", func() bool { return eve.serverFrame() > 20 })
 	if flood {
@@ -630,11 +671,15 @@ func udpSeatsOneAddress(b *testing.B, server, client string) {
 	}
 	b.ReportMetric(float64(len(seats)-2), "program-seats-before")
 	b.ReportMetric(float64(left), "program-seats-after")
+	b.ReportMetric(float64(told), "taken-back")
 	b.ReportMetric(float64(played), "honest-played")
 	b.Logf("then: %d of the program's seats left, %d taken back with the reason; its seventh connection got %d Spectates (%s); server: %d seats taken back; %d of %d honest players played",
 		left, told, udpCount[*game.Spectate](again), stateText(again.stats()), srv.Game.Places.SeatsTakenBack, played, len(honest))
 	if left > game.DefaultSeatsPerAddress {
 		b.Errorf("the program keeps %d seats, want at most %d", left, game.DefaultSeatsPerAddress)
+	}
+	if udpCount[*game.Spectate](again) == 0 {
+		b.Errorf("the program's seventh connection: %s; want it watching, no seat taken back", stateText(again.stats()))
 	}
 	checkHonest(b, srv, clients, false)
 }

@@ -159,6 +159,15 @@ func startBinClassAt(t testing.TB, addr string, netns func(name string) string, 
 	c := &binClass{t: t, dir: t.TempDir(), addr: addr, play: play, began: time.Now(), clientBin: clientBin, netns: netns}
 	c.ctx, c.cancel = context.WithTimeout(context.Background(), play+udpServerExtra+time.Minute)
 	t.Cleanup(c.cancel)
+	// Registered after t.TempDir's, so run before it removes the files.
+	t.Cleanup(func() {
+		if *udpLogs != "" {
+			keepUDPFiles(t, c.dir, filepath.Join(*udpLogs, t.Name()+"-"+time.Now().Format("150405")))
+		}
+		if t.Failed() {
+			logHosts(t, c.hosts)
+		}
+	})
 	c.start("server", serverBin, "--listen", c.addr, "--bots", "1", "--min-players", "1", "--duration", (play + udpServerExtra).String())
 	return c
 }
@@ -190,11 +199,6 @@ func (c *binClass) start(name, bin string, args ...string) {
 func (c *binClass) finish() (server game.Report, clients map[string]game.Report) {
 	t := c.t
 	t.Helper()
-	defer func() {
-		if t.Failed() {
-			logHosts(t, c.hosts)
-		}
-	}()
 	clients = map[string]game.Report{}
 	for _, h := range c.hosts {
 		if err := h.wait(); err != nil {
