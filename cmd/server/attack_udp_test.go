@@ -362,6 +362,9 @@ func udpLyingPingSummary(b *testing.B, server, client string) {
 		b.Logf("%s: lead %v ms in the status lines before the lies, %v during, %v in the 15 s after, %v to the end",
 			h.name, l[:began[i]], l[began[i]:ended[i]], afterLies, l[ended[i]+len(afterLies):])
 	}
+	if len(during) == 0 || len(after) == 0 {
+		b.Fatalf("the honest players wrote %d status lines during the lies and %d after them: they ended early", len(during), len(after))
+	}
 	b.ReportMetric(float64(lies), "lies")
 	b.ReportMetric(float64(slices.Max(before)), "lead-before-ms")
 	b.ReportMetric(float64(slices.Max(during)), "lead-during-ms")
