@@ -50,9 +50,10 @@ func (c *vclass) settled(d time.Duration, conns []*attacker) {
 
 // placesOf counts the connections that are up, and those kicked with a text that says one of
 // have.
-func placesOf(conns []*attacker, have ...string) (up, told int) {
+// conns are the program's connections in virtual time or over real UDP.
+func placesOf[A interface{ stats() transport.ClientStats }](conns []A, have ...string) (up, told int) {
 	for _, a := range conns {
-		st := a.c.Stats()
+		st := a.stats()
 		switch {
 		case st.State == transport.Connected:
 			up++
@@ -68,7 +69,7 @@ func placesOf(conns []*attacker, have ...string) (up, told int) {
 var noRoom = []string{"no room for another spectator", "the game is full"}
 
 // checkWatched: each of names played to the end as a spectator, not in a seat.
-func checkWatched(t *testing.T, clients map[string]game.Report, names ...string) {
+func checkWatched(t testing.TB, clients map[string]game.Report, names ...string) {
 	t.Helper()
 	for _, name := range names {
 		if r, ok := clients[name]; !ok || r.Spectator == 0 {

@@ -138,30 +138,60 @@ type binClass struct {
 	cancel    context.CancelFunc
 	hosts     []*udpHost // the server first
 	play      time.Duration
+	began     time.Time // when the server started: the players of join play until began+play
 	clientBin string
+	// netns, if not nil, names the network namespace each process runs in, by its name
+	// ("server" for the server).
+	netns func(name string) string
 }
 
 // startBinClass starts the server, with one bot, for play and udpServerExtra; join starts the
 // honest players.
 func startBinClass(t testing.TB, serverBin, clientBin string, play time.Duration) *binClass {
 	t.Helper()
-	c := &binClass{t: t, dir: t.TempDir(), addr: freeUDPAddr(t), play: play, clientBin: clientBin}
+	return startBinClassAt(t, freeUDPAddr(t), nil, serverBin, clientBin, play)
+}
+
+// startBinClassAt is startBinClass with the server listening on addr, and each process in the
+// network namespace netns names for it (nil: the test's own).
+func startBinClassAt(t testing.TB, addr string, netns func(name string) string, serverBin, clientBin string, play time.Duration) *binClass {
+	t.Helper()
+	c := &binClass{t: t, dir: t.TempDir(), addr: addr, play: play, began: time.Now(), clientBin: clientBin, netns: netns}
 	c.ctx, c.cancel = context.WithTimeout(context.Background(), play+udpServerExtra+time.Minute)
 	t.Cleanup(c.cancel)
+	// Registered after t.TempDir's, so run before it removes the files.
+	t.Cleanup(func() {
+		if *udpLogs != "" {
+			keepUDPFiles(t, c.dir, filepath.Join(*udpLogs, t.Name()+"-"+time.Now().Format("150405")))
+		}
+		if t.Failed() {
+			logHosts(t, c.hosts)
+		}
+	})
 	c.start("server", serverBin, "--listen", c.addr, "--bots", "1", "--min-players", "1", "--duration", (play + udpServerExtra).String())
 	return c
 }
 
 // join starts honest bot clients, each playing for the class's time.
-func (c *binClass) join(names ...string) {
+func (c *binClass) join(names ...string) { c.joinFor(c.play, []string{"--bot", "--quiet"}, names...) }
+
+// joinFor starts honest clients with flags, each for d.
+func (c *binClass) joinFor(d time.Duration, flags []string, names ...string) {
 	for _, name := range names {
-		c.start(name, c.clientBin, "--connect", c.addr, "--bot", "--quiet", "--name", name, "--seed", strconv.Itoa(len(c.hosts)),
-			"--duration", c.play.String())
+		c.start(name, c.clientBin, append([]string{"--connect", c.addr, "--name", name, "--seed", strconv.Itoa(len(c.hosts)),
+			"--duration", d.String()}, flags...)...)
 	}
 }
 
+// untilEnd is how long a client that starts now plays to end with the players of join.
+func (c *binClass) untilEnd() time.Duration { return time.Until(c.began.Add(c.play)) }
+
 func (c *binClass) start(name, bin string, args ...string) {
-	c.hosts = append(c.hosts, startHost(c.t, c.ctx, c.dir, name, bin, append(args, classLinkFlags...)...))
+	args = append(args, classLinkFlags...)
+	if c.netns != nil {
+		bin, args = "ip", append([]string{"netns", "exec", c.netns(name), bin}, args...)
+	}
+	c.hosts = append(c.hosts, startHost(c.t, c.ctx, c.dir, name, bin, args...))
 }
 
 // finish waits for every process: each must exit 0 and write its report. When the test
@@ -169,11 +199,6 @@ func (c *binClass) start(name, bin string, args ...string) {
 func (c *binClass) finish() (server game.Report, clients map[string]game.Report) {
 	t := c.t
 	t.Helper()
-	defer func() {
-		if t.Failed() {
-			logHosts(t, c.hosts)
-		}
-	}()
 	clients = map[string]game.Report{}
 	for _, h := range c.hosts {
 		if err := h.wait(); err != nil {

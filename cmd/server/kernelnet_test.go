@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -40,13 +41,59 @@ func kernelNetAddr(i int) string { return "198.18.0." + strconv.Itoa(i+1) }
 // namespaces, or neither netem nor iptables.
 func newKernelNet(t testing.TB, n int, l kernelLink) *kernelNet {
 	t.Helper()
+	addrs := make([]string, n)
+	for i := range addrs {
+		addrs[i] = kernelNetAddr(i) + "/24"
+	}
+	k := newNamespaces(t, addrs)
+	must := func(args ...string) {
+		t.Helper()
+		if err := runTool(args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// netem on both ends of each veth pair: the process's end delays and drops what it sends,
+	// the hub's end what it receives.
+	netem := []string{"netem", "loss", strconv.FormatFloat(l.loss, 'f', -1, 64) + "%", "delay", strconv.FormatInt(l.delay.Milliseconds(), 10) + "ms"}
+	k.netem = runTool(append([]string{"tc", "-n", k.hosts[0], "qdisc", "add", "dev", "eth0", "root"}, netem...)...) == nil
+	if k.netem {
+		for i, ns := range k.hosts {
+			if i > 0 {
+				must(append([]string{"tc", "-n", ns, "qdisc", "add", "dev", "eth0", "root"}, netem...)...)
+			}
+			must(append([]string{"tc", "-n", k.prefix + "hub", "qdisc", "add", "dev", "p" + strconv.Itoa(i), "root"}, netem...)...)
+		}
+		return k
+	}
+	if _, err := exec.LookPath("iptables"); err != nil {
+		t.Skip("this kernel has no netem qdisc, and iptables (for the statistic match) is not installed: apt-get install iptables")
+	}
+	p := strconv.FormatFloat(l.loss/100, 'f', -1, 64)
+	for _, ns := range k.hosts {
+		for _, chain := range []string{"OUTPUT", "INPUT"} {
+			must("ip", "netns", "exec", ns, "iptables", "-A", chain, "-p", "udp", "-m", "statistic", "--mode", "random", "--probability", p, "-j", "DROP")
+		}
+	}
+	return k
+}
+
+// namespaceNets numbers the namespaces' sets of a test process, so that two sets never share
+// a name (a benchmark that runs again before the first run's clean-up).
+var namespaceNets atomic.Int64
+
+// newNamespaces makes a network namespace for each address of addrs (an address with its
+// prefix, "198.18.0.1/24", on the namespace's eth0) and a hub with a bridge that joins them,
+// with no impairment, and removes them when t ends. It skips t when the machine cannot: not
+// root, no `ip`, or no network namespaces.
+func newNamespaces(t testing.TB, addrs []string) *kernelNet {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("a kernel link needs root, for network namespaces")
 	}
 	if _, err := exec.LookPath("ip"); err != nil {
 		t.Skip("a kernel link needs ip (iproute2)")
 	}
-	k := &kernelNet{prefix: fmt.Sprintf("ackattack-%d-", os.Getpid())}
+	k := &kernelNet{prefix: fmt.Sprintf("ackattack-%d-%d-", os.Getpid(), namespaceNets.Add(1))}
 	hub := k.prefix + "hub"
 	if err := runTool("ip", "netns", "add", hub); err != nil {
 		t.Skipf("no network namespace: %v", err)
@@ -60,39 +107,17 @@ func newKernelNet(t testing.TB, n int, l kernelLink) *kernelNet {
 	}
 	must("ip", "-n", hub, "link", "add", "br0", "type", "bridge")
 	must("ip", "-n", hub, "link", "set", "br0", "up")
-	for i := range n {
+	for i, addr := range addrs {
 		ns := k.prefix + strconv.Itoa(i)
 		k.hosts = append(k.hosts, ns)
 		port := "p" + strconv.Itoa(i)
 		must("ip", "netns", "add", ns)
 		must("ip", "link", "add", "eth0", "netns", ns, "type", "veth", "peer", "name", port, "netns", hub)
-		must("ip", "-n", ns, "addr", "add", kernelNetAddr(i)+"/24", "dev", "eth0")
+		must("ip", "-n", ns, "addr", "add", addr, "dev", "eth0")
 		must("ip", "-n", ns, "link", "set", "eth0", "up")
 		must("ip", "-n", ns, "link", "set", "lo", "up")
 		must("ip", "-n", hub, "link", "set", port, "master", "br0")
 		must("ip", "-n", hub, "link", "set", port, "up")
-	}
-	// netem on both ends of each veth pair: the process's end delays and drops what it sends,
-	// the hub's end what it receives.
-	netem := []string{"netem", "loss", strconv.FormatFloat(l.loss, 'f', -1, 64) + "%", "delay", strconv.FormatInt(l.delay.Milliseconds(), 10) + "ms"}
-	k.netem = runTool(append([]string{"tc", "-n", k.hosts[0], "qdisc", "add", "dev", "eth0", "root"}, netem...)...) == nil
-	if k.netem {
-		for i, ns := range k.hosts {
-			if i > 0 {
-				must(append([]string{"tc", "-n", ns, "qdisc", "add", "dev", "eth0", "root"}, netem...)...)
-			}
-			must(append([]string{"tc", "-n", hub, "qdisc", "add", "dev", "p" + strconv.Itoa(i), "root"}, netem...)...)
-		}
-		return k
-	}
-	if _, err := exec.LookPath("iptables"); err != nil {
-		t.Skip("this kernel has no netem qdisc, and iptables (for the statistic match) is not installed: apt-get install iptables")
-	}
-	p := strconv.FormatFloat(l.loss/100, 'f', -1, 64)
-	for _, ns := range k.hosts {
-		for _, chain := range []string{"OUTPUT", "INPUT"} {
-			must("ip", "netns", "exec", ns, "iptables", "-A", chain, "-p", "udp", "-m", "statistic", "--mode", "random", "--probability", p, "-j", "DROP")
-		}
 	}
 	return k
 }

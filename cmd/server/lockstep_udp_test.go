@@ -23,7 +23,7 @@ var (
 	// BENCHMARKS.md's figures come from 60 s, the length of the virtual-time games they are set
 	// against.
 	udpDuration = flag.Duration("udp.duration", 20*time.Second, "BenchmarkLockstepOverRealUDP: how long the bot clients play in each scenario")
-	udpLogs     = flag.String("udp.logs", "", "BenchmarkLockstepOverRealUDP: copy each scenario's reports, logs and output into a directory of this one")
+	udpLogs     = flag.String("udp.logs", "", "BenchmarkLockstepOverRealUDP and the measured runs of a class (binClass): copy each run's reports, logs and output into a directory of this one")
 	udpMatched  = flag.Bool("udp.matched", false, "BenchmarkLockstepOverRealUDP: also play every scenario with each process at half the link (loss 1-sqrt(1-p), half the latency and jitter), so that each link between two processes is the virtual-time games' link")
 )
 

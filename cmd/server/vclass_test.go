@@ -352,6 +352,8 @@ func (a *attacker) sendRawNow(now time.Time, b []byte) bool {
 	return err == nil
 }
 
+func (a *attacker) stats() transport.ClientStats { return a.c.Stats() }
+
 // waitFor runs the class until cond holds, failing the test after d of game time.
 func (a *attacker) waitFor(d time.Duration, what string, cond func() bool) {
 	a.t.Helper()
@@ -364,18 +366,22 @@ func (a *attacker) waitFor(d time.Duration, what string, cond func() bool) {
 func (a *attacker) seated(names ...string) map[string]game.PlayerInfo {
 	a.t.Helper()
 	out := map[string]game.PlayerInfo{}
-	a.waitFor(20*time.Second, "the players' seats", func() bool {
-		for _, pi := range a.players {
-			out[pi.Name] = pi
-		}
-		for _, n := range names {
-			if !out[n].Connected {
-				return false
-			}
-		}
-		return true
-	})
+	a.waitFor(20*time.Second, "the players' seats", func() bool { return seatsOf(a.players, out, names) })
 	return out
+}
+
+// seatsOf copies the roster players into out, by name, and reports whether each of names is
+// in it, connected.
+func seatsOf(players map[uint8]game.PlayerInfo, out map[string]game.PlayerInfo, names []string) bool {
+	for _, pi := range players {
+		out[pi.Name] = pi
+	}
+	for _, n := range names {
+		if !out[n].Connected {
+			return false
+		}
+	}
+	return true
 }
 
 // ended runs the class until the connection ends, for up to d of game time, and returns how
