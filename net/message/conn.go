@@ -498,6 +498,10 @@ func (c *Conn) WaitingForSync() bool { return c.syncPending > 0 }
 // acknowledgements forever. Packets of unreliable messages alone owe a lazy ack: AckLazy.)
 func (c *Conn) AckOwed() bool { return c.stats.ackOwed }
 
+// DiscardRTTSamples: the packets in flight now give no round-trip sample when acknowledged,
+// since the peer may have held them before it could read them (packet.Endpoint's).
+func (c *Conn) DiscardRTTSamples() { c.pkt.DiscardRTTSamples() }
+
 // AckLazy reports whether packets with unreliable messages alone arrived since the last packet
 // this side sent. They are acknowledged too (the peer's loss estimate and congestion window
 // count them), but nothing waits on that ack: it rides on the next packet that goes anyway, and

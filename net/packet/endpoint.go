@@ -165,6 +165,8 @@ type Stats struct {
 type sentSlot struct {
 	SentPacket
 	state State // 0 while the slot has never been used
+	// unsampled: its acknowledgement gives no round-trip sample (DiscardRTTSamples)
+	unsampled bool
 }
 
 // Endpoint is the packet layer of one side of a connection: it numbers outgoing packets,
@@ -253,6 +255,7 @@ func (e *Endpoint) Sent(now time.Time, h wire.Header, size int, items []Item) {
 	s.Size = size
 	s.Items = append(s.Items[:0], items...)
 	s.state = InFlight
+	s.unsampled = false
 	e.nextSeq++
 	e.inFlight++
 	e.stats.PacketsSent++
@@ -335,7 +338,7 @@ func (e *Endpoint) processAcks(now time.Time, ack uint16, bits uint32, firstAck 
 		// anything we sent (not an acknowledgement of ours).
 		return
 	}
-	if s := &e.ring[ack%SentRingSize]; s.state == InFlight && len(s.Items) > 0 && firstAck {
+	if s := &e.ring[ack%SentRingSize]; s.state == InFlight && len(s.Items) > 0 && firstAck && !s.unsampled {
 		e.sampleRTT(now.Sub(s.Time))
 	}
 	e.busy = true
@@ -369,6 +372,20 @@ func (e *Endpoint) resolve(s *sentSlot, st State) {
 	e.stats.PacketsLost++
 	if e.cfg.OnLost != nil {
 		e.cfg.OnLost(&s.SentPacket)
+	}
+}
+
+// DiscardRTTSamples says that the packets in flight now may have been held by the peer before
+// it could read them, so their acknowledgements give no round-trip sample. A server calls it
+// when it first hears a new connection's client: what it sent before then may have waited at
+// the client for the handshake's last step (it keeps what it cannot open yet), and at the
+// class's 30% loss one such sample read 721 ms on a 200 ms path, and held the jitter, and with
+// it the lead, a frame high for the next 15 s. (Karn's rule for a send whose ack is ambiguous.)
+func (e *Endpoint) DiscardRTTSamples() {
+	for seq := e.tail; seq != e.nextSeq; seq++ {
+		if s := &e.ring[seq%SentRingSize]; s.state == InFlight {
+			s.unsampled = true
+		}
 	}
 }
 

@@ -817,3 +817,22 @@ func TestSampleRTTFromPings(t *testing.T) {
 		}
 	}
 }
+
+// TestRTTNoSampleFromDiscardedPackets: a packet in flight when DiscardRTTSamples is called may
+// have waited at the peer before it could be read (a new connection's client keeps what comes
+// before the handshake's last step), so its ack gives no sample; the packets sent after it do.
+func TestRTTNoSampleFromDiscardedPackets(t *testing.T) {
+	ms := time.Millisecond
+	e := NewEndpoint(Config{})
+	h := e.NextHeader()
+	e.Sent(base, h, 10, []Item{{Seq: 1}})
+	e.DiscardRTTSamples()
+	// The peer read it 700 ms later, when it could, and acknowledged it at once.
+	e.Received(base.Add(800*ms), wire.Header{Seq: 0, Ack: h.Seq, AckBits: 1}, 10)
+	if s := e.Stats(); s.RTTSamples != 0 || s.PacketsAcked != 1 {
+		t.Fatalf("samples %d (latest %v), acked %d: want the packet acked and no sample", s.RTTSamples, s.LatestRTT, s.PacketsAcked)
+	}
+	if s := sendAndAck(e, 900*ms, 1000*ms, []Item{{Seq: 2}}, 1); s.RTTSamples != 1 || s.LatestRTT != 100*ms {
+		t.Fatalf("samples %d latest %v, want 1 and 100ms from the packet sent after", s.RTTSamples, s.LatestRTT)
+	}
+}

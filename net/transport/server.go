@@ -204,8 +204,14 @@ func (s *Server) Handle(now time.Time, d Datagram) {
 	}
 	s.now = now
 	if p := s.byAddr[d.From]; p != nil {
+		first := p.unheard()
 		body, err := p.seal.open(s.rbuf[:0], d.Data)
 		if err == nil {
+			if first {
+				// What we sent before now may have waited at the client for the Accepted:
+				// its acks would measure that wait, not the path.
+				p.conn.DiscardRTTSamples()
+			}
 			if bye := s.receive(p, now, body, len(d.Data)); bye != nil {
 				s.drop(p, now, bye.Reason, bye.Text, false)
 			}
