@@ -130,6 +130,9 @@ type msgTypeInfo struct {
 	// travels adds what else there is to know about how it travels, if anything: how often,
 	// whether it may be fragmented.
 	travels string
+	// urgent: each send goes twice (message.Conn.SendUrgent): a repair every host applies at
+	// the next frame, whose loss would leave the world drifted a round trip more.
+	urgent bool
 	// direction says who sends it to whom, and dependsOn what it depends on (empty for an
 	// unreliable message, which cannot depend on anything): PROTOCOL.md's columns.
 	direction, dependsOn string
@@ -171,8 +174,8 @@ var msgTypes = [...]msgTypeInfo{
 	MsgUnitHashes: {name: "UnitHashes", newMsg: newOf[UnitHashes], delivery: Guaranteed,
 		direction: "client → server",
 		dependsOn: "nothing"},
-	MsgUnitUpdate: {name: "UnitUpdate", newMsg: newOf[UnitUpdate], delivery: Guaranteed,
-		direction: "server → client",
+	MsgUnitUpdate: {name: "UnitUpdate", newMsg: newOf[UnitUpdate], delivery: Guaranteed, urgent: true,
+		travels: "each send twice, 10 ms apart", direction: "server → client",
 		dependsOn: "nothing"},
 	MsgPause: {name: "Pause", newMsg: newOf[Pause], delivery: Sync,
 		direction: "server → client",
@@ -254,6 +257,9 @@ func (t MsgType) Delivery() Delivery {
 	}
 	return 0
 }
+
+// urgent reports whether each send of a message of type t goes twice (msgTypeInfo.urgent).
+func (t MsgType) urgent() bool { return t.known() && msgTypes[t].urgent }
 
 // newMsgOf returns an empty message of type t, or nil if t is unknown.
 func newMsgOf(t MsgType) msgCodec {

@@ -230,6 +230,9 @@ func sendNow(c *message.Conn, now time.Time, payload []byte, d Delivery, after [
 	case Sync:
 		return c.SendSync(now, payload, after, out)
 	case Guaranteed:
+		if len(payload) > 0 && MsgType(payload[0]).urgent() {
+			return c.SendUrgent(now, payload, after, out)
+		}
 		return c.SendGuaranteed(now, payload, after, out)
 	}
 	return 0, errUnreliableQueued

@@ -332,3 +332,45 @@ func TestResendCopies(t *testing.T) {
 		})
 	}
 }
+
+// TestUrgentGoesTwice: an urgent message goes twice on every try, copyGap apart, each time in a
+// packet of its own, from its first send; an ordinary one once per try (until it has waited a
+// tenth of the resend limit). The link loses everything, so every try is the timer's, 260 ms
+// after the latest send (for the urgent one, its copy).
+func TestUrgentGoesTwice(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		urgent bool
+		want   []time.Duration
+	}{
+		{"ordinary", false, []time.Duration{0, 260 * time.Millisecond}},
+		{"urgent", true, []time.Duration{0, copyGap, copyGap + 260*time.Millisecond, 2*copyGap + 260*time.Millisecond}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := New(Config{}, func(*Message) {})
+			now := base
+			send := c.SendGuaranteed
+			if tt.urgent {
+				send = c.SendUrgent
+			}
+			if _, err := send(now, []byte("repair"), nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			var sends []time.Duration // when each datagram with the message left
+			for end := now.Add(400 * time.Millisecond); !now.After(end); now = now.Add(time.Millisecond) {
+				for {
+					before := c.Stats().GuaranteedSent + c.Stats().GuaranteedResent
+					if _, ok := c.AppendPacket(nil, now, false); !ok {
+						break
+					}
+					if c.Stats().GuaranteedSent+c.Stats().GuaranteedResent > before {
+						sends = append(sends, now.Sub(base))
+					}
+				}
+			}
+			if !slices.Equal(sends, tt.want) {
+				t.Errorf("the message left at %v, want at %v", sends, tt.want)
+			}
+		})
+	}
+}

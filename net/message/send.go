@@ -15,6 +15,7 @@ const maxFragments = 255
 type outMsg struct {
 	seq       uint16
 	sync      bool
+	urgent    bool   // each send goes twice (SendUrgent)
 	payload   []byte // owned copy; kept (with its capacity) when the outMsg is recycled
 	chunk     int    // fragment size; len(payload) when the message goes whole
 	units     []unit // one for a whole message, one per fragment otherwise
@@ -151,6 +152,9 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 			// of their own (copyGap).
 			u.copiesLeft = copiesPerTry
 			c.owe(now, m, ref.idx)
+		} else if m.urgent {
+			u.copiesLeft = 1
+			c.owe(now, m, ref.idx)
 		}
 	}
 
@@ -218,6 +222,10 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 				c.stats.FragmentsSent++
 			}
 			c.sentUnit(now, h.Seq, m, m.nextUnit)
+			if m.urgent {
+				m.units[m.nextUnit].copiesLeft = 1
+				c.owe(now, m, uint8(m.nextUnit))
+			}
 			m.nextUnit++
 			records++
 		}
