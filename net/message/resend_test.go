@@ -310,18 +310,7 @@ func TestResendCopies(t *testing.T) {
 			c := New(Config{Timeout: tt.limit}, func(*Message) {})
 			now := base
 			mustSend(t, c, now, "order", nil, nil)
-			var sends []time.Duration // when each datagram with the message left
-			for end := now.Add(600 * time.Millisecond); !now.After(end); now = now.Add(time.Millisecond) {
-				for {
-					before := c.Stats().GuaranteedSent + c.Stats().GuaranteedResent
-					if _, ok := c.AppendPacket(nil, now, false); !ok {
-						break
-					}
-					if c.Stats().GuaranteedSent+c.Stats().GuaranteedResent > before {
-						sends = append(sends, now.Sub(base))
-					}
-				}
-			}
+			sends := sendTimes(c, now, 600*time.Millisecond)
 			want := []time.Duration{0, 260 * time.Millisecond, 520 * time.Millisecond}
 			for i := range tt.wantCopies {
 				want = append(want, 520*time.Millisecond+time.Duration(i+1)*copyGap)
@@ -331,6 +320,24 @@ func TestResendCopies(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sendTimes runs c's sends every millisecond from now for d over a link that loses
+// everything, and returns when each packet with a guaranteed message left, after base.
+func sendTimes(c *Conn, now time.Time, d time.Duration) []time.Duration {
+	var sends []time.Duration
+	for end := now.Add(d); !now.After(end); now = now.Add(time.Millisecond) {
+		for {
+			before := c.Stats().GuaranteedSent + c.Stats().GuaranteedResent
+			if _, ok := c.AppendPacket(nil, now, false); !ok {
+				break
+			}
+			if c.Stats().GuaranteedSent+c.Stats().GuaranteedResent > before {
+				sends = append(sends, now.Sub(base))
+			}
+		}
+	}
+	return sends
 }
 
 // TestUrgentGoesTwice: an urgent message goes twice on every try, copyGap apart, each time in a
@@ -356,18 +363,7 @@ func TestUrgentGoesTwice(t *testing.T) {
 			if _, err := send(now, []byte("repair"), nil, nil); err != nil {
 				t.Fatal(err)
 			}
-			var sends []time.Duration // when each datagram with the message left
-			for end := now.Add(400 * time.Millisecond); !now.After(end); now = now.Add(time.Millisecond) {
-				for {
-					before := c.Stats().GuaranteedSent + c.Stats().GuaranteedResent
-					if _, ok := c.AppendPacket(nil, now, false); !ok {
-						break
-					}
-					if c.Stats().GuaranteedSent+c.Stats().GuaranteedResent > before {
-						sends = append(sends, now.Sub(base))
-					}
-				}
-			}
+			sends := sendTimes(c, now, 400*time.Millisecond)
 			if !slices.Equal(sends, tt.want) {
 				t.Errorf("the message left at %v, want at %v", sends, tt.want)
 			}

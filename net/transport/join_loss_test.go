@@ -120,6 +120,16 @@ func (d *dropFirstAccepted) WriteTo(b []byte, to netip.AddrPort) error {
 	return d.w.WriteTo(b, to)
 }
 
+// newCleanPair is a server's and a client's address on a clean link of 50 ms each way; the
+// test makes the hosts, the server's with a writer that drops what it chooses.
+func newCleanPair(t *testing.T) *linkedPair {
+	link := linksim.Settings{Latency: 50 * time.Millisecond}
+	p := &linkedPair{t: t, nw: linksim.NewNetwork(1),
+		srvAddr: netip.MustParseAddrPort("10.0.0.1:7777"), cliAddr: netip.MustParseAddrPort("10.0.0.2:40000")}
+	p.nw.Link(p.srvAddr.String(), p.cliAddr.String(), link, link)
+	return p
+}
+
 // TestAcceptedLostThenRepeated: when the server's Accepted is lost, the server sends it again
 // within acceptedRepeat, without waiting for the client's next response, and it pings the
 // client only once it has heard the client on the connection. On a clean 100 ms round trip,
@@ -129,10 +139,7 @@ func (d *dropFirstAccepted) WriteTo(b []byte, to netip.AddrPort) error {
 // next response bringing the Accepted), and as the first sample it set the average that the
 // game's lead follows.
 func TestAcceptedLostThenRepeated(t *testing.T) {
-	link := linksim.Settings{Latency: 50 * time.Millisecond}
-	p := &linkedPair{t: t, nw: linksim.NewNetwork(1),
-		srvAddr: netip.MustParseAddrPort("10.0.0.1:7777"), cliAddr: netip.MustParseAddrPort("10.0.0.2:40000")}
-	p.nw.Link(p.srvAddr.String(), p.cliAddr.String(), link, link)
+	p := newCleanPair(t)
 	drop := &dropFirstAccepted{w: linkWriter{p.nw.AddNode(p.srvAddr.String())}}
 	p.srv = NewServer(ServerConfig{}, drop)
 	var err error
@@ -180,14 +187,11 @@ func (d *dropAccepted) WriteTo(b []byte, to netip.AddrPort) error {
 // cannot open yet). The ack of such a packet measures that wait too, so it gives no round-trip
 // sample: on a clean 100 ms round trip with the first three Accepted lost (the client repeating
 // its response every second, so that the server's repeats bring it), the resend of a message
-// sent as the client connected waited at the client and was acknowledged long after it left, and that sample, the first,
-// set the estimate and its variation (at the class's 30% preset one read 721 ms and held the
+// sent as the client connected waited at the client and was acknowledged long after it left,
+// and that sample, the first, set the estimate and its variation (at the class's 30% preset one read 721 ms and held the
 // lead a frame high for 15 s).
 func TestHeldPacketGivesNoRTTSample(t *testing.T) {
-	link := linksim.Settings{Latency: 50 * time.Millisecond}
-	p := &linkedPair{t: t, nw: linksim.NewNetwork(1),
-		srvAddr: netip.MustParseAddrPort("10.0.0.1:7777"), cliAddr: netip.MustParseAddrPort("10.0.0.2:40000")}
-	p.nw.Link(p.srvAddr.String(), p.cliAddr.String(), link, link)
+	p := newCleanPair(t)
 	drop := &dropAccepted{w: linkWriter{p.nw.AddNode(p.srvAddr.String())}, n: 3}
 	var sent bool
 	p.srv = NewServer(ServerConfig{Config: Config{OnConnect: func(peer *Peer, now time.Time) {
