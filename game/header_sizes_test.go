@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ackattack/ackattack/net/linksim"
+	"github.com/ackattack/ackattack/net/packet"
 	"github.com/ackattack/ackattack/net/wire"
 )
 
@@ -40,6 +41,14 @@ func TestDataHeaderSizes(t *testing.T) {
 			h, n, err := wire.ParseHeader(p)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if h.Seq < packet.AckWindow {
+				// The connection's first packets acknowledge packets before the peer's first,
+				// which never were: their ack bits are 0, and a byte of them goes on the wire
+				// until the window has filled. The claim is about the connection after that
+				// (a game under the race detector is a quarter as long, and its first 32
+				// packets a fifth of the whole).
+				return
 			}
 			k := dir{d.From, d.To}
 			if sizes[k] == nil {
