@@ -14,7 +14,8 @@ import (
 // one a client names) and gives each pair of players a key (identity.go). A command names the
 // players it went to directly (Command.Direct), and the server relays it to the others only.
 // When a link stops delivering, one of its ends says so (LinkLost), and the server sends the
-// commands that way may have lost again, and relays that way's commands for a while.
+// commands that way may have lost again, and relays that way's commands for a while; a stalled
+// link names its unacknowledged commands, and costs those alone.
 
 // seatLinks is what the server keeps about one seat's direct links.
 type seatLinks struct {
@@ -23,8 +24,17 @@ type seatLinks struct {
 	// relayAgain[o]: until then, seat o's commands are relayed to this client even when o
 	// sent them over its direct link (the client's LinkLost); lostRate bounds its LinkLosts.
 	relayAgain [world.MaxPlayers]time.Time
-	lostRate   rateBucket
+	// relayIDs[o]: seat o's commands with these ids are relayed to this client whatever their
+	// Direct: o's link to it stalled with them unacknowledged (LinkLost.From..To). One that
+	// reaches the server after the LinkLost is relayed as it comes.
+	relayIDs [world.MaxPlayers]idRange
+	lostRate rateBucket
 }
+
+// idRange is the ids from..to of a seat's commands; from 0: none.
+type idRange struct{ from, to uint32 }
+
+func (r idRange) has(id uint32) bool { return r.from != 0 && r.from <= id && id <= r.to }
 
 // relayAgainFor is how long after a LinkLost the server relays each end of the link the
 // other's commands whatever their Direct: twice linkQuiet. The end that did not tell stops
@@ -87,7 +97,7 @@ func (s *Server) sentDirect(now time.Time, c *Command, d *downlink) bool {
 	}
 	for i, st := range s.seats.players {
 		if st != nil && d == &st.downlink {
-			return c.Direct&(1<<i) != 0 && !now.Before(st.links.relayAgain[c.Seat])
+			return c.Direct&(1<<i) != 0 && !now.Before(st.links.relayAgain[c.Seat]) && !st.links.relayIDs[c.Seat].has(c.ID)
 		}
 	}
 	return false
@@ -97,9 +107,12 @@ func (s *Server) sentDirect(now time.Time, c *Command, d *downlink) bool {
 // sent over it may be lost, and the server did not relay them. Why says which way: quiet, o's
 // commands to st (st hears nothing); stalled, st's to o (st's command went unacknowledged);
 // ended, both. For each such direction the server sends the receiver again the sender's
-// commands it still holds, back to the re-run window's frames ago (an older one can no longer be run
-// exactly; the hashes repair what it changed), and relays the sender's commands to the
-// receiver whatever their Direct, for relayAgainFor. The receiver drops the copies it has.
+// commands it still holds that went over the link (an older one than the re-run window's
+// frames ago can no longer be run exactly; the hashes repair what it changed), and relays the
+// sender's commands to the receiver whatever their Direct, for relayAgainFor. A stall that
+// names its commands (From..To) costs those alone: the server sends again and relays the ones
+// with those ids, and the link carries the rest (st sends nothing over it until they are
+// acknowledged). The receiver drops the copies it has.
 func (s *Server) linkLost(now time.Time, st *seat, m *LinkLost) {
 	o := m.Seat
 	other := s.seats.players[o]
@@ -112,19 +125,26 @@ func (s *Server) linkLost(now time.Time, st *seat, m *LinkLost) {
 	if !resend {
 		s.stats.LinkLostsLimited++
 	}
+	if m.Why == LinkStalled && m.From != 0 && m.To >= m.From {
+		ids := idRange{m.From, m.To}
+		other.links.relayIDs[st.idx] = ids // st's commands to o
+		s.relayAgain(now, st, other, resend, ids)
+		return
+	}
 	if m.Why != LinkStalled {
-		s.relayAgain(now, other, st, resend) // o's commands to st
+		st.links.relayAgain[other.idx] = now.Add(relayAgainFor)
+		s.relayAgain(now, other, st, resend, idRange{}) // o's commands to st
 	}
 	if m.Why != LinkQuiet {
-		s.relayAgain(now, st, other, resend) // st's commands to o
+		other.links.relayAgain[st.idx] = now.Add(relayAgainFor)
+		s.relayAgain(now, st, other, resend, idRange{}) // st's commands to o
 	}
 }
 
-// relayAgain relays to's client from's commands whatever their Direct for relayAgainFor, and
-// with resend sends it the ones the server still holds for the re-run window's frames and the
-// ones still to run.
-func (s *Server) relayAgain(now time.Time, from, to *seat, resend bool) {
-	to.links.relayAgain[from.idx] = now.Add(relayAgainFor)
+// relayAgain, with resend, sends to's client again from's commands that went to it over their
+// link (Direct), those with ids (any, if ids says none) that the server still holds for the
+// re-run window's frames and still to run. The ones the server relayed to it it has.
+func (s *Server) relayAgain(now time.Time, from, to *seat, resend bool, ids idRange) {
 	if !resend || to.peer == nil || !to.started || s.w == nil {
 		return
 	}
@@ -132,7 +152,8 @@ func (s *Server) relayAgain(now time.Time, from, to *seat, resend bool) {
 	// again, a command it never saw on its own would run twice.
 	oldest := max(s.w.Frame()-min(s.w.Frame(), s.drift.rw.windowFrames()), to.startFrame)
 	s.sched.each(func(e *event) {
-		if e.kind == evCommand && e.cmd != nil && e.seat == from.idx && e.frame >= oldest {
+		if e.kind == evCommand && e.cmd != nil && e.seat == from.idx && e.frame >= oldest &&
+			e.cmd.Direct&(1<<to.idx) != 0 && (ids.from == 0 || ids.has(e.cmd.ID)) {
 			s.stats.CommandsRelayedAgain++
 			s.send(&to.downlink, now, e.cmd)
 		}
