@@ -149,7 +149,7 @@ func TestClassLinkReachesEveryClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.clients[0].sendDirect(g.now, payload, g.clients[0].directSeats(g.now))
+	g.clients[0].sendDirect(g.now, 0, payload, g.clients[0].directSeats(g.now))
 	g.run(2 * time.Second)
 	if g.srv.stats.BadMessages != srvBad+1 {
 		t.Errorf("the server counted %d bad messages for the forged ClassLink, want 1", g.srv.stats.BadMessages-srvBad)

@@ -386,7 +386,7 @@ func (c *Client) issue(now time.Time, cmd *Command) error {
 	c.sched.add(event{frame: cmd.Frame, kind: evCommand, seat: cmd.Seat, id: cmd.ID, cmd: cmd})
 	c.orders.pending = append(c.orders.pending, PendingOrder{ID: cmd.ID, Frame: cmd.Frame, Kind: uint8(cmd.Kind), Units: slices.Clone(cmd.Units),
 		X: cmd.X, Y: cmd.Y, Target: cmd.Target})
-	c.sendDirect(now, payload, cmd.Direct)
+	c.sendDirect(now, cmd.ID, payload, cmd.Direct)
 	return nil
 }
 

@@ -66,11 +66,9 @@ type ServerConfig struct {
 	// re-run exactly (rollback, the default) or apply it at once and fast-forward its units (the
 	// classic lockstep answer, resim.go).
 	Late LateMode
-	// Lead is who sets the command lead time: LeadAuto (the default), the server from its
-	// players' links (lead.go); or a lead the teacher fixed (FixedLead, the --lead flag),
-	// rounded to whole frames, at most MaxFixedLead. The teacher can change it while the game
-	// runs (Server.SetLead, leadset.go).
-	Lead LeadSetting
+	// Orders is when the players' orders run and which way they travel: the lead time, and
+	// the direct links.
+	Orders Orders
 	// SpectatorChatOff starts the game with the spectators' chat turned off (spectate.go); the
 	// teacher can turn it on and off while it runs (Server.SetSpectatorChat).
 	SpectatorChatOff bool
@@ -80,6 +78,20 @@ type ServerConfig struct {
 	Transport transport.ServerConfig
 	Logger    *slog.Logger
 	Trace     io.Writer // JSON lines of executed guaranteed messages (see Trace)
+}
+
+// Orders is when the players' orders run and which way they travel (ServerConfig.Orders).
+type Orders struct {
+	// Lead is who sets the command lead time: LeadAuto (the default), the server from its
+	// players' links (lead.go); or a lead the teacher fixed (FixedLead, the --lead flag),
+	// rounded to whole frames, at most MaxFixedLead. The teacher can change it while the game
+	// runs (Server.SetLead, leadset.go).
+	Lead LeadSetting
+	// Direct is whether the players' commands also go over direct links between them (p2p.go):
+	// DirectAuto (the default) while the detour through the server would cost the lead (the
+	// server decides from its players' round trips, p2p_server.go), DirectOn always, DirectOff
+	// never (the server relays every command). The --direct flag.
+	Direct DirectMode
 }
 
 func (c ServerConfig) withDefaults() ServerConfig {

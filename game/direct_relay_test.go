@@ -45,8 +45,8 @@ func TestDirectCommandsAreNotRelayed(t *testing.T) {
 		t.Fatalf("only %d commands issued in 20 s: the bots are not playing", issued)
 	}
 	// Each command of a client is saved a relay to each other client, but for the ones sent
-	// while a link counted as stalled: a command whose ack was lost, or lost twice, for the
-	// lead time (about one in a hundred at 10% loss, each relayed for relayAgainFor).
+	// while a link counted as stalled (a command or its ack lost twice, about one in a hundred
+	// at 10% loss), and the ones a stall named, which the server relays.
 	if saved < issued*others*9/10 || saved > issued*others+others*4 {
 		t.Errorf("%d relays saved, want %d (%d commands to %d other clients each) or a little fewer", saved, issued*others, issued, others)
 	}
@@ -201,4 +201,91 @@ func BenchmarkDirectLinksAtLoss(b *testing.B) {
 		b.Logf("%d commands issued, %d relays they could save, %d saved, %d sent again; %d sent over links, %d stalls, %d quiet; %d LinkLost acted on, %d messages refused by the server, lead %d frames",
 			issued, could, saved, again, sent, stalled, quiet, st.LinksLost-st0.LinksLost, st.BadMessages-st0.BadMessages, g.srv.lead.cur)
 	}
+}
+
+// TestStalledLinkCostsItsCommandsAlone: a link stalls when a command on it goes unacknowledged
+// for too long, and the other commands of the same player went over it and arrived. The
+// LinkLost names the unacknowledged ones, and the server sends again and relays those alone
+// (one that reaches it after the LinkLost as well): not every command of the player's last
+// 3 s, and not its next 3 s of commands, which the link carries once it is acknowledged.
+func TestStalledLinkCostsItsCommandsAlone(t *testing.T) {
+	t.Parallel()
+	g := newVGame(t, vspec{seed: 11, clients: 3})
+	everyoneLinked(t, g, 20*time.Second)
+	a, b := g.clients[0], g.clients[1]
+	g.waitFor(10*time.Second, "a's commands over its link to b", func() bool {
+		n := 0
+		g.srv.sched.each(func(e *event) {
+			if e.kind == evCommand && e.cmd != nil && e.seat == a.role.seat && e.cmd.Direct&(1<<b.role.seat) != 0 {
+				n++
+			}
+		})
+		return n >= 3
+	})
+	last := a.orders.lastID
+	st0 := g.srv.stats
+	issued0 := make([]uint64, len(g.clients))
+	for i, c := range g.clients {
+		issued0[i] = c.stats.CommandsIssued
+	}
+	// The last command a issued went over the link and is named, and so is the next, which
+	// has not reached the server yet.
+	a.send(g.now, &LinkLost{Seat: b.role.seat, Why: LinkStalled, From: last, To: last + 1})
+	g.run(3 * time.Second)
+	st := g.srv.stats
+	var issued uint64
+	for i, c := range g.clients {
+		issued += c.stats.CommandsIssued - issued0[i]
+	}
+	if a.stats.CommandsIssued-issued0[0] < 3 {
+		t.Fatalf("a issued %d commands in 3 s: the test shows nothing", a.stats.CommandsIssued-issued0[0])
+	}
+	if n := st.CommandsRelayedAgain - st0.CommandsRelayedAgain; n != 1 {
+		t.Errorf("the server sent %d commands again, want 1 (the one named that it held)", n)
+	}
+	// Every command after the LinkLost is saved its relay to both other clients, but a's
+	// next, which is relayed to b (and one or two in flight at either end of the 3 s).
+	saved := st.RelaysSaved - st0.RelaysSaved
+	t.Logf("%d commands issued after the LinkLost, %d by a; %d relays saved, %d sent again",
+		issued, a.stats.CommandsIssued-issued0[0], saved, st.CommandsRelayedAgain-st0.CommandsRelayedAgain)
+	if want := 2*issued - 1; saved+2 < want || saved > want+2 {
+		t.Errorf("%d relays saved after the LinkLost, want %d: %d commands to two others, but a's next to b", saved, want, issued)
+	}
+	checkAgree(t, g)
+}
+
+// TestALostCommandDoesNotStallItsLink: a command lost once on a direct link is resent by the
+// link, and its ack comes a resend delay and a round trip after it went. A stall before then
+// has the server send it again beside the link's resend and carries the player's next
+// commands through the server (two hops) until the resend is acknowledged. At 10% loss and
+// 50 ms each way, about one command or ack in five is lost once: a stall at the first resend
+// delay made about 10 stalls per 100 commands sent over the links; a stall that waits for the
+// resend's ack leaves the ones whose resend was lost too, and a few more.
+func TestALostCommandDoesNotStallItsLink(t *testing.T) {
+	t.Parallel()
+	g := newVGame(t, vspec{seed: 3, clients: 4, link: linksim.Settings{LossPercent: 10, Latency: 50 * time.Millisecond}})
+	everyoneLinked(t, g, 30*time.Second)
+	tally := func() (sent, stalled uint64) {
+		for _, c := range g.live() {
+			stalled += c.stats.DirectStalled
+			for _, p := range c.p2p.links {
+				if p != nil {
+					sent += p.Conn().Stats().GuaranteedSent
+				}
+			}
+		}
+		return
+	}
+	sent0, stalled0 := tally()
+	g.run(20 * time.Second)
+	sent, stalled := tally()
+	sent, stalled = sent-sent0, stalled-stalled0
+	t.Logf("%d commands sent over the links, %d stalls (%.1f per 100)", sent, stalled, 100*float64(stalled)/float64(max(sent, 1)))
+	if sent < 200 {
+		t.Fatalf("%d commands sent over the links in 20 s: the bots are not playing", sent)
+	}
+	if 100*stalled > 7*sent {
+		t.Errorf("%d stalls for %d commands sent over the links, want at most 7 per 100", stalled, sent)
+	}
+	checkAgree(t, g)
 }

@@ -42,7 +42,7 @@
 //	spectate.go             spectators: admitted past the seats, watching, bounded
 //	places.go               places shared between addresses and networks: shares, places
 //	                        lent and taken back, the places kept for the server's own host
-//	p2p.go, p2p_server.go   direct links between clients, LinkLost, relays saved
+//	p2p.go, p2p_server.go   direct links between clients, LinkLost, relays saved, --direct
 //	lead.go                 the command lead time: how far ahead a command runs, from the
 //	                        server's own measures of the players' paths
 //	commands.go             the players' commands bounded: their frames, and a rate per seat

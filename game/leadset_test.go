@@ -66,7 +66,7 @@ func TestLeadSettingRounded(t *testing.T) {
 			t.Errorf("%v in frames of %v: %v, %v; want %v, error %v", tt.in, tt.frame, got, err, tt.want, tt.err)
 		}
 	}
-	if _, err := NewServer(ServerConfig{Lead: FixedLead(4 * time.Second)}, nil); !errors.Is(err, errLead) {
+	if _, err := NewServer(ServerConfig{Orders: Orders{Lead: FixedLead(4 * time.Second)}}, nil); !errors.Is(err, errLead) {
 		t.Errorf("a server with a lead of 4 s: %v", err)
 	}
 }
@@ -138,7 +138,7 @@ func leadEverywhere(g *vgame, frames uint32, fixed bool) bool {
 func TestFixedLeadHolds(t *testing.T) {
 	t.Parallel()
 	g := newVGame(t, vspec{seed: 31, bots: 1, clients: 2, link: slowLink, server: func(c *ServerConfig) {
-		c.Lead = FixedLead(120 * time.Millisecond) // one frame, rounded
+		c.Orders.Lead = FixedLead(120 * time.Millisecond) // one frame, rounded
 	}})
 	g.joinWatcher(func(c *ClientConfig) { c.Name, c.Spectate = "watcher", true })
 	g.waitFor(10*time.Second, "every client in the game", func() bool { return leadEverywhere(g, 1, true) })

@@ -608,9 +608,15 @@ type SpectatorChat struct {
 // arrived, and the server did not relay them; it sends them again from what it still holds,
 // and relays that direction's commands whatever their Direct for a while (p2p_server.go,
 // linkLost). The receiver drops the copies it already has.
+//
+// A stalled link names the teller's commands that may be lost: From..To, the ids of the ones
+// sent over it and not yet acknowledged when it stalled (the older ones arrived, and the teller
+// sends no newer one over the link until those are acknowledged). The server then sends again
+// and relays those only. Zero From says nothing of the kind: every command it still holds.
 type LinkLost struct {
-	Seat uint8 // 0..7, the other end of the link
-	Why  uint8 // LinkQuiet, LinkStalled or LinkEnded: which commands may be lost
+	Seat     uint8  // 0..7, the other end of the link
+	Why      uint8  // LinkQuiet, LinkStalled or LinkEnded: which commands may be lost
+	From, To uint32 // LinkStalled: the ids of the teller's commands that may be lost; From 0: any
 }
 
 // Why a direct link counts as lost (LinkLost.Why), and so whose commands the server sends again.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ackattack/ackattack/internal/int30"
 	"github.com/ackattack/ackattack/net/wire"
 	"github.com/ackattack/ackattack/world"
 )
@@ -292,10 +293,17 @@ func (m *SpectatorChat) fields(s fieldStream) fieldStream {
 	return s
 }
 
-// LinkLost: seat ‖ why u8 (1 quiet, 2 stalled, 3 ended).
+// LinkLost: seat ‖ why u8 (1 quiet, 2 stalled, 3 ended) ‖ from u30 ‖ to u30 (from..to: the
+// stalled commands' ids; from 0: any, to then 0 too).
 func (m *LinkLost) fields(s fieldStream) fieldStream {
 	s.seat("seat", &m.Seat)
 	s.u8In("why", &m.Why, LinkQuiet, LinkEnded)
+	s.u30("from", &m.From)
+	if m.From == 0 {
+		s.u30In("to", &m.To, 0, 0)
+	} else {
+		s.u30In("to", &m.To, m.From, int30.MaxUInt30)
+	}
 	return s
 }
 

@@ -183,9 +183,12 @@ var msgEncodingTests = []struct {
 	{"spectator chat, relayed", &SpectatorChat{Spectator: 3, Name: "eve", Line: 128, Text: "gg"},
 		// type | spectator 3 | "eve" | line 128 | "gg"
 		"1b 03 03 657665 8080 02 6767"},
-	{"link lost", &LinkLost{Seat: 5, Why: LinkStalled},
-		// type | seat 5 | stalled
-		"1c 05 02"},
+	{"link lost", &LinkLost{Seat: 5, Why: LinkQuiet},
+		// type | seat 5 | quiet | from 0 (any) | to 0
+		"1c 05 01 00 00"},
+	{"link lost, stalled", &LinkLost{Seat: 5, Why: LinkStalled, From: 200, To: 203},
+		// type | seat 5 | stalled | from 200 | to 203
+		"1c 05 02 80c8 80cb"},
 }
 
 // msgTestCoreState is a world's core state (world.World.AppendCoreState): next id 11, next
@@ -405,6 +408,8 @@ func msgEdgeValues() []Msg {
 		&SpectatorChat{Spectator: 1},
 		&LinkLost{Seat: 7, Why: LinkEnded},
 		&LinkLost{Why: LinkQuiet},
+		&LinkLost{Seat: 7, Why: LinkStalled, From: 1, To: int30.MaxUInt30},
+		&LinkLost{Why: LinkStalled, From: int30.MaxUInt30, To: int30.MaxUInt30},
 	}
 }
 
@@ -567,6 +572,9 @@ func TestMsgAppendRejects(t *testing.T) {
 		{"link lost with seat 8", &LinkLost{Seat: 8, Why: LinkQuiet}, wire.ErrRange},
 		{"link lost without a why", &LinkLost{Seat: 1}, wire.ErrRange},
 		{"link lost why 4", &LinkLost{Seat: 1, Why: 4}, wire.ErrRange},
+		{"link lost to before from", &LinkLost{Seat: 1, Why: LinkStalled, From: 5, To: 4}, wire.ErrRange},
+		{"link lost to without from", &LinkLost{Seat: 1, Why: LinkStalled, To: 4}, wire.ErrRange},
+		{"link lost to too large", &LinkLost{Seat: 1, Why: LinkStalled, From: 1, To: int30.MaxUInt30 + 1}, wire.ErrRange},
 		{"spawn x too small", &SpawnEnemy{X: -int30.MaxInt30 - 1}, wire.ErrRange},
 		{"spawn id too large", &SpawnEnemy{ID: int30.MaxUInt30 + 1}, wire.ErrRange},
 		{"kill frame too large", &KillEnemy{Frame: math.MaxUint32}, wire.ErrRange},
@@ -745,8 +753,9 @@ func TestMsgParseRejects(t *testing.T) {
 		{"command y in a longer form", "03 00 00 00 01 01 01 00 8001 00 00", wire.ErrNonCanonical},
 		{"command sent directly to its own seat", "03 02 00 00 03 01 01 00 00 00 04", wire.ErrNonCanonical},
 		{"command without its direct seats", "03 00 00 00 03 01 01 00 00 00", wire.ErrShort},
-		{"link lost seat 8", "1c 08 01", wire.ErrRange},
-		{"link lost why 0", "1c 01 00", wire.ErrRange},
+		{"link lost seat 8", "1c 08 01 00 00", wire.ErrRange},
+		{"link lost why 0", "1c 01 00 00 00", wire.ErrRange},
+		{"link lost to before from", "1c 05 02 05 04", wire.ErrRange},
 		{"chat seat 8", "06 08 00 00", wire.ErrRange},
 		{"chat too long", "06 00 00 80c9", wire.ErrTooLong},
 		{"chat line break", "06 00 00 03 610a62", wire.ErrBadName},

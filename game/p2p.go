@@ -511,9 +511,9 @@ func (c *Client) directSeats(now time.Time) uint8 {
 	return seats
 }
 
-// sendDirect sends a command payload on the direct links of seats (directSeats), through
-// each link's outbox. The server relays the command to every other client.
-func (c *Client) sendDirect(now time.Time, payload []byte, seats uint8) {
+// sendDirect sends the payload of our command id on the direct links of seats (directSeats),
+// through each link's outbox. The server relays the command to every other client.
+func (c *Client) sendDirect(now time.Time, id uint32, payload []byte, seats uint8) {
 	if c.p2p == nil {
 		return
 	}
@@ -533,7 +533,7 @@ func (c *Client) sendDirect(now time.Time, payload []byte, seats uint8) {
 			if len(w) == maxWatchedSends {
 				w = append(w[:0], w[1:]...) // the oldest goes unwatched; the quiet still shows a dead link
 			}
-			c.p2p.sent[s] = append(w, directSend{seq: seq, at: now})
+			c.p2p.sent[s] = append(w, directSend{seq: seq, id: id, at: now})
 		}
 	}
 }
@@ -545,9 +545,11 @@ func (c *Client) sendDirect(now time.Time, payload []byte, seats uint8) {
 // it, and a command that late is past the 3 s a host can still run again exactly (resim.go).
 const linkQuiet = 1500 * time.Millisecond
 
-// directSend is a command sent over a direct link: its message's sequence number and when.
+// directSend is a command sent over a direct link: its message's sequence number, the
+// command's id, and when.
 type directSend struct {
 	seq uint16
+	id  uint32
 	at  time.Time
 }
 
@@ -555,14 +557,17 @@ type directSend struct {
 const maxWatchedSends = 64
 
 // stallAfter is how long a command may go unacknowledged on the direct link p before the link
-// counts as stalled: the command lead time, at least 200 ms, and never less than the link's
-// own resend delay. A command not acknowledged by then was lost on the way, or comes after its
-// frame anyway, and the server is the other way to the player. An acknowledgement takes a whole
+// counts as stalled: the command lead time, at least 200 ms, and never less than the time the
+// link's own resend of a lost command takes to be acknowledged (its resend delay and a round
+// trip). The server is the other way to the player when the link fails, not a second copy of
+// the link's resend: at 10% loss one command or ack in five is lost once, and a stall at the
+// first resend delay sent each of them again through the server, where the resend was already
+// on its way and came sooner than the server's copy would. An acknowledgement takes a whole
 // round trip where the command took half: on a link slower than the lead (two students at
 // 150 ms each way, F8) a command arrives in time and its ack after the lead, and a link that
 // delivers is not stalled.
 func (c *Client) stallAfter(p *transport.Peer) time.Duration {
-	return max(time.Duration(c.lead.cur)*c.clock.frameDur, 200*time.Millisecond, p.Conn().ResendDelay())
+	return max(time.Duration(c.lead.cur)*c.clock.frameDur, 200*time.Millisecond, p.Conn().ResendDelay()+p.Conn().SmoothedRTT())
 }
 
 // watchStall tells the server once when the oldest command sent over seat's link p went
@@ -585,7 +590,9 @@ func (c *Client) watchStall(now time.Time, seat uint8, p *transport.Peer) {
 	case !c.p2p.stalled[seat] && now.Sub(w[0].at) >= c.stallAfter(p):
 		c.p2p.stalled[seat] = true
 		c.stats.DirectStalled++
-		c.send(now, &LinkLost{Seat: seat, Why: LinkStalled})
+		// The ones before w[0] were acknowledged, and none goes over the link after w's last
+		// until all of w are: the server sends again and relays these alone.
+		c.send(now, &LinkLost{Seat: seat, Why: LinkStalled, From: w[0].id, To: w[len(w)-1].id})
 	}
 }
 

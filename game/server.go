@@ -37,16 +37,16 @@ type Server struct {
 	sched *schedule    // the events every host applies at their frames (schedule.go)
 	clock frameClock
 
-	lead       leadPolicy
-	seats      seatTable
-	audience   spectatorRoom
-	linkSecret [32]byte // derives the keys of the direct links (identity.go)
-	enemies    enemyStream
-	squads     squadPlan
-	round      roundPlan
-	class      classLink
-	drift      serverDrift
-	hook       frameHook // a lesson's stage, if one is attached (stage.go)
+	lead     leadPolicy
+	seats    seatTable
+	audience spectatorRoom
+	links    serverLinks
+	enemies  enemyStream
+	squads   squadPlan
+	round    roundPlan
+	class    classLink
+	drift    serverDrift
+	hook     frameHook // a lesson's stage, if one is attached (stage.go)
 
 	stats ServerStats
 	snap  atomic.Pointer[ServerSnapshot]
@@ -72,11 +72,15 @@ func NewServer(cfg ServerConfig, out transport.Writer) (*Server, error) {
 	if _, err := world.NewWorld(cfg.Map, cfg.Seed); err != nil {
 		return nil, err
 	}
-	lead, err := cfg.Lead.rounded(cfg.Frame)
+	lead, err := cfg.Orders.Lead.rounded(cfg.Frame)
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Orders.Direct > DirectOff {
+		return nil, fmt.Errorf("game: direct links %v: want auto, on or off", cfg.Orders.Direct)
+	}
 	s := &Server{
+		links:   serverLinks{on: cfg.Orders.Direct == DirectOn},
 		cfg:     cfg,
 		rng:     rand.New(rand.NewPCG(cfg.Seed, 0x5e77e5)),
 		sched:   newSchedule(),
@@ -86,7 +90,7 @@ func NewServer(cfg ServerConfig, out transport.Writer) (*Server, error) {
 		drift:   newServerDrift(cfg.Late),
 		trace:   newTracer(cfg.Trace),
 	}
-	if _, err := io.ReadFull(cfg.Transport.Rand, s.linkSecret[:]); err != nil {
+	if _, err := io.ReadFull(cfg.Transport.Rand, s.links.secret[:]); err != nil {
 		return nil, fmt.Errorf("game: no randomness for the link secret: %w", err)
 	}
 	for i := range cfg.Bots {
@@ -340,6 +344,7 @@ func (s *Server) step(now time.Time) {
 		}
 		s.updateLead(now)
 		s.sizeWindow()
+		s.updateDirect(now)
 	}
 	s.flushOutboxes(now)
 }

@@ -24,6 +24,7 @@ type ServerStats struct {
 	LinksLost            uint64
 	CommandsRelayedAgain uint64
 	LinkLostsLimited     uint64 // LinkLosts past lostLimit: relayed again, nothing sent again
+	DirectSwitches       uint64 // the direct links turned on or off (updateDirect)
 	EnemiesSpawned       uint64
 	EnemiesKilled        uint64
 	Squads               uint64 // starting squads announced as reinforcements (reinforce.go)

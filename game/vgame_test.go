@@ -64,6 +64,9 @@ func newVGame(t testing.TB, sp vspec) *vgame {
 	cfg.Transport.Rand = SeededRand(sp.seed, 0)
 	cfg.Transport.DebugViews = true
 	cfg.Transport.KeyLog = g.keys.log(g.srvAddr)
+	// The players take direct links whatever their round trips, as the tests of the links
+	// want (the auto mode's own tests set it).
+	cfg.Orders.Direct = DirectOn
 	if sp.server != nil {
 		sp.server(&cfg)
 	}

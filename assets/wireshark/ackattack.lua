@@ -357,7 +357,7 @@ local layouts = {
 		{ "flags", "u8", bits = { { "chat_off", 0x01 } } }, { "refused", "u30" },
 		{ "refused_why", "u8", names = refused_why } },
 	[27] = { { "spectator", "u30" }, { "name", "string" }, { "line", "u30" }, { "text", "string" } },
-	[28] = { { "seat", "seat" }, { "why", "u8", names = link_lost_why } },
+	[28] = { { "seat", "seat" }, { "why", "u8", names = link_lost_why }, { "from", "u30" }, { "to", "u30" } },
 }
 
 local unit_layout = {

@@ -579,7 +579,8 @@ var gameExampleFields = []struct {
 		"game.spectatorchat.name": "", "game.spectatorchat.line": "1", "game.spectatorchat.text": "gg"}},
 	{"SpectatorChat", `relayed: spectator 3, "eve", line 128, "gg"`, map[string]string{"game.spectatorchat.spectator": "3",
 		"game.spectatorchat.name": "eve", "game.spectatorchat.line": "128", "game.spectatorchat.text": "gg"}},
-	{"LinkLost", "the link with seat 5, stalled", map[string]string{"game.linklost.seat": "5", "game.linklost.why": "2"}},
+	{"LinkLost", "the link with seat 5, stalled with commands 200 to 203 unacknowledged", map[string]string{"game.linklost.seat": "5", "game.linklost.why": "2",
+		"game.linklost.from": "200", "game.linklost.to": "203"}},
 }
 
 // TestWiresharkDissectsTheGameExamples: every example of game/PROTOCOL.md section 4, each the

@@ -20,7 +20,8 @@
 //	                          real-time and stop-the-world re-sync), scale (bytes and the
 //	                          server's work as clients, spectators and units grow; each
 //	                          player's total in and out over all its links, with and without
-//	                          IP/UDP headers, in play and idle, against a 28.8k modem)
+//	                          IP/UDP headers, in play and idle, against a 28.8k modem; its
+//	                          --direct is the server's: direct links or the relay alone)
 //	internal/report           text, Markdown and SVG from one description of what was measured
 //	testdata/all-tiny.md      the golden output of every experiment at its tiny size
 //

@@ -50,6 +50,7 @@ type options struct {
 	clients  int
 	units    int
 	late     game.LateMode
+	direct   string // scale: the server's --direct
 	clientsL string // scale: lists
 	unitsL   string
 	// Output.
@@ -174,14 +175,17 @@ var experiments = []*experiment{
 		summary: "bytes a second per client up and down, each player's total over all its links in play and idle (with IP/UDP headers, against a 28.8k modem), the server's work and missed frame deadlines, by clients and units (--messages frames)",
 		def: func(o *options) {
 			o.params = params{loss: 10, latency: 50 * time.Millisecond, seed: 1, messages: 100}
-			o.clientsL, o.unitsL = "2,4,8,40,264", "500,2000,5000"
+			o.clientsL, o.unitsL, o.direct = "2,4,8,40,264", "500,2000,5000", "auto"
 		},
 		tiny: func(o *options) { o.messages, o.clientsL, o.unitsL = 20, "2,10", "100" },
 		flags: func(fs *flag.FlagSet, o *options) {
 			fs.StringVar(&o.clientsL, "clients", o.clientsL, fmt.Sprintf("numbers of bot clients, comma-separated (a game has %d seats: the clients beyond them watch as spectators, %d at most)", world.MaxPlayers, game.MaxSpectators))
 			fs.StringVar(&o.unitsL, "units", o.unitsL, "numbers of units, comma-separated")
+			fs.StringVar(&o.direct, "direct", o.direct, "the server's --direct: auto, on or off (direct links between the players, or the server's relay alone)")
 		},
-		args: func(o *options) string { return fmt.Sprintf("--clients %s --units %s", o.clientsL, o.unitsL) },
+		args: func(o *options) string {
+			return fmt.Sprintf("--clients %s --units %s --direct %s", o.clientsL, o.unitsL, o.direct)
+		},
 		run: func(o *options) (result, error) {
 			clients, err := intList("--clients", o.clientsL)
 			if err != nil {
@@ -191,7 +195,11 @@ var experiments = []*experiment{
 			if err != nil {
 				return nil, usageError{err}
 			}
-			return gamelab.RunScale(gamelab.ScaleConfig{Link: o.link(), Seed: o.seed, Frames: o.messages, Clients: clients, Units: units, CPU: !o.deterministic})
+			direct, err := game.ParseDirectMode(o.direct)
+			if err != nil {
+				return nil, usageError{fmt.Errorf("--direct %q: want auto, on or off", o.direct)}
+			}
+			return gamelab.RunScale(gamelab.ScaleConfig{Link: o.link(), Seed: o.seed, Frames: o.messages, Clients: clients, Units: units, CPU: !o.deterministic, Direct: direct})
 		},
 	},
 }

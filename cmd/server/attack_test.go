@@ -190,7 +190,8 @@ func attackFreeze(t *testing.T, seed uint64) {
 // pair's key and once with none. Both connections are refused, no forged command runs, and
 // the real link between ann and bob stays.
 func attackForgedDirectLink(t *testing.T, seed uint64) {
-	c := startVClass(t, seed, attackPlay, nil)
+	// The class's links are fast: auto would leave every order to the server's relay.
+	c := startVClass(t, seed, attackPlay, func(cfg *game.ServerConfig) { cfg.Orders.Direct = game.DirectOn })
 	c.join("ann", "bob")
 	eve := c.dialAttacker(c.srvAddr, transport.ClientConfig{Name: "eve"}, nil)
 	seats := eve.seated("ann", "bob")

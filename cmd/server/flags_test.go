@@ -89,6 +89,33 @@ func checkFlagRanges(t *testing.T, cases []flagRange) {
 	}
 }
 
+// TestDirectFlag: --direct takes auto, on or off; anything else is a usage error, exit code 2,
+// naming the flag, the value and what it takes.
+func TestDirectFlag(t *testing.T) {
+	for _, tc := range []struct {
+		direct string
+		want   string // the message; "" when accepted
+	}{
+		{direct: "auto"},
+		{direct: "on"},
+		{direct: "off"},
+		{direct: "yes", want: `--direct "yes": want auto, on or off`},
+		{direct: "", want: `--direct "": want auto, on or off`},
+		{direct: "OFF", want: `--direct "OFF": want auto, on or off`},
+	} {
+		var code int
+		_, stderr := capture.Output(t, func() {
+			code = run([]string{"--headless", "--listen", "127.0.0.1:0", "--duration", "100ms", "--log-level", "warn", "--direct", tc.direct})
+		})
+		switch {
+		case tc.want == "" && code != 0:
+			t.Errorf("--direct %q: exit code %d, want 0:\n%s", tc.direct, code, stderr)
+		case tc.want != "" && (code != 2 || !strings.HasPrefix(stderr, "server: "+tc.want)):
+			t.Errorf("--direct %q: exit code %d, want 2, and %q:\n%s", tc.direct, code, tc.want, stderr)
+		}
+	}
+}
+
 // TestLeadFlag: --lead takes auto or a duration above 0 and at most game.MaxFixedLead; anything
 // else is a usage error, exit code 2, naming the flag, the value and what it takes. A fixed
 // lead is the game's from the start, rounded to whole frames (the --stats report has it).

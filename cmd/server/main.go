@@ -57,6 +57,7 @@ func run(args []string) int {
 	minPlayers := fs.Int("min-players", 0, fmt.Sprintf("connected players needed before the start countdown (0: start with the first; at most %d less --bots)", world.MaxPlayers))
 	seatHold := fs.Duration("seat-hold", game.MaxSeatHold, fmt.Sprintf("how long a vanished player's seat waits for it before anybody may take it (at most %v)", game.MaxSeatHold))
 	lead := fs.String("lead", "auto", fmt.Sprintf("the command lead time: auto (the server sets it from its players' links), or a `duration` that fixes it, rounded to whole frames of %v, at most %v; the t key of the server's screen changes it", game.DefaultFrame, game.MaxFixedLead))
+	direct := fs.String("direct", "auto", "direct links between the players, beside the server's relay: auto (while the detour through the server would cost the lead: half a round trip of 75 ms or more), on, or off (the server relays every order, the fewest bytes)")
 	spectatorChat := fs.Bool("spectator-chat", true, fmt.Sprintf("let the spectators (up to %d beyond the seats) chat; the s key of the server's screen turns it off and on", game.MaxSpectators))
 	seatsPerAddr := fs.Int("seats-per-address", game.DefaultSeatsPerAddress, fmt.Sprintf("seats one address keeps when others want one, 1..%d: beyond it an address's seats are lent, and a newcomer from elsewhere who finds none free takes one back", world.MaxPlayers))
 	seatsPerNet := fs.Int("seats-per-network", game.DefaultSeatsPerNetwork, fmt.Sprintf("seats one network (a /24, or an IPv6 /64) keeps when others want one, 1..%d, lent beyond it as with --seats-per-address", world.MaxPlayers))
@@ -71,6 +72,10 @@ func run(args []string) int {
 	leadSetting, err := game.ParseLead(*lead)
 	if err != nil {
 		return cmd.Fail(cli.ExitUsage, fmt.Errorf("--lead %q: want auto, or a duration above 0 and at most %v, such as 300ms", *lead, game.MaxFixedLead))
+	}
+	directMode, err := game.ParseDirectMode(*direct)
+	if err != nil {
+		return cmd.Fail(cli.ExitUsage, fmt.Errorf("--direct %q: want auto, on or off", *direct))
 	}
 	if *bots < 0 || *bots > world.MaxPlayers {
 		return cmd.Fail(cli.ExitUsage, fmt.Errorf("--bots must be 0..%d", world.MaxPlayers))
@@ -111,7 +116,7 @@ func run(args []string) int {
 	defer cmd.Close()
 	logger := cmd.Logger
 	cfg := game.ServerConfig{Listen: addr, Map: *mapName, Seed: *seed, Bots: *bots, MinPlayers: *minPlayers, Late: cmd.Late,
-		Lead: leadSetting, SpectatorChatOff: !*spectatorChat, Places: places, Logger: logger}
+		Orders: game.Orders{Lead: leadSetting, Direct: directMode}, SpectatorChatOff: !*spectatorChat, Places: places, Logger: logger}
 	cfg.Transport.Link = cmd.Link
 	cfg.Transport.LinkSeed = cli.LinkSeed("server", "", *seed)
 	cfg.Transport.DebugViews = !cmd.Headless // the UI's debug panel reads them

@@ -30,7 +30,8 @@ func TestDirectLinksAcrossAddresses(t *testing.T) {
 		}
 		pc.Close()
 	}
-	scfg := game.ServerConfig{Listen: "127.0.0.1:0", Bots: 1, MinPlayers: 3, StartDelay: 200 * time.Millisecond}
+	// Direct links on: on loopback auto would leave every order to the server's relay alone.
+	scfg := game.ServerConfig{Listen: "127.0.0.1:0", Bots: 1, MinPlayers: 3, StartDelay: 200 * time.Millisecond, Orders: game.Orders{Direct: game.DirectOn}}
 	srv, err := NewServer(scfg)
 	if err != nil {
 		t.Fatal(err)

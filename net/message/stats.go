@@ -99,6 +99,9 @@ func (c *Conn) SampleRTT(rtt, held time.Duration) { c.pkt.SampleRTT(rtt, held) }
 // the counters; this is the cheap call for a decision per message).
 func (c *Conn) ResendDelay() time.Duration { return c.pkt.ResendDelay() }
 
+// SmoothedRTT is the connection's smoothed round trip, as cheap as ResendDelay.
+func (c *Conn) SmoothedRTT() time.Duration { return c.pkt.RTT().Smoothed }
+
 // RTTSamples is how many round-trip samples the connection took, from acknowledgements and from
 // SampleRTT.
 func (c *Conn) RTTSamples() uint64 { return c.pkt.RTT().Samples }

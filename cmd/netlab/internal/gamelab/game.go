@@ -24,6 +24,7 @@ type gameSpec struct {
 	units       int // about this many units once populated (at least a squad per seat)
 	link        linksim.Settings
 	late        game.LateMode
+	direct      game.DirectMode // the server's --direct
 	mapName     string
 	realtimeMax int
 	// sparse ticks each host at its own deadlines and datagrams (game.Virtual's
@@ -57,7 +58,7 @@ func startGame(sp gameSpec) (*vgame, error) {
 		g.TickAtDeadlines()
 	}
 	cfg := game.ServerConfig{Map: sp.mapName, Seed: sp.seed, MinPlayers: sp.clients, StartDelay: 500 * time.Millisecond,
-		Late: sp.late, RealtimeMax: sp.realtimeMax,
+		Late: sp.late, RealtimeMax: sp.realtimeMax, Orders: game.Orders{Direct: sp.direct},
 		// Populate's squads have ids the server's counter does not know of: a reinforcement
 		// would reuse them.
 		ReinforceBelow: -1}

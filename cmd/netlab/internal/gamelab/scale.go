@@ -25,6 +25,8 @@ type ScaleConfig struct {
 	Units   []int
 	// CPU times the server's calls by the wall clock: this machine's numbers, not the game's.
 	CPU bool
+	// Direct is the server's --direct: whether the players' orders also go over direct links.
+	Direct game.DirectMode
 }
 
 // ScaleRow is one game's measurement over its window.
@@ -258,7 +260,7 @@ func (g *vgame) scaleCounts() scaleCounts {
 func scaleGame(cfg ScaleConfig, clients, units int) (ScaleRow, error) {
 	players := min(clients, world.MaxPlayers)
 	row := ScaleRow{Clients: clients, Units: units, Spectators: clients - players}
-	g, err := startGame(gameSpec{seed: cfg.Seed, clients: players, spectators: row.Spectators, units: units, link: cfg.Link, mapName: "continent", sparse: true})
+	g, err := startGame(gameSpec{seed: cfg.Seed, clients: players, spectators: row.Spectators, units: units, link: cfg.Link, mapName: "continent", sparse: true, direct: cfg.Direct})
 	if err != nil {
 		return row, err
 	}
