@@ -182,7 +182,7 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 		}
 	}
 
-	// 1b. A probe: the oldest unit waiting for its ack goes again past the full window, so that
+	// 1c. A probe: the oldest unit waiting for its ack goes again past the full window, so that
 	// the peer, which owes an ack for every packet with messages, tells what became of the
 	// window (probeDue).
 	if probe && c.trimResend() {
@@ -190,11 +190,8 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 		if nb, ok := c.appendUnit(b, limit, ref.m, int(ref.idx)); ok {
 			b = nb
 			c.resend.pop()
-			c.stats.GuaranteedResent++
+			c.resent(ref.m)
 			c.stats.Probes++
-			if ref.m.fragmented() {
-				c.stats.FragmentsResent++
-			}
 			c.sentUnit(now, h.Seq, ref.m, int(ref.idx))
 			c.lastProbe = now
 			records++
@@ -367,15 +364,8 @@ func (c *Conn) sentUnit(now time.Time, pkt uint16, m *outMsg, i int) {
 // exceed the congestion window. At most one probe goes per resend delay, so a peer that is
 // gone costs one packet per resend delay until the resend limit fails the connection.
 func (c *Conn) probeDue(now time.Time) bool {
-	if !c.trimResend() {
-		return false
-	}
-	ref := c.resend.front()
-	u := &ref.m.units[ref.idx]
-	if u.lost {
-		return false // resolved: its packet left the window already
-	}
-	return !now.Before(c.resendAt(u)) && !now.Before(c.nextProbe())
+	at := c.probeAt()
+	return !at.IsZero() && !now.Before(at)
 }
 
 // nextProbe is the earliest time the next probe may leave: a resend delay after the last.
