@@ -273,6 +273,10 @@ type Conn struct {
 	lastSend    time.Time // when the latest packet left (zero before the first AppendPacket)
 	// lastContent is when the latest packet with messages left: resends wait for its ack.
 	lastContent time.Time
+	// lastGuaranteed is when the latest packet with guaranteed messages left, and
+	// lastGuaranteedSeq its number: the tail probe's packet (tailProbeAt).
+	lastGuaranteed    time.Time
+	lastGuaranteedSeq uint16
 	// lastSpoke is when the transport last sent the peer a datagram of its own (Spoke): it
 	// keeps the connection alive as well as a keepalive would.
 	lastSpoke time.Time
@@ -573,7 +577,7 @@ func (c *Conn) packetDue(now time.Time) bool {
 }
 
 // tailProbeAt is when a tail probe is due (zero: none): the latest packet this side sent
-// carried messages, it is still unacknowledged, and its ack is late: a round trip, the peer's
+// carried guaranteed messages, it is still unacknowledged, and its ack is late: a round trip, the peer's
 // ack delay and twice the round trip's variation after it left. The probe is an empty packet.
 // The peer owes it no ack, but whatever the peer sends next acknowledges it, and so tells the
 // loss of the packet before it at once: the message goes again then, not at its resend delay
@@ -583,12 +587,18 @@ func (c *Conn) packetDue(now time.Time) bool {
 // keepalive within 100 ms, which the peer's next packet acknowledged), and the game's late
 // events, and the settling of its hash checks, came to rely on it (BENCHMARKS.md, "Fewer,
 // fuller datagrams"). On a clean link an ack is never that late, and no probe goes.
+//
+// The packet must have carried guaranteed messages. The peer acknowledges a packet of unreliable
+// messages alone only with whatever it sends next (AckLazy), so its ack is always "late", and a
+// probe after it would go after nearly every such packet for nothing: a hash report five times
+// a second cost a player an empty datagram after two of them in five. A lost packet of
+// unreliable messages has nothing to resend.
 func (c *Conn) tailProbeAt() time.Time {
-	if c.lastContent.IsZero() || !c.lastSend.Equal(c.lastContent) || c.contentInFlight == 0 {
+	if c.lastGuaranteed.IsZero() || !c.lastSend.Equal(c.lastGuaranteed) || c.content[c.lastGuaranteedSeq%packet.SentRingSize] == 0 {
 		return time.Time{}
 	}
 	r := c.pkt.RTT()
-	return c.lastContent.Add(r.Smoothed + MaxAckDelay + max(2*r.Variation, packet.MinResendDelay))
+	return c.lastGuaranteed.Add(r.Smoothed + MaxAckDelay + max(2*r.Variation, packet.MinResendDelay))
 }
 
 // keepaliveAt is when an idle connection next sends an empty packet: Keepalive after the

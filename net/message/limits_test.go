@@ -590,6 +590,25 @@ func TestTailLossFoundByProbe(t *testing.T) {
 	if got := b.payloads(); len(got) != 1 || got[0] != "order" {
 		t.Fatalf("b got %q", got)
 	}
+	// A packet of unreliable messages alone gets no probe: the peer acknowledges it only with
+	// what it sends next, so its ack is always late, and there is nothing to resend.
+	if err := a.conn.SendUnreliable([]byte("hash report")); err != nil {
+		t.Fatal(err)
+	}
+	reportAt := ackAt.Add(time.Second)
+	a.deliver(t, ackAt.Add(MaxAckDelay), b.packet(t, ackAt.Add(MaxAckDelay), false)) // the resend's ack
+	if st := a.conn.Stats().Packet; st.InFlight != 0 {
+		t.Fatalf("%d of a's packets in flight before the report", st.InFlight)
+	}
+	if _, ok := a.conn.AppendPacket(nil, reportAt, false); !ok {
+		t.Fatal("the unreliable message did not go")
+	}
+	if d := a.conn.NextDeadline(reportAt); d.Before(reportAt.Add(cfg.Keepalive)) {
+		t.Errorf("next deadline %v after a packet of unreliable messages alone, want none before the keepalive", d.Sub(reportAt))
+	}
+	if _, ok := a.conn.AppendPacket(nil, reportAt.Add(time.Second), false); ok || a.conn.Stats().TailProbes != 1 {
+		t.Errorf("a packet went a second after a packet of unreliable messages alone (tail probes %d, want 1)", a.conn.Stats().TailProbes)
+	}
 	// An empty packet without a gap still owes nothing: two idle sides never ack each other.
 	c, d := newEndpoint("c", cfg), newEndpoint("d", cfg)
 	d.deliver(t, now, c.packet(t, now, true))

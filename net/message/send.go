@@ -261,6 +261,9 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 		c.content[h.Seq%packet.SentRingSize] = int32(len(b) - start)
 		c.contentInFlight++
 		c.lastContent = now
+		if len(c.items) > 0 {
+			c.lastGuaranteed, c.lastGuaranteedSeq = now, h.Seq
+		}
 		c.cc.sent(now, h.Seq, len(b)-start, c.pacingRTT())
 	}
 	if c.stats.ackOwed && c.pkt.LossSeen() {
