@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/ackattack/ackattack/net/linksim"
-	"github.com/ackattack/ackattack/world"
 )
 
 // Nobody waits forever (drift_server.go): a stop-the-world with a client that never answers
@@ -113,7 +112,7 @@ func TestBogusReportsCannotFreezeTheGame(t *testing.T) {
 	claim := func() {
 		f := s.w.Frame() - 3
 		inputs, _ := s.drift.hist.inputsAt(f) // the server's: the report is checked at once
-		s.hashReport(g.now, st, &HashReport{Frame: f, Groups: []world.GroupHash{{Start: 1, End: world.MaxUnitID, Hash: 0xbad}}, Inputs: inputs})
+		s.hashReport(g.now, st, &HashReport{Frame: f, Root: 0xbad, Inputs: inputs})
 		if q := st.sync.lastRequest(); q == nil || q.Frame != f {
 			t.Fatalf("the server did not ask for the unit hashes of frame %d", f)
 		}
@@ -156,7 +155,7 @@ func TestBogusReportsRepairedOnceASecond(t *testing.T) {
 		}
 		f := s.w.Frame() - 3
 		inputs, _ := s.drift.hist.inputsAt(f) // the server's: the report is checked at once
-		s.hashReport(g.now, st, &HashReport{Frame: f, Groups: []world.GroupHash{{Start: 1, End: world.MaxUnitID, Hash: 0xbad}}, Inputs: inputs})
+		s.hashReport(g.now, st, &HashReport{Frame: f, Root: 0xbad, Inputs: inputs})
 		s.unitHashes(g.now, st, &UnitHashes{Frame: f})
 		claims++
 	}

@@ -26,11 +26,10 @@ import (
 
 // clientDrift is the client's state of drift checking and repair.
 type clientDrift struct {
-	hist   hashHistory       // the unit and state hashes of the recent frames
-	rw     rewinder          // the copies of the world for re-running late events (resim.go)
-	hashes worldHashLog      // the world hash of every 10th frame, for the --stats report
-	groups []world.GroupHash // reportHashes', kept for its memory
-	pause  *pauseOrder       // the stop-the-world re-sync ordered (nil: none)
+	hist   hashHistory  // the unit and state hashes of the recent frames
+	rw     rewinder     // the copies of the world for re-running late events (resim.go)
+	hashes worldHashLog // the world hash of every 10th frame, for the --stats report
+	pause  *pauseOrder  // the stop-the-world re-sync ordered (nil: none)
 	// early are batches that came before StartGame; copy: the world on its way is a
 	// spectator's own copy (spectate.go), not the world of a game joined while running.
 	early []*ResyncBatch
@@ -59,13 +58,13 @@ type pauseOrder struct {
 func (p *pauseOrder) reached() bool { return !p.reachedAt.IsZero() }
 
 // reportHashes sends, every hashReportEvery frames (five times a second), the hashes of the
-// frame just run (frame, after its events): the root of the hash tree over the units (one group,
-// ids 1 to world.MaxUnitID, the XOR of every unit's hash, 0 for a world without units); the
+// frame just run (frame, after its events): the root of the hash tree over the units (the
+// XOR of every unit's hash, ids 1 to world.MaxUnitID, 0 for a world without units); the
 // hash of the rest of the world's state (world.World.StateHash: the id counters, the random
 // generator, the attacks in flight), so that the server checks everything the world hash
 // covers; the digest of the inputs that made the frame (schedule.inputsAt), so that the server
 // compares it as soon as it ran the same ones, without waiting for the frame to settle; and
-// the locator (drift_history.go), which names the unit when one alone differs: 39 bytes or so
+// the locator (drift_history.go), which names the unit when one alone differs: at most 37 bytes
 // whatever the world's size (at a frame past 16,383 and ids below 16,384). When the root
 // differs and the locator cannot name the unit, the server asks for the next level down (a
 // HashRequest with its hashes of at most ten sub-ranges, drillRequest), and the client answers
@@ -85,13 +84,9 @@ func (c *Client) reportHashes(now time.Time, frame uint32) {
 	if !ok {
 		return // before the start, or before the world was put in place by a re-sync
 	}
-	c.drift.groups = world.GroupUnitHashes(hs, max(len(hs), 1), c.drift.groups) // one group of every unit: the root
-	if len(c.drift.groups) == 0 {
-		c.drift.groups = append(c.drift.groups, world.GroupHash{Start: 1, End: world.MaxUnitID}) // the root over no unit
-	}
 	c.stats.HashReports++
 	c.drift.reported = appendBounded(c.drift.reported, reportedState{frame: f, state: state}, maxAnswers)
-	c.send(now, &HashReport{Frame: f, Groups: c.drift.groups, State: state, Inputs: inputs, Locator: locator(hs)})
+	c.send(now, &HashReport{Frame: f, Root: rootHash(hs), State: state, Inputs: inputs, Locator: locator(hs)})
 }
 
 // reportedState is the state hash a client reported for a frame: the one the server compared,

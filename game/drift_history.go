@@ -107,16 +107,22 @@ func locator(hs []world.UnitHash) (l [locatorBits]uint32) {
 	return l
 }
 
+// rootHash is the root of the hash tree over the unit hashes hs: the XOR of them all (0 for
+// none), the hash of the id range 1 to world.MaxUnitID.
+func rootHash(hs []world.UnitHash) uint64 {
+	var root uint64
+	for _, h := range hs {
+		root ^= h.Hash
+	}
+	return root
+}
+
 // locate names the one unit that makes a report's root (theirs, with their locator) differ
 // from the server's units of the same frame (mine, id order), with the reporter's hash of it (0:
 // the reporter lacks it) and whether the server has it; ok is false when the locator cannot
 // name exactly one unit.
 func locate(mine []world.UnitHash, theirs uint64, loc [locatorBits]uint32) (id uint32, their uint64, serverHas bool, ok bool) {
-	var root uint64
-	for _, h := range mine {
-		root ^= h.Hash
-	}
-	delta := root ^ theirs
+	delta := rootHash(mine) ^ theirs
 	if delta == 0 {
 		return 0, 0, false, false
 	}

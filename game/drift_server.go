@@ -182,7 +182,7 @@ func (s *Server) sendWorld(d *downlink, now time.Time, after *depgraph.Dependenc
 	}
 }
 
-// hashReport takes a player's grouped hashes (reportArrived) and checks them against the
+// hashReport takes a player's hash report (reportArrived) and checks them against the
 // server's history of that frame, now or once the frame has settled here.
 func (s *Server) hashReport(now time.Time, st *seat, r *HashReport) {
 	if s.reportArrived(now, &st.downlink, &s.stats.HashReports, r) {
@@ -275,7 +275,7 @@ func (s *Server) checkHashReport(now time.Time, st *seat, r *HashReport) {
 		s.stats.HashReportsTooOld++
 		return
 	}
-	ranges := mismatchedRanges(mine, r.Groups)
+	ranges := mismatchedRanges(mine, r.Root)
 	state := s.stateMismatch(r)
 	if len(ranges) == 0 && state == nil {
 		st.sync.lastHash = fmt.Sprintf("ok at frame %d", r.Frame)
@@ -332,13 +332,9 @@ func (s *Server) answerDue(now time.Time, st *seat) bool {
 	return now.Sub(st.sync.requests[n-1].sent) < wait
 }
 
-// located is the drift a report's locator names (locate), if it names one: the report's one
-// group must be the root.
+// located is the drift a report's locator names (locate), if it names one.
 func located(mine []world.UnitHash, r *HashReport) (driftFound, bool) {
-	if len(r.Groups) != 1 || r.Groups[0].Start != 1 || r.Groups[0].End != world.MaxUnitID {
-		return driftFound{}, false
-	}
-	id, theirs, has, ok := locate(mine, r.Groups[0].Hash, r.Locator)
+	id, theirs, has, ok := locate(mine, r.Root, r.Locator)
 	if !ok {
 		return driftFound{}, false
 	}
@@ -376,17 +372,16 @@ func mismatchText(frame uint32, groups int, state bool) string {
 	return fmt.Sprintf("mismatch at frame %d: %d groups and the world's state", frame, groups)
 }
 
-// mismatchedRanges are the groups of a report whose hash differs from the server's units of
-// that frame (mine). A group may differ only because of a unit whose repair is on its way; the
-// drill-down sorts that out unit by unit (a group-level skip would hide another unit's drift).
-func mismatchedRanges(mine []world.UnitHash, groups []world.GroupHash) []IDRange {
-	var ranges []IDRange
-	for _, g := range groups {
-		if rangeHash(mine, g.Start, g.End) != g.Hash {
-			ranges = append(ranges, IDRange{Start: g.Start, End: g.End})
-		}
+// mismatchedRanges is the range of ids a report's root (the XOR of every unit's hash) says
+// differs from the server's units of that frame (mine): all of them when the roots differ,
+// none when they are equal. The units may differ only because of a unit whose repair is on its
+// way; the drill-down sorts that out unit by unit (a skip at the root would hide another unit's
+// drift).
+func mismatchedRanges(mine []world.UnitHash, root uint64) []IDRange {
+	if rootHash(mine) == root {
+		return nil
 	}
-	return ranges
+	return []IDRange{{Start: 1, End: world.MaxUnitID}}
 }
 
 // drillPatienceFrames is how long a drill-down waits for its answer (a guaranteed message
@@ -397,16 +392,16 @@ const drillPatienceFrames = 20
 // drillRanges is the most sub-ranges a drill-down splits a mismatched group into.
 const drillRanges = 10
 
-// drillRequest is the drill-down into the mismatched groups of a report of frame (at least
-// one): the next level of the hash tree. The server splits its own units of the frame (mine)
+// drillRequest is the drill-down into the mismatched ranges of a report of frame (at least
+// one: the root's, or the ranges of a drill-down's answer that still differ): the next level of the hash tree. The server splits its own units of the frame (mine)
 // from the first mismatched id to the last into at most drillRanges sub-ranges
 // (drillGroupSize), which tile that span with no gap, and sends each with its own hash of it.
 // The client answers the units of the sub-ranges whose hashes differ from its own: at 2000
 // units, the 200 of the sub-range a drifted unit is in, one round trip after the report that
 // found it, where the report itself carried one hash, the root. The sub-ranges come from the
-// server's units alone, so a report of many groups, made up or not, costs a pass over the
-// units in their span and a request of at most drillRanges ranges. (A client reports one group;
-// with several, the span between them is drilled into as one.)
+// server's units alone, so a report, made up or not, costs a pass over the units in the span
+// and a request of at most drillRanges ranges. (With several ranges, the span between them is
+// drilled into as one.)
 func drillRequest(frame uint32, mine []world.UnitHash, mismatched []IDRange, minSize int) *HashRequest {
 	first, last := mismatched[0].Start, mismatched[0].End
 	for _, r := range mismatched[1:] {

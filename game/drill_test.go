@@ -81,8 +81,8 @@ func TestDrillDownAnswersTheSubRangeThatDiffers(t *testing.T) {
 			for _, f := range tt.client {
 				theirs = f(theirs)
 			}
-			report, reportBytes := roundTrip(t, &HashReport{Frame: 40, Groups: world.GroupUnitHashes(theirs, len(theirs), nil)})
-			mismatched := mismatchedRanges(mine, report.Groups)
+			report, reportBytes := roundTrip(t, &HashReport{Frame: 40, Root: rootHash(theirs)})
+			mismatched := mismatchedRanges(mine, report.Root)
 			if len(tt.client) > 0 && len(mismatched) != 1 {
 				t.Fatalf("the root's mismatch: %v, want the one group", mismatched)
 			}

@@ -277,11 +277,6 @@ const (
 	MaxMapNameLen = 64
 	// MaxChatLen is the longest chat line, in bytes (not characters).
 	MaxChatLen = 200
-	// MaxHashGroups is the most groups one HashReport may carry. A
-	// HashReport travels unreliably, and an unreliable message must fit in
-	// one packet, so in practice the limit is the packet: a little under 100
-	// groups of ids below 16,384 at the default MTU.
-	MaxHashGroups = 4096
 	// MaxHashRanges is the most id ranges one HashRequest may ask about.
 	MaxHashRanges = 4096
 	// MaxLossPermille is the largest loss a PingSummary can report: all of it.
@@ -380,18 +375,22 @@ type PingSummary struct {
 	LossPermille                             uint32 // 0..MaxLossPermille
 }
 
-// HashReport carries a client's hashes of one frame: its grouped unit hashes, and the hash of
-// the rest of its world's state (world.World.StateHash: the id counters, the random generator,
+// HashReport carries a client's hashes of one frame: the root of its unit hashes (the XOR of
+// every unit's hash), and the hash of the rest of its world's state (world.World.StateHash: the id counters, the random generator,
 // the attacks in flight), so that the server checks everything the world hash covers; and the
 // digest of the inputs (the events) the client had run up to that frame, so that the server
 // compares a recent frame, which a late event may still change, only when it ran the same
 // inputs (drift_server.go); and a locator, which names the unit that differs when one alone
 // does.
 type HashReport struct {
-	Frame  uint32
-	Groups []world.GroupHash // at most MaxHashGroups, each with Start <= End
-	State  uint64            // the world's state hash at Frame
-	Inputs uint32            // the inputs' digest at Frame (schedule.inputsAt)
+	Frame uint32
+	// Root is the XOR of the hashes of every unit at Frame (0 for none): the hash of the
+	// id range 1 to world.MaxUnitID, the root of the tree the drill-down walks down
+	// (drillRequest). A report carries it alone, with no id range: 6 bytes fewer, five times
+	// a second.
+	Root   uint64
+	State  uint64 // the world's state hash at Frame
+	Inputs uint32 // the inputs' digest at Frame (schedule.inputsAt)
 	// Locator names the one unit that differs, when only one does, without a drill-down: for
 	// each of the low bits of the unit hashes, the XOR of the ids of the units whose hash has
 	// that bit set (drift_history.go).

@@ -104,11 +104,10 @@ func (m *PingSummary) fields(s fieldStream) fieldStream {
 	return s
 }
 
-// HashReport: frame u30 ‖ groups list of (start u30 ‖ end u30 ‖ hash u64), at most 4096 ‖
-// state hash u64 ‖ inputs u32 ‖ locator 4 × u30.
+// HashReport: frame u30 ‖ root u64 ‖ state hash u64 ‖ inputs u32 ‖ locator 6 × u30.
 func (m *HashReport) fields(s fieldStream) fieldStream {
 	s.u30("frame", &m.Frame)
-	s = list(s, "groups", &m.Groups, 0, MaxHashGroups, groupElems)
+	s.u64("root", &m.Root)
 	s.u64("state hash", &m.State)
 	s.u32("inputs", &m.Inputs)
 	for i := range m.Locator {
@@ -329,14 +328,6 @@ var (
 	rangeElems = elems[IDRange]{1 + 1, func(s fieldStream, field string, l []IDRange) fieldStream {
 		for i := range l {
 			s.idRange(field, i, &l[i].Start, &l[i].End)
-		}
-		return s
-	}}
-	// groupElems: first id u30 ‖ last id u30 ‖ the XOR of the hashes of the units between, u64.
-	groupElems = elems[world.GroupHash]{1 + 1 + 8, func(s fieldStream, field string, l []world.GroupHash) fieldStream {
-		for i := range l {
-			s.idRange(field, i, &l[i].Start, &l[i].End)
-			s.u64(field, &l[i].Hash)
 		}
 		return s
 	}}

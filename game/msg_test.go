@@ -89,16 +89,15 @@ var msgEncodingTests = []struct {
 		"07 80fa 03 01"},
 	{"ping summary", &PingSummary{AvgRTTMicros: 45000, MinRTTMicros: 30000, MaxRTTMicros: 120000, LossPermille: 25},
 		"08 c000afc8 c0007530 c001d4c0 19"},
-	{"hash report", &HashReport{Frame: 120, Groups: []world.GroupHash{{Start: 1, End: 10003, Hash: 0x1122334455667788}, {Start: 10004, End: world.MaxUnitID}},
-		State: 0xfedcba9876543210, Inputs: 0x0badf00d},
-		// type | frame | 2 groups | 1..10003 hash | 10004..max hash 0 | state hash | inputs | locator
-		"09 78 02 01 a713 1122334455667788 a714 ffffffff 0000000000000000 fedcba9876543210 0badf00d 00 00 00 00 00 00"},
-	{"hash report, the root", &HashReport{Frame: 120, Groups: []world.GroupHash{{Start: 1, End: world.MaxUnitID, Hash: 0x1122334455667788}},
+	{"hash report, no units", &HashReport{Frame: 120, State: 0xfedcba9876543210, Inputs: 0x0badf00d},
+		// type | frame | root: no unit | state hash | inputs | locator
+		"09 78 0000000000000000 fedcba9876543210 0badf00d 00 00 00 00 00 00"},
+	{"hash report", &HashReport{Frame: 120, Root: 0x1122334455667788,
 		State: 0xfedcba9876543210, Inputs: 0x01020304, Locator: [locatorBits]uint32{6699, 5, 0, 1000, 0, 16383}},
-		// type | frame | 1 group: 1..max hash | state hash | inputs' digest | locator: the ids
-		// XORed for hash bits 0 to 5. What a client sends.
-		"09 78 01 01 ffffffff 1122334455667788 fedcba9876543210 01020304 9a2b 05 00 83e8 00 bfff"},
-	{"hash report, no unit", &HashReport{Frame: 20, State: 1}, "09 14 00 0000000000000001 00000000 00 00 00 00 00 00"},
+		// type | frame | root: every unit's hash XORed | state hash | inputs' digest | locator:
+		// the ids XORed for hash bits 0 to 5. What a client sends.
+		"09 78 1122334455667788 fedcba9876543210 01020304 9a2b 05 00 83e8 00 bfff"},
+	{"hash report, frame 20, state 1", &HashReport{Frame: 20, State: 1}, "09 14 0000000000000000 0000000000000001 00000000 00 00 00 00 00 00"},
 	{"hash request", &HashRequest{Frame: 120, Ranges: []IDRange{{Start: 1, End: 5}}}, "0a 78 01 01 05"},
 	{"hash request with the server's hashes", &HashRequest{Frame: 120, Ranges: []IDRange{{Start: 1, End: 200}, {Start: 201, End: world.MaxUnitID}},
 		Hashes: []uint64{0x1122334455667788, 0}},
@@ -296,13 +295,10 @@ func msgEdgeValues() []Msg {
 	for i := range maxUnits {
 		maxUnits[i] = int30.MaxUInt30 - uint32(i)
 	}
-	groups := make([]world.GroupHash, MaxHashGroups)
 	ranges := make([]IDRange, MaxHashRanges)
-	for i := range groups {
-		groups[i] = world.GroupHash{Start: uint32(i)*3 + 1, End: uint32(i)*3 + 3, Hash: uint64(i) * 0x9e3779b97f4a7c15}
+	for i := range ranges {
 		ranges[i] = IDRange{Start: uint32(i), End: uint32(i)}
 	}
-	groups[MaxHashGroups-1].End = int30.MaxUInt30
 	rangeHashes := make([]uint64, MaxHashRanges)
 	for i := range rangeHashes {
 		rangeHashes[i] = ^uint64(i) * 0x9e3779b97f4a7c15
@@ -361,9 +357,9 @@ func msgEdgeValues() []Msg {
 		&LeadTime{Fixed: true},
 		&PingSummary{AvgRTTMicros: int30.MaxUInt30, MinRTTMicros: int30.MaxUInt30, MaxRTTMicros: int30.MaxUInt30, LossPermille: MaxLossPermille},
 		&PingSummary{},
-		&HashReport{Frame: int30.MaxUInt30, Groups: groups, State: math.MaxUint64, Inputs: math.MaxUint32,
+		&HashReport{Frame: int30.MaxUInt30, Root: math.MaxUint64, State: math.MaxUint64, Inputs: math.MaxUint32,
 			Locator: [locatorBits]uint32{world.MaxUnitID, 1, 16383, 16384, 63, 64}},
-		&HashReport{Groups: []world.GroupHash{{Start: 5, End: 5}}},
+		&HashReport{Root: 5},
 		&HashReport{},
 		&HashRequest{Frame: int30.MaxUInt30, Ranges: ranges},
 		&HashRequest{Frame: int30.MaxUInt30, Ranges: ranges, Hashes: rangeHashes},
@@ -588,9 +584,6 @@ func TestMsgAppendRejects(t *testing.T) {
 		{"lead frames too large", &LeadTime{LeadFrames: int30.MaxUInt30 + 1}, wire.ErrRange},
 		{"loss above 1000", &PingSummary{LossPermille: MaxLossPermille + 1}, wire.ErrRange},
 		{"rtt too large", &PingSummary{MaxRTTMicros: int30.MaxUInt30 + 1}, wire.ErrRange},
-		{"too many groups", &HashReport{Groups: make([]world.GroupHash, MaxHashGroups+1)}, wire.ErrTooLong},
-		{"group backwards", &HashReport{Groups: []world.GroupHash{{Start: 1, End: 1}, {Start: 3, End: 2}}}, wire.ErrRange},
-		{"group end too large", &HashReport{Groups: []world.GroupHash{{Start: 1, End: math.MaxUint32}}}, wire.ErrRange},
 		{"locator beyond the unit ids", &HashReport{Locator: [locatorBits]uint32{0, 0, world.MaxUnitID + 1}}, wire.ErrRange},
 		{"too many ranges", &HashRequest{Ranges: make([]IDRange, MaxHashRanges+1)}, wire.ErrTooLong},
 		{"range backwards", &HashRequest{Ranges: []IDRange{{Start: 2, End: 1}}}, wire.ErrRange},
@@ -762,16 +755,14 @@ func TestMsgParseRejects(t *testing.T) {
 		{"chat bad UTF-8", "06 00 00 01 ff", wire.ErrBadName},
 		{"chat length beyond the bytes", "06 00 00 05 6161", wire.ErrShort},
 		{"loss 1001", "08 00 00 00 83e9", wire.ErrRange},
-		{"4097 groups", "09 00 9001", wire.ErrTooLong},
-		{"groups beyond the bytes", "09 00 0a 01 01 0000000000000000", wire.ErrShort},
-		{"group backwards", "09 00 01 02 01 0000000000000000 0000000000000000 00000000 00 00 00 00 00 00", wire.ErrRange},
-		{"hash report without its state hash", "09 00 01 01 ffffffff 0000000000000000", wire.ErrShort},
-		{"hash report, state hash cut", "09 00 00 00000000000000", wire.ErrShort},
-		{"hash report without its inputs' digest", "09 00 00 0000000000000000", wire.ErrShort},
-		{"hash report without its locator", "09 00 00 0000000000000000 00000000", wire.ErrShort},
-		{"hash report, locator cut", "09 00 00 0000000000000000 00000000 00 00 00 00 00", wire.ErrShort},
-		{"hash report, locator not in its shortest form", "09 00 00 0000000000000000 00000000 00 00 00 00 00 8005", wire.ErrNonCanonical},
-		{"hash report and more", "09 00 00 0000000000000000 00000000 00 00 00 00 00 00 00", wire.ErrTrailing},
+		{"hash report, root cut", "09 00 00000000000000", wire.ErrShort},
+		{"hash report without its state hash", "09 00 0000000000000000", wire.ErrShort},
+		{"hash report, state hash cut", "09 00 0000000000000000 00000000000000", wire.ErrShort},
+		{"hash report without its inputs' digest", "09 00 0000000000000000 0000000000000000", wire.ErrShort},
+		{"hash report without its locator", "09 00 0000000000000000 0000000000000000 00000000", wire.ErrShort},
+		{"hash report, locator cut", "09 00 0000000000000000 0000000000000000 00000000 00 00 00 00 00", wire.ErrShort},
+		{"hash report, locator not in its shortest form", "09 00 0000000000000000 0000000000000000 00000000 00 00 00 00 00 8005", wire.ErrNonCanonical},
+		{"hash report and more", "09 00 0000000000000000 0000000000000000 00000000 00 00 00 00 00 00 00", wire.ErrTrailing},
 		{"4097 ranges", "0a 00 9001", wire.ErrTooLong},
 		{"range backwards", "0a 00 01 05 04", wire.ErrRange},
 		{"hash request, hashes sent with a count of 0", "0a 00 01 01 05 00", wire.ErrNonCanonical},
@@ -897,7 +888,6 @@ func TestMsgMinSizes(t *testing.T) {
 	checkMinSize(t, "seats", seatElems, 0)
 	checkMinSize(t, "hashes", hashElems, 0)
 	checkMinSize(t, "ranges", rangeElems, IDRange{})
-	checkMinSize(t, "groups", groupElems, world.GroupHash{})
 	checkMinSize(t, "unit hashes", unitHashElems, world.UnitHash{})
 	checkMinSize(t, "unit hashes by id", unitHashByIDElems, world.UnitHash{})
 	checkMinSize(t, "units", unitElems, world.Unit{ID: 1})

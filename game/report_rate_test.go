@@ -3,8 +3,6 @@ package game
 import (
 	"testing"
 	"time"
-
-	"github.com/ackattack/ackattack/world"
 )
 
 // TestHashReportsHeldToARate: a client that sends hash reports twenty times a second, a
@@ -31,10 +29,8 @@ func TestHashReportsHeldToARate(t *testing.T) {
 			f := s.w.Frame() - resimWindow
 			mine, _ := s.drift.hist.at(f)
 			state, _ := s.drift.hist.stateAt(f)
-			groups := world.GroupUnitHashes(mine, len(mine), nil) // the root, as a client reports it
-			groups[0].Hash ^= lie
 			inputs, _ := s.drift.hist.inputsAt(f)
-			c.send(g.now, &HashReport{Frame: f, Groups: groups, State: state, Inputs: inputs, Locator: locator(mine)})
+			c.send(g.now, &HashReport{Frame: f, Root: rootHash(mine) ^ lie, State: state, Inputs: inputs, Locator: locator(mine)})
 			sent++
 		}
 		g.run(time.Second) // the last ones arrive

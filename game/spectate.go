@@ -368,7 +368,7 @@ func (s *Server) resumeSpectators(now time.Time, r *Resume) {
 	}
 }
 
-// spectatorReport takes a spectator's grouped hashes (reportArrived) and checks them against
+// spectatorReport takes a spectator's hash report (reportArrived) and checks them against
 // the server's history of that frame, as a player's are checked, now or once the frame has
 // settled here.
 func (s *Server) spectatorReport(now time.Time, sp *spectator, r *HashReport) {
@@ -388,7 +388,7 @@ func (s *Server) checkSpectatorReport(now time.Time, sp *spectator, r *HashRepor
 	if !ok {
 		return // too old: its next report shows the same
 	}
-	if len(mismatchedRanges(mine, r.Groups)) == 0 && s.stateMismatch(r) == nil {
+	if len(mismatchedRanges(mine, r.Root)) == 0 && s.stateMismatch(r) == nil {
 		sp.lastHash = fmt.Sprintf("ok at frame %d", r.Frame)
 		return
 	}

@@ -290,7 +290,7 @@ func TestServerLogsDrillDowns(t *testing.T) {
 		state, _ := s.drift.hist.stateAt(frame)
 		inputs, _ := s.drift.hist.inputsAt(frame)
 		hs, _ := s.drift.hist.at(frame)
-		s.hashReport(clock, st, &HashReport{Frame: frame, Groups: []world.GroupHash{{Start: 1, End: world.MaxUnitID, Hash: hash}}, State: state, Inputs: inputs, Locator: locator(hs)})
+		s.hashReport(clock, st, &HashReport{Frame: frame, Root: hash, State: state, Inputs: inputs, Locator: locator(hs)})
 	}
 	// answer is a client's UnitHashes of frame: the server's, with units wrong changed, units
 	// lack left out, and unit extra added.

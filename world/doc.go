@@ -47,8 +47,8 @@
 //		h := w.Hash() // equal on every host that had the same calls
 //
 //	// Finding and repairing a drift:
-//	groups := w.GroupHashes(10, nil)          // a client's report, with w.StateHash()
-//	if server.RangeHash(g.Start, g.End) != g.Hash { ... UnitHashes of that range ... }
+//	root := w.RangeHash(1, world.MaxUnitID)   // a client's report, with w.StateHash()
+//	if server.RangeHash(1, world.MaxUnitID) != root { ... drill into ranges, UnitHashes ... }
 //	b, err := world.AppendUnit(nil, &u)       // the server sends the unit; the client:
 //	u, n, err := world.ParseUnit(b); err = w.SetUnit(u)
 //	b, err = server.AppendCoreState(nil)      // a state hash differed: the server's state

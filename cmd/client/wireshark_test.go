@@ -508,14 +508,12 @@ var gameExampleFields = []struct {
 	{"PingSummary", "45 ms average, 30 ms smallest, 120 ms largest, 2.5 % loss", map[string]string{
 		"game.pingsummary.avg_rtt_us": "45000", "game.pingsummary.min_rtt_us": "30000",
 		"game.pingsummary.max_rtt_us": "120000", "game.pingsummary.loss_permille": "25"}},
-	{"HashReport", "frame 120: ids 1..10003 hash 0x1122334455667788, ids 10004..1,073,741,823 hash 0; state hash 0xfedcba9876543210; inputs' digest 0x0badf00d; locator all 0", map[string]string{
-		"game.hashreport.frame": "120", "game.hashreport.groups": "2", "game.hashreport.groups.start": "1,10004",
-		"game.hashreport.groups.end": "10003,1073741823", "game.hashreport.groups.hash": "0x1122334455667788,0x0000000000000000",
+	{"HashReport", "frame 120, no unit: root 0; state hash 0xfedcba9876543210; inputs' digest 0x0badf00d; locator all 0", map[string]string{
+		"game.hashreport.frame": "120", "game.hashreport.root": "0x0000000000000000",
 		"game.hashreport.state_hash": "0xfedcba9876543210", "game.hashreport.inputs": "0x0badf00d",
 		"game.hashreport.locator_bit0": "0", "game.hashreport.locator_bit5": "0"}},
-	{"HashReport", "frame 120, the root (what a client sends): ids 1..1,073,741,823 hash 0x1122334455667788; state hash 0xfedcba9876543210; inputs' digest 0x01020304; locator 6699, 5, 0, 1000, 0, 16383", map[string]string{
-		"game.hashreport.frame": "120", "game.hashreport.groups": "1", "game.hashreport.groups.start": "1",
-		"game.hashreport.groups.end": "1073741823", "game.hashreport.groups.hash": "0x1122334455667788",
+	{"HashReport", "frame 120: root 0x1122334455667788; state hash 0xfedcba9876543210; inputs' digest 0x01020304; locator 6699, 5, 0, 1000, 0, 16383", map[string]string{
+		"game.hashreport.frame": "120", "game.hashreport.root": "0x1122334455667788",
 		"game.hashreport.state_hash": "0xfedcba9876543210", "game.hashreport.inputs": "0x01020304",
 		"game.hashreport.locator_bit0": "6699", "game.hashreport.locator_bit1": "5", "game.hashreport.locator_bit2": "0",
 		"game.hashreport.locator_bit3": "1000", "game.hashreport.locator_bit4": "0", "game.hashreport.locator_bit5": "16383"}},

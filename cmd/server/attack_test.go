@@ -146,7 +146,7 @@ func attackFreeze(t *testing.T, seed uint64) {
 	var claims int
 	for c.v.Now().Sub(start) < attackPlay && eve.c.State() == transport.Connected {
 		if fs, ok := latest[*game.FrameSync](eve); ok && fs.Frame > 40 {
-			if eve.send(&game.HashReport{Frame: fs.Frame - 35, Groups: []world.GroupHash{{Start: 1, End: world.MaxUnitID, Hash: 0xbad}}}) {
+			if eve.send(&game.HashReport{Frame: fs.Frame - 35, Root: 0xbad}) {
 				claims++
 			}
 		}
