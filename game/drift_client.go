@@ -44,6 +44,9 @@ type clientDrift struct {
 	reported  []reportedState
 	pauseSeen map[uint32]bool
 	inject    desyncInjector
+	// reportNext: the next frame reports its hashes whatever its turn (a re-run changed the
+	// frames reported since the late event: resimulate).
+	reportNext bool
 }
 
 // pauseOrder is a stop-the-world re-sync ordered by the server, on the client.
@@ -75,9 +78,10 @@ func (p *pauseOrder) reached() bool { return !p.reachedAt.IsZero() }
 // client (BENCHMARKS.md).
 func (c *Client) reportHashes(now time.Time, frame uint32) {
 	f := frame
-	if f%hashReportEvery != 0 {
+	if f%hashReportEvery != 0 && !c.drift.reportNext {
 		return // not this frame's turn: the root walks every unit, so only for a report
 	}
+	c.drift.reportNext = false
 	hs, ok := c.drift.hist.at(f)
 	state, _ := c.drift.hist.stateAt(f) // kept with the unit hashes
 	inputs, _ := c.drift.hist.inputsAt(f)

@@ -393,6 +393,37 @@ func checkDriftRepaired(t *testing.T, g *vgame, res sessionResult, rl repairLog,
 	return agreedAll, commonAll
 }
 
+// TestPingsOnlyWhenIdle: in play, neither the server nor a player pings: the acknowledgements
+// of what each sends measure the round trip (the lead reads it, lead.go), and a ping and its
+// answer would be two more datagrams a second each way on every player's link. Each side
+// skips its ping when acks gave a sample since the last was due. Before, the server and each
+// client pinged once a second whatever they carried: 40 pings in these 10 s.
+func TestPingsOnlyWhenIdle(t *testing.T) {
+	t.Parallel()
+	g := newVGame(t, vspec{seed: 5, bots: 1, clients: 2, link: linksim.Settings{Latency: 50 * time.Millisecond, LossPercent: 10}})
+	g.run(5 * time.Second)
+	pings := func() (sent, skipped uint64) {
+		for _, p := range g.srv.tr.Peers() {
+			st := p.Stats()
+			sent, skipped = sent+st.PingsSent, skipped+st.PingsSkipped
+		}
+		for _, c := range g.clients {
+			st := c.tr.Peer().Stats()
+			sent, skipped = sent+st.PingsSent, skipped+st.PingsSkipped
+		}
+		return sent, skipped
+	}
+	sent0, skipped0 := pings()
+	g.run(10 * time.Second)
+	sent, skipped := pings()
+	if sent-sent0 > 4 || skipped-skipped0 < 30 {
+		t.Errorf("in 10 s of play: %d pings sent, %d skipped; want at most 4 sent (acks measure the round trip)", sent-sent0, skipped-skipped0)
+	}
+	if g.srv.lead.cur != 2 { // ceil((100 ms / 2 + 100 ms + 2 × jitter) / 100 ms)
+		t.Errorf("lead %d frames on a 100 ms round trip at 10%% loss, want 2", g.srv.lead.cur)
+	}
+}
+
 // TestLeadTimeFollowsTheRoundTrip: the server sets the command lead time from the worst round
 // trip its players have (lead.go: half of it, a frame and the jitter, whole frames), from the
 // start of the game and as it changes, and every client takes it: at 300 ms of round trip,

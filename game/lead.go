@@ -29,8 +29,8 @@ import (
 //     (the sender waits a little more, for the peer's ack delay and the variation; what needs
 //     that little more, or a second resend, is re-run).
 //
-// Every figure is the server's own measure of its connection to each player: its pings, and
-// the packet layer's round trip, variation and loss of what it sent. A client's PingSummary
+// Every figure is the server's own measure of its connection to each player: the packet
+// layer's round trip, variation and loss of what it sent (pathRTT). A client's PingSummary
 // may lower them (pathOf), never raise them: a student who reported a 4 s round trip and 50%
 // loss twice a second once set every player's lead to 5 s.
 //
@@ -239,24 +239,19 @@ func (s *Server) worstPath() pathFigures {
 	return p
 }
 
-// pathRTT is the round trip of a connection as the server measured it: the average of its
-// pings, once it has one. A ping and its answer are one datagram each way, so a lost one gives
-// no sample; the packet layer's estimate comes from acknowledgements, and at high loss an ack
-// that was lost makes the next one late, and the first samples long (twice the round trip at
-// the class's 30% preset, for the first seconds), which would hold the lead high for the ten
-// seconds it takes to fall. Before the first ping (at that preset a ping's round trip crosses
-// one time in four, and one player in ten had none 9 s into the game), the packet layer's
-// smallest sample stands in: a round trip the path did make, where its smoothed estimate held
-// the lead at 600 to 800 ms for the first 20 s in several of 60 seeded games (seed 7: 700 ms,
-// one client without a ping answered until 9 s in). The lead's jitter term
-// covers the spread above the smallest, and a command later than the lead is re-run.
+// pathRTT is the round trip of a connection as the server measured it: the packet layer's
+// smoothed estimate, from the acknowledgements of what the server sends the player (its
+// commands, kills, chat: several packets a second in play), and from the server's pings while
+// the connection carries none (transport.Config.PingIdleOnly: a ping and its answer would be
+// two more datagrams a second each way on every player's link). A sample is taken only from an
+// ack that is the first packet the player sent after it received ours (net/packet), and never
+// from a packet the player may have held for the handshake (Endpoint.DiscardRTTSamples), so a
+// lost ack or a slow handshake makes no long sample. Before those two rules the smoothed
+// estimate held the lead at 600 to 800 ms for the first 20 s at the 30% preset in several of 60
+// seeded games, and the average of the pings stood in; with them, seeds 1 to 60 keep the lead's
+// p95 at 500 ms (all but seed 39, whose client never joins: BENCHMARKS.md). The lead's jitter
+// term covers the spread, and a command later than the lead is re-run.
 func pathRTT(ps transport.PeerStats) time.Duration {
-	if ps.PingAvg > 0 {
-		return ps.PingAvg
-	}
-	if ps.MinRTT > 0 {
-		return ps.MinRTT
-	}
 	return ps.RTT
 }
 

@@ -88,7 +88,7 @@ func TestLeadForPathsBoundsOnePath(t *testing.T) {
 // figures as they are.
 func TestPathOfReportOnlyLowers(t *testing.T) {
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
-	measured := transport.PeerStats{PingAvg: ms(40), RTT: ms(45), Jitter: ms(3), LossPercent: 12,
+	measured := transport.PeerStats{RTT: ms(40), Jitter: ms(3), LossPercent: 12,
 		Message: message.Stats{ResendDelay: ms(150), Packet: packet.Stats{LossSamples: minLossSamples}}}
 	own := pathFigures{rtt: ms(40), jitter: ms(3), resend: ms(150), loss: 12}
 	for _, tt := range []struct {
@@ -103,27 +103,6 @@ func TestPathOfReportOnlyLowers(t *testing.T) {
 	} {
 		if got := pathOf(measured, tt.report); got != tt.want {
 			t.Errorf("%s: path %+v, want %+v", tt.name, got, tt.want)
-		}
-	}
-}
-
-// TestPathRTTBeforeTheFirstPing: the round trip a path counts with is its pings' average once
-// it has one; before that, the packet layer's smallest sample, not its smoothed estimate, whose
-// first samples at the class's 30% preset include a lost ack's wait (390 ms on a 200 ms path)
-// and held the lead at 700 or 800 ms for the first 20 s of a game.
-func TestPathRTTBeforeTheFirstPing(t *testing.T) {
-	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
-	for _, tt := range []struct {
-		name string
-		ps   transport.PeerStats
-		want time.Duration
-	}{
-		{"pings", transport.PeerStats{PingAvg: ms(205), RTT: ms(390), MinRTT: ms(185)}, ms(205)},
-		{"no ping yet", transport.PeerStats{RTT: ms(390), MinRTT: ms(185)}, ms(185)},
-		{"no sample at all", transport.PeerStats{RTT: ms(250)}, ms(250)},
-	} {
-		if got := pathRTT(tt.ps); got != tt.want {
-			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }

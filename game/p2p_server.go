@@ -74,8 +74,8 @@ const (
 )
 
 // directWanted is whether the players take direct links now: the mode, and in auto the
-// server's measure of its players' round trips (pathRTT, as the lead takes them), the ping
-// average once there is one (before, the relay alone).
+// server's measure of its players' round trips (pathRTT, as the lead takes them), once it has
+// measured one (before, the relay alone).
 func (s *Server) directWanted() bool {
 	switch s.cfg.Orders.Direct {
 	case DirectOn:
@@ -89,8 +89,8 @@ func (s *Server) directWanted() bool {
 			continue
 		}
 		ps := st.peer.Stats()
-		if ps.PingAvg == 0 {
-			continue
+		if ps.MinRTT == 0 {
+			continue // no round trip measured yet: the initial guess is no path's
 		}
 		half = max(half, pathOf(ps, st.pings).rtt/2)
 	}

@@ -250,15 +250,16 @@ func (r *rewinder) rewind(now uint32) (*world.World, bool) {
 // rerun does a due rewind for a host whose world is cur: set puts the copy in its place as
 // the host's world, the schedule gets back the events run since, and frame (the host's re-run
 // of one frame) runs until the world is where it was.
-func (r *rewinder) rerun(cur *world.World, sched *schedule, set func(*world.World), frame func()) {
+func (r *rewinder) rerun(cur *world.World, sched *schedule, set func(*world.World), frame func()) bool {
 	to := cur.Frame()
 	w, ok := r.rewind(to)
 	if !ok {
-		return
+		return false
 	}
 	set(w)
 	sched.rewind(w.Frame())
 	for w.Frame() < to {
 		frame()
 	}
+	return true
 }

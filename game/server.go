@@ -103,6 +103,10 @@ func NewServer(cfg ServerConfig, out transport.Writer) (*Server, error) {
 	tc.OnDisconnect = s.onDisconnect
 	tc.OnMessage = s.onMessage
 	tc.Admit = s.admits
+	// The lead takes each player's round trip from the acknowledgements of what the server
+	// sends it (pathRTT); a connection that carries nothing, a spectator's idle one or a game
+	// not started, pings as any does.
+	tc.PingIdleOnly = true
 	s.audience.chatOff = cfg.SpectatorChatOff
 	sizeTransport(&tc, cfg.Places.withDefaults())
 	if tc.Logger == nil {

@@ -42,9 +42,10 @@ type Config struct {
 	// PingIdleOnly: a side skips its ping when its connection took a round-trip sample from
 	// acknowledgements since its last ping was due: a connection that carries messages both
 	// ways measures its round trip already, and hears the peer in every packet. An idle
-	// connection pings as usual. For a connection whose ping figures nobody reads (a game's
-	// direct links); the server's link to each player keeps its pings, whose average sets the
-	// lead time (game/lead.go).
+	// connection pings as usual. The ping's own figures (PeerStats.PingAvg, PingMin, PingMax,
+	// ClockOffset) then stay as the last ping left them: a connection that sets it reads the
+	// packet layer's (RTT, MinRTT, MaxRTT, Jitter), which every sample feeds. The game sets it
+	// on every connection: its lead reads the packet layer's round trip (game/lead.go).
 	PingIdleOnly bool
 	// Message configures each connection's message layer (MTU, resend limit, ...). Its Timeout,
 	// Keepalive, AckDelay and Frame are set by the transport.
