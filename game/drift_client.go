@@ -63,7 +63,7 @@ func (p *pauseOrder) reached() bool { return !p.reachedAt.IsZero() }
 // ids 1 to world.MaxUnitID, the XOR of every unit's hash, 0 for a world without units); the
 // hash of the rest of the world's state (world.World.StateHash: the id counters, the random
 // generator, the attacks in flight), so that the server checks everything the world hash
-// covers; the digest of the inputs that made the frame (schedule.inputsAt), so that the server
+// covers; the digest of the inputs that made the frame (schedule.inputDigests), so that the server
 // compares it as soon as it ran the same ones, without waiting for the frame to settle; and
 // the locator (drift_history.go), which names the unit when one alone differs: 39 bytes or so
 // whatever the world's size (at a frame past 16,383 and ids below 16,384). When the root
@@ -80,8 +80,8 @@ func (c *Client) reportHashes(now time.Time, frame uint32) {
 		return // not this frame's turn: the root walks every unit, so only for a report
 	}
 	hs, ok := c.drift.hist.at(f)
-	state, _ := c.drift.hist.stateAt(f) // kept with the unit hashes
-	inputs, _ := c.drift.hist.inputsAt(f)
+	state, _ := c.drift.hist.stateAt(f)      // kept with the unit hashes
+	inputs, _ := c.drift.hist.inputsAt(f, 0) // from the floor the schedule had (inputDigests)
 	if !ok {
 		return // before the start, or before the world was put in place by a re-sync
 	}
@@ -254,6 +254,12 @@ func (c *Client) resyncBatch(now time.Time, b *ResyncBatch) {
 		// (A snapshot for a joining client is different: the server still applies its late
 		// events at its next step, and sends them along.)
 		c.sched.dropBefore(b.Frame)
+	}
+	if len(b.State) > 0 {
+		// The world is the server's copy of b.Frame: this host never ran the events before
+		// it, and the server leaves them out of the digest it compares this client's
+		// reports with (reportDue).
+		c.sched.worldCopied(b.Frame)
 	}
 	switch {
 	case fresh && len(b.State) > 0:

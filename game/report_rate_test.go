@@ -33,7 +33,7 @@ func TestHashReportsHeldToARate(t *testing.T) {
 			state, _ := s.drift.hist.stateAt(f)
 			groups := world.GroupUnitHashes(mine, len(mine), nil) // the root, as a client reports it
 			groups[0].Hash ^= lie
-			inputs, _ := s.drift.hist.inputsAt(f)
+			inputs, _ := s.drift.hist.inputsAt(f, 0)
 			c.send(g.now, &HashReport{Frame: f, Groups: groups, State: state, Inputs: inputs, Locator: locator(mine)})
 			sent++
 		}
