@@ -5,14 +5,16 @@ import (
 	"time"
 
 	"github.com/ackattack/ackattack/net/linksim"
+	"github.com/ackattack/ackattack/world"
 )
 
-// The inputs' digest right after a world copy, in virtual time
+// The inputs' digest right after a world copy and after a refused command, in virtual time
 // (vgame_test.go). The server compares a client's hash report only once it ran the frame with
 // the same digest (drift_server.go, reportDue). A client that got its world as a copy never
-// ran the events before it: if the digest the server compares did not take that into
-// account, none of that client's reports would be compared for the digest's whole window (six
-// seconds), and a drift in those seconds would go unseen.
+// ran the events before it, and a client that ran its own command the server refused ran one
+// the server did not: if the digest the server compares took neither into account, none of
+// that client's reports would be compared for the digest's whole window (six seconds), and a
+// drift in those seconds would go unseen.
 
 // digestFindBound is how long after a drift the server may take to find it on the clean
 // links of these tests: a report every hashReportEvery frames, the server's frame to reach
@@ -87,4 +89,77 @@ func TestDriftFoundRightAfterAWorldCopy(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDriftOfARefusedCommandFound: a command the server refuses (over its seat's rate) ran on
+// its player's host, and on the host it went to directly: both worlds drift from the
+// server's, the server finds it within digestFindBound of the command's frame (from either
+// host's report: one repair mends both), without putting a report aside for other inputs, and
+// both hosts have the server's unit again.
+func TestDriftOfARefusedCommandFound(t *testing.T) {
+	t.Parallel()
+	g := newVGame(t, vspec{seed: 64, bots: 1, clients: 2, link: linksim.Settings{Latency: 20 * time.Millisecond},
+		client: func(_ int, c *ClientConfig) { c.Bot = false }})
+	me, other := g.clients[0], g.clients[1]
+	g.waitFor(10*time.Second, "both clients running, linked directly", func() bool {
+		return clientRunning(me) && clientRunning(other) && me.directSeats(g.now) != 0
+	})
+	g.run(3 * time.Second)
+	var unit world.Unit
+	for _, u := range me.w.Units() {
+		if u.Owner == me.role.seat && !u.IsEnemy() {
+			unit = u
+			break
+		}
+	}
+	// The server's bucket of the seat is empty: its next command is refused as too fast.
+	st := g.srv.seats.players[me.role.seat]
+	st.commands.rate.full = g.now.Add(time.Hour)
+	tooFast, otherInputs := g.srv.stats.CommandsTooFast, g.srv.stats.HashReportsOtherInputs
+	x, y := reachableNear(me.w, unit)
+	frame, err := me.Command(g.now, world.CommandMove, []uint32{unit.ID}, x, y, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.waitFor(2*time.Second, "the server to refuse the command", func() bool { return g.srv.stats.CommandsTooFast > tooFast })
+	st.commands.rate.full = time.Time{}
+	g.waitFor(3*time.Second, "the command's frame run everywhere", func() bool {
+		return me.w.Frame() > frame && other.w.Frame() > frame && g.srv.w.Frame() > frame
+	})
+	if u, _ := me.w.Unit(unit.ID); u == unit {
+		t.Fatal("the refused command changed nothing on its player's host")
+	}
+	ran := g.now
+	found := g.runUntil(ran.Add(5*time.Second), func() bool {
+		return driftFoundFor(g.srv, me.role.seat, frame) || driftFoundFor(g.srv, other.role.seat, frame)
+	})
+	took := g.now.Sub(ran)
+	t.Logf("refused command of frame %d: drift found %v, %v after every host ran it; reports put aside for other inputs: %d",
+		frame, found, took, g.srv.stats.HashReportsOtherInputs-otherInputs)
+	if !found || took > digestFindBound {
+		t.Errorf("the drift of the refused command was found %v (%v after its frame ran), want within %v", found, took, digestFindBound)
+	}
+	if n := g.srv.stats.HashReportsOtherInputs - otherInputs; n != 0 {
+		t.Errorf("%d reports put aside for other inputs after the refused command, want none", n)
+	}
+	same := func(c *Client) bool {
+		mine, _ := c.w.Unit(unit.ID)
+		theirs, _ := g.srv.w.Unit(unit.ID)
+		return c.w.Frame() == g.srv.w.Frame() && mine == theirs
+	}
+	if !g.runUntil(g.now.Add(2*time.Second), func() bool { return same(me) && same(other) }) {
+		t.Error("the unit the refused command moved is not the server's again on both hosts within 2 s")
+	}
+}
+
+// reachableNear is a cell a few steps from u that u can walk to.
+func reachableNear(w *world.World, u world.Unit) (x, y int32) {
+	for d := int32(4); d > 0; d-- {
+		for _, c := range [][2]int32{{u.X + d, u.Y}, {u.X - d, u.Y}, {u.X, u.Y + d}, {u.X, u.Y - d}} {
+			if w.Reachable(u.X, u.Y, c[0], c[1]) {
+				return c[0], c[1]
+			}
+		}
+	}
+	return u.X, u.Y
 }

@@ -85,17 +85,49 @@ type connDrift struct {
 	// before it, and its reports of that frame and later are compared with the server's
 	// digest from there (inputsFor).
 	copyFloor uint32
+	// refused are the commands its client ran that the server refused (refusedRan): they are
+	// in the digest it reports, and in the one the server compares it with.
+	refused []refusedInput
+}
+
+// refusedInput is a command the server refused that a client ran: its frame, and its hash in
+// the inputs' digest (event.digest).
+type refusedInput struct {
+	frame uint32
+	hash  uint64
+}
+
+// maxRefusedInputs bounds the refused commands a connection keeps: an honest player's
+// commands are never refused (its own rate is half the server's, and its frames within the
+// range), and a client that sends more within the digest's window hides only its own drift
+// (and, sent directly, the drift of the players who took them) for that window.
+const maxRefusedInputs = 64
+
+// keepRefused adds in to d's refused commands, and forgets those no report the server still
+// compares can count (older than the digest's window and the hash history) at server frame
+// now.
+func (d *connDrift) keepRefused(in refusedInput, now uint32) {
+	d.refused = slices.DeleteFunc(d.refused, func(r refusedInput) bool { return r.frame+inputWindow+historyFrames < now })
+	d.refused = appendBounded(d.refused, in, maxRefusedInputs)
 }
 
 // inputsFor is the inputs' digest of frame f that d's client reports if it ran what the
 // server ran (schedule.inputDigests): the server's own, from the frame of the world copy it
-// sent the client on (for a frame from then on). False if the server no longer keeps frame f.
+// sent the client on (for a frame from then on), with the commands the client ran that the
+// server refused. False if the server no longer keeps frame f.
 func (s *Server) inputsFor(d *downlink, f uint32) (uint32, bool) {
 	floor := uint32(0)
 	if f >= d.drift.copyFloor {
 		floor = d.drift.copyFloor
 	}
-	return s.drift.hist.inputsAt(f, floor)
+	x, ok := s.drift.hist.inputsAt(f, floor)
+	floor = max(floor, s.sched.floor)
+	for _, r := range d.drift.refused {
+		if r.frame <= f && r.frame >= floor && f-r.frame < inputWindow {
+			x ^= fold(r.hash)
+		}
+	}
+	return x, ok
 }
 
 // clientPause is one client's part in a stop-the-world re-sync.
@@ -246,9 +278,9 @@ const (
 
 // reportDue decides on report r, of d's client. Hosts that ran the same events up to a frame
 // (the inputs' digest, schedule.inputDigests) must have the same world there, however recent
-// the frame: a difference is a drift, and is checked at once, without waiting for the frame
-// to settle. The server's digest is taken as the client has it when it ran what the server ran
-// (inputsFor): from the world copy the client took on. A
+// the frame: a difference is a drift, and is checked at once, without waiting for the frame to
+// settle. The server's digest is taken as the client has it when it ran what the server ran
+// (inputsFor): from the world copy the client took on, with the refused commands it ran. A
 // report whose inputs differ from that describes a world that is still missing an event (the
 // client's, or the server's: it waits for the server's); once the server's frame has settled,
 // it will not match any more, and is dropped: a later report covers the same units. (An event
