@@ -1,6 +1,7 @@
 package game
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -31,6 +32,23 @@ func driftFoundFor(s *Server, seat uint8, from uint32) bool {
 		}
 	}
 	return false
+}
+
+// foundAtOnce runs g until found holds, and checks that it held within digestFindBound and
+// that the server put no report aside for other inputs meanwhile (otherInputs: its count
+// before).
+func foundAtOnce(t *testing.T, g *vgame, drift string, otherInputs uint64, found func() bool) {
+	t.Helper()
+	at := g.now
+	ok := g.runUntil(at.Add(5*time.Second), found)
+	took, aside := g.now.Sub(at), g.srv.stats.HashReportsOtherInputs-otherInputs
+	t.Logf("%s: found %v, %v later; reports put aside for other inputs meanwhile: %d", drift, ok, took, aside)
+	if !ok || took > digestFindBound {
+		t.Errorf("%s was found %v (%v later), want within %v", drift, ok, took, digestFindBound)
+	}
+	if aside != 0 {
+		t.Errorf("%d reports put aside for other inputs before %s was found, want none", aside, drift)
+	}
 }
 
 // TestDriftFoundRightAfterAWorldCopy: a client whose world came as a copy (a player who joined
@@ -68,25 +86,16 @@ func TestDriftFoundRightAfterAWorldCopy(t *testing.T) {
 			g.run(time.Second)
 			otherInputs := g.srv.stats.HashReportsOtherInputs
 			drifts := g.srv.stats.SpectatorDrifts
-			at, frame := g.now, c.w.Frame()
+			frame := c.w.Frame()
 			if !hurtUnit(c.w, c.w.Units()[0].ID) {
 				t.Fatal("the newcomer's world did not take the drift")
 			}
-			found := g.runUntil(at.Add(5*time.Second), func() bool {
+			foundAtOnce(t, g, fmt.Sprintf("the drift at frame %d, a second after the world copy", frame), otherInputs, func() bool {
 				if tt.spectator {
 					return g.srv.stats.SpectatorDrifts > drifts
 				}
 				return driftFoundFor(g.srv, c.role.seat, frame)
 			})
-			took := g.now.Sub(at)
-			t.Logf("drift at frame %d found: %v, %v after it; reports put aside for other inputs meanwhile: %d",
-				frame, found, took, g.srv.stats.HashReportsOtherInputs-otherInputs)
-			if !found || took > digestFindBound {
-				t.Errorf("the drift a second after the world copy was found %v (%v after it), want within %v", found, took, digestFindBound)
-			}
-			if n := g.srv.stats.HashReportsOtherInputs - otherInputs; n != 0 {
-				t.Errorf("%d reports put aside for other inputs after the world copy, want none", n)
-			}
 		})
 	}
 }
@@ -129,19 +138,9 @@ func TestDriftOfARefusedCommandFound(t *testing.T) {
 	if u, _ := me.w.Unit(unit.ID); u == unit {
 		t.Fatal("the refused command changed nothing on its player's host")
 	}
-	ran := g.now
-	found := g.runUntil(ran.Add(5*time.Second), func() bool {
+	foundAtOnce(t, g, fmt.Sprintf("the drift of the refused command of frame %d, once every host ran it", frame), otherInputs, func() bool {
 		return driftFoundFor(g.srv, me.role.seat, frame) || driftFoundFor(g.srv, other.role.seat, frame)
 	})
-	took := g.now.Sub(ran)
-	t.Logf("refused command of frame %d: drift found %v, %v after every host ran it; reports put aside for other inputs: %d",
-		frame, found, took, g.srv.stats.HashReportsOtherInputs-otherInputs)
-	if !found || took > digestFindBound {
-		t.Errorf("the drift of the refused command was found %v (%v after its frame ran), want within %v", found, took, digestFindBound)
-	}
-	if n := g.srv.stats.HashReportsOtherInputs - otherInputs; n != 0 {
-		t.Errorf("%d reports put aside for other inputs after the refused command, want none", n)
-	}
 	same := func(c *Client) bool {
 		mine, _ := c.w.Unit(unit.ID)
 		theirs, _ := g.srv.w.Unit(unit.ID)
