@@ -303,7 +303,7 @@ func (c *Client) beginFrame(rerun bool) {
 			c.executed(e.id)
 		}
 	}
-	c.drift.hist.record(w, c.sched.inputsAt(f))
+	c.drift.hist.record(w, c.sched.inputDigests(f))
 	c.drift.inject.rehurt(w, rerun, f, true)
 }
 

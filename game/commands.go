@@ -26,8 +26,10 @@ import (
 //     only its count are bounded (a command may name 1,024 units). Over it, it is refused and
 //     counted (CommandsTooFast).
 //
-// A refused command runs nowhere but on its sender's host, whose world then drifts until the
-// hash checks repair it: the sender's own doing. The server logs a seat's refusals at most
+// A refused command runs nowhere but on its sender's host (and the hosts it sent it to
+// directly), whose world then drifts until the hash checks repair it: the sender's own doing.
+// The server compares those hosts' reports with the command counted in its inputs' digest
+// (refusedRan), so that the drift is found at once. The server logs a seat's refusals at most
 // every refusalLogEvery, so the teacher sees who it was (the event log on the server's screen).
 //
 // The rate. The server's bots order one group every 2 to 5 frames, at most 5 commands a second
@@ -99,6 +101,7 @@ func (s *Server) admitCommand(now time.Time, st *seat, c *Command) bool {
 	default:
 		return true
 	}
+	s.refusedRan(st, c)
 	st.commands.refused++
 	if st.commands.loggedAt.IsZero() || now.Sub(st.commands.loggedAt) >= refusalLogEvery {
 		st.commands.loggedAt = now
@@ -107,13 +110,36 @@ func (s *Server) admitCommand(now time.Time, st *seat, c *Command) bool {
 	return false
 }
 
+// refusedRan keeps the refused command c of st's seat in the digests the server compares
+// with the reports of the hosts that ran it all the same (inputsFor): its player's, which
+// scheduled it as it sent it, and, unless its frame is past the range (they refuse that
+// too, directCommand), those of the players it says it went to directly (c.Direct).
+// Their worlds drift by it, and the hash checks must see that at once, not once the command
+// has left the digest's window.
+func (s *Server) refusedRan(st *seat, c *Command) {
+	if !s.clock.running || s.w == nil {
+		return // no game: the client refused it too
+	}
+	now := s.w.Frame()
+	in := refusedInput{frame: c.Frame, hash: (&event{frame: c.Frame, kind: evCommand, seat: c.Seat, id: c.ID}).digest()}
+	st.drift.keepRefused(in, now)
+	if _, last, _, _ := s.commandRange(); c.Frame > last {
+		return
+	}
+	for i, o := range s.seats.players {
+		if o != nil && o != st && c.Direct&(1<<i) != 0 {
+			o.drift.keepRefused(in, now)
+		}
+	}
+}
+
 // commandFrameOK says why a command for frame is refused, if it is (nil: it may run).
 func (s *Server) commandFrameOK(frame uint32) error {
 	if !s.clock.running || s.w == nil {
 		return errNoGame
 	}
-	now, lead, window := s.w.Frame(), max(s.lead.cur, s.lead.latestFrames()), s.drift.rw.windowFrames()
-	first, last := commandFrames(now, lead, window)
+	now := s.w.Frame()
+	first, last, lead, window := s.commandRange()
 	switch {
 	case frame < first:
 		return fmt.Errorf("frame %d is before %d: more than the re-run window (%d frames) before the game's frame %d", frame, first, window, now)
@@ -121,4 +147,12 @@ func (s *Server) commandFrameOK(frame uint32) error {
 		return fmt.Errorf("frame %d is after %d: the game's frame %d, the lead (%d) and the re-run window (%d)", frame, last, now, lead, window)
 	}
 	return nil
+}
+
+// commandRange is the range of frames the server takes commands for (commandFrames), with the
+// lead and the re-run window it comes from. The game must be running.
+func (s *Server) commandRange() (first, last, lead, window uint32) {
+	lead, window = max(s.lead.cur, s.lead.latestFrames()), s.drift.rw.windowFrames()
+	first, last = commandFrames(s.w.Frame(), lead, window)
+	return first, last, lead, window
 }

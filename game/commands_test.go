@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ackattack/ackattack/net/message"
 	"github.com/ackattack/ackattack/world"
 )
 
@@ -244,8 +245,10 @@ func TestSpectatorJoinsPastAPlayersScheduledCommands(t *testing.T) {
 
 // TestDirectLinkHoldsCommandsToTheSeatsBounds: a player's commands over a direct link are held
 // to what the server holds that seat to: 100 commands for frame 1,000,000 are refused as bad
-// messages and kept nowhere, and of 300 commands at once for a frame just ahead, the seat's
-// burst runs and the rest are refused.
+// messages and kept nowhere, of 300 commands at once for a frame just ahead, the seat's
+// burst runs and the rest are refused, and a command that does not name the receiver among
+// the seats it went to directly (Command.Direct) is refused too: were the server to refuse it,
+// it would count it in no digest but its sender's (refusedRan).
 func TestDirectLinkHoldsCommandsToTheSeatsBounds(t *testing.T) {
 	t.Parallel()
 	g, a, b, lc := linkedPair(t, 13)
@@ -268,5 +271,21 @@ func TestDirectLinkHoldsCommandsToTheSeatsBounds(t *testing.T) {
 	ran, refused := a.stats.CommandsDirectFirst-first, a.stats.BadMessages-bad
 	if ran > uint64(serverCommands.burst) || ran+refused != 300 || ran < uint64(serverCommands.burst)/2 {
 		t.Errorf("of 300 commands at once, %d taken and %d refused; want the seat's burst (%d) at most taken, the rest refused", ran, refused, serverCommands.burst)
+	}
+	g.run(10 * time.Second) // the seat's bucket fills again
+	bad, first = a.stats.BadMessages, a.stats.CommandsDirectFirst
+	third := uint8(0) // a seat neither a's nor b's
+	for third == a.role.seat || third == b.role.seat {
+		third++
+	}
+	for i, direct := range []uint8{0, 1 << third, 1<<a.role.seat | 1<<third} {
+		payload, err := AppendMsg(nil, &Command{Seat: b.role.seat, ID: 300_000 + uint32(i), Frame: a.w.Frame() + 3, Kind: world.CommandStop, Units: []uint32{1}, Direct: direct})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.onDirect(lc.peer, g.now, &message.Message{Payload: payload, Guaranteed: true})
+	}
+	if ran, refused := a.stats.CommandsDirectFirst-first, a.stats.BadMessages-bad; ran != 1 || refused != 2 {
+		t.Errorf("of 3 commands, 2 not naming the receiver in Direct, %d taken and %d refused; want 1 and 2", ran, refused)
 	}
 }

@@ -111,7 +111,7 @@ func TestBogusReportsCannotFreezeTheGame(t *testing.T) {
 	// that lists no unit at all.
 	claim := func() {
 		f := s.w.Frame() - 3
-		inputs, _ := s.drift.hist.inputsAt(f) // the server's: the report is checked at once
+		inputs, _ := s.drift.hist.inputsAt(f, 0) // the server's: the report is checked at once
 		s.hashReport(g.now, st, &HashReport{Frame: f, Root: 0xbad, Inputs: inputs})
 		if q := st.sync.lastRequest(); q == nil || q.Frame != f {
 			t.Fatalf("the server did not ask for the unit hashes of frame %d", f)
@@ -154,7 +154,7 @@ func TestBogusReportsRepairedOnceASecond(t *testing.T) {
 			continue
 		}
 		f := s.w.Frame() - 3
-		inputs, _ := s.drift.hist.inputsAt(f) // the server's: the report is checked at once
+		inputs, _ := s.drift.hist.inputsAt(f, 0) // the server's: the report is checked at once
 		s.hashReport(g.now, st, &HashReport{Frame: f, Root: 0xbad, Inputs: inputs})
 		s.unitHashes(g.now, st, &UnitHashes{Frame: f})
 		claims++

@@ -65,7 +65,7 @@ func (p *pauseOrder) reached() bool { return !p.reachedAt.IsZero() }
 // XOR of every unit's hash, ids 1 to world.MaxUnitID, 0 for a world without units); the
 // hash of the rest of the world's state (world.World.StateHash: the id counters, the random
 // generator, the attacks in flight), so that the server checks everything the world hash
-// covers; the digest of the inputs that made the frame (schedule.inputsAt), so that the server
+// covers; the digest of the inputs that made the frame (schedule.inputDigests), so that the server
 // compares it as soon as it ran the same ones, without waiting for the frame to settle; and
 // the locator (drift_history.go), which names the unit when one alone differs: at most 37 bytes
 // whatever the world's size (at a frame past 16,383 and ids below 16,384). When the root
@@ -74,7 +74,7 @@ func (p *pauseOrder) reached() bool { return !p.reachedAt.IsZero() }
 // the units of the sub-ranges that differ (hashRequest): only a mismatch costs more than the
 // report. A state that differs needs no drill-down: the server's repair carries its whole
 // state. A report is unreliable, and a lost one is replaced by the next, 200 ms later: the
-// frequency is what finds a drift within a second at the class's loss, for about 190 B/s per
+// frequency is what finds a drift within a second at the class's loss, for about 180 B/s per
 // client (BENCHMARKS.md).
 func (c *Client) reportHashes(now time.Time, frame uint32) {
 	f := frame
@@ -83,8 +83,8 @@ func (c *Client) reportHashes(now time.Time, frame uint32) {
 	}
 	c.drift.reportNext = false
 	hs, ok := c.drift.hist.at(f)
-	state, _ := c.drift.hist.stateAt(f) // kept with the unit hashes
-	inputs, _ := c.drift.hist.inputsAt(f)
+	state, _ := c.drift.hist.stateAt(f)      // kept with the unit hashes
+	inputs, _ := c.drift.hist.inputsAt(f, 0) // from the floor the schedule had (inputDigests)
 	if !ok {
 		return // before the start, or before the world was put in place by a re-sync
 	}
@@ -253,6 +253,12 @@ func (c *Client) resyncBatch(now time.Time, b *ResyncBatch) {
 		// (A snapshot for a joining client is different: the server still applies its late
 		// events at its next step, and sends them along.)
 		c.sched.dropBefore(b.Frame)
+	}
+	if len(b.State) > 0 {
+		// The world is the server's copy of b.Frame: this host never ran the events before
+		// it, and the server leaves them out of the digest it compares this client's
+		// reports with (reportDue).
+		c.sched.worldCopied(b.Frame)
 	}
 	switch {
 	case fresh && len(b.State) > 0:

@@ -21,13 +21,13 @@ type hashHistory struct {
 	frames [historyFrames]uint32
 	hashes [historyFrames][]world.UnitHash
 	states [historyFrames]uint64
-	inputs [historyFrames]uint32 // the inputs' digest (schedule.inputsAt) when the frame was recorded
+	inputs [historyFrames]inputDigests // the inputs' digests (schedule.inputDigests) when the frame was recorded
 	valid  [historyFrames]bool
 }
 
 // record stores w's hashes for its current frame (the state at the start of the frame, after
-// its events), and the digest of the inputs that made it.
-func (h *hashHistory) record(w *world.World, inputs uint32) {
+// its events), and the digests of the inputs that made it.
+func (h *hashHistory) record(w *world.World, inputs inputDigests) {
 	f := w.Frame()
 	i := f % historyFrames
 	h.frames[i], h.valid[i] = f, true
@@ -36,13 +36,14 @@ func (h *hashHistory) record(w *world.World, inputs uint32) {
 	h.inputs[i] = inputs
 }
 
-// inputsAt returns the inputs' digest of frame f, if still kept.
-func (h *hashHistory) inputsAt(f uint32) (uint32, bool) {
+// inputsAt returns the inputs' digest of frame f from floor on (inputDigests.from), if
+// still kept.
+func (h *hashHistory) inputsAt(f, floor uint32) (uint32, bool) {
 	i := f % historyFrames
 	if !h.valid[i] || h.frames[i] != f {
 		return 0, false
 	}
-	return h.inputs[i], true
+	return h.inputs[i].from(f, floor), true
 }
 
 // at returns the unit hashes of frame f, if still kept.

@@ -80,6 +80,54 @@ type connDrift struct {
 	reportRate rateBucket
 	early      []*HashReport
 	pause      *clientPause // its part in the stop-the-world re-sync in progress
+	// copyFloor is the frame of the latest world copy sent on this connection (sendWorld: a
+	// game joined while running, a spectator's own copy): its client never ran the events
+	// before it, and its reports of that frame and later are compared with the server's
+	// digest from there (inputsFor).
+	copyFloor uint32
+	// refused are the commands its client ran that the server refused (refusedRan): they are
+	// in the digest it reports, and in the one the server compares it with.
+	refused []refusedInput
+}
+
+// refusedInput is a command the server refused that a client ran: its frame, and its hash in
+// the inputs' digest (event.digest).
+type refusedInput struct {
+	frame uint32
+	hash  uint64
+}
+
+// maxRefusedInputs bounds the refused commands a connection keeps: an honest player's
+// commands are never refused (its own rate is half the server's, and its frames within the
+// range), and a client that sends more within the digest's window hides only its own drift
+// (and, sent directly, the drift of the players who took them) for that window.
+const maxRefusedInputs = 64
+
+// keepRefused adds in to d's refused commands, and forgets those no report the server still
+// compares can count (older than the digest's window and the hash history) at server frame
+// now.
+func (d *connDrift) keepRefused(in refusedInput, now uint32) {
+	d.refused = slices.DeleteFunc(d.refused, func(r refusedInput) bool { return r.frame+inputWindow+historyFrames < now })
+	d.refused = appendBounded(d.refused, in, maxRefusedInputs)
+}
+
+// inputsFor is the inputs' digest of frame f that d's client reports if it ran what the
+// server ran (schedule.inputDigests): the server's own, from the frame of the world copy it
+// sent the client on (for a frame from then on), with the commands the client ran that the
+// server refused. False if the server no longer keeps frame f.
+func (s *Server) inputsFor(d *downlink, f uint32) (uint32, bool) {
+	floor := uint32(0)
+	if f >= d.drift.copyFloor {
+		floor = d.drift.copyFloor
+	}
+	x, ok := s.drift.hist.inputsAt(f, floor)
+	floor = max(floor, s.sched.floor)
+	for _, r := range d.drift.refused {
+		if r.frame <= f && r.frame >= floor && f-r.frame < inputWindow {
+			x ^= fold(r.hash)
+		}
+	}
+	return x, ok
 }
 
 // clientPause is one client's part in a stop-the-world re-sync.
@@ -162,6 +210,7 @@ func (s *Server) batchApplied(now time.Time, st *seat, v *BatchApplied) {
 // the world, runs on the client only once every unit is in place. A client joining a running
 // game gets it, and so does a spectator whose reports showed a drift.
 func (s *Server) sendWorld(d *downlink, now time.Time, after *depgraph.Dependency) {
+	d.drift.copyFloor = s.w.Frame() // its client never runs the events before it
 	units := s.w.Units()
 	state, err := s.w.AppendState(nil)
 	if err != nil {
@@ -203,7 +252,7 @@ func (s *Server) reportArrived(now time.Time, d *downlink, count *uint64, r *Has
 		s.stats.HashReportsDropped++
 		return false
 	}
-	switch s.reportDue(r) {
+	switch s.reportDue(d, r) {
 	case reportCheck:
 		return true
 	case reportOtherInputs:
@@ -227,20 +276,22 @@ const (
 	reportOtherInputs                      // drop it: its frame settled here with other inputs
 )
 
-// reportDue decides on report r. Hosts that ran the same events up to a frame (the inputs'
-// digest, schedule.inputsAt) must have the same world there, however recent the frame: a
-// difference is a drift, and is checked at once, without waiting for the frame to settle. A
-// report whose inputs differ from the server's describes a world that is still missing an
-// event (the client's, or the server's: it waits for the server's); once the server's frame
-// has settled, it will not match any more, and is dropped: a later report covers the same
-// units. (An event one host never gets leaves the digest's window after inputWindow frames,
-// and the reports after that are compared again.) Paused or stopped, it is checked at once:
-// the check knows what to do then.
-func (s *Server) reportDue(r *HashReport) reportVerdict {
+// reportDue decides on report r, of d's client. Hosts that ran the same events up to a frame
+// (the inputs' digest, schedule.inputDigests) must have the same world there, however recent
+// the frame: a difference is a drift, and is checked at once, without waiting for the frame to
+// settle. The server's digest is taken as the client has it when it ran what the server ran
+// (inputsFor): from the world copy the client took on, with the refused commands it ran. A
+// report whose inputs differ from that describes a world that is still missing an event (the
+// client's, or the server's: it waits for the server's); once the server's frame has settled,
+// it will not match any more, and is dropped: a later report covers the same units. (An event
+// one host never gets leaves the digest's window after inputWindow frames, and the reports
+// after that are compared again.) Paused or stopped, it is checked at once: the check knows
+// what to do then.
+func (s *Server) reportDue(d *downlink, r *HashReport) reportVerdict {
 	if s.drift.pause != nil || !s.clock.running {
 		return reportCheck
 	}
-	if mine, ok := s.drift.hist.inputsAt(r.Frame); ok && r.Frame < s.w.Frame() {
+	if mine, ok := s.inputsFor(d, r.Frame); ok && r.Frame < s.w.Frame() {
 		if mine == r.Inputs {
 			return reportCheck
 		}
@@ -1061,7 +1112,7 @@ func (s *Server) checkEarly(now time.Time) {
 func (s *Server) checkSettled(d *downlink, check func(*HashReport)) {
 	keep := d.drift.early[:0]
 	for _, r := range d.drift.early {
-		switch s.reportDue(r) {
+		switch s.reportDue(d, r) {
 		case reportCheck:
 			check(r)
 		case reportOtherInputs:

@@ -51,7 +51,7 @@ func TestLocate(t *testing.T) {
 func TestReportDue(t *testing.T) {
 	s := offlineServer(t)
 	f := s.w.Frame() - 1 // the latest frame run
-	inputs, _ := s.drift.hist.inputsAt(f)
+	inputs, _ := s.drift.hist.inputsAt(f, 0)
 	s.drift.rw.noteLate(s.w.Frame(), 4) // an event came 4 frames late: frames settle 5 frames after they ran
 	settle := s.drift.rw.settle(s.w.Frame())
 	for _, tt := range []struct {
@@ -65,11 +65,17 @@ func TestReportDue(t *testing.T) {
 		{"the frame the server runs next", HashReport{Frame: s.w.Frame(), Inputs: inputs}, reportWait},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := s.reportDue(&tt.r); got != tt.want {
+			if got := s.reportDue(new(downlink), &tt.r); got != tt.want {
 				t.Errorf("reportDue(frame %d, inputs %#x) = %d, want %d (server at frame %d, inputs %#x there)", tt.r.Frame, tt.r.Inputs, got, tt.want, s.w.Frame(), inputs)
 			}
 		})
 	}
+}
+
+// digestOf is the inputs' digest of frame f in l, from floor on.
+func digestOf(l *inputLog, f, floor uint32) uint32 {
+	d := l.digests(f, floor)
+	return d.from(f, 0)
 }
 
 // TestInputsDigest: the digest of a frame covers the events run for the frames of the
@@ -89,22 +95,33 @@ func TestInputsDigest(t *testing.T) {
 	}
 	a := run(cmd(100, 1), cmd(101, 2), cmd(101, 3))
 	b := run(cmd(101, 3), cmd(100, 1), cmd(101, 2))
-	if a.digest(110, 0) != b.digest(110, 0) {
+	if digestOf(&a, 110, 0) != digestOf(&b, 110, 0) {
 		t.Error("the same events in another order give another digest")
 	}
 	c := run(cmd(100, 1), cmd(101, 2))
-	if a.digest(110, 0) == c.digest(110, 0) {
+	if digestOf(&a, 110, 0) == digestOf(&c, 110, 0) {
 		t.Error("an event less gives the same digest")
 	}
-	if a.digest(100, 0) != c.digest(100, 0) {
+	if digestOf(&a, 100, 0) != digestOf(&c, 100, 0) {
 		t.Error("an event for a later frame changes the digest of an earlier one")
 	}
-	if a.digest(101+inputWindow, 0) != c.digest(101+inputWindow, 0) {
+	if digestOf(&a, 101+inputWindow, 0) != digestOf(&c, 101+inputWindow, 0) {
 		t.Error("an event before the window still counts")
 	}
 	var none inputLog
-	if a.digest(110, 102) != none.digest(110, 102) {
+	if digestOf(&a, 110, 102) != digestOf(&none, 110, 102) {
 		t.Error("an event before the floor still counts")
+	}
+	// The digests kept from every floor: read from a floor, the digest is the one of a host
+	// whose floor that was (a client that took a world copy there).
+	all := a.digests(110, 0)
+	for _, floor := range []uint32{0, 100, 101, 102, 110, 111} {
+		if got, want := all.from(110, floor), digestOf(&a, 110, floor); got != want {
+			t.Errorf("the digest of frame 110 from floor %d is %#x, want %#x", floor, got, want)
+		}
+	}
+	if all.from(110, 111) != 0 {
+		t.Error("a floor past the frame leaves an event in its digest")
 	}
 	// A late event, run at a later frame (fast-forwarded), counts from then on as if it had
 	// run at its own frame.
@@ -115,7 +132,7 @@ func TestInputsDigest(t *testing.T) {
 	late.ran(cmd(101, 2), 101)
 	late.begin(105)
 	late.ran(cmd(101, 3), 105)
-	if late.digest(110, 0) != a.digest(110, 0) {
+	if digestOf(&late, 110, 0) != digestOf(&a, 110, 0) {
 		t.Error("a late event fast-forwarded counts otherwise than one run at its frame")
 	}
 }

@@ -390,7 +390,7 @@ type HashReport struct {
 	// a second.
 	Root   uint64
 	State  uint64 // the world's state hash at Frame
-	Inputs uint32 // the inputs' digest at Frame (schedule.inputsAt)
+	Inputs uint32 // the inputs' digest at Frame (schedule.inputDigests)
 	// Locator names the one unit that differs, when only one does, without a drill-down: for
 	// each of the low bits of the unit hashes, the XOR of the ids of the units whose hash has
 	// that bit set (drift_history.go).

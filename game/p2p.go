@@ -375,9 +375,16 @@ func (c *Client) linkProved(now time.Time, lc *linkConn) {
 // link is held to what the server holds that seat to (commands.go): a command for a frame
 // after the lead and the re-run window from the frame the game should be at, or over the
 // seat's rate, is a bad message and runs nowhere here (an honest player sends neither; one who
-// does makes its own units here drift, until the hashes repair them). A late one is run as any
-// late event is: it runs at once, and is kept no longer.
+// does makes its own units here drift, until the hashes repair them). So is one that does not
+// name this seat among those it went to directly (Command.Direct), as an honest player's
+// always does: the server relays it here too, and were it to refuse it, it would count it in
+// this host's digest only when Direct says it came here (refusedRan). A late one is run as
+// any late event is: it runs at once, and is kept no longer.
 func (c *Client) directCommand(now time.Time, v *Command) {
+	if v.Direct&(1<<c.role.seat) == 0 {
+		c.stats.BadMessages++
+		return
+	}
 	if c.w != nil {
 		_, last := commandFrames(max(c.w.Frame(), c.target(now)), c.lead.latestFrames(), c.drift.rw.windowFrames())
 		if v.Frame > last {

@@ -29,7 +29,7 @@ func TestHashReportsHeldToARate(t *testing.T) {
 			f := s.w.Frame() - resimWindow
 			mine, _ := s.drift.hist.at(f)
 			state, _ := s.drift.hist.stateAt(f)
-			inputs, _ := s.drift.hist.inputsAt(f)
+			inputs, _ := s.drift.hist.inputsAt(f, 0)
 			c.send(g.now, &HashReport{Frame: f, Root: rootHash(mine) ^ lie, State: state, Inputs: inputs, Locator: locator(mine)})
 			sent++
 		}

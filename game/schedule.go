@@ -63,6 +63,9 @@ type schedule struct {
 	seen    map[cmdKey]uint32 // command → its frame; forgotten seenFrames after that frame
 	floor   uint32            // events for earlier frames are refused (the last re-sync's frame)
 	inputs  inputLog          // what ran for each recent frame, for the hash reports' digest
+	// copyFloor is the frame of the world copy this host took last (worldCopied): the
+	// digest counts no event for an earlier frame.
+	copyFloor uint32
 }
 
 // seenFrames is how long a command's key is remembered after its frame: far longer than any
@@ -290,12 +293,20 @@ func unitsOf(e *event) []uint32 {
 // The inputs' digest. A hash report describes a recent frame, which a late event may still
 // change; the server compares it only when both hosts ran the same inputs up to it: then the
 // same world must have come out, and a difference is a drift, whatever is still on its way
-// (drift_server.go, inputsMatch). The digest of frame f is the XOR of a hash of every event
+// (drift_server.go, reportDue). The digest of frame f is the XOR of a hash of every event
 // for the frames of the inputs' window up to f (inputWindow frames, no earlier than the
-// schedule's floor, where a re-sync put the world in place on every host) that the host had
-// run by the time it recorded f, its own frame or late, re-run or fast-forwarded. A late
-// event that a host has not had yet makes the digests differ until it has; one later than the
-// window has left it, so that an event lost for good hides a drift for no longer than that.
+// digest's floor) that the host had run by the time it recorded f, its own frame or late,
+// re-run or fast-forwarded. A late event that a host has not had yet makes the digests differ
+// until it has; one later than the window has left it, so that an event lost for good hides a
+// drift for no longer than that.
+//
+// The floor is the frame from which both hosts had every event: where a world was put in
+// place whole, the events before it are in that world, and the host that took the copy never
+// ran them. On every host it is the last stop-the-world's frame (the schedule's floor); on a
+// client, also the frame of the world copy it took (a game joined while running, a
+// spectator's own copy: worldCopied); the server compares a client's report with its own
+// digest from that client's floor (drift_server.go, reportDue), and so keeps each frame's
+// digest from every floor the window allows (inputDigests).
 const (
 	// inputWindow is the frames a digest covers: as long as the longest re-run window, so
 	// that an event a host may still run again for frame f is in f's digest.
@@ -328,24 +339,49 @@ func (l *inputLog) ran(e *event, at uint32) {
 	l.sums[i] ^= e.digest()
 }
 
-// digest is the inputs' digest of frame f: the events for frames from max(f-inputWindow+1,
-// floor) to f.
-func (l *inputLog) digest(f, floor uint32) uint32 {
+// inputDigests are the inputs' digests of one frame f from each floor the window allows: the
+// k-th covers the events for frames f-k to f (and none before the floor the host had when it
+// recorded f).
+type inputDigests [inputWindow]uint32
+
+// digests are the inputs' digests of frame f, the events for frames before floor left out.
+func (l *inputLog) digests(f, floor uint32) inputDigests {
+	var d inputDigests
 	var x uint64
-	from := floor
-	if f+1 >= inputWindow {
-		from = max(from, f+1-inputWindow)
-	}
-	for g := from; g <= f; g++ {
-		if i := g % inputSlots; l.valid[i] && l.frames[i] == g {
-			x ^= l.sums[i]
+	for k := range uint32(inputWindow) {
+		if g := f - k; k <= f && g >= floor {
+			if i := g % inputSlots; l.valid[i] && l.frames[i] == g {
+				x ^= l.sums[i]
+			}
 		}
+		d[k] = fold(x)
 	}
-	return uint32(x ^ x>>32)
+	return d
 }
 
-// inputsAt is the inputs' digest of frame f as the schedule has it now.
-func (s *schedule) inputsAt(f uint32) uint32 { return s.inputs.digest(f, s.floor) }
+// from is the digest of frame f from floor on: the events for frames from max(f-inputWindow+1,
+// floor) to f (0, the digest of no event, for a floor past f).
+func (d *inputDigests) from(f, floor uint32) uint32 {
+	if floor > f {
+		return 0
+	}
+	return d[min(f-floor, inputWindow-1)]
+}
+
+// fold folds a sum of event hashes to the 32 bits of a digest, the high half XORed into the
+// low: the XOR of folded hashes is the fold of their XOR.
+func fold(x uint64) uint32 { return uint32(x ^ x>>32) }
+
+// inputDigests are frame f's inputs' digests as the schedule has them now, from its floor.
+func (s *schedule) inputDigests(f uint32) inputDigests {
+	return s.inputs.digests(f, max(s.floor, s.copyFloor))
+}
+
+// worldCopied: a copy of the world at frame was put in place (a game joined while running). The
+// events before it are in the copy, and this host never ran them: the digest leaves them out
+// from now on, as the server does for this host, though a late one still runs (the server runs
+// it too, and sent it along).
+func (s *schedule) worldCopied(frame uint32) { s.copyFloor = max(s.copyFloor, frame) }
 
 // digest is a hash of what names e on every host: its frame, kind, seat and id, mixed by the
 // world's finalizer (world.Mix64), so that every bit of the event reaches every bit of the

@@ -373,7 +373,7 @@ func (s *Server) beginFrame(rerun bool) {
 			s.stats.CommandsLate++
 		}
 	}
-	s.drift.hist.record(s.w, s.sched.inputsAt(f))
+	s.drift.hist.record(s.w, s.sched.inputDigests(f))
 }
 
 // countRefused counts a command the world refused when it ran (a command for units that are

@@ -288,7 +288,7 @@ func TestServerLogsDrillDowns(t *testing.T) {
 		// The server's state, inputs and locator: only the units' root differs, and the
 		// locator names no one unit for it, so the check drills down.
 		state, _ := s.drift.hist.stateAt(frame)
-		inputs, _ := s.drift.hist.inputsAt(frame)
+		inputs, _ := s.drift.hist.inputsAt(frame, 0)
 		hs, _ := s.drift.hist.at(frame)
 		s.hashReport(clock, st, &HashReport{Frame: frame, Root: hash, State: state, Inputs: inputs, Locator: locator(hs)})
 	}
