@@ -296,7 +296,7 @@ func (c *Client) beginFrame(rerun bool) {
 				c.stats.CommandsRefused++
 			}
 		}
-		if e.frame < f && e.kind == evCommand {
+		if e.frame < f && e.kind == evCommand && !rerun { // a re-run fast-forwards it again
 			c.stats.CommandsLate++
 		}
 		if e.kind == evCommand && e.seat == c.role.seat {
@@ -320,7 +320,7 @@ func (c *Client) schedule(e event) bool {
 		return false
 	}
 	if c.w != nil && c.phase != phaseAwaitingWorld {
-		c.drift.rw.late(e.frame, c.w.Frame())
+		c.drift.rw.late(e.kind, e.frame, c.w.Frame())
 	}
 	return true
 }

@@ -700,13 +700,13 @@ func (s *Server) decideRepair(now time.Time, st *seat, checked uint32, mine []wo
 // place at the next frame, the earliest every host can have it: the update reaches the clients
 // half a round trip later, after they ran that frame, and each runs the frames since again with
 // it (resim.go), as it does any late event. So the repair lands at the same frame everywhere,
-// as soon as it can, and waits for no lead time. Under LateFastForward no host runs a frame
-// again, and an update applied late by the fast-forward would be a drift of its own: the
-// repair goes a lead time ahead, as a command does. (Where a client still gets it late, the
-// update is fast-forwarded, and the next report shows what that left.) What is repaired loses
-// a frame of progress on every host alike, which keeps them equal: the units stand where they
-// stood, the generator draws its numbers again, the attacks fly from where they were, and the
-// counters hand out those ids again. Hosts whose world was right get the update too: otherwise
+// as soon as it can, and waits for no lead time. Under LateFastForward too: the hosts
+// fast-forward late commands, but run a late repair again (resim.go), since an update applied
+// late by the fast-forward would be a drift of its own. (Where a client gets it later than its
+// re-run window, the update is fast-forwarded, and the next report shows what that left.)
+// What is repaired loses a frame of progress on every host alike, which keeps them equal: the
+// units stand where they stood, the generator draws its numbers again, the attacks fly from
+// where they were, and the counters hand out those ids again. Hosts whose world was right get the update too: otherwise
 // they would now differ.
 //
 // The update also carries st's seat, the checked frame and the server's hashes then (mine
@@ -717,13 +717,7 @@ func (s *Server) realtimeResync(now time.Time, st *seat, checked uint32, mine []
 	// One update per player per frame: a frame's updates run in the order of their seats on
 	// every host (the event's seat), so that two players' drifts found together are both
 	// repaired at the next frame.
-	next := f + 1
-	if s.drift.rw.mode == LateFastForward {
-		// A client that cannot run a frame again would apply the update late by the
-		// fast-forward, which is a drift of its own: it goes a lead time ahead, as commands do.
-		next += s.lead.cur
-	}
-	at := max(next, st.sync.repairAt+1)
+	at := max(f+1, st.sync.repairAt+1)
 	s.drift.lastFix = max(s.drift.lastFix, at)
 	up := &UnitUpdate{Frame: at, Seat: st.idx, Checked: checked}
 	for _, id := range ids {

@@ -60,7 +60,7 @@ func newRef(t *testing.T, seats ...uint8) *refHost {
 // step is Server.step without the network: due events, then the world step.
 func (r *refHost) step() {
 	f := r.w.Frame()
-	for _, e := range r.sched.due(f, nil) {
+	for _, e := range r.sched.due(f, f, nil) {
 		apply(r.w, &e)
 		if e.frame < f {
 			r.w.FastForward(unitsOf(&e), int(f-e.frame))

@@ -28,7 +28,13 @@ import (
 // put the world in place, falls back to the fast-forward, and is counted.
 //
 // LateFastForward keeps the fast-forward for every late event, so that a class can watch the
-// difference (the --late flag).
+// difference (the --late flag); only the server's repairs of a drift (real-time re-syncs) are
+// still run again from the copies, so that a repair lands at the same frame on every host as
+// soon as it can, rather than a lead time ahead.
+//
+// A re-run gives back the world it replaces: an event that was fast-forwarded (later than the
+// window, or before the last re-sync) is applied again at the frame it ran at, fast-forwarded
+// alike (event.ranAt), and everything else at its own frame.
 
 // LateMode is what a host does with an event that arrives for a frame it already ran.
 type LateMode uint8
@@ -146,7 +152,7 @@ func (r *rewinder) noteLate(now, lateBy uint32) {
 
 // settle is how many frames after a frame ran its hashes are checked (reported by a client,
 // compared by the server): one more than the latest event run again in the last 30 s, at
-// most the window. With the fast-forward nothing is ever run again, and a frame is final at
+// most the window. With the fast-forward only repairs are run again, and a frame is final at
 // once: 1.
 func (r *rewinder) settle(now uint32) uint32 {
 	var late uint32
@@ -174,9 +180,10 @@ func (r *rewinder) setWindow(frames uint32) {
 }
 
 // keep stores a copy of w at the start of its frame (before the frame's events), every
-// resimEvery frames.
+// resimEvery frames, and at the floor's frame: without it, the late events for the frames
+// between a re-sync and the next usual copy would all be fast-forwarded, each a drift.
 func (r *rewinder) keep(w *world.World) {
-	if r.mode != LateRollback || w.Frame()%resimEvery != 0 {
+	if w.Frame()%resimEvery != 0 && w.Frame() != r.floor {
 		return
 	}
 	// A re-run replaces the copies it passes: they were taken without the late event. The
@@ -191,13 +198,15 @@ func (r *rewinder) keep(w *world.World) {
 	r.valid[i] = true
 }
 
-// late takes an event for frame that arrived when the world was at now (the next frame to
-// run). It reports whether a rewind will run it exactly; if not, the fast-forward will.
-func (r *rewinder) late(frame, now uint32) bool {
+// late takes an event of kind for frame that arrived when the world was at now (the next
+// frame to run). It reports whether a rewind will run it exactly; if not, the fast-forward
+// will. Under LateFastForward only a repair (evUpdate) runs again: it makes the host's world
+// the server's, and fast-forwarded it would be a drift of its own.
+func (r *rewinder) late(kind eventKind, frame, now uint32) bool {
 	if frame >= now {
 		return false // not late
 	}
-	if r.mode == LateRollback && now-frame <= r.windowFrames() && frame >= r.floor {
+	if (r.mode == LateRollback || kind == evUpdate) && now-frame <= r.windowFrames() && frame >= r.floor {
 		if _, ok := r.copyFor(frame); ok {
 			if !r.due || frame < r.from {
 				r.from = frame
@@ -205,7 +214,12 @@ func (r *rewinder) late(frame, now uint32) bool {
 			r.due = true
 			r.stats.MaxLateFrames = max(r.stats.MaxLateFrames, now-frame)
 			r.stats.LateRerun++
-			r.noteLate(now, now-frame)
+			if r.mode == LateRollback {
+				// A repair that comes late under the fast-forward changes frames already
+				// reported too, but the reports of those frames without it have other inputs
+				// (the repair is one): nobody need wait for it.
+				r.noteLate(now, now-frame)
+			}
 			return true
 		}
 	}

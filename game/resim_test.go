@@ -115,7 +115,7 @@ func BenchmarkResimulateWindow(b *testing.B) {
 	units := len(s.w.Units())
 	b.ReportAllocs()
 	for b.Loop() {
-		s.drift.rw.late(s.w.Frame()-resimWindow, s.w.Frame())
+		s.drift.rw.late(evCommand, s.w.Frame()-resimWindow, s.w.Frame())
 		s.resimulate()
 	}
 	b.ReportMetric(float64(units), "units")
@@ -163,8 +163,9 @@ func TestRerunRepeatsACorruptionOnce(t *testing.T) {
 // TestLateStateRepairRunsAgainExactly: a real-time re-sync of the world's state that comes
 // after its frame is run again from before it, like any late event: the client that got it
 // late ends with the world of one that had it in time, and both differ from a client that never
-// got it. With the fast-forward it is put in place where the world is, frames late: that world
-// differs, for the next report to find.
+// got it. With the fast-forward for late commands (--late fastforward) a repair still runs
+// again: fast-forwarded, it would be a drift of its own, and the repair would have to go a lead
+// time ahead.
 func TestLateStateRepairRunsAgainExactly(t *testing.T) {
 	const at = 15
 	drifted := startedOfflineClient(t).w.Clone()
@@ -196,19 +197,75 @@ func TestLateStateRepairRunsAgainExactly(t *testing.T) {
 	}
 	never, onTime := play(LateRollback, 0), play(LateRollback, at-1)
 	late, fastForwarded := play(LateRollback, at+2), play(LateFastForward, at+2)
-	if late.drift.rw.stats.Resimulations != 1 {
-		t.Errorf("%d re-runs for the late repair, want 1", late.drift.rw.stats.Resimulations)
-	}
-	if onTime.w.Hash() != late.w.Hash() {
-		t.Error("the client that ran the late repair again differs from the one that had it in time")
+	for _, c := range []struct {
+		mode LateMode
+		c    *Client
+	}{{LateRollback, late}, {LateFastForward, fastForwarded}} {
+		if n := c.c.drift.rw.stats.Resimulations; n != 1 {
+			t.Errorf("%v: %d re-runs for the late repair, want 1", c.mode, n)
+		}
+		if onTime.w.Hash() != c.c.w.Hash() {
+			t.Errorf("%v: the client that ran the late repair again differs from the one that had it in time", c.mode)
+		}
 	}
 	if onTime.w.StateHash() == never.w.StateHash() {
 		t.Error("the repair changed nothing")
 	}
-	if fastForwarded.w.Hash() == onTime.w.Hash() {
-		t.Error("the fast-forwarded repair gave the world of the one that had it in time")
-	}
 	if r := findRecord(late.drift.log.records, 1, at-5, ActionRealtime); r == nil || r.State == nil || r.State.Server != update.StateHash {
 		t.Errorf("the late client's record of the repair: %+v, want the server's state hash", r)
+	}
+}
+
+// TestRerunKeepsWhatWasFastForwarded: a re-run gives back the world it replaces, and the late
+// event it was for. A client whose re-run floor is the frame of a world copy (a re-sync put the
+// world in place there) fast-forwards a command for a frame before it; a later late command
+// re-runs from the floor's copy, and must apply the fast-forwarded one again where it ran, not
+// lose it (it is for a frame before the copy, and the copy was taken before it came). And
+// the floor's own frame has a copy, even off the usual one frame in five: a late event for the
+// frames just after a re-sync is run again exactly, not fast-forwarded into a drift.
+func TestRerunKeepsWhatWasFastForwarded(t *testing.T) {
+	move := func(c *Client, id, frame uint32, x int32) *Command {
+		return &Command{Seat: 1, ID: id, Frame: frame, Kind: world.CommandMove, Units: ownUnits(c.w, 1), X: x, Y: 3}
+	}
+	for _, tc := range []struct {
+		name  string
+		floor uint32 // the frame of the re-sync (10: a copy every resimEvery frames falls there)
+		// cmds are delivered when the world is at frame at, each for its frame.
+		cmds []struct{ frame, at uint32 }
+	}{
+		{"a command fast-forwarded before the copy's frame", 10, []struct{ frame, at uint32 }{{9, 12}, {13, 15}}},
+		{"a late command right after a re-sync off the usual frames", 12, []struct{ frame, at uint32 }{{13, 15}}},
+		{"both", 12, []struct{ frame, at uint32 }{{11, 13}, {14, 16}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// play runs a client to frame 20: each command comes when it says, or (onTime) the
+			// last one in time, as a host that was not late for it has it.
+			play := func(onTime bool) *Client {
+				c := startedOfflineClient(t)
+				now := time.Now()
+				for c.w.Frame() < 20 {
+					f := c.w.Frame()
+					if f == tc.floor {
+						c.drift.rw.reset(f)
+					}
+					for i, cmd := range tc.cmds {
+						last := i == len(tc.cmds)-1
+						if f == cmd.at && !(onTime && last) || f == tc.floor && onTime && last {
+							deliver(t, c, move(c, uint32(i+1), cmd.frame, int32(10+5*i)))
+						}
+					}
+					c.resimulate()
+					c.step(now)
+				}
+				return c
+			}
+			onTime, late := play(true), play(false)
+			if late.drift.rw.stats.Resimulations != 1 {
+				t.Errorf("%d re-runs for the last command, want 1", late.drift.rw.stats.Resimulations)
+			}
+			if onTime.w.Hash() != late.w.Hash() {
+				t.Errorf("the client that ran the last command again differs from the one that had it in time")
+			}
+		})
 	}
 }

@@ -15,6 +15,11 @@ type event struct {
 	kind  eventKind
 	seat  uint8
 	id    uint32
+	// ranAt is the frame a late event was fast-forwarded at (0 for one that ran at its own
+	// frame): a re-run that passes it applies it there again, fast-forwarded alike, so that
+	// the re-run gives back the world it replaces, and no event is lost between a copy taken
+	// before it ran and its own earlier frame.
+	ranAt uint32
 
 	cmd       *Command
 	spawn     *SpawnEnemy
@@ -122,18 +127,30 @@ func (s *schedule) each(f func(*event)) {
 	}
 }
 
-// due removes and returns the events for frames up to and including frame, in order.
-func (s *schedule) due(frame uint32, dst []event) []event {
+// due removes and returns the events for frames up to and including frame, in order, to run at
+// frame at: one for an earlier frame is fast-forwarded there (ranAt). An event fast-forwarded
+// at a later frame waits for that frame when it runs again.
+func (s *schedule) due(frame, at uint32, dst []event) []event {
 	n := 0
 	for n < len(s.pending) && s.pending[n].frame <= frame {
 		n++
 	}
-	dst = append(dst, s.pending[:n]...)
-	s.done = append(s.done, s.pending[:n]...)
-	s.pending = slices.Delete(s.pending, 0, n)
+	keep := s.pending[:0]
+	for _, e := range s.pending[:n] {
+		if e.ranAt > frame {
+			keep = append(keep, e) // in order still: the pending events stay sorted
+			continue
+		}
+		if e.frame < at {
+			e.ranAt = at
+		}
+		dst = append(dst, e)
+		s.done = append(s.done, e)
+	}
+	s.pending = slices.Delete(s.pending, len(keep), n)
 	// Forget what is too old to run again, and keys too old to be duplicated.
 	k := 0
-	for k < len(s.done) && s.done[k].frame+historyFrames < frame {
+	for k < len(s.done) && max(s.done[k].frame, s.done[k].ranAt)+historyFrames < frame {
 		k++
 	}
 	s.done = slices.Delete(s.done, 0, k)
@@ -168,7 +185,7 @@ func (s *schedule) runDue(w *world.World, f uint32) []dueEvent {
 func (s *schedule) runLate(w *world.World, f uint32) []dueEvent { return s.runUpTo(w, f-1, f) }
 
 func (s *schedule) runUpTo(w *world.World, through, at uint32) []dueEvent {
-	s.buf = s.due(through, s.buf[:0])
+	s.buf = s.due(through, at, s.buf[:0])
 	s.ran = s.ran[:0]
 	for i := range s.buf {
 		e := &s.buf[i]
@@ -182,12 +199,12 @@ func (s *schedule) runUpTo(w *world.World, through, at uint32) []dueEvent {
 	return s.ran
 }
 
-// rewind puts back the events that ran for frames at or after frame: the world was put back to
-// frame and must run them again.
+// rewind puts back the events that ran at or after frame, for their frames or fast-forwarded
+// (ranAt): the world was put back to frame and must run them again.
 func (s *schedule) rewind(frame uint32) {
 	keep := s.done[:0]
 	for _, e := range s.done {
-		if e.frame >= frame {
+		if max(e.frame, e.ranAt) >= frame {
 			s.insert(e)
 		} else {
 			keep = append(keep, e)

@@ -369,7 +369,7 @@ func (s *Server) beginFrame(rerun bool) {
 		case evRound:
 			s.roundStarted(e.round)
 		}
-		if e.frame < f {
+		if e.frame < f && !rerun { // a re-run fast-forwards it again
 			s.stats.CommandsLate++
 		}
 	}
@@ -412,7 +412,7 @@ func (s *Server) command(now time.Time, c *Command, from *seat) {
 		return // it came twice, or for a frame before the last stop-the-world re-sync
 	}
 	if s.clock.running {
-		s.drift.rw.late(c.Frame, s.w.Frame())
+		s.drift.rw.late(evCommand, c.Frame, s.w.Frame())
 	}
 	s.stats.CommandsRelayed++
 	if s.clock.running && c.Frame < s.w.Frame() {
