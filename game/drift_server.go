@@ -41,6 +41,10 @@ type serverDrift struct {
 	fixAt      map[uint32]uint32
 	stateFixAt uint32
 	lastFix    uint32
+	// orderedAt (under LateFastForward only): unit id → the latest frame a command named it,
+	// for the frames a command can still come late (the re-run window). A repaired unit that
+	// differs again after such a command was fast-forwarded again, not badly repaired.
+	orderedAt map[uint32]uint32
 	// pause is the stop-the-world re-sync in progress (nil: none), resumeAt when it ends (zero:
 	// not yet decided), pendingHashes the WorldHashes that came before the server reached it.
 	pause         *pause
@@ -50,7 +54,40 @@ type serverDrift struct {
 }
 
 func newServerDrift(late LateMode) serverDrift {
-	return serverDrift{fixAt: make(map[uint32]uint32), rw: rewinder{mode: late}}
+	return serverDrift{fixAt: make(map[uint32]uint32), orderedAt: make(map[uint32]uint32), rw: rewinder{mode: late}}
+}
+
+// ordered notes a command that ran at frame for its units, under LateFastForward: a host that
+// gets it late fast-forwards it, and a unit it names may differ again right after its repair
+// for that reason alone (repairFailed). Entries older than the window are forgotten every
+// historyFrames frames: at most one per unit, of the units ordered in the last few seconds.
+func (d *serverDrift) ordered(c *Command, frame uint32) {
+	if d.rw.mode != LateFastForward {
+		return
+	}
+	for _, id := range c.Units {
+		d.orderedAt[id] = max(d.orderedAt[id], frame)
+	}
+	if frame%historyFrames == 0 {
+		for id, f := range d.orderedAt { // bookkeeping, not simulation: the order changes nothing
+			if f+d.rw.windowFrames() < frame {
+				delete(d.orderedAt, id)
+			}
+		}
+	}
+}
+
+// repairFailed reports whether unit id, found different at frame checked, had been repaired
+// at a frame shortly before (realtimeRecheckSpan) with nothing since to explain it: the
+// real-time re-sync did not hold. Under LateFastForward a command that named it within the
+// window before the repair, or after, explains it: the host may have fast-forwarded it.
+func (d *serverDrift) repairFailed(id, checked uint32) bool {
+	f, ok := d.fixAt[id]
+	if !ok || checked < f || checked-f >= realtimeRecheckSpan {
+		return false
+	}
+	o, ordered := d.orderedAt[id]
+	return !ordered || o+d.rw.windowFrames() < f
 }
 
 // nextDeadline is when the pause in progress next needs the server: its resume, or the
@@ -662,7 +699,7 @@ func (s *Server) decideRepair(now time.Time, st *seat, checked uint32, mine []wo
 	}
 	again := 0
 	for _, id := range ids {
-		if f, ok := s.drift.fixAt[id]; ok && checked >= f && checked-f < realtimeRecheckSpan {
+		if s.drift.repairFailed(id, checked) {
 			again++ // repaired recently, and wrong again: the real-time re-sync did not hold
 		}
 	}

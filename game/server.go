@@ -368,6 +368,8 @@ func (s *Server) beginFrame(rerun bool) {
 			s.squadLanded(e.reinforce)
 		case evRound:
 			s.roundStarted(e.round)
+		case evCommand:
+			s.drift.ordered(e.cmd, e.frame)
 		}
 		if e.frame < f && !rerun { // a re-run fast-forwards it again
 			s.stats.CommandsLate++
