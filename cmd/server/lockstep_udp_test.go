@@ -316,9 +316,12 @@ func startUDPGame(t testing.TB, serverBin, clientBin string, sc udpScenario, d t
 // drop. When t fails, it logs every process's output and log.
 func (g *udpGame) wait(t testing.TB) udpResult {
 	t.Helper()
+	// Named as the game starts, not at the cleanup: with -benchtime Nx every game's cleanup
+	// runs at the end of the benchmark, and the names would be the same.
+	kept := filepath.Join(*udpLogs, g.sc.name+"-"+time.Now().Format("150405"))
 	t.Cleanup(func() {
 		if *udpLogs != "" {
-			keepUDPFiles(t, g.dir, filepath.Join(*udpLogs, g.sc.name+"-"+time.Now().Format("150405")))
+			keepUDPFiles(t, g.dir, kept)
 		}
 		if t.Failed() {
 			logHosts(t, g.hosts)
