@@ -133,6 +133,11 @@ type msgTypeInfo struct {
 	// urgent: each send goes twice (message.Conn.SendUrgent): a repair every host applies at
 	// the next frame, whose loss would leave the world drifted a round trip more.
 	urgent bool
+	// timely: each resend goes twice (message.Conn.SendTimely): an event every host runs at its
+	// frame. One that needed a resend is late already, and runs again on arrival; until then
+	// the hash reports of the frames after it wait at the server for the same inputs, so a
+	// second loss of the same try would keep a drift hidden a resend delay more.
+	timely bool
 	// direction says who sends it to whom, and dependsOn what it depends on (empty for an
 	// unreliable message, which cannot depend on anything): PROTOCOL.md's columns.
 	direction, dependsOn string
@@ -149,13 +154,13 @@ var msgTypes = [...]msgTypeInfo{
 	MsgStartGame: {name: "StartGame", newMsg: newOf[StartGame], delivery: Guaranteed,
 		direction: "server → client",
 		dependsOn: "every PlayerInfo sent on that connection"},
-	MsgCommand: {name: "Command", newMsg: newOf[Command], delivery: Guaranteed,
+	MsgCommand: {name: "Command", newMsg: newOf[Command], delivery: Guaranteed, timely: true, travels: timelyTravels,
 		direction: "client → server, server → client (relay), client → client (direct)",
 		dependsOn: "nothing"},
-	MsgSpawnEnemy: {name: "SpawnEnemy", newMsg: newOf[SpawnEnemy], delivery: Guaranteed,
+	MsgSpawnEnemy: {name: "SpawnEnemy", newMsg: newOf[SpawnEnemy], delivery: Guaranteed, timely: true, travels: timelyTravels,
 		direction: "server → client",
 		dependsOn: "nothing"},
-	MsgKillEnemy: {name: "KillEnemy", newMsg: newOf[KillEnemy], delivery: Guaranteed,
+	MsgKillEnemy: {name: "KillEnemy", newMsg: newOf[KillEnemy], delivery: Guaranteed, timely: true, travels: timelyTravels,
 		direction: "server → client",
 		dependsOn: "the SpawnEnemy of the same enemy"},
 	MsgChat: {name: "Chat", newMsg: newOf[Chat], delivery: Guaranteed,
@@ -208,10 +213,10 @@ var msgTypes = [...]msgTypeInfo{
 	MsgProof: {name: "Proof", newMsg: newOf[Proof], delivery: Guaranteed,
 		direction: "client → server, client → client (the answer to a Challenge)",
 		dependsOn: "nothing"},
-	MsgReinforce: {name: "Reinforce", newMsg: newOf[Reinforce], delivery: Guaranteed,
+	MsgReinforce: {name: "Reinforce", newMsg: newOf[Reinforce], delivery: Guaranteed, timely: true, travels: timelyTravels,
 		direction: "server → client",
 		dependsOn: "the latest PlayerInfo of each seat it names, on that connection"},
-	MsgNewRound: {name: "NewRound", newMsg: newOf[NewRound], delivery: Guaranteed,
+	MsgNewRound: {name: "NewRound", newMsg: newOf[NewRound], delivery: Guaranteed, timely: true, travels: timelyTravels,
 		direction: "server → client",
 		dependsOn: "the latest PlayerInfo of each seat it names, on that connection"},
 	MsgClassLink: {name: "ClassLink", newMsg: newOf[ClassLink], delivery: Guaranteed,
@@ -260,6 +265,12 @@ func (t MsgType) Delivery() Delivery {
 
 // urgent reports whether each send of a message of type t goes twice (msgTypeInfo.urgent).
 func (t MsgType) urgent() bool { return t.known() && msgTypes[t].urgent }
+
+// timely reports whether each resend of a message of type t goes twice (msgTypeInfo.timely).
+func (t MsgType) timely() bool { return t.known() && msgTypes[t].timely }
+
+// timelyTravels is how a timely message travels, in PROTOCOL.md's table.
+const timelyTravels = "each resend twice, 10 ms apart"
 
 // newMsgOf returns an empty message of type t, or nil if t is unknown.
 func newMsgOf(t MsgType) msgCodec {

@@ -233,6 +233,9 @@ func sendNow(c *message.Conn, now time.Time, payload []byte, d Delivery, after [
 		if len(payload) > 0 && MsgType(payload[0]).urgent() {
 			return c.SendUrgent(now, payload, after, out)
 		}
+		if len(payload) > 0 && MsgType(payload[0]).timely() {
+			return c.SendTimely(now, payload, after, out)
+		}
 		return c.SendGuaranteed(now, payload, after, out)
 	}
 	return 0, errUnreliableQueued

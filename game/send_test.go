@@ -2,10 +2,12 @@ package game
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/ackattack/ackattack/net/message"
+	"github.com/ackattack/ackattack/world"
 )
 
 // TestOutboxWaitsThenRefuses: a message the connection cannot take yet (every sequence number
@@ -38,5 +40,54 @@ func TestOutboxWaitsThenRefuses(t *testing.T) {
 	o.flush(c, now)
 	if o.waiting() != maxOutbox {
 		t.Errorf("after a flush without acks %d wait, want %d", o.waiting(), maxOutbox)
+	}
+}
+
+// TestEventsForAFrameResendTwice: a command, a spawn, a kill, a reinforcement and a new round
+// (events every host runs at their frame) go once and then twice on every resend, 10 ms apart
+// (message.Conn.SendTimely); a repair goes twice on every send (SendUrgent); a chat line once
+// on every send. The link loses everything, so every try is the timer's, 260 ms after the
+// latest send.
+func TestEventsForAFrameResendTwice(t *testing.T) {
+	const ms = time.Millisecond
+	once, timely, urgent := []time.Duration{0, 260 * ms}, []time.Duration{0, 260 * ms, 270 * ms}, []time.Duration{0, 10 * ms, 270 * ms, 280 * ms}
+	for _, tt := range []struct {
+		m    Msg
+		want []time.Duration
+	}{
+		{&Command{Seat: 1, ID: 1, Frame: 10, Kind: world.CommandMove, Units: []uint32{1}}, timely},
+		{&SpawnEnemy{ID: 10001, Frame: 10}, timely},
+		{&KillEnemy{ID: 10001, Frame: 10}, timely},
+		{&Reinforce{Frame: 10, Seats: []uint8{1}}, timely},
+		{&NewRound{Frame: 10, Round: 2}, timely},
+		{&UnitUpdate{Frame: 10}, urgent},
+		{&Chat{Seat: 1, Line: 1, Text: "gg"}, once},
+	} {
+		t.Run(tt.m.Type().String(), func(t *testing.T) {
+			payload, err := AppendMsg(nil, tt.m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := message.New(message.Config{}, func(*message.Message) {})
+			now := time.Unix(1_000_000, 0)
+			if _, err := sendNow(c, now, payload, Guaranteed, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			var sends []time.Duration
+			for at := now; !at.After(now.Add(400 * ms)); at = at.Add(ms) {
+				for {
+					before := c.Stats().GuaranteedSent + c.Stats().GuaranteedResent
+					if _, ok := c.AppendPacket(nil, at, false); !ok {
+						break
+					}
+					if c.Stats().GuaranteedSent+c.Stats().GuaranteedResent > before {
+						sends = append(sends, at.Sub(now))
+					}
+				}
+			}
+			if !slices.Equal(sends, tt.want) {
+				t.Errorf("it left at %v, want at %v", sends, tt.want)
+			}
+		})
 	}
 }

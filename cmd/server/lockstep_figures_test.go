@@ -248,16 +248,31 @@ func logDesyncs(t testing.TB, ds []desyncTiming) {
 	if len(ds) == 0 {
 		return
 	}
+	logDesyncLines(t, ds)
+	summarizeDesyncs(t, ds)
+}
+
+// logDesyncLines logs each corruption's times, a line each.
+func logDesyncLines(t testing.TB, ds []desyncTiming) {
+	t.Helper()
 	ms := func(d time.Duration) string {
 		if d < 0 {
 			return "never"
 		}
 		return strconv.FormatInt(d.Milliseconds(), 10) + " ms"
 	}
-	var decided []int64
 	for _, d := range ds {
 		t.Logf("%s: corrupted at %s (frame %d); found %s after; the repair decided %s after that, received %s after that",
 			d.client, d.at.Format("15:04:05.000"), d.frame, ms(d.found), ms(d.decided), ms(d.received))
+	}
+}
+
+// summarizeDesyncs logs the percentiles of the corruptions' times: found, the repair decided,
+// and the repair received.
+func summarizeDesyncs(t testing.TB, ds []desyncTiming) {
+	t.Helper()
+	var decided []int64
+	for _, d := range ds {
 		if d.decided >= 0 {
 			decided = append(decided, d.decided.Milliseconds())
 		}

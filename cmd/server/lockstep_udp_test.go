@@ -182,12 +182,16 @@ func (r udpResult) share() float64 {
 // (rerun) and fast-forwarded (forwarded), the longest pause of any host (pause-max-ms), the
 // chat lines whose sender had no name (empty-senders), and with --inject-desync how long the
 // server took to find a corruption (found-p95-ms, from the client's log line to the server's
-// "hash mismatch") and the repair to reach the client after that (repaired-p95-ms).
+// "hash mismatch") and the repair to reach the client after that (repaired-p95-ms). A game has
+// 15 corruptions at -udp.duration=40s, so its p95 is its slowest: -benchtime 5x plays each
+// scenario five times, and those two figures pool every game's corruptions (the other figures
+// are the last game's).
 // BENCHMARKS.md ("Lockstep over real UDP, from the binaries", "Orders within a lead the
 // class can see, from the binaries") has the figures, from
 //
 //	go test ./cmd/server -run '^$' -bench LockstepOverRealUDP -v -timeout 20m -udp.duration=60s -udp.matched
 //	go test ./cmd/server -run '^$' -bench LockstepOverRealUDP -v -timeout 20m -udp.duration=40s
+//	go test ./cmd/server -run '^$' -bench 'LockstepOverRealUDP/loss10_desync$' -benchtime 5x -v -timeout 30m -udp.duration=40s
 func BenchmarkLockstepOverRealUDP(b *testing.B) {
 	server := tmuxtest.Build(b, "server")
 	client := tmuxtest.BuildPackage(b, "client", "github.com/ackattack/ackattack/cmd/client")
@@ -210,11 +214,19 @@ func BenchmarkLockstepOverRealUDP(b *testing.B) {
 	for _, sc := range scenarios {
 		b.Run(sc.name, func(b *testing.B) {
 			var res udpResult
+			var desyncs []desyncTiming // every game's: with -benchtime Nx the times pool N games' corruptions
 			for b.Loop() {
 				res = startUDPGame(b, server, client, sc, *udpDuration).wait(b)
+				desyncs = append(desyncs, res.desyncs...)
 			}
 			if len(res.clients) > 0 {
 				logUDPResult(b, sc, res)
+			}
+			if earlier := desyncs[:len(desyncs)-len(res.desyncs)]; len(earlier) > 0 {
+				b.Logf("the corruptions of the games before the last (%d):", b.N-1)
+				logDesyncLines(b, earlier)
+				b.Logf("the corruptions of all %d games:", b.N)
+				summarizeDesyncs(b, desyncs)
 			}
 			b.ReportMetric(100*res.share(), "agree%")
 			b.ReportMetric(float64(res.server.Sync.RealtimeResyncs), "realtime")
@@ -230,10 +242,10 @@ func BenchmarkLockstepOverRealUDP(b *testing.B) {
 			b.ReportMetric(float64(res.lateForwarded()), "forwarded")
 			b.ReportMetric(float64(res.longestPause()), "pause-max-ms")
 			b.ReportMetric(float64(res.emptySenders()), "empty-senders")
-			if found := foundTimes(res.desyncs); len(found) > 0 {
+			if found := foundTimes(desyncs); len(found) > 0 {
 				b.ReportMetric(float64(percentile(found, 0.95)), "found-p95-ms")
 			}
-			if repaired := repairTimes(res.desyncs); len(repaired) > 0 {
+			if repaired := repairTimes(desyncs); len(repaired) > 0 {
 				b.ReportMetric(float64(percentile(repaired, 0.95)), "repaired-p95-ms")
 			}
 			if res.all == 0 {
@@ -304,9 +316,12 @@ func startUDPGame(t testing.TB, serverBin, clientBin string, sc udpScenario, d t
 // drop. When t fails, it logs every process's output and log.
 func (g *udpGame) wait(t testing.TB) udpResult {
 	t.Helper()
+	// Named as the game starts, not at the cleanup: with -benchtime Nx every game's cleanup
+	// runs at the end of the benchmark, and the names would be the same.
+	kept := filepath.Join(*udpLogs, g.sc.name+"-"+time.Now().Format("150405"))
 	t.Cleanup(func() {
 		if *udpLogs != "" {
-			keepUDPFiles(t, g.dir, filepath.Join(*udpLogs, g.sc.name+"-"+time.Now().Format("150405")))
+			keepUDPFiles(t, g.dir, kept)
 		}
 		if t.Failed() {
 			logHosts(t, g.hosts)

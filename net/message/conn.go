@@ -372,7 +372,17 @@ func (c *Conn) SendUnreliable(payload []byte) error {
 // packet goes in fragments (splitUnits). One that stays unacknowledged for ResendLimit fails
 // the connection loudly (ErrResendLimit) rather than silently losing game data.
 func (c *Conn) SendGuaranteed(now time.Time, payload []byte, deps []*depgraph.Dependency, out *depgraph.Dependency) (uint16, error) {
-	return c.send(now, payload, deps, nil, out, false, false)
+	return c.send(now, payload, deps, nil, out, sendPlain)
+}
+
+// SendTimely queues a guaranteed message each of whose resends goes twice: the copy copyGap
+// later, in a packet of its own. Its first send goes once. It is for a message worth less the
+// later it comes, such as a command for a frame that every host must run by then: a message
+// that needed a resend is late already, and a second loss of the same try would cost it a
+// resend delay more (at 10% loss on each end, one resend in five). The copies cost a packet for
+// each resend, and nothing on a link that loses nothing. Otherwise it is SendGuaranteed.
+func (c *Conn) SendTimely(now time.Time, payload []byte, deps []*depgraph.Dependency, out *depgraph.Dependency) (uint16, error) {
+	return c.send(now, payload, deps, nil, out, sendTimely)
 }
 
 // SendUrgent queues a guaranteed message each of whose sends goes twice: the second time
@@ -381,7 +391,7 @@ func (c *Conn) SendGuaranteed(now time.Time, payload []byte, deps []*depgraph.De
 // every host applies at the next frame, where a lost one leaves the world drifted for a round
 // trip more (at 10% loss on each end, one in five). Otherwise it is SendGuaranteed.
 func (c *Conn) SendUrgent(now time.Time, payload []byte, deps []*depgraph.Dependency, out *depgraph.Dependency) (uint16, error) {
-	return c.send(now, payload, deps, nil, out, false, true)
+	return c.send(now, payload, deps, nil, out, sendUrgent)
 }
 
 // SendSync queues a sync message: stop-and-wait. Until every piece of it is
@@ -393,17 +403,28 @@ func (c *Conn) SendUrgent(now time.Time, payload []byte, deps []*depgraph.Depend
 // depend on them. It keeps its sequence number on every retransmission, like every guaranteed
 // message.
 func (c *Conn) SendSync(now time.Time, payload []byte, deps []*depgraph.Dependency, out *depgraph.Dependency) (uint16, error) {
-	return c.send(now, payload, deps, nil, out, true, false)
+	return c.send(now, payload, deps, nil, out, sendSync)
 }
 
 // SendBarrier queues a guaranteed message that depends on every guaranteed message sent before
 // it that the local graph has not executed yet: the receiver executes it only after all of them.
 func (c *Conn) SendBarrier(now time.Time, payload []byte, out *depgraph.Dependency) (uint16, error) {
 	seqs := c.sender.Outstanding(nil)
-	return c.send(now, payload, nil, seqs, out, false, false)
+	return c.send(now, payload, nil, seqs, out, sendPlain)
 }
 
-func (c *Conn) send(now time.Time, payload []byte, deps []*depgraph.Dependency, depSeqs []uint16, out *depgraph.Dependency, sync, urgent bool) (uint16, error) {
+// sendKind is how a guaranteed message goes: SendGuaranteed's, SendSync's (stop-and-wait),
+// SendUrgent's (each send twice) or SendTimely's (each resend twice).
+type sendKind uint8
+
+const (
+	sendPlain sendKind = iota
+	sendSync
+	sendUrgent
+	sendTimely
+)
+
+func (c *Conn) send(now time.Time, payload []byte, deps []*depgraph.Dependency, depSeqs []uint16, out *depgraph.Dependency, kind sendKind) (uint16, error) {
 	if c.err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrClosed, c.err)
 	}
@@ -436,8 +457,7 @@ func (c *Conn) send(now time.Time, payload []byte, deps []*depgraph.Dependency, 
 	}
 	m := c.newOutMsg()
 	m.seq = seq
-	m.sync = sync
-	m.urgent = urgent
+	m.sync, m.urgent, m.timely = kind == sendSync, kind == sendUrgent, kind == sendTimely
 	m.payload = append(m.payload[:0], payload...)
 	if !c.splitUnits(m, nDeps) {
 		c.recycle(m)
@@ -464,7 +484,7 @@ func (c *Conn) send(now time.Time, payload []byte, deps []*depgraph.Dependency, 
 	c.inflight[seq&(inflightSlots-1)] = m
 	c.nInflight++
 	c.queue.push(m)
-	if sync {
+	if m.sync {
 		c.syncPending++
 	}
 	c.stats.GuaranteedQueued++

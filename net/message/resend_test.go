@@ -370,3 +370,67 @@ func TestUrgentGoesTwice(t *testing.T) {
 		})
 	}
 }
+
+// TestTimelyResendsGoTwice: a timely message goes once on its first send and twice on every
+// resend, the copy copyGap later in a packet of its own. The link loses everything, so every
+// try is the timer's, 260 ms after the latest send.
+func TestTimelyResendsGoTwice(t *testing.T) {
+	c := New(Config{}, func(*Message) {})
+	if _, err := c.SendTimely(base, []byte("order"), nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	sends := sendTimes(c, base, 400*time.Millisecond)
+	want := []time.Duration{0, 260 * time.Millisecond, 260*time.Millisecond + copyGap}
+	if st := c.Stats(); !slices.Equal(sends, want) || st.ResendCopies != 1 {
+		t.Errorf("the message left at %v with %d copies, want at %v with 1", sends, st.ResendCopies, want)
+	}
+}
+
+// TestCopiesAreNoResendsInVain: the sends of one try (a first send or a resend, and the copies
+// after it) that all arrive count no resend in vain: the copies are redundancy the sender
+// chose. A try after one that arrived still counts. The peer's ack goes once every send of the
+// case has left.
+func TestCopiesAreNoResendsInVain(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		send       func(c *Conn) error
+		lost       []int // a's packets that the link loses, by their order (0: the first)
+		sends      int
+		wantCopies uint64
+		wantResent uint64
+		wantInVain uint64
+	}{
+		{"urgent: the first send and its copy arrive", func(c *Conn) error { _, err := c.SendUrgent(base, []byte("repair"), nil, nil); return err }, nil, 2, 1, 1, 0},
+		{"timely: a resend and its copy arrive", func(c *Conn) error { _, err := c.SendTimely(base, []byte("order"), nil, nil); return err }, []int{0}, 3, 1, 2, 0},
+		{"a resend after a first send that arrived", func(c *Conn) error { _, err := c.SendGuaranteed(base, []byte("order"), nil, nil); return err }, nil, 2, 0, 1, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := Config{Keepalive: time.Hour}
+			a, b := newEndpoint("a", cfg), newEndpoint("b", cfg)
+			if err := tt.send(a.conn); err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			now := base
+			for ; n < tt.sends && !now.After(base.Add(time.Second)); now = now.Add(time.Millisecond) {
+				d, ok := a.conn.AppendPacket(nil, now, false)
+				if !ok {
+					continue
+				}
+				if !slices.Contains(tt.lost, n) {
+					b.deliver(t, now, d)
+				}
+				n++
+			}
+			a.deliver(t, now, b.packet(t, now, true))
+			st := a.conn.Stats()
+			if n != tt.sends || st.PendingGuaranteed != 0 || st.ResendCopies != tt.wantCopies || st.GuaranteedResent != tt.wantResent || st.SpuriousResends != tt.wantInVain {
+				t.Errorf("%d sends, %d pending, %d copies, %d resent, %d in vain; want %d, 0, %d, %d, %d",
+					n, st.PendingGuaranteed, st.ResendCopies, st.GuaranteedResent, st.SpuriousResends, tt.sends, tt.wantCopies, tt.wantResent, tt.wantInVain)
+			}
+			if got := b.payloads(); len(got) != 1 {
+				t.Errorf("b got %q, want the message once", got)
+			}
+		})
+	}
+}

@@ -16,6 +16,7 @@ type outMsg struct {
 	seq       uint16
 	sync      bool
 	urgent    bool   // each send goes twice (SendUrgent)
+	timely    bool   // each resend goes twice (SendTimely)
 	payload   []byte // owned copy; kept (with its capacity) when the outMsg is recycled
 	chunk     int    // fragment size; len(payload) when the message goes whole
 	units     []unit // one for a whole message, one per fragment otherwise
@@ -35,6 +36,7 @@ type unit struct {
 	firstSent time.Time
 	lastSent  time.Time
 	lastPkt   uint16 // the packet of the latest send
+	tryPkt    uint16 // the packet of the latest try's first send: its copies went after it
 	sends     int
 	acked     bool
 	lost      bool // the packet of the latest send can no longer be acknowledged
@@ -146,13 +148,14 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 		c.resend.pop()
 		c.resent(m)
 		c.sentUnit(now, h.Seq, m, int(ref.idx))
+		u.tryPkt = h.Seq
 		records++
 		if now.Sub(u.firstSent) >= c.copyAfter() {
 			// Old enough to be at risk of the limit: the same try goes again, in later packets
 			// of their own (copyGap).
 			u.copiesLeft = copiesPerTry
 			c.owe(now, m, ref.idx)
-		} else if m.urgent {
+		} else if m.urgent || m.timely {
 			u.copiesLeft = 1
 			c.owe(now, m, ref.idx)
 		}
@@ -193,6 +196,7 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 			c.resent(ref.m)
 			c.stats.Probes++
 			c.sentUnit(now, h.Seq, ref.m, int(ref.idx))
+			ref.m.units[ref.idx].tryPkt = h.Seq
 			c.lastProbe = now
 			records++
 		}
@@ -214,6 +218,7 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 				c.stats.GuaranteedSent++
 			}
 			m.units[m.nextUnit].firstSent = now
+			m.units[m.nextUnit].tryPkt = h.Seq
 			c.sentOrder.push(unitRef{m: m, seq: m.seq, idx: uint8(m.nextUnit), gen: m.gen()})
 			if m.fragmented() {
 				c.stats.FragmentsSent++
@@ -524,10 +529,12 @@ func (c *Conn) onPacketAcked(p *packet.SentPacket) {
 		if u == nil {
 			continue // acked before (or a packet of an earlier message with this sequence number)
 		}
-		if u.lastPkt != p.Seq {
-			// An earlier copy arrived, so the resend was not needed. Acks are processed oldest
-			// packet first, and the peer drops a packet older than one it accepted, so an
-			// earlier copy that arrived is always reported before a later one.
+		if int16(p.Seq-u.tryPkt) < 0 {
+			// A send of an earlier try arrived, so the latest try was not needed. Acks are
+			// processed oldest packet first, and the peer drops a packet older than one it
+			// accepted, so an earlier send that arrived is always reported before a later one.
+			// (The copies of a try go after its first send, whichever of them arrives: they are
+			// not tries of their own.)
 			c.stats.SpuriousResends++
 		}
 		u.acked = true

@@ -16,8 +16,10 @@ type counters struct {
 	// ResendCopies counts the resends (in GuaranteedResent) that were copies of a try: a unit
 	// unacknowledged for a tenth of the resend limit goes three times per try (copyAfter).
 	ResendCopies uint64
-	// SpuriousResends counts units resent although an earlier copy arrived: the ack of that
-	// copy came after the resend left (once per unit, however many times it went again).
+	// SpuriousResends counts units resent although a send of an earlier try arrived: its ack
+	// came after the resend left (once per unit, however many times it went again). A try is a
+	// first send or a resend with the copies that follow it (ResendCopies, SendUrgent,
+	// SendTimely): a copy whose try arrived is redundancy the sender chose, not a resend in vain.
 	SpuriousResends uint64
 	// LostWithMessages counts this side's packets that carried guaranteed messages and were
 	// lost: each needs a resend, so GuaranteedResent / LostWithMessages is the resends per loss.
