@@ -94,13 +94,25 @@ func TestStopTheWorldWithASilentClient(t *testing.T) {
 
 // TestBogusReportsCannotFreezeTheGame: a client that claims, report after report, that its
 // world has lost every unit makes the server stop the world once; the second time within
-// stopWorldSpan it leaves the game instead, and nobody pauses again. (The server repairs up
-// to 4 units in real time here, so that every claim is too many for that.)
+// stopWorldSpan nobody pauses again. Under rollback the client leaves the game instead; under
+// the fast-forward, where worlds drift by design with every late command, the server repairs
+// the first units in real time, as many as one re-sync carries, and the client stays. (The
+// server repairs up to 4 units in real time here, so that every claim is too many for that.)
 func TestBogusReportsCannotFreezeTheGame(t *testing.T) {
 	t.Parallel()
+	for _, late := range []LateMode{LateRollback, LateFastForward} {
+		t.Run(late.String(), func(t *testing.T) {
+			t.Parallel()
+			bogusReportsCannotFreezeTheGame(t, late)
+		})
+	}
+}
+
+func bogusReportsCannotFreezeTheGame(t *testing.T, late LateMode) {
 	lossy := linksim.Settings{LossPercent: 10, Latency: 20 * time.Millisecond, Jitter: 5 * time.Millisecond}
 	g := newVGame(t, vspec{seed: 22, bots: 1, clients: 2, link: lossy,
-		server: func(c *ServerConfig) { c.RealtimeMax = 4 }})
+		server: func(c *ServerConfig) { c.RealtimeMax, c.Late = 4, late },
+		client: func(_ int, c *ClientConfig) { c.Late = late }})
 	g.waitFor(20*time.Second, "every client playing, the server past frame 10", func() bool {
 		return clientRunning(g.clients[0]) && clientRunning(g.clients[1]) && g.srv.w.Frame() > 10
 	})
@@ -124,12 +136,30 @@ func TestBogusReportsCannotFreezeTheGame(t *testing.T) {
 	}
 	g.waitFor(10*time.Second, "the pause to end", func() bool { return s.drift.pause == nil })
 	g.run(3 * time.Second)
+	repairs, units := s.stats.RealtimeResyncs, s.stats.MismatchedUnits
 	claim()
 	if s.stats.StopWorldResyncs != 1 || s.drift.pause != nil {
 		t.Errorf("%d stop-the-world re-syncs after the second claim (pausing %v), want still 1", s.stats.StopWorldResyncs, s.drift.pause != nil)
 	}
-	if s.stats.PlayersDropped != 1 || st.peer != nil {
-		t.Errorf("%d players dropped, the claimant connected %v; want 1, false", s.stats.PlayersDropped, st.peer != nil)
+	switch late {
+	case LateRollback:
+		if s.stats.PlayersDropped != 1 || st.peer != nil {
+			t.Errorf("%d players dropped, the claimant connected %v; want 1, false", s.stats.PlayersDropped, st.peer != nil)
+		}
+	case LateFastForward:
+		if s.stats.PlayersDropped != 0 || st.peer == nil {
+			t.Errorf("%d players dropped, the claimant connected %v; want 0, true", s.stats.PlayersDropped, st.peer != nil)
+		}
+		repaired := 0 // the units the repair carries: the ones it set to take effect at its frame
+		for _, at := range s.drift.fixAt {
+			if at == st.sync.repairAt {
+				repaired++
+			}
+		}
+		if s.stats.RealtimeResyncs != repairs+1 || repaired != 4 || s.stats.MismatchedUnits-units <= 4 {
+			t.Errorf("%d real-time re-syncs of %d units after the second claim of %d, want 1 of 4, of more",
+				s.stats.RealtimeResyncs-repairs, repaired, s.stats.MismatchedUnits-units)
+		}
 	}
 	frame := s.w.Frame()
 	g.run(2 * time.Second)

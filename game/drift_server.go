@@ -703,9 +703,12 @@ func (s *Server) decideRepair(now time.Time, st *seat, checked uint32, mine []wo
 			again++ // repaired recently, and wrong again: the real-time re-sync did not hold
 		}
 	}
-	again = s.againTooSoon(now, st, again, len(ids)+len(removed))
+	again, piece := s.againTooSoon(now, st, again, len(ids)+len(removed))
 	if again < 0 {
 		return // the client left the game
+	}
+	if piece {
+		ids, removed = firstUnits(ids, removed, s.cfg.RealtimeMax)
 	}
 	if again > 0 || len(ids)+len(removed) > s.cfg.RealtimeMax {
 		st.sync.stoppedWorld = now
@@ -847,19 +850,29 @@ const (
 // againTooSoon decides for a client whose report would stop the world again within
 // stopWorldSpan of the last time it did (n units differ; again of them were repaired recently):
 // stopping every player again would let one client freeze the game at will. If the units are
-// few enough, they are repaired in real time instead (it returns 0 for again); if not, the
-// client leaves the game (it returns -1), and a rejoin gives it a fresh copy of the world.
-// Otherwise it returns again unchanged.
-func (s *Server) againTooSoon(now time.Time, st *seat, again, n int) int {
+// few enough, they are repaired in real time instead (it returns 0 for again). If not, under
+// rollback the client leaves the game (it returns -1), and a rejoin gives it a fresh copy of
+// the world: its world cannot hold. Under LateFastForward every host's world drifts by design
+// with each command it gets late, and a squad's order can move more units than a real-time
+// re-sync carries: the first RealtimeMax of them are repaired in real time, and the next reports
+// name the rest (it returns 0, and piece reports true). Otherwise it returns again unchanged.
+func (s *Server) againTooSoon(now time.Time, st *seat, again, n int) (_ int, piece bool) {
 	if (again == 0 && n <= s.cfg.RealtimeMax) || st.sync.stoppedWorld.IsZero() || now.Sub(st.sync.stoppedWorld) >= stopWorldSpan {
-		return again
+		return again, false
 	}
-	if n <= s.cfg.RealtimeMax {
+	if n <= s.cfg.RealtimeMax || s.drift.rw.mode == LateFastForward {
 		s.event(now, "no second stop-the-world so soon", "seat", st.idx, "units", n)
-		return 0
+		return 0, n > s.cfg.RealtimeMax
 	}
 	s.dropFromGame(now, st, "its world drifted too far again right after a stop-the-world re-sync")
-	return -1
+	return -1, false
+}
+
+// firstUnits keeps the first most of the units in ids, then of those in removed (both in the
+// order of their ids, as the repair wants them).
+func firstUnits(ids, removed []uint32, most int) ([]uint32, []uint32) {
+	ids = ids[:min(len(ids), most)]
+	return ids, removed[:min(len(removed), most-len(ids))]
 }
 
 // pauseDeadline is when the clients still missing from a pause reached at reached are
