@@ -133,10 +133,11 @@ type msgTypeInfo struct {
 	// urgent: each send goes twice (message.Conn.SendUrgent): a repair every host applies at
 	// the next frame, whose loss would leave the world drifted a round trip more.
 	urgent bool
-	// timely: each resend goes twice (message.Conn.SendTimely): an event every host runs at its
-	// frame. One that needed a resend is late already, and runs again on arrival; until then
-	// the hash reports of the frames after it wait at the server for the same inputs, so a
-	// second loss of the same try would keep a drift hidden a resend delay more.
+	// timely: each resend goes twice (message.Conn.SendTimely) from the server (outbox.timely):
+	// an event every host runs at its frame. One that needed a resend is late already, and
+	// runs again on arrival; until then the hash reports of the frames after it wait at the
+	// server for the same inputs, so a second loss of the same try would keep a drift hidden a
+	// resend delay more.
 	timely bool
 	// direction says who sends it to whom, and dependsOn what it depends on (empty for an
 	// unreliable message, which cannot depend on anything): PROTOCOL.md's columns.
@@ -154,7 +155,7 @@ var msgTypes = [...]msgTypeInfo{
 	MsgStartGame: {name: "StartGame", newMsg: newOf[StartGame], delivery: Guaranteed,
 		direction: "server → client",
 		dependsOn: "every PlayerInfo sent on that connection"},
-	MsgCommand: {name: "Command", newMsg: newOf[Command], delivery: Guaranteed, timely: true, travels: timelyTravels,
+	MsgCommand: {name: "Command", newMsg: newOf[Command], delivery: Guaranteed, timely: true, travels: timelyTravels + " from the server (once from its player)",
 		direction: "client → server, server → client (relay), client → client (direct)",
 		dependsOn: "nothing"},
 	MsgSpawnEnemy: {name: "SpawnEnemy", newMsg: newOf[SpawnEnemy], delivery: Guaranteed, timely: true, travels: timelyTravels,

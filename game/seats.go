@@ -383,7 +383,7 @@ func (s *Server) refuseJoin(p *transport.Peer, now time.Time, why string) {
 func (s *Server) seatPeer(st *seat, p *transport.Peer, now time.Time, fresh bool) {
 	// What the server holds against the player (drift_server.go) outlives a connection: a
 	// client dropped for stalling the game must not come back with a clean slate.
-	*st = seat{downlink: downlink{peer: p, who: fmt.Sprintf("seat %d", st.idx)}, idx: st.idx, player: st.player, secret: st.secret,
+	*st = seat{downlink: downlink{peer: p, who: fmt.Sprintf("seat %d", st.idx), out: outbox{timely: true}}, idx: st.idx, player: st.player, secret: st.secret,
 		name: p.Name(), nextCmdID: st.nextCmdID, chatRate: st.chatRate, sync: st.sync.kept(), addr: p.Addr().Addr().Unmap(), since: st.since}
 	if err := s.seats.move(p, role{kind: rolePlayer, seat: st}); err != nil {
 		s.cfg.Logger.Error("seat", "err", err)

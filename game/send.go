@@ -148,7 +148,7 @@ func (c *Client) sendToServer(now time.Time, m Msg, ch *message.Chain) ([]byte, 
 func sendFirst(c *message.Conn, now time.Time, m Msg, refused *uint64) error {
 	payload, err := AppendMsg(nil, m)
 	if err == nil {
-		_, err = sendNow(c, now, payload, Guaranteed, nil, nil)
+		_, err = sendNow(c, now, payload, Guaranteed, false, nil, nil)
 	}
 	if err != nil {
 		*refused++
@@ -170,6 +170,11 @@ type pendingSend struct {
 // through it counts the refusals it returns.
 type outbox struct {
 	queue []pendingSend
+	// timely: the events for a frame go with each resend twice on this connection (sendNow):
+	// the server's downlinks, which carry every event to every host. A player's own uplink
+	// does not: its commands are a fraction of what the server relays, and the copies would
+	// cost the player's upload, which the modem bounds, more than they gain.
+	timely bool
 }
 
 // send hands a guaranteed (or sync) message to c, or queues it behind the ones already
@@ -184,7 +189,7 @@ func (o *outbox) send(c *message.Conn, now time.Time, payload []byte, d Delivery
 // its sequence number if it did (sent false: it waits in the outbox).
 func (o *outbox) sendSeq(c *message.Conn, now time.Time, payload []byte, d Delivery, after []*depgraph.Dependency, out *depgraph.Dependency) (seq uint16, sent bool, err error) {
 	if len(o.queue) == 0 {
-		seq, err := sendNow(c, now, payload, d, after, out)
+		seq, err := sendNow(c, now, payload, d, o.timely, after, out)
 		if !errors.Is(err, message.ErrBackpressure) {
 			return seq, err == nil, err
 		}
@@ -201,7 +206,7 @@ func (o *outbox) flush(c *message.Conn, now time.Time) {
 	n := 0
 	for ; n < len(o.queue); n++ {
 		p := o.queue[n]
-		if _, err := sendNow(c, now, p.payload, p.delivery, p.after, p.out); errors.Is(err, message.ErrBackpressure) {
+		if _, err := sendNow(c, now, p.payload, p.delivery, o.timely, p.after, p.out); errors.Is(err, message.ErrBackpressure) {
 			break
 		}
 		o.queue[n] = pendingSend{}
@@ -224,8 +229,9 @@ func (o *outbox) full() bool { return len(o.queue) >= maxOutbox }
 // messages a connection must deliver (a bug of the caller's).
 var errUnreliableQueued = errors.New("game: an unreliable message has no outbox")
 
-// sendNow hands a guaranteed or sync message to the message layer.
-func sendNow(c *message.Conn, now time.Time, payload []byte, d Delivery, after []*depgraph.Dependency, out *depgraph.Dependency) (uint16, error) {
+// sendNow hands a guaranteed or sync message to the message layer; on a timely connection
+// (outbox.timely) an event for a frame goes with each resend twice.
+func sendNow(c *message.Conn, now time.Time, payload []byte, d Delivery, timely bool, after []*depgraph.Dependency, out *depgraph.Dependency) (uint16, error) {
 	switch d {
 	case Sync:
 		return c.SendSync(now, payload, after, out)
@@ -233,7 +239,7 @@ func sendNow(c *message.Conn, now time.Time, payload []byte, d Delivery, after [
 		if len(payload) > 0 && MsgType(payload[0]).urgent() {
 			return c.SendUrgent(now, payload, after, out)
 		}
-		if len(payload) > 0 && MsgType(payload[0]).timely() {
+		if timely && len(payload) > 0 && MsgType(payload[0]).timely() {
 			return c.SendTimely(now, payload, after, out)
 		}
 		return c.SendGuaranteed(now, payload, after, out)

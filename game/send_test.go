@@ -45,32 +45,40 @@ func TestOutboxWaitsThenRefuses(t *testing.T) {
 
 // TestEventsForAFrameResendTwice: a command, a spawn, a kill, a reinforcement and a new round
 // (events every host runs at their frame) go once and then twice on every resend, 10 ms apart
-// (message.Conn.SendTimely); a repair goes twice on every send (SendUrgent); a chat line once
-// on every send. The link loses everything, so every try is the timer's, 260 ms after the
+// (message.Conn.SendTimely) on the server's downlinks; a repair goes twice on every send
+// (SendUrgent); a chat line once on every send; and a player's own command on its uplink once
+// on every send too. The link loses everything, so every try is the timer's, 260 ms after the
 // latest send.
 func TestEventsForAFrameResendTwice(t *testing.T) {
 	const ms = time.Millisecond
 	once, timely, urgent := []time.Duration{0, 260 * ms}, []time.Duration{0, 260 * ms, 270 * ms}, []time.Duration{0, 10 * ms, 270 * ms, 280 * ms}
+	cmd := &Command{Seat: 1, ID: 1, Frame: 10, Kind: world.CommandMove, Units: []uint32{1}}
 	for _, tt := range []struct {
-		m    Msg
-		want []time.Duration
+		m      Msg
+		uplink bool // a player's own connection to the server: not timely
+		want   []time.Duration
 	}{
-		{&Command{Seat: 1, ID: 1, Frame: 10, Kind: world.CommandMove, Units: []uint32{1}}, timely},
-		{&SpawnEnemy{ID: 10001, Frame: 10}, timely},
-		{&KillEnemy{ID: 10001, Frame: 10}, timely},
-		{&Reinforce{Frame: 10, Seats: []uint8{1}}, timely},
-		{&NewRound{Frame: 10, Round: 2}, timely},
-		{&UnitUpdate{Frame: 10}, urgent},
-		{&Chat{Seat: 1, Line: 1, Text: "gg"}, once},
+		{cmd, false, timely},
+		{&SpawnEnemy{ID: 10001, Frame: 10}, false, timely},
+		{&KillEnemy{ID: 10001, Frame: 10}, false, timely},
+		{&Reinforce{Frame: 10, Seats: []uint8{1}}, false, timely},
+		{&NewRound{Frame: 10, Round: 2}, false, timely},
+		{&UnitUpdate{Frame: 10}, false, urgent},
+		{&Chat{Seat: 1, Line: 1, Text: "gg"}, false, once},
+		{cmd, true, once},
 	} {
-		t.Run(tt.m.Type().String(), func(t *testing.T) {
+		name := tt.m.Type().String()
+		if tt.uplink {
+			name += " up"
+		}
+		t.Run(name, func(t *testing.T) {
 			payload, err := AppendMsg(nil, tt.m)
 			if err != nil {
 				t.Fatal(err)
 			}
 			c := message.New(message.Config{}, func(*message.Message) {})
 			now := time.Unix(1_000_000, 0)
-			if _, err := sendNow(c, now, payload, Guaranteed, nil, nil); err != nil {
+			if _, err := sendNow(c, now, payload, Guaranteed, !tt.uplink, nil, nil); err != nil {
 				t.Fatal(err)
 			}
 			var sends []time.Duration

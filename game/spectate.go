@@ -190,7 +190,7 @@ func (s *Server) spectate(p *transport.Peer, now time.Time, why uint8) {
 		s.refuseJoin(p, now, s.fullText(now, ""))
 		return
 	}
-	sp := &spectator{downlink: downlink{peer: p, who: fmt.Sprintf("spectator %d", i+1)}, num: uint16(i + 1),
+	sp := &spectator{downlink: downlink{peer: p, who: fmt.Sprintf("spectator %d", i+1), out: outbox{timely: true}}, num: uint16(i + 1),
 		player: p.PlayerID(), name: p.Name(), why: why, joined: now}
 	if err := s.seats.move(p, role{kind: roleSpectator, spectator: sp}); err != nil {
 		s.cfg.Logger.Error("spectate", "err", err)
