@@ -130,7 +130,7 @@ type msgTypeInfo struct {
 	// travels adds what else there is to know about how it travels, if anything: how often,
 	// whether it may be fragmented.
 	travels string
-	// urgent: each send goes twice (message.Conn.SendUrgent): a repair every host applies at
+	// urgent: each send goes three times (message.Conn.SendUrgent): a repair every host applies at
 	// the next frame, whose loss would leave the world drifted a round trip more.
 	urgent bool
 	// timely: each resend goes twice (message.Conn.SendTimely) from the server (outbox.timely):
@@ -181,7 +181,7 @@ var msgTypes = [...]msgTypeInfo{
 		direction: "client → server",
 		dependsOn: "nothing"},
 	MsgUnitUpdate: {name: "UnitUpdate", newMsg: newOf[UnitUpdate], delivery: Guaranteed, urgent: true,
-		travels: "each send twice, 10 ms apart", direction: "server → client",
+		travels: "each send three times, 10 ms apart", direction: "server → client",
 		dependsOn: "nothing"},
 	MsgPause: {name: "Pause", newMsg: newOf[Pause], delivery: Sync,
 		direction: "server → client",
@@ -264,7 +264,7 @@ func (t MsgType) Delivery() Delivery {
 	return 0
 }
 
-// urgent reports whether each send of a message of type t goes twice (msgTypeInfo.urgent).
+// urgent reports whether each send of a message of type t goes three times (msgTypeInfo.urgent).
 func (t MsgType) urgent() bool { return t.known() && msgTypes[t].urgent }
 
 // timely reports whether each resend of a message of type t goes twice (msgTypeInfo.timely).

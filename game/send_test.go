@@ -51,7 +51,7 @@ func TestOutboxWaitsThenRefuses(t *testing.T) {
 // latest send.
 func TestEventsForAFrameResendTwice(t *testing.T) {
 	const ms = time.Millisecond
-	once, timely, urgent := []time.Duration{0, 260 * ms}, []time.Duration{0, 260 * ms, 270 * ms}, []time.Duration{0, 10 * ms, 270 * ms, 280 * ms}
+	once, timely, urgent := []time.Duration{0, 260 * ms}, []time.Duration{0, 260 * ms, 270 * ms}, []time.Duration{0, 10 * ms, 20 * ms, 280 * ms, 290 * ms, 300 * ms}
 	cmd := &Command{Seat: 1, ID: 1, Frame: 10, Kind: world.CommandMove, Units: []uint32{1}}
 	for _, tt := range []struct {
 		m      Msg

@@ -385,11 +385,12 @@ func (c *Conn) SendTimely(now time.Time, payload []byte, deps []*depgraph.Depend
 	return c.send(now, payload, deps, nil, out, sendTimely)
 }
 
-// SendUrgent queues a guaranteed message each of whose sends goes twice: the second time
-// copyGap later, in a packet of its own, so that one lost packet does not cost it a resend
-// delay. It is for the rare message whose lateness costs more than its bytes: a repair that
-// every host applies at the next frame, where a lost one leaves the world drifted for a round
-// trip more (at 10% loss on each end, one in five). Otherwise it is SendGuaranteed.
+// SendUrgent queues a guaranteed message each of whose sends goes three times: then twice
+// more, copyGap apart, each in a packet of its own, so that a lost packet or two do not cost
+// it a resend delay (urgentCopies). It is for the rare message whose lateness costs more than
+// its bytes: a repair that every host applies at the next frame, where a lost one leaves the
+// world drifted for a round trip more (at 10% loss on each end, one in five). Otherwise it is
+// SendGuaranteed.
 func (c *Conn) SendUrgent(now time.Time, payload []byte, deps []*depgraph.Dependency, out *depgraph.Dependency) (uint16, error) {
 	return c.send(now, payload, deps, nil, out, sendUrgent)
 }
@@ -414,7 +415,7 @@ func (c *Conn) SendBarrier(now time.Time, payload []byte, out *depgraph.Dependen
 }
 
 // sendKind is how a guaranteed message goes: SendGuaranteed's, SendSync's (stop-and-wait),
-// SendUrgent's (each send twice) or SendTimely's (each resend twice).
+// SendUrgent's (each send three times) or SendTimely's (each resend twice).
 type sendKind uint8
 
 const (

@@ -11,7 +11,7 @@
 //
 //	conn.go        Conn and New; Config (MTU, Timeout and Expiry, ResendLimit, the ack delay,
 //	               Keepalive, Frame, History); the sends: SendUnreliable, SendGuaranteed,
-//	               SendUrgent (each send twice), SendTimely (each resend twice), SendSync
+//	               SendUrgent (each send three times), SendTimely (each resend twice), SendSync
 //	               (stop-and-wait), SendBarrier; splitUnits (fragments); the
 //	               errors (ErrBackpressure: why numbers are freed by the window, not by time);
 //	               MaxAckDelay; Frame and PlainFrame (the datagram frame a Conn writes);

@@ -340,18 +340,18 @@ func sendTimes(c *Conn, now time.Time, d time.Duration) []time.Duration {
 	return sends
 }
 
-// TestUrgentGoesTwice: an urgent message goes twice on every try, copyGap apart, each time in a
-// packet of its own, from its first send; an ordinary one once per try (until it has waited a
-// tenth of the resend limit). The link loses everything, so every try is the timer's, 260 ms
-// after the latest send (for the urgent one, its copy).
-func TestUrgentGoesTwice(t *testing.T) {
+// TestUrgentGoesThreeTimes: an urgent message goes three times on every try, copyGap apart,
+// each time in a packet of its own, from its first send; an ordinary one once per try (until
+// it has waited a tenth of the resend limit). The link loses everything, so every try is the
+// timer's, 260 ms after the latest send (for the urgent one, its last copy).
+func TestUrgentGoesThreeTimes(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		urgent bool
 		want   []time.Duration
 	}{
 		{"ordinary", false, []time.Duration{0, 260 * time.Millisecond}},
-		{"urgent", true, []time.Duration{0, copyGap, copyGap + 260*time.Millisecond, 2*copyGap + 260*time.Millisecond}},
+		{"urgent", true, []time.Duration{0, copyGap, 2 * copyGap, 2*copyGap + 260*time.Millisecond, 3*copyGap + 260*time.Millisecond, 4*copyGap + 260*time.Millisecond}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c := New(Config{}, func(*Message) {})
