@@ -15,7 +15,7 @@ const maxFragments = 255
 type outMsg struct {
 	seq       uint16
 	sync      bool
-	urgent    bool   // each send goes twice (SendUrgent)
+	urgent    bool   // each send goes three times (SendUrgent)
 	timely    bool   // each resend goes twice (SendTimely)
 	payload   []byte // owned copy; kept (with its capacity) when the outMsg is recycled
 	chunk     int    // fragment size; len(payload) when the message goes whole
