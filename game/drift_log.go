@@ -31,7 +31,7 @@ const (
 	ActionNoneLeft     = "already repairing"                     // everything that differed had a repair on its way
 	ActionNoneDiffered = "no unit differed"                      // the answer's units, in the ranges it covers, were the server's, and so was the state
 	ActionNoDrillDown  = "answer came too late"                  // the drill-down's answer did not match the request, or the frame was gone from the history
-	ActionTooSoon      = "repair waits: one a second per player" // this player's units were repaired less than a second ago
+	ActionTooSoon      = "repair waits: one a second per player" // this player's reports led to a burst of repairs just now (realtimeRate)
 	ActionNewRound     = "a new round replaces every world"      // a new round is announced: it repairs everything (round.go)
 )
 

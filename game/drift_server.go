@@ -90,6 +90,9 @@ func (d *serverDrift) repairFailed(id, checked uint32) bool {
 	return !ordered || o+d.rw.windowFrames() < f
 }
 
+// realtimeRate bounds the real-time re-syncs one player's reports lead to.
+var realtimeRate = rateLimit{burst: realtimeBurst, every: realtimeEvery}
+
 // nextDeadline is when the pause in progress next needs the server: its resume, or the
 // deadline of the clients still missing from it (zero: none).
 func (d *serverDrift) nextDeadline() time.Time {
@@ -186,9 +189,9 @@ type playerDrift struct {
 	// repairAt is the frame the latest real-time repair of this player's drift takes effect
 	// at: a report of an earlier frame predates it, and shows nothing new.
 	repairAt     uint32
-	pauseMisses  int       // stop-the-world rounds in a row this client did not finish in time
-	stoppedWorld time.Time // when this client's report last made the server stop the world
-	repairedAt   time.Time // when this client's report last led to a real-time re-sync
+	pauseMisses  int        // stop-the-world rounds in a row this client did not finish in time
+	stoppedWorld time.Time  // when this client's report last made the server stop the world
+	repairs      rateBucket // the real-time re-syncs this client's reports led to (realtimeRate)
 	// lastHash is the latest hash check of its reports, for the player table (SeatInfo).
 	lastHash string
 }
@@ -229,7 +232,7 @@ func (p *playerDrift) lastRequest() *HashRequest {
 
 // kept is what a new connection of the same player starts with.
 func (p playerDrift) kept() playerDrift {
-	return playerDrift{pauseMisses: p.pauseMisses, stoppedWorld: p.stoppedWorld, repairedAt: p.repairedAt}
+	return playerDrift{pauseMisses: p.pauseMisses, stoppedWorld: p.stoppedWorld, repairs: p.repairs}
 }
 
 // batchApplied: a client applied one of its batches of the pause in progress.
@@ -718,7 +721,7 @@ func (s *Server) decideRepair(now time.Time, st *seat, checked uint32, mine []wo
 		st.sync.lastHash = fmt.Sprintf("stop-the-world at frame %d", s.drift.pause.frame)
 		return
 	}
-	if !st.sync.repairedAt.IsZero() && now.Sub(st.sync.repairedAt) < realtimeEvery {
+	if !st.sync.repairs.take(now, realtimeRate) {
 		// A report can be made up: repairing on every one would let a client make the server
 		// send up to RealtimeMax units, and its state, to every player ten times a second. An
 		// honest client's next report comes within a second, and is repaired then.
@@ -726,7 +729,6 @@ func (s *Server) decideRepair(now time.Time, st *seat, checked uint32, mine []wo
 		s.stats.RepairsDeferred++
 		return
 	}
-	st.sync.repairedAt = now
 	at := s.realtimeResync(now, st, checked, mine, ids, removed, state)
 	// The reports of the frames before it, and the drill-downs into them, show nothing new.
 	st.sync.repairAt, st.sync.requests = at, st.sync.requests[:0]
@@ -839,8 +841,12 @@ func (s *Server) sendPause(d *downlink, now time.Time, after []*depgraph.Depende
 // world again within stopWorldSpan of the last time it did, leaves the game: one client must
 // not be able to freeze everybody's game, and a rejoin gives it a fresh copy of the world.
 const (
-	// realtimeEvery: at most one real-time re-sync a second for the units one player reports.
+	// realtimeEvery: at most one real-time re-sync a second for the units one player reports,
+	// after a burst of realtimeBurst (realtimeRate): drifts come in clusters (a late command
+	// and the fights it changed; the start of a game, while the lead rises), and each one
+	// deferred waits up to a second more.
 	realtimeEvery  = time.Second
+	realtimeBurst  = 3
 	pauseLimit     = 2 * time.Second
 	pauseMinWait   = 600 * time.Millisecond // the least a pause waits for the clients
 	maxPauseMisses = 2

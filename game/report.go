@@ -184,8 +184,8 @@ type SyncReport struct {
 	// disconnected for keeping the game from going on (game/drift_server.go).
 	PauseDropouts  uint64 `json:"pause_dropouts,omitempty"`
 	PlayersDropped uint64 `json:"players_dropped,omitempty"`
-	// RepairsDeferred counts real-time re-syncs the server put off: the player's units had
-	// been repaired less than a second before (server only).
+	// RepairsDeferred counts real-time re-syncs the server put off: the player's reports had
+	// led to a burst of three, and it repairs one a second after that (server only).
 	RepairsDeferred uint64 `json:"repairs_deferred,omitempty"`
 	// ReportsDropped counts the hash reports the server dropped unchecked: faster than twice
 	// an honest client's rate, or more than a few waiting for their frame (server only).

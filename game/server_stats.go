@@ -56,7 +56,7 @@ type ServerStats struct {
 	StopWorldResyncs uint64
 	PauseMillis      []int64
 	PauseDropouts    uint64 // clients dropped from a stop-the-world round at its deadline
-	RepairsDeferred  uint64 // real-time re-syncs put off: the player's units were repaired less than a second ago
+	RepairsDeferred  uint64 // real-time re-syncs put off: the player's reports had their burst of repairs (realtimeRate)
 	PlayersDropped   uint64 // clients disconnected for keeping the game from going on
 	Joins, Leaves    uint64
 	JoinsRefused     uint64 // connections kicked at once for their name (names.go)

@@ -155,7 +155,7 @@ func (cv *convergence) observe() {
 
 // convergeSlackFrames is how much longer than one report period, a round trip and two frames
 // nine in ten episodes of drift may last (TestFastForwardedDriftConverges).
-const convergeSlackFrames = 10
+const convergeSlackFrames = 6
 
 // lastRepairWait is how long TestFastForwardedDriftConverges plays on at most for the drifts of
 // the last seconds to be repaired: a stop-the-world ordered at the end takes about 2 s.
@@ -190,7 +190,7 @@ func (cv *convergence) episodes(i int) [][2]uint32 {
 // waits to settle, a round trip (the report, and a drill-down when units differ), and two
 // frames (the repair's own, and the clocks' alignment); no lead time, since a repair that
 // reaches a host after its frame is run again from the copies there, as under rollback. Half
-// the episodes end within that; nine in ten within 1 s more (convergeSlackFrames), pooled over
+// the episodes end within that; nine in ten within 0.6 s more (convergeSlackFrames), pooled over
 // six games at each loss: a report is unreliable, and at 30% loss some drifts lose several in
 // a row; a report is compared only once both hosts ran the
 // same inputs, and an event on its way holds it back; a drift of the generator in a battle
