@@ -331,6 +331,9 @@ func (c *Client) resimulate() {
 		return
 	}
 	if c.drift.rw.rerun(c.w, c.sched, func(w *world.World) { c.w, c.drift.inject.from = w, w.Frame() }, func() { c.beginFrame(true); c.endFrame() }) {
+		// The re-run stops where the world was, before that frame's events: a corruption
+		// injected there, between two frames, was in the world it replaced, and goes again.
+		c.drift.inject.rehurt(c.w, true, c.w.Frame(), false)
 		// The reports since the late event's frame described a world without it, which the
 		// server cannot compare until it runs the same inputs: the next frame reports at once,
 		// whichever its turn, so that a drift behind the late event is found a frame sooner.

@@ -269,3 +269,42 @@ func TestRerunKeepsWhatWasFastForwarded(t *testing.T) {
 		})
 	}
 }
+
+// TestRerunKeepsACorruptionBetweenFrames: a unit corrupted between two frames (the debug key,
+// --inject-desync's first hurt), after which a late command re-runs the frames before it, is
+// still corrupted when its frame runs: the re-run stops where the world was, before that
+// frame, and the world it replaced held the corruption. (Before, the re-run dropped it, and
+// the desync a class was waiting to see was never found.)
+func TestRerunKeepsACorruptionBetweenFrames(t *testing.T) {
+	const at = 17 // off the copies' frames: the re-run starts from the copy of frame 15
+	play := func(late bool) *Client {
+		c := startedOfflineClient(t)
+		now := time.Now()
+		for c.w.Frame() < at {
+			c.step(now)
+		}
+		cmd := &Command{Seat: 1, ID: 1, Frame: at - 1, Kind: world.CommandStop, Units: ownUnits(c.w, 1)}
+		if !late {
+			deliver(t, c, cmd) // too late too, but before the corruption: the same re-run
+			c.resimulate()
+		}
+		if c.InjectDesync(1) != 1 {
+			t.Fatal("nothing to corrupt")
+		}
+		if late {
+			deliver(t, c, cmd)
+			c.resimulate()
+		}
+		if c.drift.rw.stats.Resimulations != 1 {
+			t.Fatalf("%d re-runs, want 1", c.drift.rw.stats.Resimulations)
+		}
+		for c.w.Frame() < at+3 {
+			c.step(now)
+		}
+		return c
+	}
+	first, after := play(false), play(true)
+	if first.w.Hash() != after.w.Hash() {
+		t.Error("the client whose re-run came after the corruption lost it: its world differs from the one whose re-run came before")
+	}
+}
