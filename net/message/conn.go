@@ -458,7 +458,7 @@ func (c *Conn) send(now time.Time, payload []byte, deps []*depgraph.Dependency, 
 	}
 	m := c.newOutMsg()
 	m.seq = seq
-	m.sync, m.urgent, m.timely = kind == sendSync, kind == sendUrgent, kind == sendTimely
+	m.kind = kind
 	m.payload = append(m.payload[:0], payload...)
 	if !c.splitUnits(m, nDeps) {
 		c.recycle(m)
@@ -485,7 +485,7 @@ func (c *Conn) send(now time.Time, payload []byte, deps []*depgraph.Dependency, 
 	c.inflight[seq&(inflightSlots-1)] = m
 	c.nInflight++
 	c.queue.push(m)
-	if m.sync {
+	if m.kind == sendSync {
 		c.syncPending++
 	}
 	c.stats.GuaranteedQueued++

@@ -239,7 +239,7 @@ func namedDeps(dst []uint16, deps []*depgraph.Dependency, depSeqs []uint16) []ui
 // recordQueued starts the history entry of a message just queued by SendGuaranteed, with the
 // dependencies named (namedDeps), those missing from wireDeps marked pruned.
 func (c *Conn) recordQueued(now time.Time, m *outMsg, named, wireDeps []uint16) {
-	e, ref := c.hist.add(&c.hist.out, m.seq, m.payload, m.sync, len(m.units))
+	e, ref := c.hist.add(&c.hist.out, m.seq, m.payload, m.kind == sendSync, len(m.units))
 	e.Outgoing, e.Queued = true, now
 	for _, seq := range named {
 		e.addDep(Edge{Seq: seq, Pruned: !slices.Contains(wireDeps, seq)})

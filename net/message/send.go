@@ -14,14 +14,12 @@ const maxFragments = 255
 // its units is acknowledged.
 type outMsg struct {
 	seq       uint16
-	sync      bool
-	urgent    bool   // each send goes three times (SendUrgent)
-	timely    bool   // each resend goes twice (SendTimely)
-	payload   []byte // owned copy; kept (with its capacity) when the outMsg is recycled
-	chunk     int    // fragment size; len(payload) when the message goes whole
-	units     []unit // one for a whole message, one per fragment otherwise
-	nextUnit  int    // the first unit never sent yet
-	acked     int    // units acknowledged
+	kind      sendKind // plain, sync (stop-and-wait), urgent (each send three times) or timely (each resend twice)
+	payload   []byte   // owned copy; kept (with its capacity) when the outMsg is recycled
+	chunk     int      // fragment size; len(payload) when the message goes whole
+	units     []unit   // one for a whole message, one per fragment otherwise
+	nextUnit  int      // the first unit never sent yet
+	acked     int      // units acknowledged
 	firstSent time.Time
 	hist      histRef // its entry in the history (Config.History)
 	// generation changes every time the outMsg is recycled, so that references to its previous
@@ -155,8 +153,8 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 			// of their own (copyGap).
 			u.copiesLeft = copiesPerTry
 			c.owe(now, m, ref.idx)
-		} else if m.urgent || m.timely {
-			u.copiesLeft = copiesOf(m)
+		} else if n := copiesOf(m); n > 0 {
+			u.copiesLeft = n
 			c.owe(now, m, ref.idx)
 		}
 	}
@@ -224,7 +222,7 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 				c.stats.FragmentsSent++
 			}
 			c.sentUnit(now, h.Seq, m, m.nextUnit)
-			if m.urgent {
+			if m.kind == sendUrgent {
 				m.units[m.nextUnit].copiesLeft = urgentCopies
 				c.owe(now, m, uint8(m.nextUnit))
 			}
@@ -235,7 +233,7 @@ func (c *Conn) AppendPacket(b []byte, now time.Time, force bool) ([]byte, bool) 
 			break
 		}
 		c.queue.pop()
-		if m.sync {
+		if m.kind == sendSync {
 			c.syncBlock = m // stop and wait: nothing new goes out until it is acked (resends still do)
 			c.stats.SyncSent++
 		}
@@ -300,12 +298,15 @@ const (
 	timelyCopies = 1
 )
 
-// copiesOf is how many copies follow a try of m that is not yet at risk of the limit.
+// copiesOf is how many copies follow a resend of m that is not yet at risk of the limit.
 func copiesOf(m *outMsg) int {
-	if m.urgent {
+	switch m.kind {
+	case sendUrgent:
 		return urgentCopies
+	case sendTimely:
+		return timelyCopies
 	}
-	return timelyCopies
+	return 0
 }
 
 // copyAfter is how long a unit may wait for its acknowledgement before each of its resends goes
@@ -343,7 +344,7 @@ func (c *Conn) resent(m *outMsg) {
 // the first send once some of them executed.
 func (c *Conn) appendUnit(b []byte, limit int, m *outMsg, i int) ([]byte, bool) {
 	c.depBuf = c.sender.WireDeps(m.seq, c.depBuf[:0])
-	rec := wire.Record{Kind: wire.KindGuaranteed, Sync: m.sync, Seq: m.seq, Deps: c.depBuf, Payload: m.unitPayload(i)}
+	rec := wire.Record{Kind: wire.KindGuaranteed, Sync: m.kind == sendSync, Seq: m.seq, Deps: c.depBuf, Payload: m.unitPayload(i)}
 	if m.fragmented() {
 		rec.Kind = wire.KindFragment
 		rec.FragIndex = uint8(i)
@@ -574,7 +575,7 @@ func (c *Conn) onPacketAcked(p *packet.SentPacket) {
 			c.stats.SyncWait += c.lastNow.Sub(m.firstSent)
 			c.stats.HeldBySync += uint64(c.queue.len())
 		}
-		if m.sync {
+		if m.kind == sendSync {
 			c.syncPending--
 		}
 		c.recycle(m)
