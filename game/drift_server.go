@@ -44,7 +44,8 @@ type serverDrift struct {
 	// orderedAt (under LateFastForward only): unit id → the latest frame a command named it,
 	// for the frames a command can still come late (the re-run window). A repaired unit that
 	// differs again after such a command was fast-forwarded again, not badly repaired.
-	orderedAt map[uint32]uint32
+	orderedAt    map[uint32]uint32
+	orderedSwept uint32 // the frame orderedAt was last swept of entries older than the window
 	// pause is the stop-the-world re-sync in progress (nil: none), resumeAt when it ends (zero:
 	// not yet decided), pendingHashes the WorldHashes that came before the server reached it.
 	pause         *pause
@@ -60,7 +61,8 @@ func newServerDrift(late LateMode) serverDrift {
 // ordered notes a command that ran at frame for its units, under LateFastForward: a host that
 // gets it late fast-forwards it, and a unit it names may differ again right after its repair
 // for that reason alone (repairFailed). Entries older than the window are forgotten every
-// historyFrames frames: at most one per unit, of the units ordered in the last few seconds.
+// historyFrames frames of commands: at most one per unit, of the units ordered in the last
+// few seconds.
 func (d *serverDrift) ordered(c *Command, frame uint32) {
 	if d.rw.mode != LateFastForward {
 		return
@@ -68,7 +70,8 @@ func (d *serverDrift) ordered(c *Command, frame uint32) {
 	for _, id := range c.Units {
 		d.orderedAt[id] = max(d.orderedAt[id], frame)
 	}
-	if frame%historyFrames == 0 {
+	if frame >= d.orderedSwept+historyFrames {
+		d.orderedSwept = frame
 		for id, f := range d.orderedAt { // bookkeeping, not simulation: the order changes nothing
 			if f+d.rw.windowFrames() < frame {
 				delete(d.orderedAt, id)

@@ -39,13 +39,14 @@ func TestRepairFailedUnderTheFastForward(t *testing.T) {
 }
 
 // TestOrderedForgetsOldCommands: the record of ordered units is a bounded table: an entry
-// older than the window is dropped at the next sweep (every historyFrames frames).
+// older than the window is dropped at the next sweep, historyFrames frames after the last,
+// whatever frame the next command is for.
 func TestOrderedForgetsOldCommands(t *testing.T) {
 	d := newServerDrift(LateFastForward)
 	for id := range uint32(100) {
 		d.ordered(&Command{Units: []uint32{id}}, 1)
 	}
-	d.ordered(&Command{Units: []uint32{500}}, historyFrames)
+	d.ordered(&Command{Units: []uint32{500}}, historyFrames+7) // off any multiple of it
 	if len(d.orderedAt) != 1 {
 		t.Errorf("%d units remembered after the sweep, want 1 (the latest command's)", len(d.orderedAt))
 	}

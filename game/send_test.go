@@ -99,3 +99,29 @@ func TestEventsForAFrameResendTwice(t *testing.T) {
 		})
 	}
 }
+
+// TestOnlyTheServerSendsEventsTimely: the server's downlinks, a player's and a spectator's,
+// send the events for a frame with each resend twice; a player's own uplink does not (its
+// upload is what the modem bounds).
+func TestOnlyTheServerSendsEventsTimely(t *testing.T) {
+	g := newVGame(t, vspec{seed: 1, bots: 1, clients: 1})
+	sp := g.joinWatcher(func(c *ClientConfig) { c.Spectate = true })
+	g.waitFor(10*time.Second, "the player and the spectator following", func() bool {
+		return clientRunning(g.clients[0]) && g.clients[sp].w != nil
+	})
+	links := 0
+	for d := range g.srv.seats.following {
+		links++
+		if !d.out.timely {
+			t.Errorf("the server's downlink to %s is not timely", d.who)
+		}
+	}
+	if links < 2 {
+		t.Errorf("%d downlinks, want the player's and the spectator's", links)
+	}
+	for _, c := range g.clients {
+		if c.out.timely {
+			t.Error("a client's uplink is timely")
+		}
+	}
+}
