@@ -348,7 +348,14 @@ func (c *Client) resimulate() {
 // measure of the path.
 func (c *Client) sendPingSummary(now time.Time) {
 	ps := c.tr.Stats().Server
-	v := PingSummary{LossPermille: uint32(min(ps.LossPercent*10, 1000))}
+	// A loss counted over a handful of packets is sent as the rule of succession reads it
+	// (earlyLoss): a server that counts it before its own count is full (the fast-forward's
+	// lead) must not take none from a dozen packets that happened to arrive.
+	loss := ps.LossPercent
+	if n := ps.Message.Packet.LossSamples; n < minLossSamples {
+		loss = earlyLoss(loss, n)
+	}
+	v := PingSummary{LossPermille: uint32(min(loss*10, 1000))}
 	if ps.MinRTT > 0 {
 		v.AvgRTTMicros, v.MinRTTMicros, v.MaxRTTMicros = uint32(ps.RTT.Microseconds()), uint32(ps.MinRTT.Microseconds()), uint32(ps.MaxRTT.Microseconds())
 	}

@@ -1,6 +1,7 @@
 package game
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -101,9 +102,45 @@ func TestPathOfReportOnlyLowers(t *testing.T) {
 		{"a report of a better path", pingReport{rtt: ms(30), loss: 20, got: true}, pathFigures{rtt: ms(30), jitter: ms(3), resend: ms(150), loss: 2}},
 		{"a report without pings yet", pingReport{rtt: 0, loss: 120, got: true}, own},
 	} {
-		if got := pathOf(measured, tt.report); got != tt.want {
+		if got := pathOf(measured, tt.report, LateRollback); got != tt.want {
 			t.Errorf("%s: path %+v, want %+v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestPathLossBeforeTheCountIsFull: a path's loss counts in its lead once minLossSamples
+// packets were counted. Before that, under rollback, it counts as none (a late command is
+// run again); under the fast-forward, as the rule of succession reads the few counted (a late
+// command is a drift): a half before any packet, nearer the measure with each one.
+func TestPathLossBeforeTheCountIsFull(t *testing.T) {
+	const rb, ff = LateRollback, LateFastForward
+	for _, tt := range []struct {
+		name    string
+		percent float64
+		samples int
+		late    LateMode
+		want    float64
+	}{
+		{"nothing counted, rollback", 0, 0, rb, 0},
+		{"nothing counted, fast-forward", 0, 0, ff, 50},
+		{"12 counted, none lost", 0, 12, ff, 100.0 / 14},
+		{"12 counted, 6 lost", 50, 12, ff, 50},
+		{"98 counted, 49 lost, rollback", 50, 98, rb, 0},
+		{"98 counted, 49 lost", 50, 98, ff, 50},
+		{"98 counted, none lost", 0, 98, ff, 1},
+		{"the count full: the measure", 12, minLossSamples, ff, 12},
+		{"the count full, rollback: the measure", 12, minLossSamples, rb, 12},
+	} {
+		if got := pathLoss(tt.percent, tt.samples, tt.late); math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("%s: %.3f%%, want %.3f%%", tt.name, got, tt.want)
+		}
+	}
+	// What it does to the lead of the class's 30% preset (a 60 ms round trip): before the
+	// count is full, the fast-forward's lead covers the resends of a path that may lose half.
+	early := leadFor(DefaultFrame, 60*time.Millisecond, 5*time.Millisecond, pathLoss(0, 0, ff), ff)
+	measured := leadFor(DefaultFrame, 60*time.Millisecond, 5*time.Millisecond, pathLoss(30, minLossSamples, ff), ff)
+	if early <= measured {
+		t.Errorf("lead %d frames before the loss is counted, %d after: want longer before", early, measured)
 	}
 }
 

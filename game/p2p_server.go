@@ -92,7 +92,7 @@ func (s *Server) directWanted() bool {
 		if ps.MinRTT == 0 {
 			continue // no round trip measured yet: the initial guess is no path's
 		}
-		half = max(half, pathOf(ps, st.pings).rtt/2)
+		half = max(half, pathOf(ps, st.pings, s.drift.rw.mode).rtt/2)
 	}
 	frame := s.cfg.Frame
 	if s.links.on {
