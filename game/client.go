@@ -320,7 +320,9 @@ func (c *Client) schedule(e event) bool {
 		return false
 	}
 	if c.w != nil && c.phase != phaseAwaitingWorld {
-		c.drift.rw.late(e.kind, e.frame, c.w.Frame())
+		if late := e.frame < c.w.Frame(); !c.drift.rw.late(e.kind, e.frame, c.w.Frame()) && late {
+			c.drift.reportsAfterLate = reportsAfterLate
+		}
 	}
 	return true
 }

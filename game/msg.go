@@ -131,8 +131,12 @@ type msgTypeInfo struct {
 	// whether it may be fragmented.
 	travels string
 	// urgent: each send goes three times (message.Conn.SendUrgent): a repair every host applies at
-	// the next frame, whose loss would leave the world drifted a round trip more.
-	urgent bool
+	// the next frame, whose loss would leave the world drifted a round trip more; and the
+	// drill-down that leads to it. urgentUpTo, if not 0, bounds the encoded size that goes so:
+	// a larger one goes once per try, since its copies would cost more than the resend delay
+	// they save.
+	urgent     bool
+	urgentUpTo int
 	// timely: each resend goes twice (message.Conn.SendTimely) from the server (outbox.timely):
 	// an event every host runs at its frame. One that needed a resend is late already, and
 	// runs again on arrival; until then the hash reports of the frames after it wait at the
@@ -174,11 +178,11 @@ var msgTypes = [...]msgTypeInfo{
 		direction: "client → server"},
 	MsgHashReport: {name: "HashReport", newMsg: newOf[HashReport], delivery: Unreliable,
 		direction: "client → server"},
-	MsgHashRequest: {name: "HashRequest", newMsg: newOf[HashRequest], delivery: Guaranteed,
-		direction: "server → client",
+	MsgHashRequest: {name: "HashRequest", newMsg: newOf[HashRequest], delivery: Guaranteed, urgent: true,
+		travels: "each send three times, 10 ms apart", direction: "server → client",
 		dependsOn: "nothing"},
-	MsgUnitHashes: {name: "UnitHashes", newMsg: newOf[UnitHashes], delivery: Guaranteed,
-		direction: "client → server",
+	MsgUnitHashes: {name: "UnitHashes", newMsg: newOf[UnitHashes], delivery: Guaranteed, urgent: true, urgentUpTo: urgentAnswerBytes,
+		travels: "each send of up to 512 bytes three times, 10 ms apart; may be fragmented", direction: "client → server",
 		dependsOn: "nothing"},
 	MsgUnitUpdate: {name: "UnitUpdate", newMsg: newOf[UnitUpdate], delivery: Guaranteed, urgent: true,
 		travels: "each send three times, 10 ms apart", direction: "server → client",
@@ -264,8 +268,20 @@ func (t MsgType) Delivery() Delivery {
 	return 0
 }
 
-// urgent reports whether each send of a message of type t goes three times (msgTypeInfo.urgent).
-func (t MsgType) urgent() bool { return t.known() && msgTypes[t].urgent }
+// urgent reports whether each send of payload, a message encoded with its type, goes three
+// times (msgTypeInfo.urgent).
+func urgent(payload []byte) bool {
+	if len(payload) == 0 || !MsgType(payload[0]).known() {
+		return false
+	}
+	info := msgTypes[payload[0]]
+	return info.urgent && (info.urgentUpTo == 0 || len(payload) <= info.urgentUpTo)
+}
+
+// urgentAnswerBytes is the largest drill-down answer (UnitHashes) that goes three times: about
+// 40 units' hashes, one drifted unit's range in a world of 400. The answer to a drifted unit in
+// 2,000 is 2 KB, whose copies would take a modem's upload for more than two seconds.
+const urgentAnswerBytes = 512
 
 // timely reports whether each resend of a message of type t goes twice (msgTypeInfo.timely).
 func (t MsgType) timely() bool { return t.known() && msgTypes[t].timely }

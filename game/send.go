@@ -236,7 +236,7 @@ func sendNow(c *message.Conn, now time.Time, payload []byte, d Delivery, timely 
 	case Sync:
 		return c.SendSync(now, payload, after, out)
 	case Guaranteed:
-		if len(payload) > 0 && MsgType(payload[0]).urgent() {
+		if urgent(payload) {
 			return c.SendUrgent(now, payload, after, out)
 		}
 		if timely && len(payload) > 0 && MsgType(payload[0]).timely() {

@@ -125,3 +125,42 @@ func TestOnlyTheServerSendsEventsTimely(t *testing.T) {
 		}
 	}
 }
+
+// TestWhatGoesThreeTimes: a repair (UnitUpdate) and a drill-down's request (HashRequest) go
+// three times whatever their size; a drill-down's answer (UnitHashes) only while it is small
+// (urgentAnswerBytes), since the copies of a large one would take a modem's upload for
+// seconds; anything else, and what is not a message, once per try.
+func TestWhatGoesThreeTimes(t *testing.T) {
+	hashes := func(n int) []world.UnitHash {
+		hs := make([]world.UnitHash, n)
+		for i := range hs {
+			hs[i] = world.UnitHash{ID: uint32(i + 1), Hash: 0x0123456789abcdef}
+		}
+		return hs
+	}
+	for _, tt := range []struct {
+		name string
+		m    Msg
+		want bool
+	}{
+		{"a repair", &UnitUpdate{Frame: 9}, true},
+		{"a drill-down's request", &HashRequest{Frame: 9, Ranges: []IDRange{{Start: 1, End: 40}}}, true},
+		{"a drill-down's answer of 40 units", &UnitHashes{Frame: 9, Hashes: hashes(40)}, true},
+		{"a drill-down's answer of 200 units", &UnitHashes{Frame: 9, Hashes: hashes(200)}, false},
+		{"a hash report", &HashReport{Frame: 9}, false},
+		{"a command", &Command{Frame: 9, Kind: world.CommandMove, Units: []uint32{1}}, false},
+	} {
+		b, err := AppendMsg(nil, tt.m)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got := urgent(b); got != tt.want {
+			t.Errorf("%s (%d bytes): three times %v, want %v", tt.name, len(b), got, tt.want)
+		}
+	}
+	for _, b := range [][]byte{nil, {0xff}} {
+		if urgent(b) {
+			t.Errorf("%x: three times, want not a message", b)
+		}
+	}
+}
